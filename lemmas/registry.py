@@ -1,0 +1,119 @@
+"""The lemma registry: one place where the library's lemmas are looked up by id.
+
+``register(lemma)`` adds a lemma (a duplicate id fails loudly); ``get(id)`` finds it;
+``all_lemmas()`` lists the library in id order. Lemmas that depend on a dimension (Dirichlet
+over k categories) are registered as a ``LemmaFamily``: its members have ids
+``<family id>/k=<k>`` and are built on first use, for any k >= 2; ``all_lemmas()`` includes
+the members at the family's ``listed`` dimensions.
+
+The built-in library registers itself when ``lemmas`` is imported.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
+
+from lemmas.core import Lemma
+
+
+class DuplicateLemmaError(ValueError):
+    """A lemma id registered twice."""
+
+
+class UnknownLemmaError(KeyError):
+    """No lemma with this id."""
+
+
+@dataclass(frozen=True)
+class LemmaFamily:
+    """Lemmas indexed by a dimension k >= 2: ``build(k)`` returns the member with id
+    ``f"{id}/k={k}"``. ``listed`` are the dimensions shown and checked by default."""
+
+    id: str
+    title: str
+    build: Callable[[int], Lemma]
+    listed: Tuple[int, ...] = (2, 3, 4)
+    max_dimension: int = 16
+
+
+_LOCK = threading.RLock()
+_LEMMAS: Dict[str, Lemma] = {}
+_FAMILIES: Dict[str, LemmaFamily] = {}
+_MEMBER = re.compile(r"^(?P<family>.+)/k=(?P<k>[0-9]+)$")
+
+
+def register(item) -> None:
+    """Register a ``Lemma`` or a ``LemmaFamily``. Raises ``DuplicateLemmaError`` on a clash."""
+    with _LOCK:
+        if isinstance(item, LemmaFamily):
+            if item.id in _FAMILIES or item.id in _LEMMAS:
+                raise DuplicateLemmaError(f"lemma family {item.id!r} is already registered")
+            _FAMILIES[item.id] = item
+            return
+        if not isinstance(item, Lemma):
+            raise TypeError(f"cannot register {type(item).__name__}")
+        if item.id in _LEMMAS or item.id in _FAMILIES:
+            raise DuplicateLemmaError(f"lemma {item.id!r} is already registered")
+        m = _MEMBER.match(item.id)
+        if m and m.group("family") in _FAMILIES:
+            raise DuplicateLemmaError(f"{item.id!r} belongs to the family {m.group('family')!r}")
+        _LEMMAS[item.id] = item
+
+
+def unregister(lemma_id: str) -> None:
+    """Remove a lemma or family (for tests and tools that replace their own lemmas)."""
+    with _LOCK:
+        if lemma_id in _LEMMAS:
+            del _LEMMAS[lemma_id]
+        elif lemma_id in _FAMILIES:
+            del _FAMILIES[lemma_id]
+            for k in [k for k in _LEMMAS if k.startswith(lemma_id + "/k=")]:
+                del _LEMMAS[k]
+        else:
+            raise UnknownLemmaError(lemma_id)
+
+
+def get(lemma_id: str, k: Optional[int] = None) -> Lemma:
+    """The lemma with this id; ``get("family", k=3)`` is ``get("family/k=3")``."""
+    if k is not None:
+        lemma_id = f"{lemma_id}/k={int(k)}"
+    with _LOCK:
+        if lemma_id in _LEMMAS:
+            return _LEMMAS[lemma_id]
+        m = _MEMBER.match(lemma_id)
+        if m and m.group("family") in _FAMILIES:
+            fam = _FAMILIES[m.group("family")]
+            dim = int(m.group("k"))
+            if not 2 <= dim <= fam.max_dimension:
+                raise UnknownLemmaError(f"{lemma_id}: dimension must be in 2..{fam.max_dimension}")
+            lemma = fam.build(dim)
+            if lemma.id != lemma_id:
+                raise RuntimeError(f"family {fam.id} built {lemma.id} for {lemma_id}")
+            _LEMMAS[lemma_id] = lemma
+            return lemma
+        if lemma_id in _FAMILIES:
+            raise UnknownLemmaError(f"{lemma_id} is a family: ask for {lemma_id}/k=<k>")
+        raise UnknownLemmaError(lemma_id)
+
+
+def families() -> List[LemmaFamily]:
+    with _LOCK:
+        return [f for _, f in sorted(_FAMILIES.items())]
+
+
+def all_lemmas() -> List[Lemma]:
+    """Every registered lemma, family members at their listed dimensions, in id order."""
+    with _LOCK:
+        for fam in list(_FAMILIES.values()):
+            for k in fam.listed:
+                get(fam.id, k)
+        return [l for _, l in sorted(_LEMMAS.items(), key=lambda kv: _sort_key(kv[0]))]
+
+
+def _sort_key(lemma_id: str):
+    m = _MEMBER.match(lemma_id)
+    if m:
+        return (m.group("family"), int(m.group("k")))
+    return (lemma_id, 0)

@@ -1,0 +1,211 @@
+"""Standalone SMT-LIB 2 scripts for obligations, and a checker that runs them.
+
+``to_smtlib(obligation)`` renders the lowered ``Problem`` (``obligations.encoding``), the
+same one the z3 back end checks, as a deterministic script: the same obligation always
+gives byte-identical text. Layout::
+
+    ; comments: id, kind, provenance, the obligation in program syntax
+    (set-option :produce-unsat-cores true)
+    (set-logic QF_NRA)                       ; the tightest logic
+    (declare-sort |$List[bool]| 0) ...       ; uninterpreted sorts, functions, constants
+    (assert (! <fact> :named pi!bounds)) ... ; the encoding of pi / sqrt / exp / log
+    (assert (! <h> :named h_eps_pos)) ...    ; hypotheses, then axioms
+    (assert (! (not <goal>) :named goal))
+    (check-sat)
+
+``unsat`` means the obligation is valid; ``sat`` only that the encoding has a model (the
+z3 back end confirms counterexamples, a script cannot).
+
+``check_smtlib(text, solver="z3" | "cvc5", rlimit=None)`` runs a script with a fresh
+solver and a deterministic resource limit and returns ``"unsat"``, ``"sat"`` or
+``"unknown"``; the certificate checker reuses it. Resource units are the solver's own: z3's
+``rlimit`` (default ``DEFAULT_RLIMIT``) and cvc5's ``rlimit-per`` (default
+``DEFAULT_CVC5_RLIMIT``, which is of the same order of effort).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterable, List, Optional, Union
+
+import z3
+
+from obligations.encoding import Problem, encode
+from obligations.model import Obligation
+from obligations.terms import (BOOL, INT, Apply, Const, Op, OpKind, Quantifier, Sort, Term, Var,
+                               decimal_text)
+from obligations.z3_backend import DEFAULT_RLIMIT, SEED
+
+#: cvc5's ``rlimit-per`` units for ``check_smtlib(..., solver="cvc5")``.
+DEFAULT_CVC5_RLIMIT = 500_000
+
+_SMT_OPS = {
+    OpKind.ADD: "+", OpKind.SUB: "-", OpKind.MUL: "*", OpKind.DIV: "/", OpKind.NEG: "-",
+    OpKind.TO_REAL: "to_real", OpKind.EQ: "=", OpKind.NE: "distinct", OpKind.LT: "<",
+    OpKind.LE: "<=", OpKind.GT: ">", OpKind.GE: ">=", OpKind.AND: "and", OpKind.OR: "or",
+    OpKind.NOT: "not", OpKind.IMPLIES: "=>", OpKind.ITE: "ite",
+}
+_SIMPLE_SYMBOL = re.compile(r"[A-Za-z~!@$%^&*_+=<>.?/-][A-Za-z0-9~!@$%^&*_+=<>.?/-]*\Z")
+
+
+class SmtLibError(Exception):
+    """A script could not be parsed or run by the solver."""
+
+
+def quote(symbol: str) -> str:
+    """``symbol`` as SMT-LIB text: program symbols (``$...``) and non-simple ones in bars."""
+    if "|" in symbol or "\\" in symbol:
+        raise ValueError(f"cannot quote {symbol!r}")
+    return symbol if _SIMPLE_SYMBOL.match(symbol) and not symbol.startswith("$") else f"|{symbol}|"
+
+
+class _Printer:
+    def __init__(self, problem: Problem):
+        self.problem = problem
+
+    def sym(self, x: object) -> str:
+        return quote(self.problem.symbol(x))
+
+    def sort(self, s: Sort) -> str:
+        return s.name if s.is_builtin else self.sym(s)
+
+    def term(self, t: Term) -> str:
+        if isinstance(t, Const):
+            if t.sort == BOOL:
+                return "true" if t.value else "false"
+            if t.sort == INT:
+                return str(t.value) if t.value >= 0 else f"(- {-t.value})"
+            q = abs(t.value)
+            text = decimal_text(q) or f"(/ {q.numerator}.0 {q.denominator}.0)"
+            return text if t.value >= 0 else f"(- {text})"
+        if isinstance(t, Var):
+            return self.sym(t)
+        if isinstance(t, Apply):
+            if not t.args:
+                return self.sym(t.func)
+            return f"({self.sym(t.func)} {' '.join(self.term(a) for a in t.args)})"
+        if isinstance(t, Quantifier):
+            bound = " ".join(f"({self.sym(v)} {self.sort(v.sort)})" for v in t.vars)
+            return f"({t.kind} ({bound}) {self.term(t.body)})"
+        assert isinstance(t, Op) and t.op in _SMT_OPS, f"not lowered: {t}"
+        return f"({_SMT_OPS[t.op]} {' '.join(self.term(a) for a in t.args)})"
+
+
+def _comment(text: str) -> str:
+    return "\n".join("; " + line for line in text.splitlines())
+
+
+def problem_to_smtlib(problem: Problem) -> str:
+    """The SMT-LIB script of an already lowered problem."""
+    ob, p = problem.obligation, _Printer(problem)
+    prov = ob.provenance
+    lines = [
+        f"; privinfer proof obligation {ob.id}",
+        f"; kind: {ob.kind.value}",
+        f"; rule: {prov.rule}   node: {prov.node}"
+        + (f"   at: {prov.span}-{prov.span.end_line}:{prov.span.end_col}" if prov.span else ""),
+        _comment(prov.description),
+    ]
+    if ob.lemma is not None:
+        lines.append(f"; lemma: {ob.lemma.lemma}")
+    lines += [_comment(str(ob)), "(set-option :produce-unsat-cores true)",
+              f"(set-logic {problem.logic})"]
+    lines += [f"(declare-sort {p.sort(s)} 0)" for s in problem.sorts]
+    for f in problem.functions:
+        domain = " ".join(p.sort(s) for s in f.domain)
+        lines.append(f"(declare-fun {p.sym(f)} ({domain}) {p.sort(f.range)})")
+    meaning = dict(problem.definitions)
+    for v in problem.constants:
+        note = f" ; {meaning[v]}" if v in meaning else ""
+        lines.append(f"(declare-const {p.sym(v)} {p.sort(v.sort)}){note}")
+    headings = {"encoding": "; the encoding of pi, sqrt, exp and log (true facts)",
+                "hypothesis": "; hypotheses", "axiom": "; axioms", "goal": "; the goal, negated"}
+    role = None
+    for a in problem.assertions:
+        if a.role != role:
+            role = a.role
+            lines.append(headings[role])
+        lines.append(_comment(a.comment))
+        lines.append(f"(assert (! {p.term(a.term)} :named {quote(a.name)}))")
+    lines += ["(check-sat)", "(exit)"]
+    return "\n".join(lines) + "\n"
+
+
+def to_smtlib(obligation: Obligation) -> str:
+    """A standalone, deterministic SMT-LIB 2 script for ``obligation`` (see the module doc)."""
+    return problem_to_smtlib(encode(obligation))
+
+
+def write_smtlib_dir(obligations: Iterable[Obligation], directory: Union[str, Path]) -> List[Path]:
+    """Write ``<id>.smt2`` for each obligation into ``directory`` (created if needed);
+    return the paths in order. Raises ``ValueError`` on repeated ids."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    paths: List[Path] = []
+    for ob in obligations:
+        path = out / f"{ob.id}.smt2"
+        if path in paths:
+            raise ValueError(f"two obligations have the id {ob.id}")
+        path.write_text(to_smtlib(ob), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def check_smtlib(text: str, solver: str = "z3", rlimit: Optional[int] = None) -> str:
+    """Run the script ``text`` with a fresh ``solver`` ("z3" or "cvc5") under a resource
+    limit; return ``"unsat"``, ``"sat"`` or ``"unknown"`` (the answer to its last
+    ``check-sat``). Raises ``SmtLibError`` if the solver rejects the script."""
+    if solver == "z3":
+        return _check_z3(text, DEFAULT_RLIMIT if rlimit is None else rlimit)
+    if solver == "cvc5":
+        return _check_cvc5(text, DEFAULT_CVC5_RLIMIT if rlimit is None else rlimit)
+    raise ValueError(f"unknown solver {solver!r} (expected 'z3' or 'cvc5')")
+
+
+def _check_z3(text: str, rlimit: int) -> str:
+    # Run the script through z3's own SMT-LIB interpreter, as the z3 binary would, so that
+    # :named assertions mean what SMT-LIB says (parse_smt2_string turns them into
+    # implications from fresh literals, which need to be assumed).
+    prelude = f"(set-option :rlimit {rlimit})\n(set-option :random-seed {SEED})\n"
+    ctx = z3.Context()  # keep a reference: the raw handle alone does not keep it alive
+    try:
+        output = z3.Z3_eval_smtlib2_string(ctx.ref(), prelude + text)
+    except z3.Z3Exception as e:
+        raise SmtLibError(f"z3 rejected the script: {e}") from None
+    return _last_answer(output, "z3")
+
+
+def _check_cvc5(text: str, rlimit: int) -> str:
+    import cvc5  # an optional dependency (pyproject extra "cvc5"): imported only when used
+
+    tm = cvc5.TermManager()
+    slv = cvc5.Solver(tm)
+    slv.setOption("rlimit-per", str(rlimit))
+    slv.setOption("seed", str(SEED))
+    symbols = cvc5.SymbolManager(tm)
+    parser = cvc5.InputParser(slv, symbols)
+    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, "obligation.smt2")
+    outputs = []
+    try:
+        while True:
+            command = parser.nextCommand()
+            if command.isNull():
+                break
+            outputs.append(command.invoke(slv, symbols))
+    except RuntimeError as e:
+        raise SmtLibError(f"cvc5 rejected the script: {e}") from None
+    return _last_answer("\n".join(outputs), "cvc5")
+
+
+def _last_answer(output: str, solver: str) -> str:
+    answers = []
+    for line in output.splitlines():
+        line = line.strip()
+        if line.startswith("(error") or line == "unsupported":
+            raise SmtLibError(f"{solver} rejected the script: {output.strip()}")
+        word = line.split(" ", 1)[0]  # cvc5 may add an explanation: "unknown (INCOMPLETE)"
+        if word in ("sat", "unsat", "unknown"):
+            answers.append(word)
+    if not answers:
+        raise SmtLibError(f"the script has no check-sat ({solver} said {output.strip()!r})")
+    return answers[-1]

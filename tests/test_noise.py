@@ -1,0 +1,350 @@
+"""Tests of verifier/semantics/noise.py: every sampler against its law.
+
+Statistical tests. Each goodness-of-fit test rejects when its p-value is below
+``ALPHA = 1e-6``: with a fresh random seed the false-alarm rate of each test is 1e-6. The
+seeded tests are deterministic (the seed is fixed), so they either always pass or always fail;
+the threshold documents how surprising a failure would be. Mean/variance checks use CLT bounds
+of 6 standard errors (two-sided false-alarm rate about 2e-9).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from verifier.semantics import noise
+from verifier.semantics.noise import GRID_BITS, NoiseSource, grid_exponent, secure_source, \
+    seeded_source
+
+ALPHA = 1e-6   # false-alarm rate of each goodness-of-fit test
+Z = 6.0        # CLT bound, in standard errors
+
+
+def chi_square_pvalue(observed: np.ndarray, probs: np.ndarray) -> float:
+    """Pearson chi-square p-value; bins with expected count < 5 are pooled into one."""
+    observed = np.asarray(observed, dtype=float)
+    probs = np.asarray(probs, dtype=float)
+    n = observed.sum()
+    expected = probs / probs.sum() * n
+    big = expected >= 5
+    obs = list(observed[big])
+    exp = list(expected[big])
+    if (~big).any():
+        obs.append(observed[~big].sum())
+        exp.append(expected[~big].sum())
+    obs, exp = np.array(obs), np.array(exp)
+    stat = float(((obs - exp) ** 2 / exp).sum())
+    return float(stats.chi2.sf(stat, len(obs) - 1))
+
+
+def integer_histogram(samples, lo: int, hi: int) -> np.ndarray:
+    """Counts of ``lo..hi``, with everything below/above folded into the end bins."""
+    x = np.clip(np.asarray(samples), lo, hi) - lo
+    return np.bincount(x, minlength=hi - lo + 1)
+
+
+def check_mean(samples, mean: float, sd: float) -> None:
+    x = np.asarray(samples, dtype=float)
+    assert abs(x.mean() - mean) <= Z * sd / math.sqrt(x.shape[0]), (x.mean(), mean)
+
+
+# ---------------------------------------------------------------------------------------
+# sources
+# ---------------------------------------------------------------------------------------
+
+def _transcript(src: NoiseSource) -> list:
+    return [
+        src.laplace(0.1, 2.0), src.gaussian(1, 0.5), src.exponential_mechanism([0, 1, 3], 1.0),
+        src.choice_log_weights([0.0, -1.0, -np.inf]), src.discrete_laplace(3),
+        src.uniform(), src.bernoulli(0.5), src.beta(2, 3), src.normal(0, 4),
+        src.dirichlet((1, 2, 3)), src.categorical((0.2, 0.8)),
+        src.laplace(Fraction(1, 3), Fraction(7, 2)),
+    ]
+
+
+def test_flags_and_descriptions():
+    sec, sd = secure_source(), seeded_source(42)
+    assert isinstance(sec, NoiseSource) and isinstance(sd, NoiseSource)
+    assert sec.releasable is True and sd.releasable is False
+    assert "secure" in sec.description
+    assert "42" in sd.description and "NOT for release" in sd.description
+
+
+def test_seeded_source_is_deterministic():
+    assert _transcript(seeded_source(7)) == _transcript(seeded_source(7))
+    assert seeded_source(7).laplace(0, 1) != seeded_source(8).laplace(0, 1)
+
+
+def test_model_draws_do_not_shift_privacy_noise():
+    a, b = seeded_source(3), seeded_source(3)
+    for _ in range(10):
+        b.uniform()
+        b.dirichlet((1, 1))
+    assert [a.laplace(0, 1) for _ in range(5)] == [b.laplace(0, 1) for _ in range(5)]
+
+
+def test_secure_draws_are_distinct():
+    src = secure_source()
+    draws = [src.laplace(0, 1) for _ in range(200)]
+    assert len(set(draws)) == 200           # grid 2^-40: a collision has probability ~1e-8
+    assert secure_source().laplace(0, 1) != secure_source().laplace(0, 1)
+
+
+# ---------------------------------------------------------------------------------------
+# exact primitives
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("gamma", [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(5, 2)])
+def test_bernoulli_exp_frequency(gamma):
+    src = seeded_source(11)
+    n = 20_000
+    hits = sum(src.bernoulli_exp(gamma) for _ in range(n))
+    p = math.exp(-gamma)
+    assert abs(hits / n - p) <= Z * math.sqrt(p * (1 - p) / n) + 1e-12
+
+
+@pytest.mark.parametrize("scale", [Fraction(5, 2), Fraction(1, 3), 7])
+def test_discrete_laplace_law(scale):
+    src = seeded_source(12)
+    n = 20_000
+    xs = [src.discrete_laplace(scale) for _ in range(n)]
+    lim = int(12 * float(scale)) + 2
+    zs = np.arange(-lim, lim + 1)
+    pmf = np.exp(-np.abs(zs) / float(scale))
+    pmf[0] += sum(math.exp(-z / float(scale)) for z in range(lim + 1, lim + 400))
+    pmf[-1] += sum(math.exp(-z / float(scale)) for z in range(lim + 1, lim + 400))
+    assert chi_square_pvalue(integer_histogram(xs, -lim, lim), pmf) > ALPHA
+
+
+@pytest.mark.parametrize("sigma", [Fraction(5, 2), 0.7])
+def test_discrete_gaussian_law(sigma):
+    src = seeded_source(13)
+    n = 10_000
+    xs = [src.discrete_gaussian(sigma) for _ in range(n)]
+    s = float(sigma)
+    lim = int(8 * s) + 2
+    zs = np.arange(-lim, lim + 1)
+    pmf = np.exp(-zs.astype(float) ** 2 / (2 * s * s))
+    assert chi_square_pvalue(integer_histogram(xs, -lim, lim), pmf) > ALPHA
+
+
+def test_discrete_samplers_match_opendp():
+    """Cross-check: our discrete Laplace / Gaussian versus OpenDP's (two-sample chi-square)."""
+    dp = pytest.importorskip("opendp.prelude")
+    dp.enable_features("contrib")
+    n = 20_000
+    space = dp.vector_domain(dp.atom_domain(T=int))
+    lap = dp.m.make_laplace(space, dp.l1_distance(T=int), scale=2.0)
+    gau = dp.m.make_gaussian(space, dp.l2_distance(T=int), scale=3.0)
+    src = seeded_source(14)
+    for theirs, ours in [(lap([0] * n), [src.discrete_laplace(2) for _ in range(n)]),
+                         (gau([0] * n), [src.discrete_gaussian(3) for _ in range(n)])]:
+        table = np.stack([integer_histogram(theirs, -15, 15), integer_histogram(ours, -15, 15)])
+        table = table[:, table.sum(axis=0) >= 10]
+        p = stats.chi2_contingency(table)[1]
+        assert p > ALPHA
+
+
+# ---------------------------------------------------------------------------------------
+# continuous mechanisms on the grid
+# ---------------------------------------------------------------------------------------
+
+def test_grid_exponent_exact():
+    assert grid_exponent(Fraction(1)) == -GRID_BITS
+    assert grid_exponent(Fraction(2)) == 1 - GRID_BITS
+    assert grid_exponent(Fraction(3)) == 1 - GRID_BITS
+    assert grid_exponent(Fraction(1, 3)) == -2 - GRID_BITS
+    assert grid_exponent(Fraction(1, 4)) == -2 - GRID_BITS
+    for b in [Fraction(10), Fraction(1, 10), Fraction(0.3), Fraction(12345, 7)]:
+        g = Fraction(2) ** grid_exponent(b)
+        assert 2**GRID_BITS <= b / g < 2 ** (GRID_BITS + 1)
+
+
+def test_laplace_output_on_grid():
+    src = seeded_source(15)
+    b = Fraction(2)
+    g = Fraction(2) ** grid_exponent(b)
+    for center in [0.1, Fraction(1, 3), 5]:
+        v = src.laplace_exact(center, b)
+        assert (v / g).denominator == 1
+        # the center moved by at most half a grid step
+        assert abs(round(Fraction(center) / g) * g - Fraction(center)) <= g / 2
+
+
+def test_laplace_ks():
+    src = seeded_source(16)
+    xs = np.array([src.laplace(0.1, 2.0) for _ in range(20_000)])
+    assert stats.kstest(xs, stats.laplace(loc=0.1, scale=2.0).cdf).pvalue > ALPHA
+
+
+def test_laplace_small_scale_ks():
+    src = seeded_source(17)
+    xs = np.array([src.laplace(-3, Fraction(1, 7)) for _ in range(5_000)])
+    assert stats.kstest(xs, stats.laplace(loc=-3, scale=1 / 7).cdf).pvalue > ALPHA
+
+
+def test_gaussian_ks():
+    src = seeded_source(18)
+    xs = np.array([src.gaussian(1.0, 3.0) for _ in range(10_000)])
+    assert stats.kstest(xs, stats.norm(loc=1.0, scale=3.0).cdf).pvalue > ALPHA
+
+
+# ---------------------------------------------------------------------------------------
+# exponential mechanism and weighted choice
+# ---------------------------------------------------------------------------------------
+
+def test_exponential_mechanism_frequencies():
+    src = seeded_source(19)
+    scores = [0, 1, 2, 5, 10, 10.5, Fraction(7, 3)]
+    eps = 1.3
+    n = 8_000
+    counts = np.bincount([src.exponential_mechanism(scores, eps) for _ in range(n)],
+                         minlength=len(scores))
+    w = np.exp(eps * np.array([float(s) for s in scores]) / 2)
+    assert chi_square_pvalue(counts, w) > ALPHA
+
+
+def test_exponential_mechanism_many_buckets():
+    """Weights spread over ~60 e-folds: the bucket layer and its arb CDF are exercised."""
+    src = seeded_source(20)
+    scores = np.linspace(0, 60, 41)
+    n = 4_000
+    counts = np.bincount([src.exponential_mechanism(list(scores), 2.0) for _ in range(n)],
+                         minlength=41)
+    w = np.exp(scores - scores.max())
+    assert chi_square_pvalue(counts, w) > ALPHA
+
+
+def test_choice_log_weights_frequencies():
+    src = seeded_source(21)
+    lw = np.log([1.0, 2.0, 3.0, 0.5]).tolist() + [-np.inf]
+    n = 8_000
+    counts = np.bincount([src.choice_log_weights(lw) for _ in range(n)], minlength=5)
+    assert counts[4] == 0
+    assert chi_square_pvalue(counts[:4], np.array([1.0, 2.0, 3.0, 0.5])) > ALPHA
+
+
+def test_choice_log_weights_extreme_values():
+    src = seeded_source(22)
+    # shift invariance at large magnitudes
+    n = 2_000
+    hits = sum(src.choice_log_weights(np.array([1000.0, 1000.0])) for _ in range(n))
+    assert abs(hits / n - 0.5) <= Z * math.sqrt(0.25 / n)
+    # a weight of e^{-2000} relative: never drawn in practice, but handled exactly
+    assert all(src.choice_log_weights([0.0, -2000.0]) == 0 for _ in range(50))
+    # a single candidate
+    assert src.choice_log_weights([-5.0]) == 0
+
+
+class _ScriptedBits(noise._BitSource):
+    """Returns scripted values for the first calls, then a SHAKE stream."""
+
+    def __init__(self, script):
+        self._script = list(script)
+        self._rest = noise._ShakeBits(5, b"scripted")
+
+    def randbits(self, k):
+        if self._script:
+            return self._script.pop(0)
+        return self._rest.randbits(k)
+
+
+@pytest.mark.parametrize("tail", [0, (1 << 64) - 1, 1 << 63])
+def test_bucket_cdf_refines_near_a_boundary(tail):
+    """A uniform whose first 64 bits straddle a CDF boundary forces more bits and precision;
+    the answer must then be the exact side of the boundary (checked with mpmath)."""
+    import mpmath
+
+    values, counts = [0, 1], [1, 2]          # weights 1 and 2/e
+    mpmath.mp.prec = 300
+    boundary = 1 / (1 + 2 / mpmath.e)          # U below it -> bucket 0
+    u64 = int(mpmath.floor(boundary * 2**64))
+    cdf = noise._BucketCDF(values, counts)
+    bits = _ScriptedBits([u64, tail])
+    got = cdf.choose(bits)
+    u = mpmath.mpf(u64 * 2**64 + tail) / mpmath.mpf(2) ** 128
+    # with 128 bits the interval [u, u + 2^-128) is on one side of the boundary
+    assert got == (0 if u + mpmath.mpf(2) ** -128 <= boundary else 1)
+    assert len(cdf._cache) >= 2               # a refinement took place
+
+
+def test_sample_exp_neg_contract_guard():
+    """The exact comparison refuses an approximation that overstates an exponent."""
+    bits = noise._ShakeBits(0, b"t")
+    with pytest.raises(AssertionError):
+        noise._sample_exp_neg(bits, np.array([3.0]), lambda i: Fraction(1))
+
+
+# ---------------------------------------------------------------------------------------
+# model randomness
+# ---------------------------------------------------------------------------------------
+
+def test_model_randomness_moments():
+    src = seeded_source(23)
+    n = 20_000
+    check_mean([src.uniform() for _ in range(n)], 0.5, math.sqrt(1 / 12))
+    check_mean([src.bernoulli(0.3) for _ in range(n)], 0.3, math.sqrt(0.21))
+    a, b = 2.0, 5.0
+    check_mean([src.beta(a, b) for _ in range(n)], a / (a + b),
+               math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1))))
+    xs = np.array([src.normal(1.0, 4.0) for _ in range(n)])   # variance 4, sd 2
+    check_mean(xs, 1.0, 2.0)
+    # sample variance: sd of s^2 is about sqrt(2) sigma^2 / sqrt(n) for a normal law
+    assert abs(xs.var() - 4.0) <= Z * math.sqrt(2) * 4.0 / math.sqrt(n)
+    alphas = np.array([1.0, 2.0, 3.0])
+    d = np.array([src.dirichlet(alphas) for _ in range(n)])
+    a0 = alphas.sum()
+    for i in range(3):
+        m = alphas[i] / a0
+        check_mean(d[:, i], m, math.sqrt(m * (1 - m) / (a0 + 1)))
+    np.testing.assert_allclose(d.sum(axis=1), 1.0, atol=1e-12)
+    cats = np.bincount([src.categorical((0.2, 0.5, 0.3)) for _ in range(n)], minlength=3)
+    assert chi_square_pvalue(cats, np.array([0.2, 0.5, 0.3])) > ALPHA
+
+
+# ---------------------------------------------------------------------------------------
+# edge cases
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda s: s.laplace(0, 0),
+    lambda s: s.laplace(0, -1),
+    lambda s: s.laplace(float("nan"), 1),
+    lambda s: s.laplace(0, float("inf")),
+    lambda s: s.gaussian(0, 0),
+    lambda s: s.gaussian(0, -2.0),
+    lambda s: s.discrete_laplace(0),
+    lambda s: s.exponential_mechanism([1, 2], 0),
+    lambda s: s.exponential_mechanism([1, 2], -1.0),
+    lambda s: s.exponential_mechanism([], 1.0),
+    lambda s: s.exponential_mechanism([1, float("nan")], 1.0),
+    lambda s: s.choice_log_weights([]),
+    lambda s: s.choice_log_weights([-np.inf, -np.inf]),
+    lambda s: s.choice_log_weights([0.0, np.nan]),
+    lambda s: s.choice_log_weights([0.0, np.inf]),
+    lambda s: s.bernoulli(1.5),
+    lambda s: s.beta(0, 1),
+    lambda s: s.normal(0, 0),
+    lambda s: s.normal(0, -1),
+    lambda s: s.dirichlet((1.0,)),
+    lambda s: s.dirichlet((1.0, 0.0)),
+    lambda s: s.categorical((0.5, 0.6)),
+    lambda s: s.bernoulli_exp(-1),
+])
+def test_invalid_parameters_rejected(call):
+    with pytest.raises(ValueError):
+        call(seeded_source(0))
+
+
+def test_type_errors():
+    src = seeded_source(0)
+    with pytest.raises(TypeError):
+        src.laplace("1", 1)
+    with pytest.raises(TypeError):
+        src.laplace(True, 1)
+    with pytest.raises(TypeError):
+        seeded_source(1.5)

@@ -1,0 +1,118 @@
+"""The ``privinfer`` command line.
+
+Each sub-command lives in ``verifier/commands/<name>.py`` and exposes two functions:
+``add_arguments(parser)`` and ``run(args) -> int``. This module only dispatches, and turns
+every ``PrivInferError`` into printed diagnostics and exit status 2.
+
+Exit statuses: 0 success; 1 a negative answer (a claim rejected or unknown, a certificate
+invalid, a benchmark verdict differing from its expectation); 2 bad input; 3 an internal
+error (a bug: please report it — set ``PRIVINFER_DEBUG=1`` for the traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import threading
+from typing import List, Optional
+
+from verifier.errors import PrivInferError
+
+#: sub-command name -> (module under verifier.commands, one-line help)
+COMMANDS = {
+    "parse": ("parse", "parse a file and print it back (checks the syntax)"),
+    "typecheck": ("typecheck", "simply type a file and print each declaration's type"),
+    "run": ("run", "evaluate a declaration on arguments and data"),
+    "verify": ("verify", "prove the val claims of a file"),
+    "check": ("check", "re-check a certificate with the independent kernel"),
+    "lemmas": ("lemmas", "list the lemma library and re-check its proofs"),
+    "bench": ("bench", "run the benchmark suite"),
+    "audit": ("audit", "exact privacy audit of a finite program"),
+    "experiment": ("experiment", "reproduce the poster's accuracy experiments"),
+}
+
+EXIT_OK, EXIT_NEGATIVE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="privinfer",
+        description="Verify and run differentially private Bayesian programs (PrivInfer).",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = _load(module_name)
+        if module is None:
+            continue
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(p)
+        p.set_defaults(_module=module)
+    return parser
+
+
+def _load(module_name: str):
+    try:
+        return importlib.import_module(f"verifier.commands.{module_name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"verifier.commands.{module_name}":
+            return None  # command not built yet
+        raise
+
+
+def _dispatch(argv: List[str]) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse prints its own usage message
+        code = exc.code if isinstance(exc.code, int) else EXIT_INPUT
+        return EXIT_OK if code == 0 else EXIT_INPUT
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_INPUT
+    try:
+        return int(args._module.run(args))
+    except PrivInferError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except RecursionError:
+        print("error: the input is nested too deeply for privinfer to process", file=sys.stderr)
+        return EXIT_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # a bug in privinfer, not in the user's input
+        if os.environ.get("PRIVINFER_DEBUG"):
+            raise
+        print(f"internal error: {type(exc).__name__}: {exc}\n"
+              "This is a bug in privinfer; rerun with PRIVINFER_DEBUG=1 for details.",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Entry point of the ``privinfer`` console script.
+
+    Runs the command on a thread with a large stack so that deeply nested (but legal)
+    programs are processed by the recursive passes without exhausting the C stack.
+    """
+    if argv is None:
+        argv = sys.argv[1:]
+    sys.setrecursionlimit(60_000)
+    threading.stack_size(512 * 1024 * 1024)
+    result: List[int] = [EXIT_INTERNAL]
+
+    def target() -> None:
+        result[0] = _dispatch(argv)
+
+    thread = threading.Thread(target=target, name="privinfer-main")
+    thread.start()
+    thread.join()
+    sys.stdout.flush()
+    return result[0]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,525 @@
+"""``privinfer run FILE ENTRY [--arg NAME=VALUE]... [--data NAME=FILE.csv:COLUMN]... [--seed N] [--json] [--dist]``
+
+Evaluates the top-level declaration ENTRY of FILE applied to its parameters.
+
+Parameters
+==========
+
+Each parameter of ENTRY gets exactly one value, by name (the name in ENTRY's ``let``; a
+parameter written as a pattern such as ``(x, y)`` is named ``#i``, its 1-based position, and
+every parameter also answers to ``#i``):
+
+* ``--arg NAME=VALUE``: VALUE is an expression in the language's own syntax, evaluated as a
+  closed expression with only the built-ins in scope: ``true``, ``-2.5``, ``[true; false]``,
+  ``(1.0, 2.0)``, ``beta (1.0, 1.0)``, ``ran (beta (2.0, 3.0))``. An ``int`` given for a
+  ``real`` becomes an exact real.
+* ``--data NAME=FILE.csv:COLUMN``: a column of a CSV file, by header name or by 0-based index,
+  read into a list whose element type is that of the parameter: ``bool`` cells are
+  ``true``/``false``/``1``/``0`` (any case), ``[k]`` and ``int`` cells integers (in range),
+  ``real`` cells decimals (read exactly: ``0.1`` is 1/10). With a column *name* the first row is
+  the header; with an *index* the first row is a header exactly when its cell there is not a
+  valid element. Empty lines are skipped; a bad cell is an error at ``file:line:col``.
+
+Values are checked against the parameter's type: the simple type inferred by the type checker,
+and the ranges written in ENTRY's ``val`` declaration or in the parameter's annotation
+(``real+``, ``nat``, ``[0,1]``, ``[k]``; list elements included). Unknown, duplicate, missing or
+ill-typed arguments are R005 errors that list the expected parameters.
+
+Output
+======
+
+If the value is an M-value (a distribution ``M[T]``), **one** sample is drawn: that is a release.
+``--dist`` prints its exact distribution instead (``infer``; R003 when it has no exact form, e.g.
+after Laplace noise). Any other value is printed as it is. Without ``--seed`` the secure noise
+source is used; ``--seed N`` uses the reproducible seeded source and warns on stderr that the
+output must not be released.
+
+The value is printed in the language's syntax (``beta(12.0, 9.0)``, ``[true; false]``). With
+``--json`` one JSON object is printed::
+
+    {"entry": ..., "value": <json>, "printed": "...", "kind": "value" | "distribution" | "sample",
+     "releasable": bool, "source": "<noise source description>"}
+
+``releasable`` is true only for a ``sample`` drawn with the secure source: it says the noise was
+drawn by the release-grade samplers, not that releasing is private (that is ``verify``'s job).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import re
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from verifier.errors import Diagnostic, PrivInferError, error
+from verifier.language import ast
+from verifier.language import types as ty
+from verifier.language.parser import parse_expr, parse_file
+from verifier.language.pretty import pretty_type
+from verifier.language.typecheck import TypedProgram, typecheck_program
+from verifier.semantics import monad
+from verifier.semantics.distributions import (
+    Bernoulli, Beta, Categorical, Dirichlet, Distribution, Normal, Uniform, check_probabilities,
+)
+from verifier.semantics.evaluator import BUILTINS, CONSTANTS, Evaluator, check_annotation, evaluate_expr
+from verifier.semantics.values import (
+    UNIT, Builtin, Closure, ConsList, Value, a_kind, format_value, is_number, to_json, to_real,
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a .pinf program")
+    parser.add_argument("entry", help="the top-level declaration to evaluate")
+    parser.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                        help="a parameter's value, in the language's syntax (repeatable)")
+    parser.add_argument("--data", action="append", default=[], metavar="NAME=FILE.csv:COLUMN",
+                        help="a list parameter read from a CSV column, by header name or 0-based index")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="reproducible noise for tests: the output must NOT be released")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--dist", action="store_true",
+                        help="print the exact distribution of an M-value instead of sampling it")
+
+
+def run(args: argparse.Namespace) -> int:
+    program = parse_file(args.file)
+    typed = typecheck_program(program)
+    source = _noise_source(args.seed)
+    if args.seed is not None:
+        print(f"warning: --seed {args.seed} makes the noise reproducible: this output must not be released",
+              file=sys.stderr)
+    try:
+        result = run_program(program, typed, args.entry, args.arg, args.data, source, args.dist)
+    except PrivInferError as exc:
+        raise _with_source(exc, program) from None
+    if args.json:
+        print(json.dumps(result.to_json(), allow_nan=False))
+    else:
+        print(result.printed)
+    return 0
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What ``privinfer run`` reports."""
+
+    entry: str
+    value: Value
+    kind: str  # "value" | "distribution" | "sample"
+    releasable: bool
+    source: str
+
+    @property
+    def printed(self) -> str:
+        return format_value(self.value)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"entry": self.entry, "value": to_json(self.value), "printed": self.printed,
+                "kind": self.kind, "releasable": self.releasable, "source": self.source}
+
+
+def run_program(program: ast.Program, typed: Optional[TypedProgram], entry: str, arg_specs: Sequence[str],
+                data_specs: Sequence[str], source: Any, want_distribution: bool = False) -> RunResult:
+    """Evaluate ``entry`` on the ``--arg`` / ``--data`` specifications (see the module
+    docstring); sample an M-value with ``source`` (or infer it with ``want_distribution``)."""
+    evaluator = Evaluator(program, typed)
+    decl = evaluator.entry(entry)
+    params = entry_parameters(program, typed, decl)
+    values = bind_arguments(params, decl.name, arg_specs, data_specs)
+    value = evaluator.call(entry, [values[p.name] for p in params])
+    if isinstance(value, monad.MValue):
+        if want_distribution:
+            return RunResult(entry, monad.infer(value, decl.span), "distribution", False, source.description)
+        return RunResult(entry, monad.sample(value, source), "sample", bool(source.releasable),
+                         source.description)
+    return RunResult(entry, value, "value", False, source.description)
+
+
+def _noise_source(seed: Optional[int]) -> Any:
+    from verifier.semantics.noise import secure_source, seeded_source
+    return secure_source() if seed is None else seeded_source(seed)
+
+
+def _with_source(exc: PrivInferError, program: ast.Program) -> PrivInferError:
+    """``exc`` with the program text attached when every located diagnostic is in it."""
+    if exc.source is None and all(d.span is None or d.span.file == program.file for d in exc.diagnostics):
+        exc.source = program.source
+    return exc
+
+
+# --------------------------------------------------------------------------------------
+# parameters and their types
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of the entry: its name for ``--arg``, its position, its simple type
+    (``None`` if unknown) and the type written for it (``val`` or annotation), with ranges."""
+
+    name: str
+    position: int  # 1-based
+    type: Optional[ty.Type]
+    written: Optional[ast.SimpleType]
+
+    @property
+    def label(self) -> str:
+        return self.name if self.name.startswith("#") else f"{self.name} (#{self.position})"
+
+
+def entry_parameters(program: ast.Program, typed: Optional[TypedProgram], decl: ast.LetDecl) -> List[Parameter]:
+    """The parameters of ``decl`` with their types (see ``Parameter``)."""
+    inferred: List[Optional[ty.Type]] = [None] * len(decl.params)
+    if typed is not None:
+        t: ty.Type = typed.scheme_of(decl).body
+        for i in range(len(decl.params)):
+            t = ty.prune(t)
+            if not isinstance(t, ty.Arrow):
+                break
+            inferred[i], t = t.dom, t.cod
+    declared = _val_parameter_types(program.find_val(decl.name), len(decl.params))
+    params = []
+    for i, p in enumerate(decl.params):
+        name = p.name if isinstance(p, ast.PVar) else f"#{i + 1}"
+        written = p.annot if isinstance(p, (ast.PVar, ast.PWild)) and p.annot is not None else declared[i]
+        params.append(Parameter(name, i + 1, inferred[i], written))
+    return params
+
+
+def _val_parameter_types(val: Optional[ast.ValDecl], count: int) -> List[Optional[ast.SimpleType]]:
+    """The written simple types of the first ``count`` arguments of a ``val``'s arrow chain."""
+    out: List[Optional[ast.SimpleType]] = [None] * count
+    rt = val.rtype if val is not None else None
+    for i in range(count):
+        while isinstance(rt, ast.RRefine):
+            rt = rt.base
+        if isinstance(rt, ast.RArrow):
+            dom = rt.dom
+            while isinstance(dom, ast.RRefine):
+                dom = dom.base
+            out[i] = dom.type if isinstance(dom, ast.RSimple) else None
+            rt = rt.cod
+        elif isinstance(rt, ast.RSimple) and isinstance(rt.type, ast.TArrow):
+            out[i] = rt.type.dom
+            rt = ast.RSimple(rt.type.cod)
+        else:
+            break
+    return out
+
+
+def bind_arguments(params: List[Parameter], entry: str, arg_specs: Sequence[str],
+                   data_specs: Sequence[str]) -> Dict[str, Value]:
+    """Parameter name -> checked value, from the ``--arg`` and ``--data`` specifications."""
+    by_name: Dict[str, Parameter] = {}
+    for p in params:
+        by_name[p.name] = p
+        by_name[f"#{p.position}"] = p
+    expected = _expected(params, entry)
+    given: Dict[str, Value] = {}
+    specs = [("--arg", s) for s in arg_specs] + [("--data", s) for s in data_specs]
+    for option, spec in specs:
+        name, sep, rest = spec.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            shape = "NAME=VALUE" if option == "--arg" else "NAME=FILE.csv:COLUMN"
+            raise error("R005", f"{option} {spec!r} is not of the form {shape}")
+        if name not in by_name:
+            raise error("R005", f"{option} {name}: {entry} has no parameter {name!r}; {expected}")
+        param = by_name[name]
+        if param.name in given:
+            raise error("R005", f"{option} {name}: the parameter {param.label} is given twice")
+        if option == "--arg":
+            given[param.name] = _argument_value(param, rest)
+        else:
+            given[param.name] = _data_value(param, rest)
+    missing = [p.label for p in params if p.name not in given]
+    if missing:
+        raise error("R005", f"missing value for the parameter{'s' if len(missing) > 1 else ''} "
+                            f"{', '.join(missing)} of {entry}; {expected}",
+                    hint="give each parameter with --arg NAME=VALUE or --data NAME=FILE.csv:COLUMN")
+    return given
+
+
+def _expected(params: List[Parameter], entry: str) -> str:
+    if not params:
+        return f"{entry} takes no parameters"
+    listing = ", ".join(f"{p.name} : {_type_text(p)}" for p in params)
+    return f"expected: {listing}"
+
+
+def _type_text(p: Parameter) -> str:
+    if p.written is not None:
+        return pretty_type(p.written)
+    return ty.pretty(p.type) if p.type is not None else "?"
+
+
+# --------------------------------------------------------------------------------------
+# --arg
+# --------------------------------------------------------------------------------------
+
+
+def _argument_value(param: Parameter, text: str) -> Value:
+    where = f"--arg {param.name}"
+    try:
+        expr = parse_expr(text, f"<{where}>")
+        free = _free_names(expr) - set(BUILTINS) - set(CONSTANTS)
+        if free:
+            raise error("R005", f"{where}: the value must be a closed expression, but it mentions "
+                                f"{', '.join(sorted(free))}", expr.span,
+                        hint="use literals, lists, tuples and built-ins such as beta (1.0, 1.0)")
+        value = evaluate_expr(expr)
+    except PrivInferError as exc:
+        if exc.source is None:
+            exc.source = text
+        raise
+    return conform(value, param, where)
+
+
+def _free_names(expr: ast.Expr) -> set:
+    """Names used in ``expr`` and bound nowhere in it (a conservative closedness check)."""
+    used, bound, stack = set(), set(), [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Var):
+            used.add(node.name)
+        elif isinstance(node, (ast.PVar,)):
+            bound.add(node.name)
+        elif isinstance(node, ast.LetRec):
+            bound.add(node.name)
+        elif isinstance(node, ast.Match):
+            bound.update({node.head, node.tail})
+        stack.extend(ast.children(node))
+    return used - bound
+
+
+# --------------------------------------------------------------------------------------
+# --data
+# --------------------------------------------------------------------------------------
+
+
+def _data_value(param: Parameter, spec: str) -> Value:
+    where = f"--data {param.name}"
+    path, sep, column = spec.rpartition(":")
+    if not sep or not path or not column:
+        raise error("R005", f"{where}: {spec!r} is not of the form FILE.csv:COLUMN")
+    element_type, element_written = _list_element(param, where)
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise error("U001", f"{where}: cannot read {path}: {reason}") from None
+    cells = _column_cells(text, path, column.strip(), element_type, where)
+    values = []
+    for line, col, cell in cells:
+        span = ast.Span(path, line, col, line, col + max(1, len(cell)))
+        try:
+            value = _parse_cell(cell, element_type, span, where)
+            if element_written is not None:
+                value = check_annotation(value, element_written, f"{param.name} element", span)
+        except PrivInferError as exc:
+            raise PrivInferError([Diagnostic("R005", d.message, d.span, d.hint) for d in exc.diagnostics],
+                                 text) from None
+        values.append(value)
+    return ConsList.from_sequence(values)
+
+
+def _list_element(param: Parameter, where: str) -> Tuple[ty.Type, Optional[ast.SimpleType]]:
+    t = ty.prune(param.type) if param.type is not None else None
+    written = param.written.elem if isinstance(param.written, ast.TList) else None
+    if t is None or isinstance(t, ty.TypeVar):
+        return ty.TypeVar(0), written
+    if not isinstance(t, ty.ListType):
+        raise error("R005", f"{where}: --data needs a list parameter, but {param.label} has type {ty.pretty(t)}")
+    elem = ty.prune(t.elem)
+    if not (isinstance(elem, (ty.TypeVar, ty.Fin)) or elem in (ty.BOOL, ty.INT, ty.REAL)):
+        raise error("R005", f"{where}: --data reads lists of bool, int, [k] or real, not {ty.pretty(t)}")
+    return elem, written
+
+
+def _column_cells(text: str, path: str, column: str, element: ty.Type, where: str) -> List[Tuple[int, int, str]]:
+    """(line, column, cell) for every data row of the chosen CSV column."""
+    rows: List[Tuple[int, List[str], str]] = []
+    reader = csv.reader(io.StringIO(text))
+    raw_lines = text.splitlines()
+    for row in reader:
+        if not row or all(not c.strip() for c in row):
+            continue
+        line = reader.line_num
+        rows.append((line, row, raw_lines[line - 1] if line <= len(raw_lines) else ""))
+    if not rows:
+        raise error("R005", f"{where}: {path} has no rows")
+    if re.fullmatch(r"\d+", column):
+        index = int(column)
+        first_line, first_row, _ = rows[0]
+        if index < len(first_row) and not _valid_cell(first_row[index], element):
+            rows = rows[1:]  # a header
+    else:
+        header_line, header, _ = rows[0]
+        names = [h.strip() for h in header]
+        if column not in names:
+            raise error("R005", f"{where}: {path} has no column {column!r} (columns: {', '.join(names)})",
+                        ast.Span(path, header_line, 1, header_line, 1))
+        index = names.index(column)
+        rows = rows[1:]
+    cells = []
+    for line, row, raw in rows:
+        if index >= len(row):
+            raise PrivInferError(Diagnostic("R005", f"{where}: row has {len(row)} column(s), no column {index}",
+                                            ast.Span(path, line, 1, line, len(raw) + 1)), text)
+        col = _cell_column(raw, row, index)
+        cells.append((line, col, row[index].strip()))
+    return cells
+
+
+def _cell_column(raw: str, row: List[str], index: int) -> int:
+    """The 1-based column of cell ``index`` in ``raw`` (exact for unquoted cells)."""
+    col = 1
+    for cell in row[:index]:
+        col += len(cell) + 1
+    stripped = row[index].lstrip()
+    return col + (len(row[index]) - len(stripped))
+
+
+def _valid_cell(cell: str, element: ty.Type) -> bool:
+    try:
+        _parse_cell(cell.strip(), element, None, "")
+    except PrivInferError:
+        return False
+    return True
+
+
+_BOOLS = {"true": True, "false": False, "1": True, "0": False}
+
+
+def _parse_cell(cell: str, element: ty.Type, span: Optional[ast.Span], where: str) -> Value:
+    element = ty.prune(element)
+    if cell == "":
+        raise error("R005", f"{where}: empty cell", span)
+    if element == ty.BOOL:
+        if cell.lower() not in _BOOLS:
+            raise error("R005", f"{where}: {cell!r} is not a bool (true, false, 1 or 0)", span)
+        return _BOOLS[cell.lower()]
+    if element == ty.INT or isinstance(element, ty.Fin):
+        if not re.fullmatch(r"[+-]?\d+", cell):
+            raise error("R005", f"{where}: {cell!r} is not an integer", span)
+        value = int(cell)
+        if isinstance(element, ty.Fin) and element.k is not None and not 0 <= value < element.k:
+            raise error("R005", f"{where}: {value} is not in [{element.k}] = {{0, ..., {element.k - 1}}}", span)
+        return value
+    if element == ty.REAL:
+        return _real_cell(cell, span, where)
+    # an element type the program leaves open: the most specific reading
+    if cell.lower() in ("true", "false"):
+        return cell.lower() == "true"
+    if re.fullmatch(r"[+-]?\d+", cell):
+        return int(cell)
+    return _real_cell(cell, span, where)
+
+
+def _real_cell(cell: str, span: Optional[ast.Span], where: str) -> Value:
+    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", cell):
+        raise error("R005", f"{where}: {cell!r} is not a real number", span)
+    return Fraction(cell)
+
+
+# --------------------------------------------------------------------------------------
+# checking a value against a parameter's type
+# --------------------------------------------------------------------------------------
+
+
+def conform(value: Value, param: Parameter, where: str) -> Value:
+    """``value`` checked against ``param``'s simple type and written ranges (R005); ints given
+    for reals become exact reals."""
+    try:
+        if param.type is not None:
+            value = _conform(value, param.type, "")
+        if param.written is not None:
+            value = _check_ranges(value, param.written, param.name)
+    except PrivInferError as exc:
+        first = exc.first
+        raise error("R005", f"{where}: {first.message}", None, first.hint) from None
+    return value
+
+
+def _mismatch(value: Value, t: ty.Type, where: str) -> PrivInferError:
+    return error("R005", f"{where}{format_value(value)} ({a_kind(value)}) is not of type {ty.pretty(t)}")
+
+
+def _conform(value: Value, t: ty.Type, where: str) -> Value:
+    """``value`` checked against ``t``; ``where`` prefixes messages about nested positions."""
+    t = ty.prune(t)
+    if isinstance(t, ty.TypeVar):
+        return value
+    if t == ty.UNIT:
+        if value is not UNIT:
+            raise _mismatch(value, t, where)
+        return value
+    if t == ty.BOOL:
+        if not isinstance(value, bool):
+            raise _mismatch(value, t, where)
+        return value
+    if t == ty.INT or isinstance(t, ty.Fin):
+        if not (isinstance(value, int) and not isinstance(value, bool)):
+            raise _mismatch(value, t, where)
+        if isinstance(t, ty.Fin) and t.k is not None and not 0 <= value < t.k:
+            raise error("R005", f"{where}{value} is not in [{t.k}] = {{0, ..., {t.k - 1}}}")
+        return value
+    if t == ty.REAL:
+        if not is_number(value):
+            raise _mismatch(value, t, where)
+        return to_real(value)
+    if isinstance(t, ty.Simplex):
+        if not isinstance(value, tuple) or (t.k is not None and len(value) != t.k):
+            raise _mismatch(value, t, where)
+        return check_probabilities(value, "a point of the simplex", None)
+    if isinstance(t, ty.ListType):
+        if not isinstance(value, ConsList):
+            raise _mismatch(value, t, where)
+        items = [_conform(v, t.elem, f"{where}in element {i + 1} of the list, ") for i, v in enumerate(value)]
+        return ConsList.from_sequence(items)
+    if isinstance(t, ty.TupleType):
+        if not isinstance(value, tuple) or len(value) != len(t.items):
+            raise _mismatch(value, t, where)
+        return tuple(_conform(v, item, f"{where}in component {i + 1} of the tuple, ")
+                     for i, (v, item) in enumerate(zip(value, t.items)))
+    if isinstance(t, ty.Dist):
+        if not isinstance(value, Distribution) or not _family_fits(value, ty.prune(t.elem)):
+            raise _mismatch(value, t, where)
+        return value
+    if isinstance(t, ty.Monad):
+        if not isinstance(value, monad.MValue):
+            raise _mismatch(value, t, where)
+        return value
+    if isinstance(t, ty.Arrow):
+        if not isinstance(value, (Closure, Builtin)):
+            raise _mismatch(value, t, where)
+        return value
+    raise _mismatch(value, t, where)
+
+
+def _family_fits(d: Distribution, elem: ty.Type) -> bool:
+    if isinstance(elem, ty.TypeVar):
+        return True
+    if elem == ty.REAL:
+        return isinstance(d, (Beta, Uniform, Normal))
+    if elem == ty.BOOL:
+        return isinstance(d, Bernoulli)
+    if isinstance(elem, ty.Fin):
+        return isinstance(d, Categorical) and (elem.k is None or len(d.probs) == elem.k)
+    if isinstance(elem, ty.Simplex):
+        return isinstance(d, Dirichlet) and (elem.k is None or len(d.alphas) == elem.k)
+    return True
+
+
+def _check_ranges(value: Value, written: ast.SimpleType, name: str) -> Value:
+    """The written ranges of ``written`` (lists and tuples traversed)."""
+    if isinstance(written, ast.TList) and isinstance(value, ConsList):
+        return ConsList.from_sequence([_check_ranges(v, written.elem, f"{name} element") for v in value])
+    if isinstance(written, ast.TTuple) and isinstance(value, tuple) and len(value) == len(written.items):
+        return tuple(_check_ranges(v, t, name) for v, t in zip(value, written.items))
+    return check_annotation(value, written, name, None)

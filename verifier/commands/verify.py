@@ -1,0 +1,89 @@
+"""``privinfer verify FILE [--json] [--explain] [--dot OUT]``: prove the val claims of a file.
+
+Exit 0 when every claim is verified, 1 when any is rejected or unknown, 2 on input errors.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from typing import Any, Dict
+
+from verifier.language.parser import parse_file
+from verifier.language.typecheck import typecheck_program
+from verifier.verification import VERIFIED, Report, verify_program
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a .pinf program")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--explain", action="store_true",
+                        help="print each derivation tree with its obligations")
+    parser.add_argument("--dot", metavar="OUT", help="write the derivations as a Graphviz graph")
+    parser.add_argument("--only", metavar="NAME", action="append",
+                        help="verify only this claim (repeatable)")
+
+
+def run(args: argparse.Namespace) -> int:
+    program = parse_file(args.file)
+    typed = typecheck_program(program)
+    report = verify_program(program, typed, only=args.only)
+    if args.json:
+        print(json.dumps(report_json(report), indent=2))
+    else:
+        print(render(report, explain=args.explain))
+    if args.dot:
+        from verifier.rules.graph import write_dot
+        write_dot(report, args.dot)
+    return 0 if report.ok else 1
+
+
+def render(report: Report, explain: bool = False) -> str:
+    lines = [report.file]
+    if not report.claims:
+        lines.append("  no val claims to verify")
+    width = max((len(c.name) for c in report.claims), default=0)
+    totals_kind: Counter = Counter()
+    totals_method: Counter = Counter()
+    for c in report.claims:
+        lines.append(f"  {c.name.ljust(width)}  {c.verdict:<8}  {c.guarantee if c.verdict == VERIFIED else c.claim}")
+        if c.verdict != VERIFIED and c.failure:
+            where = f"{c.failure_span}: " if c.failure_span else ""
+            for i, text in enumerate(c.failure.splitlines()):
+                lines.append(f"      {where if i == 0 else ''}{text}")
+        counts = c.counts()
+        totals_kind.update(counts["by_kind"])
+        totals_method.update(counts["by_method"])
+        if explain and c.derivation is not None:
+            lines.append(c.derivation.render(c.results, indent=3))
+    n = sum(totals_kind.values())
+    if n:
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(totals_kind.items()))
+        methods = ", ".join(f"{k} {v}" for k, v in sorted(totals_method.items()))
+        lines.append(f"  obligations: {n} ({kinds}); discharged: {methods}")
+    verified = sum(c.verdict == VERIFIED for c in report.claims)
+    lines.append(f"  {verified} of {len(report.claims)} claims verified")
+    return "\n".join(lines)
+
+
+def report_json(report: Report) -> Dict[str, Any]:
+    return {
+        "file": report.file,
+        "ok": report.ok,
+        "claims": [{
+            "name": c.name,
+            "claim": c.claim,
+            "verdict": c.verdict,
+            "guarantee": c.guarantee,
+            "failure": c.failure,
+            "failure_span": str(c.failure_span) if c.failure_span else None,
+            "obligations": c.counts(),
+            "derivation_size": c.derivation.size() if c.derivation else 0,
+            "seconds": round(c.seconds, 4),
+            "failing": [c.results[i].to_json() for i in c.failing],
+        } for c in report.claims],
+    }
+
+
+__all__ = ["add_arguments", "run", "render", "report_json", "sys"]

@@ -1,0 +1,570 @@
+"""Abstract syntax of the PrivInfer surface language (../shared/LANGUAGE.md).
+
+Every node is a frozen dataclass. Every node carries a ``span`` that is excluded from
+equality, so two trees compare equal when they have the same structure whatever their
+positions: the pretty-printer round trip (``parse(pretty(ast)) == ast``) relies on it.
+
+Four sorts of syntax live here:
+
+* expressions (``Expr``), including the run-indexed variables ``x<1>`` / ``x<2>`` that are
+  only legal inside assertions and monad indices;
+* patterns (``Pattern``) for ``fun``, ``let`` and ``mlet`` binders;
+* simple types (``SimpleType``) as written in annotations;
+* relational types (``RType``), divergences (``Divergence``) and assertions, as written in
+  ``val`` declarations.
+
+The module has no behaviour beyond construction and generic traversal (``children``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from fractions import Fraction
+from typing import Iterator, Optional, Tuple, Union
+
+
+@dataclass(frozen=True)
+class Span:
+    """A source region: 1-based line and column of the first and one-past-last character."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def to(self, other: "Span") -> "Span":
+        """The span from the start of ``self`` to the end of ``other``."""
+        return Span(self.file, self.line, self.col, other.end_line, other.end_col)
+
+
+NOWHERE = Span("<builtin>", 0, 0, 0, 0)
+
+
+def _span() -> Span:
+    return field(default=NOWHERE, compare=False, repr=False)
+
+
+class Node:
+    """Base class of every syntax node."""
+
+    span: Span
+
+
+def children(node: Node) -> Iterator[Node]:
+    """The direct sub-nodes of ``node``, in field order (tuples are flattened)."""
+    for f in fields(node):  # type: ignore[arg-type]
+        if f.name == "span":
+            continue
+        value = getattr(node, f.name)
+        if isinstance(value, Node):
+            yield value
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, Node):
+                    yield item
+
+
+# --------------------------------------------------------------------------------------
+# Simple types
+# --------------------------------------------------------------------------------------
+
+#: Base type names as written; ranges of ``real`` and ``int`` included.
+BASE_TYPES = ("unit", "bool", "nat", "int", "real", "real+", "real+inf", "[0,1]")
+
+
+class SimpleType(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class TBase(SimpleType):
+    """``unit``, ``bool``, ``nat``, ``int``, ``real``, ``real+``, ``real+inf`` or ``[0,1]``."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TFin(SimpleType):
+    """``[k]``: the finite type {0, ..., k-1}, k >= 2."""
+
+    k: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TSimplex(SimpleType):
+    """``[0,1]^k``: a point of the probability simplex with k >= 2 components."""
+
+    k: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TList(SimpleType):
+    elem: SimpleType
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TTuple(SimpleType):
+    items: Tuple[SimpleType, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TArrow(SimpleType):
+    dom: SimpleType
+    cod: SimpleType
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TMonad(SimpleType):
+    """``M[T]``: actual distributions."""
+
+    elem: SimpleType
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TDist(SimpleType):
+    """``D[T]``: symbolic distributions (the result of ``infer``)."""
+
+    elem: SimpleType
+    span: Span = _span()
+
+
+# --------------------------------------------------------------------------------------
+# Patterns
+# --------------------------------------------------------------------------------------
+
+
+class Pattern(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class PVar(Pattern):
+    """A name, optionally annotated: ``x`` or ``(x : real)``."""
+
+    name: str
+    annot: Optional[SimpleType] = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PWild(Pattern):
+    """``_``, optionally annotated."""
+
+    annot: Optional[SimpleType] = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PUnit(Pattern):
+    """``()``."""
+
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PTuple(Pattern):
+    """``(p1, ..., pn)``, n >= 2."""
+
+    items: Tuple[Pattern, ...]
+    span: Span = _span()
+
+
+# --------------------------------------------------------------------------------------
+# Expressions
+# --------------------------------------------------------------------------------------
+
+
+class Expr(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class Var(Expr):
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RunVar(Expr):
+    """``x<1>`` or ``x<2>`` (also written ``x◁`` / ``x▷``): the value of ``x`` in one run.
+
+    Legal only inside assertions and monad indices of relational types.
+    """
+
+    name: str
+    run: int  # 1 (left) or 2 (right)
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class UnitLit(Expr):
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BoolLit(Expr):
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class IntLit(Expr):
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RealLit(Expr):
+    """A literal with a decimal point or exponent. ``value`` is exact (``1e-8`` is 1/10^8)."""
+
+    value: Fraction
+    text: str = field(default="", compare=False)
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ListLit(Expr):
+    items: Tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TupleLit(Expr):
+    items: Tuple[Expr, ...]  # at least two
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class App(Expr):
+    fn: Expr
+    arg: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Fun(Expr):
+    params: Tuple[Pattern, ...]  # at least one
+    body: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Let(Expr):
+    pattern: Pattern
+    value: Expr
+    body: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class LetRec(Expr):
+    """``let rec name p1 ... pn = value in body`` (n >= 1)."""
+
+    name: str
+    params: Tuple[Pattern, ...]
+    value: Expr
+    body: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class If(Expr):
+    cond: Expr
+    then: Expr
+    else_: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Match(Expr):
+    """``match scrutinee with | [] -> nil_body | head :: tail -> cons_body``.
+
+    ``head`` / ``tail`` are binder names; ``"_"`` binds nothing.
+    """
+
+    scrutinee: Expr
+    nil_body: Expr
+    head: str
+    tail: str
+    cons_body: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Cons(Expr):
+    head: Expr
+    tail: Expr
+    span: Span = _span()
+
+
+#: Binary operators, as written.
+BINARY_OPS = ("+", "-", "*", "/", "=", "<>", "<", "<=", ">", ">=", "&&", "||")
+ARITH_OPS = ("+", "-", "*", "/")
+COMPARE_OPS = ("=", "<>", "<", "<=", ">", ">=")
+LOGIC_OPS = ("&&", "||")
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    op: str
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class UnOp(Expr):
+    """``-e`` (op ``"-"``) or ``not e`` (op ``"not"``)."""
+
+    op: str
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Return(Expr):
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class MLet(Expr):
+    pattern: Pattern
+    value: Expr
+    body: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Observe(Expr):
+    """``observe likelihood prior``: condition ``prior : M[T]`` on ``likelihood : T -> M[bool]``.
+
+    Written ``observe (fun x -> e) prior``; the form ``observe x => e in prior`` is parsed to
+    the same node with ``likelihood = Fun((PVar x,), e)`` and ``arrow_form`` set (which only
+    tells the printer which form was written).
+    """
+
+    likelihood: Expr
+    prior: Expr
+    arrow_form: bool = field(default=False, compare=False)
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Infer(Expr):
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Ran(Expr):
+    value: Expr
+    span: Span = _span()
+
+
+# --------------------------------------------------------------------------------------
+# Assertions (only inside relational types)
+# --------------------------------------------------------------------------------------
+# An assertion is either an ``Expr`` of type bool (possibly using RunVar) or one of the
+# connective nodes below.
+
+
+@dataclass(frozen=True)
+class SameRuns(Expr):
+    """The ``=`` shorthand of ``{x :: T | =}``: the refined value is equal in both runs."""
+
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Conj(Expr):
+    """``A /\\ B``."""
+
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Disj(Expr):
+    """``A \\/ B``."""
+
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Neg(Expr):
+    """``~ A``."""
+
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Implies(Expr):
+    """``A => B`` (right associative)."""
+
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Quant(Expr):
+    """``forall x : T. A`` (kind ``"forall"``) or ``exists x : T. A`` (kind ``"exists"``)."""
+
+    kind: str
+    var: str
+    type: SimpleType
+    body: Expr
+    span: Span = _span()
+
+
+# --------------------------------------------------------------------------------------
+# Relational types and divergences
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Divergence(Node):
+    """The index F of ``M[F, e]``: ``DP(eps)``, ``SD``, ``HD`` or ``KL``."""
+
+    kind: str  # "DP" | "SD" | "HD" | "KL"
+    eps: Optional[Expr] = None  # only for DP
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DivBound(Expr):
+    """The assertion ``Delta[F] (e1, e2) <= bound``."""
+
+    div: Divergence
+    left: Expr
+    right: Expr
+    bound: Expr
+    span: Span = _span()
+
+
+class RType(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class RSimple(RType):
+    """A simple type used as a relational type: nothing is assumed of the two runs."""
+
+    type: SimpleType
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RRefine(RType):
+    """``{var :: base | assertion}``; ``{x :: T | =}`` has assertion ``SameRuns()``."""
+
+    var: str
+    base: RType
+    assertion: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RArrow(RType):
+    """``dom -> cod``; when ``dom`` is a refinement its variable is bound in ``cod``."""
+
+    dom: RType
+    cod: RType
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RMonad(RType):
+    """``M[F, delta] body``; ``delta`` is ``None`` when written ``M[F] body`` (delta = 0)."""
+
+    div: Divergence
+    delta: Optional[Expr]
+    body: RType
+    span: Span = _span()
+
+
+# --------------------------------------------------------------------------------------
+# Declarations and programs
+# --------------------------------------------------------------------------------------
+
+
+class Decl(Node):
+    name: str
+
+
+@dataclass(frozen=True)
+class LetDecl(Decl):
+    """``let [rec] name p1 ... pn = body`` (n may be 0 for a value)."""
+
+    name: str
+    params: Tuple[Pattern, ...]
+    body: Expr
+    recursive: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ValDecl(Decl):
+    """``val name :: rtype``: a verification goal."""
+
+    name: str
+    rtype: RType
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Program(Node):
+    decls: Tuple[Decl, ...]
+    file: str = field(default="<input>", compare=False)
+    source: str = field(default="", compare=False, repr=False)
+    span: Span = _span()
+
+    def lets(self) -> Tuple[LetDecl, ...]:
+        return tuple(d for d in self.decls if isinstance(d, LetDecl))
+
+    def vals(self) -> Tuple[ValDecl, ...]:
+        return tuple(d for d in self.decls if isinstance(d, ValDecl))
+
+    def find_let(self, name: str) -> Optional[LetDecl]:
+        """The last ``let`` of ``name`` (later definitions shadow earlier ones)."""
+        found = None
+        for d in self.decls:
+            if isinstance(d, LetDecl) and d.name == name:
+                found = d
+        return found
+
+    def find_val(self, name: str) -> Optional[ValDecl]:
+        for d in self.decls:
+            if isinstance(d, ValDecl) and d.name == name:
+                return d
+        return None
+
+
+AnyNode = Union[Expr, Pattern, SimpleType, RType, Divergence, Decl, Program]
+
+
+def pattern_names(p: Pattern) -> Tuple[str, ...]:
+    """Names bound by a pattern, left to right."""
+    if isinstance(p, PVar):
+        return (p.name,)
+    if isinstance(p, PTuple):
+        out: Tuple[str, ...] = ()
+        for item in p.items:
+            out += pattern_names(item)
+        return out
+    return ()

@@ -1,0 +1,176 @@
+"""The built-in names of the surface language (LANGUAGE.md, "Built-in functions"), as data.
+
+One ``Builtin`` per name, in ``BUILTINS`` (name -> entry). Built-ins are called like ordinary
+functions on a tuple of arguments (``beta (a, b)``), on one value (``bernoulli p``) or on
+``()`` (``uniform ()``); the *arity* counts the components of that argument.
+
+Four kinds:
+
+* ``FUNCTION``: an ordinary function with a type scheme (``scheme``, ranges erased);
+* ``CONSTANT``: a value that is not a function (``pi``);
+* ``OVERLOADED``: a function whose type depends on its arguments (``expMech`` with or without
+  candidates, ``dirichlet`` of any arity, ``getParams`` by distribution family, numeric
+  ``min``/``max``/``abs``, ...). It has no scheme: the type checker types each application
+  specially, and refuses the name unapplied;
+* ``ASSERTION``: a predicate on two runs' values (``adj``, ``adjWithin``, ``dist``), usable only
+  inside the assertions of ``val`` declarations.
+
+``signature`` is the documented type with its ranges (``real+ * real+ -> D[[0,1]]``), ``ranges``
+the documented range of each argument (``None`` when unrestricted; for a built-in without an
+upper bound on its arity the last entry applies to every further argument): range conditions
+are proof obligations for the verifier and run-time checks for ``run``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+from verifier.language.types import (
+    BOOL, INT, REAL, UNIT, Arrow, Dist, Fin, ListType, Monad, Scheme, Simplex, TupleType, Type,
+    TypeVar, generalize,
+)
+
+FUNCTION = "function"
+CONSTANT = "constant"
+OVERLOADED = "overloaded"
+ASSERTION = "assertion"
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """One built-in name; see the module docstring."""
+
+    name: str
+    kind: str
+    signature: str
+    meaning: str
+    scheme: Optional[Scheme]  # None exactly for OVERLOADED built-ins
+    min_args: int
+    max_args: Optional[int]  # None: no upper bound
+    ranges: Tuple[Optional[str], ...] = ()
+
+    def accepts(self, n: int) -> bool:
+        """Whether ``n`` arguments are a valid arity."""
+        return n >= self.min_args and (self.max_args is None or n <= self.max_args)
+
+    @property
+    def arity_text(self) -> str:
+        """The arity in words: ``no argument``, ``2 arguments``, ``3 or 4 arguments``, ..."""
+        def count(n: int) -> str:
+            return "no argument" if n == 0 else f"{n} argument{'s' if n > 1 else ''}"
+
+        if self.max_args is None:
+            return f"at least {count(self.min_args)}"
+        if self.max_args == self.min_args:
+            return count(self.min_args)
+        return f"{self.min_args} or {count(self.max_args)}"
+
+
+# The quantified variables of the schemes below: never bound, since every use of a scheme
+# instantiates it with fresh variables.
+_A, _B = TypeVar(1), TypeVar(1)
+_K = TypeVar(1, is_size=True)
+
+
+def _poly(t: Type) -> Scheme:
+    """The scheme quantifying the variables of ``t``."""
+    return generalize(t, 0)
+
+
+def _mono(t: Type) -> Scheme:
+    return Scheme.mono(t)
+
+
+def _fn(*types: Type) -> Type:
+    """``_fn(a, b, r)`` is ``a * b -> r``; ``_fn(a, r)`` is ``a -> r``."""
+    *params, result = types
+    dom = params[0] if len(params) == 1 else TupleType(tuple(params))
+    return Arrow(dom, result)
+
+
+def _entries() -> Tuple[Builtin, ...]:
+    def f(name, signature, meaning, scheme, arity, ranges=()):
+        return Builtin(name, FUNCTION, signature, meaning, scheme, arity, arity, ranges)
+
+    def over(name, signature, meaning, lo, hi, ranges=()):
+        return Builtin(name, OVERLOADED, signature, meaning, None, lo, hi, ranges)
+
+    def pred(name, signature, meaning, scheme, arity):
+        return Builtin(name, ASSERTION, signature, meaning, scheme, arity, arity)
+
+    return (
+        # symbolic distributions
+        f("bernoulli", "[0,1] -> D[bool]", "the Bernoulli distribution of parameter p",
+          _mono(_fn(REAL, Dist(BOOL))), 1, ("[0,1]",)),
+        f("beta", "real+ * real+ -> D[[0,1]]", "the beta distribution Beta(a, b)",
+          _mono(_fn(REAL, REAL, Dist(REAL))), 2, ("real+", "real+")),
+        f("normal", "real * real+ -> D[real]", "the normal distribution of mean m and variance v",
+          _mono(_fn(REAL, REAL, Dist(REAL))), 2, (None, "real+")),
+        f("uniform", "unit -> D[[0,1]]", "the uniform distribution on [0,1]",
+          _mono(_fn(UNIT, Dist(REAL))), 0),
+        over("dirichlet", "real+ * ... * real+ -> D[[0,1]^k]",
+             "the Dirichlet distribution over k >= 2 categories", 2, None, ("real+",)),
+        f("categorical", "[0,1]^k -> D[[k]]", "the categorical distribution of probability vector p",
+          _poly(_fn(Simplex(_K), Dist(Fin(_K)))), 1),
+        # mechanisms
+        f("lapMech", "real+ * real -> M[real]", "e + Lap(1/eps): (k eps, 0)-DP for a k-sensitive e",
+          _mono(_fn(REAL, REAL, Monad(REAL))), 2, ("real+", None)),
+        f("gaussMech", "real+ * real+ * real -> M[real]",
+          "e + N(0, sigma(eps, delta)^2): (k eps, delta)-DP for a k-sensitive e when k eps < 1",
+          _mono(_fn(REAL, REAL, REAL, Monad(REAL))), 3, ("real+", "real+", None)),
+        over("expMech", "real+ * (X * R -> real) * X -> M[R]  (R finite); "
+                        "real+ * (X * R -> real) * X * R list -> M[R]  (candidates)",
+             "the exponential mechanism: r with probability proportional to exp(eps score(x, r) / 2)",
+             3, 4, ("real+", None, None, None)),
+        over("hellingerMech", "real+ * real+ * D[T] * X list -> M[D[T]]",
+             "the smoothed-Hellinger exponential mechanism over the posteriors of a beta "
+             "(X = bool) or dirichlet (X = [k]) prior", 4, 4, ("real+", "real+", None, None)),
+        over("hellingerMechPure", "real+ * D[T] * X list -> M[D[T]]",
+             "the pure-eps form of hellingerMech", 3, 3, ("real+", None, None)),
+        # operations on symbolic distributions
+        over("getParams", "D[[0,1]] -> real+ * real+ (beta); D[real] -> real * real+ (normal); "
+                          "D[[0,1]^k] -> real+ * ... (dirichlet); D[bool] -> [0,1] (bernoulli); "
+                          "D[[k]] -> [0,1]^k (categorical)",
+             "the parameters of a symbolic distribution", 1, 1),
+        f("mean", "D[T] -> real", "the mean of a distribution", _poly(_fn(Dist(_A), REAL)), 1),
+        f("variance", "D[T] -> real", "the variance of a distribution",
+          _poly(_fn(Dist(_A), REAL)), 1),
+        f("hellinger", "D[T] * D[T] -> [0,1]", "the Hellinger distance sqrt(1 - BC), a metric",
+          _poly(_fn(Dist(_A), Dist(_A), REAL)), 2),
+        f("tv", "D[T] * D[T] -> [0,1]", "the total variation (statistical) distance",
+          _poly(_fn(Dist(_A), Dist(_A), REAL)), 2),
+        over("posteriors", "D[T] * nat -> D[T] list",
+             "every posterior a conjugate (beta or dirichlet) prior reaches after n observations",
+             2, 2, (None, "nat")),
+        f("sigma", "real+ * real+ -> real+", "sqrt(2 ln(1.25/delta)) / eps",
+          _mono(_fn(REAL, REAL, REAL)), 2, ("real+", "real+")),
+        # numbers, tuples and lists
+        f("fst", "'a * 'b -> 'a", "the first component of a pair",
+          _poly(_fn(_A, _B, _A)), 2),
+        f("snd", "'a * 'b -> 'b", "the second component of a pair",
+          _poly(_fn(_A, _B, _B)), 2),
+        over("abs", "real -> real (int -> int, [k] -> [k])", "the absolute value", 1, 1),
+        over("min", "real * real -> real (the join of the argument types)", "the smaller number", 2, 2),
+        over("max", "real * real -> real (the join of the argument types)", "the larger number", 2, 2),
+        f("exp", "real -> real+", "the exponential", _mono(_fn(REAL, REAL)), 1),
+        f("log", "real+ -> real", "the natural logarithm", _mono(_fn(REAL, REAL)), 1, ("real+",)),
+        f("sqrt", "real -> real", "the square root of a non-negative number", _mono(_fn(REAL, REAL)), 1),
+        Builtin("pi", CONSTANT, "real", "the constant 3.14159...", _mono(REAL), 0, 0),
+        f("length", "T list -> nat", "the length of a list",
+          _poly(_fn(ListType(_A), INT)), 1),
+        f("count", "bool list -> nat", "the number of true elements", _mono(_fn(ListType(BOOL), INT)), 1),
+        f("sum", "real list -> real", "the sum of a list", _mono(_fn(ListType(REAL), REAL)), 1),
+        # relations on lists, for assertions only
+        pred("adj", "T list * T list -> bool",
+             "same length, differ in at most one position (the paper's Phi)",
+             _poly(_fn(ListType(_A), ListType(_A), BOOL)), 2),
+        pred("adjWithin", "real list * real list * real -> bool",
+             "same length, differ in at most one position, and there by at most c",
+             _mono(_fn(ListType(REAL), ListType(REAL), REAL, BOOL)), 3),
+        pred("dist", "T list * T list -> nat", "the Hamming distance of two lists of the same length",
+             _poly(_fn(ListType(_A), ListType(_A), INT)), 2),
+    )
+
+
+#: Every built-in name, in documentation order.
+BUILTINS: Dict[str, Builtin] = {b.name: b for b in _entries()}

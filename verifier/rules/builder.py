@@ -1,0 +1,408 @@
+"""The derivation builder: proves one ``val`` claim by applying the rules.
+
+``Builder(program, typed).prove_claim(val)`` returns the root ``Derivation`` of the claim.
+Rules are the functions registered in ``verifier.rules.registry`` (see ``monadic_rules``,
+``core_rules``, ``mechanism_rules``); this module provides what they share: fresh names, the
+translator, obligations with their axioms, and discharge with a cache (a rule may need to
+know whether an obligation holds to decide between two rules, e.g. whether a scrutinee is
+equal in both runs).
+"""
+from __future__ import annotations
+
+import itertools
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from obligations import terms as T
+from obligations.model import (Obligation, ObligationKind, Provenance, Result, SourceSpan,
+                               Verdict)
+from obligations.z3_backend import discharge
+from verifier.language import ast as A
+from verifier.language.pretty import pretty_expr, pretty_rtype
+from verifier.rules import axioms as AX
+from verifier.rules import logic as L
+from verifier.rules import registry
+from verifier.rules.context import Claim, Cost, Ctx
+from verifier.rules.derivation import Derivation
+from verifier.rules.symbolic import (Closure, DistV, Env, Monadic, NamedFun, Scalar, SymValue,
+                                     TupleV, UnitV, value_terms)
+from verifier.rules.translate import NoRule, RangeCheck, Translator
+
+
+@dataclass(frozen=True)
+class Synth:
+    """What a monadic computation in a bound position gives: its derivation, its cost, and its
+    output in each run (usually one fresh variable shared by both runs: the output is equal)."""
+
+    node: Derivation
+    cost: Cost
+    output: Tuple[SymValue, SymValue]
+    facts: Tuple[T.Term, ...] = ()  # what the cost's fresh symbols range over (e.g. a candidate)
+
+    def continue_in(self, ctx: Ctx) -> Ctx:
+        """``ctx`` after this computation: its cost spent and its facts assumed."""
+        ctx = ctx.spend(self.cost)
+        return ctx.assume("h_candidate", T.and_(*self.facts)) if self.facts else ctx
+
+
+class Builder:
+    """Builds derivations for the claims of one program."""
+
+    def __init__(self, program: A.Program, typed=None, *, rlimit: Optional[int] = None):
+        self.program = program
+        self.typed = typed
+        self.rlimit = rlimit
+        self._ids = itertools.count(1)
+        self._names: Dict[str, int] = {}
+        self._cache: Dict[str, Result] = {}
+        self._vals = {v.name: v for v in program.vals()}
+        self._lets = {d.name: d for d in program.lets()}
+        self._range_checks: List[RangeCheck] = []
+        self.translator = Translator(self._range_checks.append, self._infer, self.fresh,
+                                     self.signature, self.list_key)
+        self.top_env = self._top_env()
+        self.folds: Dict[str, Derivation] = {}
+
+    # ---- names ----------------------------------------------------------------------------
+
+    def fresh_name(self, name: str) -> str:
+        """A logical name for program name ``name``, distinct from earlier ones (``x``, ``x'``…)."""
+        base = name.rstrip("'") or "v"
+        n = self._names.get(base, 0)
+        self._names[base] = n + 1
+        return base + "'" * n
+
+    @contextmanager
+    def name_scope(self):
+        """Fresh names made inside are free again afterwards (for independent passes)."""
+        saved = dict(self._names)
+        try:
+            yield
+        finally:
+            self._names = saved
+
+    def fresh(self, name: str, sort: T.Sort, run: Optional[int] = None) -> T.Var:
+        """A fresh logical variable (one run, or shared by both when ``run`` is None)."""
+        return T.var(self.fresh_name(name), sort, run)
+
+    def fresh_pair(self, name: str, sort: T.Sort, shared: bool) -> Tuple[T.Var, T.Var]:
+        """Variables for ``name`` in run 1 and run 2: one shared variable, or ``x<1>``, ``x<2>``."""
+        n = self.fresh_name(name)
+        if shared:
+            v = T.var(n, sort)
+            return v, v
+        return T.var(n, sort, 1), T.var(n, sort, 2)
+
+    def node_id(self) -> str:
+        return f"n{next(self._ids)}"
+
+    # ---- the top-level environment ---------------------------------------------------------
+
+    def _top_env(self) -> Env:
+        env = Env()
+        for decl in self.program.lets():
+            if decl.name in self._vals or (decl.recursive and decl.params):
+                value: SymValue = NamedFun(decl.name)
+            else:
+                value = Closure(decl.params, decl.body, env, decl.name)
+            env = env.bind(decl.name, value, value)
+        return env
+
+    def signature(self, name: str) -> Tuple[int, Optional[T.Sort]]:
+        """Arity and result sort of a function used through its ``val``."""
+        val = self._vals.get(name)
+        if val is None:
+            decl = self._lets.get(name)
+            raise NoRule(f"the recursive function {name} needs a val to be used by verified code",
+                         decl.span if decl else None)
+        arity, rt = 0, val.rtype
+        while isinstance(rt, A.RArrow):
+            arity, rt = arity + 1, rt.cod
+        return arity, L.sort_of_type(simple_of(rt))
+
+    def type_of(self, e: A.Expr):
+        """The simple type of ``e`` as surface syntax, when the type checker knows it."""
+        from verifier.rules.typing_bridge import to_syntax
+        if self.typed is None:
+            return None
+        try:
+            return to_syntax(self.typed.type_of(e))
+        except (KeyError, LookupError):
+            return None
+
+    def list_key(self, e: A.Expr) -> Optional[str]:
+        """The element key of the list sort of list-typed ``e`` (e.g. ``bool``, ``fin3``)."""
+        t = self.type_of(e)
+        return L.elem_key(t.elem) if isinstance(t, A.TList) else None
+
+    def candidate_type(self, app: A.App) -> Optional[A.SimpleType]:
+        """The type of the candidates of ``expMech (eps, score, x, rs)``."""
+        arg = app.arg
+        if isinstance(arg, A.TupleLit) and len(arg.items) == 4:
+            t = self.type_of(arg.items[3])
+            if isinstance(t, A.TList):
+                return t.elem
+        return None
+
+    def val_of(self, name: str) -> Optional[A.ValDecl]:
+        return self._vals.get(name)
+
+    def let_of(self, name: str) -> Optional[A.LetDecl]:
+        return self._lets.get(name)
+
+    # ---- derivation nodes ---------------------------------------------------------------------
+
+    def node(self, rule: str, ctx: Optional[Ctx], span: Optional[A.Span], summary: str,
+             premises: Iterable[Derivation] = (), obligations: Iterable[Obligation] = (),
+             **data) -> Derivation:
+        judgement = {"summary": summary, **data}
+        if ctx is not None:
+            judgement["hypotheses"] = [n for n, _ in ctx.hyps]
+            if ctx.case:
+                judgement["case"] = ctx.case
+        return Derivation(self.node_id(), rule, judgement, span, list(premises), list(obligations))
+
+    # ---- obligations -----------------------------------------------------------------------
+
+    def oblige(self, ctx: Ctx, kind: ObligationKind, goal: T.Term, description: str,
+               span: Optional[A.Span], rule: str) -> Obligation:
+        """An obligation ``ctx.hyps ⊢ goal`` with the axioms its symbols need."""
+        hyps = relevant(ctx.hyps, goal)
+        axioms = AX.instantiate([t for _, t in hyps] + [goal])
+        return Obligation(kind=kind, hypotheses=hyps, goal=goal, axioms=axioms,
+                          provenance=Provenance(rule=rule, node="", description=description,
+                                                span=_source_span(span)))
+
+    def prove(self, ob: Obligation) -> Result:
+        """Discharge ``ob`` (cached by content)."""
+        cached = self._cache.get(ob.id)
+        if cached is None:
+            if ob.goal == T.boolean(True):
+                cached = Result(obligation=ob.id, verdict=Verdict.VERIFIED, method="trivial",
+                                reason="the goal is true")
+            else:
+                kwargs = {"rlimit": self.rlimit} if self.rlimit else {}
+                cached = discharge(ob, **kwargs)
+            self._cache[ob.id] = cached
+        return cached
+
+    def holds(self, ctx: Ctx, goal: T.Term) -> bool:
+        """Whether ``goal`` is proved under ``ctx`` (used to choose between rules)."""
+        if goal == T.boolean(True):
+            return True
+        ob = self.oblige(ctx, ObligationKind.ENTAILMENT, goal, "rule selection", None, "select")
+        return self.prove(ob).verdict == Verdict.VERIFIED
+
+    def results(self) -> Dict[str, Result]:
+        return dict(self._cache)
+
+    # ---- translation with range checks -------------------------------------------------------
+
+    def translate_pair(self, ctx: Ctx, e: A.Expr) -> Tuple[Tuple[SymValue, SymValue], List[Obligation]]:
+        """The values of pure ``e`` in both runs.
+
+        Range conditions met on the way are not the relational rules' business (the Safety
+        judgement checks them in each run), so none are returned: the list is always empty
+        and kept so that rules read uniformly."""
+        checks: List[RangeCheck] = []
+        with self.collecting(checks):
+            left = self.translator.expr(e, 1, ctx.env)
+            right = self.translator.expr(e, 2, ctx.env)
+        return (left, right), []
+
+    @contextmanager
+    def collecting(self, checks: List[RangeCheck]):
+        """Send the range conditions met by the translator to ``checks`` for the duration."""
+        start = len(self._range_checks)
+        try:
+            yield
+        finally:
+            checks.extend(_dedupe(self._range_checks[start:]))
+            del self._range_checks[start:]
+
+    def range_obligation(self, ctx: Ctx, check: RangeCheck) -> Obligation:
+        goal = check.condition if check.guard == T.boolean(True) else T.implies(check.guard,
+                                                                               check.condition)
+        where = f" (run {check.run})" if check.run else ""
+        return self.oblige(ctx, ObligationKind.RANGE, goal, check.description + where,
+                           check.span, "Range")
+
+    def assertion(self, env: Env, a: A.Expr, refined: Optional[str] = None) -> T.Term:
+        """The Bool term of an assertion of a relational type."""
+        start = len(self._range_checks)
+        try:
+            return self.translator.assertion(a, env, refined)
+        finally:
+            del self._range_checks[start:]  # claims are not code: nothing of them runs
+
+    def index_term(self, env: Env, e: A.Expr) -> T.Term:
+        """The Real term of a monad index (``eps`` of ``DP(eps)``, or a delta)."""
+        start = len(self._range_checks)
+        try:
+            value = self.translator.expr(e, 0, env)
+        finally:
+            del self._range_checks[start:]
+        term = self.translator.as_term(value, e)
+        if term.sort == T.INT:
+            term = T.to_real(term)
+        if term.sort != T.REAL:
+            raise NoRule("a privacy parameter must be a number", e.span)
+        return term
+
+    # ---- inference (observe-folds) -------------------------------------------------------------
+
+    def _infer(self, e: A.Expr, run: int, env: Env) -> DistV:
+        from verifier.rules.observe_fold import infer_closed_form
+        return infer_closed_form(self, e, run, env)
+
+    # ---- checking ----------------------------------------------------------------------------
+
+    def check_monadic(self, ctx: Ctx, e: A.Expr) -> Derivation:
+        """``ctx ⊢ e :: ctx.claim``: every path ends in obligations on the total cost."""
+        from verifier.rules.monadic_rules import equal_inputs
+        shortcut = equal_inputs(self, ctx, e)
+        if shortcut is not None:
+            return self.close_path(ctx, shortcut.node, shortcut.cost, e)
+        return registry.monadic(e)(self, ctx, e)
+
+    def close_synth(self, ctx: Ctx, result: Synth, e: A.Expr) -> Derivation:
+        """``close_path`` for a computation whose cost and facts come from synthesis."""
+        if result.facts:
+            ctx = ctx.assume("h_candidate", T.and_(*result.facts))
+        return self.close_path(ctx, result.node, result.cost, e)
+
+    def synth_monadic(self, ctx: Ctx, e: A.Expr) -> Synth:
+        """The cost and output of a monadic computation in a bound (``mlet``) position."""
+        from verifier.rules.monadic_rules import equal_inputs, synth_dispatch
+        shortcut = equal_inputs(self, ctx, e)
+        if shortcut is not None:
+            return shortcut
+        return synth_dispatch(self, ctx, e)
+
+    def close_path(self, ctx: Ctx, premise: Derivation, cost: Cost, e: A.Expr) -> Derivation:
+        """The end of a monadic path: the costs spent, plus ``cost``, fit the claim."""
+        claim = ctx.claim
+        costs = ctx.costs + (cost,)
+        obligations = []
+        families = {c.family for c in costs} - {"ZERO"}
+        if claim.family == "DP":
+            bad = families - {"DP", "SD"}
+            if bad:
+                raise NoRule(f"a {sorted(bad)[0]} bound cannot be used for a DP claim", e.span)
+            eps_total = total([c.eps for c in costs if c.family == "DP"])
+        else:
+            bad = families - {claim.family}
+            if bad:
+                raise NoRule(f"a {sorted(bad)[0]} cost cannot be used for a {claim.family} claim",
+                             e.span)
+            eps_total = None
+        delta_total = total([c.delta for c in costs])
+        spent = " + ".join(c.what for c in costs if c.family != "ZERO") or "nothing"
+        if eps_total is not None:
+            obligations.append(self.oblige(
+                ctx, ObligationKind.ENTAILMENT, T.le(eps_total, claim.eps),
+                f"the privacy cost ({spent}) is at most the claimed eps {claim.text}",
+                e.span, "Budget"))
+        obligations.append(self.oblige(
+            ctx, ObligationKind.ENTAILMENT, T.le(delta_total, claim.delta),
+            f"the total delta ({spent}) is at most the claimed delta", e.span, "Budget"))
+        return self.node("Budget", ctx, e.span, f"{spent} fits {claim.text}", [premise],
+                         obligations, costs=[c.what for c in costs])
+
+    # ---- claims ---------------------------------------------------------------------------------
+
+    def prove_claim(self, val: A.ValDecl) -> Derivation:
+        """The derivation of ``val``, proving its definition has the claimed relational type."""
+        from verifier.rules.core_rules import check_definition
+        decl = self._lets.get(val.name)
+        if decl is None:
+            raise NoRule(f"val {val.name} has no definition", val.span)
+        return check_definition(self, val, decl)
+
+
+# ---- helpers --------------------------------------------------------------------------------
+
+def simple_of(rt: A.RType) -> A.SimpleType:
+    """The simple type under refinements."""
+    while isinstance(rt, A.RRefine):
+        rt = rt.base
+    if isinstance(rt, A.RSimple):
+        return rt.type
+    if isinstance(rt, A.RMonad):
+        return A.TMonad(simple_of(rt.body))
+    if isinstance(rt, A.RArrow):
+        return A.TArrow(simple_of(rt.dom), simple_of(rt.cod))
+    raise NoRule("unsupported relational type", rt.span)
+
+
+def relevant(hyps: Sequence[Tuple[str, T.Term]], goal: T.Term) -> Tuple[Tuple[str, T.Term], ...]:
+    """The hypotheses connected to the goal through shared symbols (cone of influence).
+
+    Dropping unrelated hypotheses can only make an obligation harder to prove, never easier,
+    so this is sound; it keeps obligations small and counterexamples readable.
+    """
+    def symbols(t: T.Term) -> set:
+        out = set()
+        for sub in T.subterms(t):
+            if isinstance(sub, T.Var):
+                out.add(("v", sub.name, sub.run))
+            elif isinstance(sub, T.Apply) and not sub.args:
+                out.add(("c", sub.func.name))
+        return out
+
+    wanted = symbols(goal)
+    pending = [(n, t, symbols(t)) for n, t in hyps]
+    chosen: Dict[str, T.Term] = {}
+    changed = True
+    while changed:
+        changed = False
+        for n, t, syms in pending:
+            if n not in chosen and (syms & wanted or not syms):
+                chosen[n] = t
+                wanted |= syms
+                changed = True
+    return tuple((n, t) for n, t in hyps if n in chosen)
+
+
+def total(terms: Sequence[T.Term]) -> T.Term:
+    """The sum of ``terms``, leaving out constant zeros (0 for none)."""
+    parts = [t for t in terms if not (isinstance(t, T.Const) and t.value == 0)]
+    if not parts:
+        return T.real(0)
+    return parts[0] if len(parts) == 1 else T.add(*parts)
+
+
+def _dedupe(checks: List[RangeCheck]) -> List[RangeCheck]:
+    seen, out = set(), []
+    for c in checks:
+        key = (c.condition, c.guard, c.description, c.run)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
+def _source_span(span: Optional[A.Span]) -> Optional[SourceSpan]:
+    if span is None or span.line == 0:
+        return None
+    return SourceSpan(span.file, span.line, span.col, span.end_line, span.end_col)
+
+
+def equal_term(a: SymValue, b: SymValue) -> Optional[T.Term]:
+    """The Bool term ``a = b`` for first-order values; None when they are not first-order."""
+    if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
+        parts = [equal_term(x, y) for x, y in zip(a.items, b.items)]
+        if any(p is None for p in parts):
+            return None
+        return T.and_(*parts)
+    if isinstance(a, UnitV) and isinstance(b, UnitV):
+        return T.boolean(True)
+    ta, tb = value_terms(a), value_terms(b)
+    if len(ta) == 1 and len(tb) == 1 and isinstance(a, (Scalar, DistV)) and isinstance(b, (Scalar, DistV)):
+        return T.boolean(True) if ta[0] == tb[0] else T.eq(ta[0], tb[0])
+    return None
+
+
+__all__ = ["Builder", "Synth", "Claim", "Cost", "Ctx", "NoRule", "Monadic", "pretty_expr",
+           "pretty_rtype"]

@@ -1,0 +1,104 @@
+"""Relational contexts, privacy costs and claims."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Optional, Tuple
+
+from obligations import terms as T
+from verifier.language import ast as A
+from verifier.rules.symbolic import Env, SymValue
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one monadic step spends: ``(eps, delta)`` in divergence ``family``.
+
+    ``family`` is ``"DP"`` (eps-distance), ``"SD"``, ``"HD"``, ``"KL"`` (delta only), or
+    ``"ZERO"`` for equal distributions, which cost nothing in any family.
+    """
+
+    family: str
+    eps: T.Term
+    delta: T.Term
+    what: str
+    span: Optional[A.Span] = None
+
+
+ZERO_REAL = T.real(0)
+
+
+def zero_cost(what: str, span: Optional[A.Span] = None) -> Cost:
+    return Cost("ZERO", ZERO_REAL, ZERO_REAL, what, span)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The index of the claimed monad ``M[F, delta]``: family, epsilon (DP only) and delta."""
+
+    family: str
+    eps: Optional[T.Term]
+    delta: T.Term
+    text: str
+    span: Optional[A.Span] = None
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """A relational context: bindings, named hypotheses, the costs spent on this path, the
+    claim being checked, and what structural recursion allows.
+
+    ``smaller`` lists ``(parameter, tail)`` pairs: ``tail`` is the tail of the list that
+    parameter ``parameter`` held, so a recursive call may pass ``tail`` in its place.
+    """
+
+    env: Env
+    hyps: Tuple[Tuple[str, T.Term], ...] = ()
+    costs: Tuple[Cost, ...] = ()
+    claim: Optional[Claim] = None
+    function: Optional[str] = None
+    params: Tuple[str, ...] = ()
+    smaller: Tuple[Tuple[str, str], ...] = ()
+    case: str = field(default="", compare=False)
+    binder: Optional[str] = field(default=None, compare=False)  # the mlet variable being bound
+
+    def assume(self, name: str, term: T.Term) -> "Ctx":
+        """Add hypothesis ``term``; conjunctions are split into separately named hypotheses."""
+        hyps = list(self.hyps)
+        taken = {n for n, _ in hyps}
+        name = "h_" + re.sub(r"[^A-Za-z0-9_]+", "_", name.removeprefix("h_")).strip("_")
+        for i, part in enumerate(_conjuncts(term)):
+            if part == T.boolean(True):
+                continue
+            base = name if i == 0 else f"{name}_{i}"
+            candidate, k = base, 2
+            while candidate in taken:
+                candidate, k = f"{base}_{k}", k + 1
+            taken.add(candidate)
+            hyps.append((candidate, part))
+        return replace(self, hyps=tuple(hyps))
+
+    def bind(self, name: str, left: SymValue, right: SymValue) -> "Ctx":
+        return replace(self, env=self.env.bind(name, left, right))
+
+    def with_env(self, env: Env) -> "Ctx":
+        return replace(self, env=env)
+
+    def spend(self, cost: Cost) -> "Ctx":
+        return replace(self, costs=self.costs + (cost,))
+
+    def binding(self, p) -> "Ctx":
+        """This context while computing the value an ``mlet`` binds to pattern ``p``."""
+        return replace(self, binder=getattr(p, "name", None))
+
+    def in_case(self, label: str) -> "Ctx":
+        return replace(self, case=f"{self.case}, {label}" if self.case else label)
+
+
+def _conjuncts(t: T.Term) -> Tuple[T.Term, ...]:
+    if isinstance(t, T.Op) and t.op == T.OpKind.AND:
+        out: Tuple[T.Term, ...] = ()
+        for a in t.args:
+            out += _conjuncts(a)
+        return out
+    return (t,)

@@ -1,0 +1,390 @@
+"""The HOARe² core rules under PrivInfer: abstraction (a definition against its ``val``),
+application of a function with a ``val`` (App-Val), ``match`` (synchronous or split by the
+unfoldings of ``adj`` / ``adjWithin`` / ``dist``), ``if``, and pure refinements.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import List, Optional, Sequence, Tuple
+
+from obligations import terms as T
+from obligations.model import ObligationKind
+from verifier.language import ast as A
+from verifier.language.pretty import pretty_rtype
+from verifier.rules import logic as L
+from verifier.rules.builder import Builder, Synth, equal_term, simple_of
+from verifier.rules.context import Claim, Cost, Ctx, zero_cost
+from verifier.rules.derivation import Derivation
+from verifier.rules.monadic_rules import short
+from verifier.rules.registry import monadic_rule
+from verifier.rules.symbolic import Env, Monadic, NamedFun, Scalar, SymValue
+from verifier.rules.translate import NoRule, bind_pattern
+
+EQUAL_FAMILIES = ("SD", "HD", "KL")
+
+
+# ---- definitions against their val ----------------------------------------------------------
+
+def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
+    """Abstraction: ``let f p1 … pn = body`` has the type ``val f :: D1 -> … -> R`` when the
+    body has type R in the context of the parameters' refinements (with f's own val assumed
+    for structurally smaller recursive calls)."""
+    params: List[A.Pattern] = list(decl.params)
+    body = decl.body
+    rt = val.rtype
+    names = tuple(p.name for p in params if isinstance(p, A.PVar))
+    ctx = Ctx(env=b.top_env, function=decl.name if decl.recursive else None, params=names)
+    val_env = b.top_env
+    premises: List[Derivation] = []
+    while isinstance(rt, A.RArrow):
+        if not params:
+            if isinstance(body, A.Fun):
+                params, body = list(body.params), body.body
+            else:
+                raise NoRule(f"{decl.name} takes fewer parameters than its val says", decl.span)
+        ctx, val_env = bind_parameter(b, ctx, val_env, params.pop(0), rt.dom)
+        rt = rt.cod
+    if params:
+        raise NoRule(f"{decl.name} takes more parameters than its val says", decl.span)
+    from verifier.rules.safety import check_safety
+    with b.name_scope():  # the two passes may reuse the same names for their own variables
+        premises.append(check_safety(b, ctx, body, monadic=isinstance(rt, A.RMonad)))
+    if isinstance(rt, A.RMonad):
+        claim = make_claim(b, val_env, rt)
+        premises.append(b.check_monadic(replace(ctx, claim=claim), body))
+    else:
+        premises.append(check_pure(b, ctx, val_env, body, rt))
+    rule = "LetRec-Induction" if decl.recursive else "Abs"
+    return b.node(rule, None, decl.span, f"{decl.name} :: {pretty_rtype(val.rtype)}", premises,
+                  claim=pretty_rtype(val.rtype), function=decl.name)
+
+
+def _refinement_parts(rt: A.RType) -> Tuple[Optional[str], A.RType, List[A.Expr]]:
+    """``{x :: {y :: T | B} | A}`` as (x, T, [A, B]) (inner variables renamed to x)."""
+    var, assertions = None, []
+    while isinstance(rt, A.RRefine):
+        if var is None:
+            var = rt.var
+        elif rt.var != var:
+            raise NoRule("nested refinements must use one variable name", rt.span)
+        assertions.append(rt.assertion)
+        rt = rt.base
+    return var, rt, assertions
+
+
+def _shared(var: str, assertions: Sequence[A.Expr]) -> bool:
+    """Whether an assertion says the refined value is equal in both runs (``=`` or
+    ``x<1> = x<2>`` as a top-level conjunct)."""
+    def conjuncts(a):
+        if isinstance(a, A.Conj):
+            return conjuncts(a.left) + conjuncts(a.right)
+        return [a]
+    for a in assertions:
+        for c in conjuncts(a):
+            if isinstance(c, A.SameRuns):
+                return True
+            if isinstance(c, A.BinOp) and c.op == "=" and \
+                    {(x.name, x.run) for x in (c.left, c.right) if isinstance(x, A.RunVar)} \
+                    == {(var, 1), (var, 2)}:
+                return True
+    return False
+
+
+def hyp_name(name: str) -> str:
+    return "h_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def bind_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RType
+                   ) -> Tuple[Ctx, Env]:
+    """Bind a parameter to fresh variables and assume its refinement and range."""
+    var, base, assertions = _refinement_parts(dom)
+    pname = p.name if isinstance(p, A.PVar) else (var or "arg")
+    if isinstance(base, A.RMonad):
+        equal = monad_is_equality(b, val_env, base)
+        value = Monadic(None, None, equal_in_runs=equal, rtype=base, name=pname)
+        ctx = _bind_both(ctx, p, value, value)
+        return ctx, val_env.bind(var, value, value) if var else val_env
+    if not isinstance(base, A.RSimple):
+        raise NoRule("parameters of function type are not supported by the verifier", dom.span)
+    sort = L.sort_of_type(base.type)
+    if sort is None:
+        raise NoRule(f"parameters of type {pretty_rtype(base)} are not supported", dom.span)
+    shared = var is not None and _shared(var, assertions)
+    left, right = b.fresh_pair(pname, sort, shared)
+    ctx = _bind_both(ctx, p, Scalar(left), Scalar(right))
+    if var is not None:
+        val_env = val_env.bind(var, Scalar(left), Scalar(right))
+    facts = L.range_facts(base.type, left) + (() if shared else L.range_facts(base.type, right))
+    if facts:
+        ctx = ctx.assume(hyp_name(pname + "_range"), T.and_(*facts))
+    for a in assertions:
+        if not isinstance(a, A.SameRuns):
+            ctx = ctx.assume(hyp_name(pname), b.assertion(val_env, a, refined=var))
+    return ctx, val_env
+
+
+def _bind_both(ctx: Ctx, p: A.Pattern, left: SymValue, right: SymValue) -> Ctx:
+    if isinstance(p, A.PVar):
+        return ctx.bind(p.name, left, right)
+    if isinstance(p, (A.PWild, A.PUnit)):
+        return ctx
+    raise NoRule("tuple parameters are not supported by the verifier", p.span)
+
+
+def monad_is_equality(b: Builder, env: Env, rt: A.RMonad) -> bool:
+    """Whether ``M[F, delta] {x :: T | =}`` says the two distributions are equal: delta 0
+    and a divergence for which 0 means equality (SD, HD, KL, or DP(0))."""
+    if rt.delta is not None and b.index_term(env, rt.delta) != T.real(0):
+        return False
+    var, _, assertions = _refinement_parts(rt.body)
+    if var is None or not _shared(var, assertions):
+        return False
+    if rt.div.kind in EQUAL_FAMILIES:
+        return True
+    return rt.div.kind == "DP" and b.index_term(env, rt.div.eps) == T.real(0)
+
+
+def make_claim(b: Builder, env: Env, rt: A.RMonad) -> Claim:
+    var, base, assertions = _refinement_parts(rt.body)
+    if var is None or not any(isinstance(a, A.SameRuns) for a in assertions) or len(assertions) != 1:
+        raise NoRule("the verifier supports monadic claims of the form M[F, delta] {x :: T | =}",
+                     rt.body.span)
+    from verifier.language.pretty import pretty_expr
+    eps = b.index_term(env, rt.div.eps) if rt.div.kind == "DP" else None
+    delta = b.index_term(env, rt.delta) if rt.delta is not None else T.real(0)
+    text = f"DP({pretty_expr(rt.div.eps)})" if rt.div.kind == "DP" else rt.div.kind
+    if rt.delta is not None:
+        text += f", delta {pretty_expr(rt.delta)}"
+    return Claim(rt.div.kind, eps, delta, text, rt.span)
+
+
+# ---- pure refinements -----------------------------------------------------------------------
+
+def check_pure(b: Builder, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType) -> Derivation:
+    """``ctx ⊢ body :: rt`` for a pure result type."""
+    if isinstance(body, A.Match):
+        cases = split_match(b, ctx, body)
+        premises = [check_pure(b, c, val_env, e, rt) for c, e in cases]
+        return b.node("Match", ctx, body.span, f"match {short(body.scrutinee)}", premises)
+    if isinstance(body, A.If):
+        cases = split_if(b, ctx, body)
+        premises = [check_pure(b, c, val_env, e, rt) for c, e in cases]
+        return b.node("If", ctx, body.span, f"if {short(body.cond)}", premises)
+    var, base, assertions = _refinement_parts(rt)
+    (left, right), ranges = b.translate_pair(ctx, body)
+    obligations = list(ranges)
+    if var is not None:
+        env = val_env.bind(var, left, right)
+        for a in assertions:
+            if isinstance(a, A.SameRuns):
+                goal = equal_term(left, right)
+                if goal is None:
+                    raise NoRule("cannot compare these values in the logic", body.span)
+            else:
+                goal = b.assertion(env, a, refined=var)
+            obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
+                                        f"the result satisfies {pretty_rtype(rt)}", body.span,
+                                        "Sub"))
+    return b.node("Sub", ctx, body.span, f"{short(body)} :: {pretty_rtype(rt)}",
+                  obligations=obligations)
+
+
+# ---- match and if -------------------------------------------------------------------------
+
+def split_match(b: Builder, ctx: Ctx, e: A.Match) -> List[Tuple[Ctx, A.Expr]]:
+    """The cases of a match, each with its context (Match-Sync or Match-Split)."""
+    (left, right), _ = b.translate_pair(ctx, e.scrutinee)
+    l1, l2 = Scalar_term(left, e), Scalar_term(right, e)
+    key = L.list_key_of(l1.sort)
+    if key is None:
+        raise NoRule("match on a value that is not a list", e.scrutinee.span)
+    nil = L.nil(l1.sort)
+    smaller = ctx.smaller
+    if isinstance(e.scrutinee, A.Var) and e.tail != "_":
+        name = e.scrutinee.name
+        if name in ctx.params or any(t == name for _, t in ctx.smaller):
+            smaller = smaller + ((name, e.tail),)
+    esort = L.elem_sort(key)
+    if l1 == l2 or b.holds(ctx, T.eq(l1, l2)):
+        h, _ = b.fresh_pair(e.head if e.head != "_" else "hd", esort, True)
+        t, _ = b.fresh_pair(e.tail if e.tail != "_" else "tl", l1.sort, True)
+        nil_ctx = ctx.assume("h_nil", T.and_(T.eq(l1, nil), T.eq(l2, nil))).in_case("[]")
+        cons_ctx = ctx.assume("h_cons", T.and_(T.eq(l1, L.cons(h, t)), T.eq(l2, L.cons(h, t))))
+        cons_ctx = _bind_cons(replace(cons_ctx, smaller=smaller), e, (h, h), (t, t))
+        return [(nil_ctx, e.nil_body), (cons_ctx.in_case("::"), e.cons_body)]
+    if not b.holds(ctx, T.eq(L.length(l1), L.length(l2))):
+        raise NoRule("the two runs may take different branches of this match (the lists may "
+                     "have different lengths)", e.scrutinee.span)
+    h1, h2 = b.fresh_pair(e.head if e.head != "_" else "hd", esort, False)
+    t1, t2 = b.fresh_pair(e.tail if e.tail != "_" else "tl", l1.sort, False)
+    nil_ctx = ctx.assume("h_nil", T.and_(T.eq(l1, nil), T.eq(l2, nil))).in_case("[]")
+    cons_ctx = ctx.assume("h_cons", T.and_(T.eq(l1, L.cons(h1, t1)), T.eq(l2, L.cons(h2, t2))))
+    cons_ctx = _bind_cons(replace(cons_ctx, smaller=smaller), e, (h1, h2), (t1, t2))
+    # the unfoldings of LANGUAGE.md at h1 :: t1 ~ h2 :: t2: dist and adj as equations, and a
+    # case split on the disjuncts of every adj / adjWithin hypothesis about the two lists
+    cons_ctx = cons_ctx.assume("h_dist_unfold", T.eq(
+        L.hamming(l1, l2), T.add(T.ite(T.eq(h1, h2), 0, 1), L.hamming(t1, t2))))
+    cons_ctx = cons_ctx.assume("h_adj_unfold", T.eq(
+        L.adj(l1, l2), T.or_(T.and_(T.eq(h1, h2), L.adj(t1, t2)), T.eq(t1, t2))))
+    cases = [(cons_ctx.in_case("::"), e.cons_body)]
+    for hyp, atom in ctx.hyps:
+        if not isinstance(atom, T.Apply) or atom.func.name not in ("adj", "adjWithin"):
+            continue
+        if atom.args[:2] != (l1, l2):
+            continue
+        cases = [(c.assume(f"{hyp}_{label}", d).in_case(label), body)
+                 for c, body in cases for label, d in _unfold(atom, h1, h2, t1, t2)]
+    return [(nil_ctx, e.nil_body)] + cases
+
+
+def _unfold(atom: T.Apply, h1, h2, t1, t2) -> List[Tuple[str, T.Term]]:
+    """The unfolding of ``adj`` / ``adjWithin`` at ``h1 :: t1 ~ h2 :: t2`` (LANGUAGE.md), as cases."""
+    if atom.func.name == "adj":
+        return [("same head", T.and_(T.eq(h1, h2), L.adj(t1, t2))), ("same tail", T.eq(t1, t2))]
+    c = atom.args[2]
+    return [("same head", T.and_(T.eq(h1, h2), L.adj_within(t1, t2, c))),
+            ("same tail", T.and_(T.le(T.abs_(T.sub(h1, h2)), c), T.eq(t1, t2)))]
+
+
+def _bind_cons(ctx: Ctx, e: A.Match, heads, tails) -> Ctx:
+    if e.head != "_":
+        ctx = ctx.bind(e.head, Scalar(heads[0]), Scalar(heads[1]))
+    if e.tail != "_":
+        ctx = ctx.bind(e.tail, Scalar(tails[0]), Scalar(tails[1]))
+    return ctx
+
+
+def Scalar_term(v: SymValue, e: A.Node) -> T.Term:
+    if not isinstance(v, Scalar):
+        raise NoRule("expected a list", e.span)
+    return v.term
+
+
+def split_if(b: Builder, ctx: Ctx, e: A.If) -> List[Tuple[Ctx, A.Expr]]:
+    (left, right), _ = b.translate_pair(ctx, e.cond)
+    c1, c2 = Scalar_term(left, e.cond), Scalar_term(right, e.cond)
+    if not (c1 == c2 or b.holds(ctx, T.eq(c1, c2))):
+        raise NoRule("the two runs may take different branches of this if", e.cond.span)
+    return [(ctx.assume("h_then", T.and_(c1, c2)).in_case("then"), e.then),
+            (ctx.assume("h_else", T.and_(T.not_(c1), T.not_(c2))).in_case("else"), e.else_)]
+
+
+@monadic_rule(A.Match)
+def Match(b: Builder, ctx: Ctx, e: A.Match):
+    """Match-Sync when the scrutinee is equal in both runs, Match-Split otherwise."""
+    cases = split_match(b, ctx, e)
+    premises = [b.check_monadic(c, body) for c, body in cases]
+    rule = "Match-Split" if len(cases) > 2 or any("same" in c.case for c, _ in cases) else "Match"
+    return b.node(rule, ctx, e.span, f"match {short(e.scrutinee)}", premises)
+
+
+@monadic_rule(A.If)
+def If(b: Builder, ctx: Ctx, e: A.If):
+    """Both runs take the same branch (the condition is equal in both)."""
+    cases = split_if(b, ctx, e)
+    premises = [b.check_monadic(c, body) for c, body in cases]
+    return b.node("If", ctx, e.span, f"if {short(e.cond)}", premises)
+
+
+# ---- application of a function with a val --------------------------------------------------
+
+def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr]) -> Synth:
+    """App-Val: the arguments satisfy the domain refinements of ``name``'s val; the result has
+    the val's monadic type, instantiated with the arguments."""
+    val = b.val_of(name)
+    if val is None:
+        raise NoRule(f"the recursive function {name} needs a val to be used by verified code",
+                     e.span)
+    rt = val.rtype
+    doms = []
+    while isinstance(rt, A.RArrow):
+        doms.append(rt.dom)
+        rt = rt.cod
+    if len(args) != len(doms):
+        raise NoRule(f"{name} is applied to {len(args)} arguments; its val has {len(doms)}",
+                     e.span)
+    if name == ctx.function:
+        _check_decreasing(ctx, e, args)
+    env = b.top_env
+    obligations = []
+    for i, (arg, dom) in enumerate(zip(args, doms), 1):
+        var, base, assertions = _refinement_parts(dom)
+        if isinstance(base, A.RMonad):
+            if not monad_is_equality(b, env, base):
+                raise NoRule(f"argument {i} of {name} has a monadic type the verifier "
+                             "cannot check", arg.span)
+            from verifier.rules.monadic_rules import equal_inputs
+            same = equal_inputs(b, ctx, arg)
+            if same is None:
+                raise NoRule(f"argument {i} of {name} must be the same distribution in both runs",
+                             arg.span)
+            obligations += same.node.obligations
+            value = Monadic(None, None, equal_in_runs=True, name=f"arg{i}")
+            env = env.bind(var, value, value) if var else env
+            continue
+        (left, right), ranges = b.translate_pair(ctx, arg)
+        obligations += ranges
+        if var is not None:
+            env = env.bind(var, left, right)
+        simple = simple_of(base)
+        for run, value in ((1, left), (2, right)):
+            if isinstance(value, Scalar):
+                facts = L.range_facts(simple, value.term)
+                if facts:
+                    obligations.append(b.oblige(
+                        ctx, ObligationKind.RANGE, T.and_(*facts),
+                        f"argument {i} of {name} has type {pretty_rtype(base)} (run {run})",
+                        arg.span, "App-Val"))
+        for a in assertions:
+            if isinstance(a, A.SameRuns):
+                goal = equal_term(left, right)
+                if goal is None:
+                    raise NoRule("cannot compare these values in the logic", arg.span)
+            else:
+                goal = b.assertion(env, a, refined=var)
+            obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
+                                        f"argument {i} of {name} satisfies its refinement "
+                                        f"{pretty_rtype(dom)}", arg.span, "App-Val"))
+    if not isinstance(rt, A.RMonad):
+        raise NoRule(f"{name} does not return a distribution", e.span)
+    cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span)
+    node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}",
+                  obligations=obligations)
+    sort = _out_sort(rt)
+    output: SymValue = (Scalar(b.fresh(ctx.binder or "out", sort)) if sort is not None
+                        else Monadic(None, None, equal_in_runs=True, name=f"out{node.id}"))
+    return Synth(node, cost, (output, output))
+
+
+def _out_sort(rt: A.RMonad) -> Optional[T.Sort]:
+    _, base, _ = _refinement_parts(rt.body)
+    if isinstance(base, A.RSimple):
+        return L.sort_of_type(base.type)
+    return None
+
+
+def _instantiated_cost(b: Builder, env: Env, rt: A.RMonad, what: str, span) -> Cost:
+    if monad_is_equality(b, env, rt):
+        return zero_cost(what, span)
+    var, _, assertions = _refinement_parts(rt.body)
+    if var is None or not any(isinstance(a, A.SameRuns) for a in assertions):
+        raise NoRule("the verifier supports results of the form M[F, delta] {x :: T | =}",
+                     rt.span)
+    delta = b.index_term(env, rt.delta) if rt.delta is not None else T.real(0)
+    if rt.div.kind == "DP":
+        return Cost("DP", b.index_term(env, rt.div.eps), delta, what, span)
+    return Cost(rt.div.kind, T.real(0), delta, what, span)
+
+
+def _check_decreasing(ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> None:
+    """Structural recursion: some list parameter receives the tail it was matched into."""
+    for param, arg in zip(ctx.params, args):
+        below = {param}
+        for bigger, tail in ctx.smaller:  # pairs are recorded outermost first
+            if bigger in below:
+                below.add(tail)
+        if isinstance(arg, A.Var) and arg.name != param and arg.name in below:
+            return
+    raise NoRule(f"the recursive call {short(e)} is not on the tail of a matched list "
+                 "parameter (only structural recursion is accepted)", e.span)

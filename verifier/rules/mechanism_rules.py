@@ -1,0 +1,164 @@
+"""Rules for the mechanisms: ``lapMech``, ``gaussMech``, ``expMech``.
+
+Each rule returns the mechanism's privacy cost for the two runs' arguments; the guarantees
+are the literature theorems of the lemma library (``mechanisms.laplace``,
+``mechanisms.gaussian``, ``mechanisms.exponential``), which certificates list in their trust
+base. Tool builders add a mechanism with ``verifier.rules.registry.register_mechanism``.
+"""
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+from obligations import terms as T
+from obligations.model import ObligationKind
+from verifier.language import ast as A
+from verifier.rules import logic as L
+from verifier.rules.builder import Builder, Synth, equal_term
+from verifier.rules.context import Cost, Ctx
+from verifier.rules.monadic_rules import short
+from verifier.rules.registry import register_mechanism
+from verifier.rules.symbolic import Scalar, SymValue, TupleV
+from verifier.rules.translate import NoRule
+
+
+def _public(b: Builder, ctx: Ctx, arg: A.Expr, what: str, mech: str):
+    """Translate a mechanism parameter, which must be equal in both runs (that it is positive
+    is a range condition, checked by the Safety judgement)."""
+    (left, right), obligations = b.translate_pair(ctx, arg)
+    t1, t2 = b.translator.as_term(left, arg), b.translator.as_term(right, arg)
+    if t1 != t2:
+        obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, T.eq(t1, t2),
+                                    f"{what} of {mech} is public (equal in both runs)",
+                                    arg.span, mech))
+    return t1, obligations
+
+
+def _numeric_pair(b: Builder, ctx: Ctx, arg: A.Expr):
+    (left, right), obligations = b.translate_pair(ctx, arg)
+    t1, t2 = b.translator.as_term(left, arg), b.translator.as_term(right, arg)
+    if t1.sort == T.INT:
+        t1, t2 = T.to_real(t1), T.to_real(t2)
+    return t1, t2, obligations
+
+
+def _output(b: Builder, ctx: Ctx, sort: T.Sort) -> Tuple[SymValue, SymValue]:
+    """The mechanism's output, equal in both runs (named after the mlet variable if any)."""
+    v = Scalar(b.fresh(ctx.binder or "z", sort))
+    return v, v
+
+
+def lap_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
+    """``lapMech (eps, v)``: a k-sensitive v gives (k·eps, 0)-DP; the cost is
+    ``eps · |v<1> − v<2>|`` and the outputs are coupled to be equal."""
+    if len(args) != 2:
+        raise NoRule("lapMech takes (eps, value)", e.span)
+    eps, obligations = _public(b, ctx, args[0], "the epsilon", "lapMech")
+    v1, v2, more = _numeric_pair(b, ctx, args[1])
+    cost = Cost("DP", T.mul(eps, T.abs_(T.sub(v1, v2))), T.real(0),
+                f"lapMech at line {e.span.line}", e.span)
+    node = b.node("LapMech", ctx, e.span, f"{short(e)}: eps·|v<1> - v<2>|",
+                  obligations=obligations + more, lemma="mechanisms.laplace")
+    return Synth(node, cost, _output(b, ctx, T.REAL))
+
+
+def gauss_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
+    """``gaussMech (eps, delta, v)``: with k = |v<1> − v<2>| and k·eps < 1, (k·eps, delta)-DP."""
+    if len(args) != 3:
+        raise NoRule("gaussMech takes (eps, delta, value)", e.span)
+    eps, obligations = _public(b, ctx, args[0], "the epsilon", "gaussMech")
+    delta, more = _public(b, ctx, args[1], "the delta", "gaussMech")
+    v1, v2, more2 = _numeric_pair(b, ctx, args[2])
+    k = T.abs_(T.sub(v1, v2))
+    side = b.oblige(ctx, ObligationKind.SIDE_CONDITION, T.lt(T.mul(k, eps), 1),
+                    "the Gaussian mechanism needs sensitivity * eps < 1", e.span, "GaussMech")
+    cost = Cost("DP", T.mul(k, eps), delta, f"gaussMech at line {e.span.line}", e.span)
+    node = b.node("GaussMech", ctx, e.span, f"{short(e)}: (k·eps, delta) with k·eps < 1",
+                  obligations=obligations + more + more2 + [side], lemma="mechanisms.gaussian")
+    return Synth(node, cost, _output(b, ctx, T.REAL))
+
+
+def exp_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
+    """``expMech (eps, score, x[, rs])``: a score k-sensitive in x for every candidate gives
+    (k·eps, 0)-DP. The candidates must be equal in both runs; the cost is
+    ``eps · |score(x<1>, r) − score(x<2>, r)|`` for a fresh candidate r, so the budget
+    obligation holds for every candidate."""
+    if len(args) not in (3, 4):
+        raise NoRule("expMech takes (eps, score, x) or (eps, score, x, candidates)", e.span)
+    eps, obligations = _public(b, ctx, args[0], "the epsilon", "expMech")
+    (f1, f2), more = b.translate_pair(ctx, args[1])
+    obligations += more
+    if f1 != f2:
+        raise NoRule("the score function must be the same in both runs", args[1].span)
+    (x1, x2), more = b.translate_pair(ctx, args[2])
+    obligations += more
+    if len(args) == 4:
+        (r1, r2), more = b.translate_pair(ctx, args[3])
+        obligations += more
+        l1, l2 = b.translator.as_term(r1, args[3]), b.translator.as_term(r2, args[3])
+        if l1 != l2:
+            obligations.append(b.oblige(
+                ctx, ObligationKind.ENTAILMENT, T.eq(l1, l2),
+                "the candidates of expMech do not depend on private data (equal in both runs)",
+                args[3].span, "ExpMech"))
+        key = L.list_key_of(l1.sort)
+        candidate: SymValue = Scalar(b.fresh("r", L.elem_sort(key)))
+        facts: List[T.Term] = []
+    else:
+        candidate, facts = finite_candidate(b, e)
+    s1 = _score(b, f1, x1, candidate, 1, e)
+    s2 = _score(b, f2, x2, candidate, 2, e)
+    cost = Cost("DP", T.mul(eps, T.abs_(T.sub(s1, s2))), T.real(0),
+                f"expMech at line {e.span.line}", e.span)
+    node = b.node("ExpMech", ctx, e.span, f"{short(e)}: eps·|score<1> - score<2>|",
+                  obligations=obligations, lemma="mechanisms.exponential",
+                  candidate=str(_first_term(candidate)))
+    return Synth(node, cost, (candidate, candidate), tuple(facts))
+
+
+def _score(b: Builder, fn, x, r, run: int, e: A.App) -> T.Term:
+    with b.collecting([]):  # range conditions of the score: the Safety judgement's business
+        value = b.translator.apply(fn, [TupleV((x, r))], run, e.span)
+    term = b.translator.as_term(value, e)
+    return T.to_real(term) if term.sort == T.INT else term
+
+
+def finite_candidate(b: Builder, e: A.App) -> Tuple[SymValue, List[T.Term]]:
+    """A fresh candidate ranging over the finite range R of the call, with its range facts."""
+    from verifier.language import types as ty
+    if b.typed is None:
+        raise NoRule("the range of expMech is not known", e.span)
+    r_type = ty.resolve(b.typed.expmech_range(e))
+    return _fresh_of_type(b, r_type, e)
+
+
+def _fresh_of_type(b: Builder, t, e: A.App) -> Tuple[SymValue, List[T.Term]]:
+    from verifier.language import types as ty
+    if t == ty.BOOL:
+        return Scalar(b.fresh("r", T.BOOL)), []
+    if isinstance(t, ty.Fin) and t.k is not None:
+        v = b.fresh("r", T.INT)
+        return Scalar(v), [T.ge(v, 0), T.lt(v, t.k)]
+    if t == ty.UNIT:
+        from verifier.rules.symbolic import UnitV
+        return UnitV(), []
+    if isinstance(t, ty.TupleType):
+        items, facts = [], []
+        for item in t.items:
+            v, f = _fresh_of_type(b, item, e)
+            items.append(v)
+            facts += f
+        return TupleV(tuple(items)), facts
+    raise NoRule(f"expMech over the range {t} needs a candidate list", e.span)
+
+
+def _first_term(v: SymValue):
+    if isinstance(v, Scalar):
+        return v.term
+    return v
+
+
+register_mechanism("lapMech", lap_mech)
+register_mechanism("gaussMech", gauss_mech)
+register_mechanism("expMech", exp_mech)
+
+__all__ = ["lap_mech", "gauss_mech", "exp_mech", "equal_term"]

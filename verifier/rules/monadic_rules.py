@@ -1,0 +1,235 @@
+"""PrivInfer's monadic rules: EqualInputs, UnitM, BindM, Ran/Infer/Observe and S-M.
+
+``check`` rules (registered with ``monadic_rule``) check a monadic expression against the
+claim of the context, closing every path with ``Builder.close_path``; ``synth_dispatch``
+gives the cost and output of a computation in a bound position.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from obligations import terms as T
+from obligations.model import ObligationKind
+from verifier.language import ast as A
+from verifier.language.pretty import pretty_expr
+from verifier.rules import logic as L
+from verifier.rules import registry
+from verifier.rules.builder import Builder, Synth, equal_term
+from verifier.rules.context import Cost, Ctx, zero_cost
+from verifier.rules.free_vars import free_vars
+from verifier.rules.registry import monadic_rule
+from verifier.rules.symbolic import (Builtin, Closure, DistV, Monadic, NamedFun, Scalar,
+                                     SymValue, TupleV, UnitV)
+from verifier.rules.translate import NoRule, bind_pattern, flatten_app
+
+
+def short(e: A.Expr, limit: int = 60) -> str:
+    text = " ".join(pretty_expr(e).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+# ---- EqualInputs --------------------------------------------------------------------------
+
+def equal_inputs(b: Builder, ctx: Ctx, e: A.Expr) -> Optional[Synth]:
+    """If every free variable of ``e`` is equal in both runs, ``e`` denotes the same
+    distribution in both: divergence 0 for every f, and the identity coupling gives equal
+    outputs. Returns None when that cannot be shown."""
+    goals: List[T.Term] = []
+    for name in sorted(free_vars(e)):
+        pair = ctx.env.lookup(name)
+        if pair is None:
+            continue  # a built-in: the same in both runs
+        left, right = pair
+        if left == right:
+            continue
+        if isinstance(left, Monadic) and isinstance(right, Monadic) and left.equal_in_runs \
+                and right.equal_in_runs and left.name == right.name:
+            continue
+        goal = equal_term(left, right)
+        if goal is None:
+            return None
+        goals.append(goal)
+    obligations = []
+    if goals:
+        goal = T.and_(*goals)
+        ob = b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
+                      f"the inputs of {short(e)} are equal in both runs", e.span, "EqualInputs")
+        if b.prove(ob).verdict.value != "verified":
+            return None
+        obligations.append(ob)
+    out = _fresh_output(b, ctx, e)
+    node = b.node("EqualInputs", ctx, e.span,
+                  f"{short(e)} has equal inputs, hence equal distributions",
+                  obligations=obligations)
+    return Synth(node, zero_cost(f"{short(e, 30)} (equal inputs)", e.span), (out, out))
+
+
+def _fresh_output(b: Builder, ctx: Ctx, e: A.Expr) -> SymValue:
+    """A fresh value standing for the (equal) output of ``e`` in both runs."""
+    sort = _result_sort(b, e)
+    if sort is None:
+        return Monadic(None, None, equal_in_runs=True, name=f"out{b.node_id()}")
+    return Scalar(b.fresh(ctx.binder or "out", sort))
+
+
+def _result_sort(b: Builder, e: A.Expr) -> Optional[T.Sort]:
+    """The sort of the values drawn from monadic ``e`` (from the simple types), if any."""
+    if b.typed is None:
+        return None
+    try:
+        ty = b.typed.type_of(e)
+    except (KeyError, AttributeError):
+        return None
+    from verifier.rules.typing_bridge import monad_elem_sort
+    return monad_elem_sort(ty)
+
+
+# ---- check rules ----------------------------------------------------------------------------
+
+@monadic_rule(A.MLet)
+def BindM(b: Builder, ctx: Ctx, e: A.MLet):
+    """``mlet x = e1 in e2``: the cost of ``e1``, then ``e2`` with ``x`` equal in both runs.
+
+    The composability of Lemma 3.4 is what lets the costs add: (eps1-D, eps2-D) compose to
+    (eps1+eps2)-D with deltas adding, and SD, HD, KL each compose with themselves."""
+    first = b.synth_monadic(ctx.binding(e.pattern), e.value)
+    left, right = first.output
+    env = bind_pattern(ctx.env, e.pattern, left, right, e.span)
+    rest = b.check_monadic(first.continue_in(ctx.with_env(env)), e.body)
+    return b.node("BindM", ctx, e.span, f"mlet {_pattern_text(e.pattern)} = {short(e.value, 40)}",
+                  [first.node, rest])
+
+
+@monadic_rule(A.Return)
+def UnitM(b: Builder, ctx: Ctx, e: A.Return):
+    """``return v``: the output is the same in both runs when ``v<1> = v<2>``."""
+    (left, right), ranges = b.translate_pair(ctx, e.value)
+    goal = equal_term(left, right)
+    if goal is None:
+        raise NoRule("return of a value the logic cannot compare", e.span)
+    ob = b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
+                  f"the returned value {short(e.value)} is equal in both runs", e.span, "UnitM")
+    node = b.node("UnitM", ctx, e.span, f"return {short(e.value)}", obligations=ranges + [ob])
+    return b.close_path(ctx, node, zero_cost("return", e.span), e)
+
+
+@monadic_rule(A.Let)
+def LetM(b: Builder, ctx: Ctx, e: A.Let):
+    """``let p = v in m`` with pure ``v``."""
+    (left, right), ranges = b.translate_pair(ctx, e.value)
+    env = bind_pattern(ctx.env, e.pattern, left, right, e.span)
+    body = b.check_monadic(ctx.with_env(env), e.body)
+    return b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = {short(e.value, 40)}",
+                  [body], ranges)
+
+
+def _leaf(b: Builder, ctx: Ctx, e: A.Expr):
+    return b.close_synth(ctx, synth_dispatch(b, ctx, e), e)
+
+
+for _node_type in (A.App, A.Var, A.Ran, A.Observe, A.Infer):
+    registry.monadic_rule(_node_type)(_leaf)
+
+
+# ---- synthesis ------------------------------------------------------------------------------
+
+def synth_dispatch(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
+    """Cost and output of a monadic computation in a bound position."""
+    if isinstance(e, A.Return):
+        (left, right), ranges = b.translate_pair(ctx, e.value)
+        node = b.node("UnitM", ctx, e.span, f"return {short(e.value)}", obligations=ranges)
+        return Synth(node, zero_cost("return", e.span), (left, right))
+    if isinstance(e, A.MLet):
+        first = b.synth_monadic(ctx.binding(e.pattern), e.value)
+        env = bind_pattern(ctx.env, e.pattern, *first.output, e.span)
+        second = b.synth_monadic(ctx.with_env(env).assume("h_candidate", T.and_(*first.facts))
+                                 if first.facts else ctx.with_env(env), e.body)
+        cost = _add_costs(first.cost, second.cost, e)
+        node = b.node("BindM", ctx, e.span, f"mlet {_pattern_text(e.pattern)} = …",
+                      [first.node, second.node])
+        return Synth(node, cost, second.output, first.facts + second.facts)
+    if isinstance(e, A.Let):
+        (left, right), ranges = b.translate_pair(ctx, e.value)
+        env = bind_pattern(ctx.env, e.pattern, left, right, e.span)
+        inner = b.synth_monadic(ctx.with_env(env), e.body)
+        node = b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = …", [inner.node],
+                      ranges)
+        return Synth(node, inner.cost, inner.output)
+    if isinstance(e, A.Var):
+        return _monadic_variable(b, ctx, e)
+    if isinstance(e, A.App):
+        return _application(b, ctx, e)
+    if isinstance(e, A.Ran):
+        raise NoRule("ran of a distribution that differs between the runs needs a divergence "
+                     "bound on it, which the verifier cannot establish here", e.span)
+    if isinstance(e, A.Observe):
+        raise NoRule("observe with inputs that differ between the runs: the Observe rule needs "
+                     "a divergence bound computed from closed-form posteriors, which only "
+                     "observe-folds provide", e.span)
+    raise NoRule(f"no relational rule for {type(e).__name__} here", e.span)
+
+
+def _add_costs(c1: Cost, c2: Cost, e: A.Expr) -> Cost:
+    if c1.family == "ZERO":
+        return c2
+    if c2.family == "ZERO":
+        return c1
+    if c1.family != c2.family:
+        raise NoRule(f"cannot compose a {c1.family} cost with a {c2.family} cost", e.span)
+    return Cost(c1.family, T.add(c1.eps, c2.eps), T.add(c1.delta, c2.delta),
+                f"{c1.what} + {c2.what}", e.span)
+
+
+def _monadic_variable(b: Builder, ctx: Ctx, e: A.Var) -> Synth:
+    pair = ctx.env.lookup(e.name)
+    if pair and all(isinstance(v, Monadic) and v.equal_in_runs for v in pair):
+        node = b.node("Var", ctx, e.span, f"{e.name} is the same distribution in both runs")
+        out = _fresh_output(b, ctx, e)
+        return Synth(node, zero_cost(e.name, e.span), (out, out))
+    raise NoRule(f"{e.name} is not known to be the same distribution in both runs", e.span)
+
+
+def _application(b: Builder, ctx: Ctx, e: A.App) -> Synth:
+    head, args = flatten_app(e)
+    if isinstance(head, A.Var):
+        pair = ctx.env.lookup(head.name)
+        if pair is None:  # a built-in mechanism
+            if len(args) != 1:
+                raise NoRule(f"{head.name} takes its arguments as one tuple", e.span)
+            parts = args[0].items if isinstance(args[0], A.TupleLit) else (args[0],)
+            return registry.mechanism(head.name, e)(b, ctx, e, tuple(parts))
+        fn = pair[0]
+        if isinstance(fn, NamedFun) and pair[0] == pair[1]:
+            from verifier.rules.core_rules import apply_val
+            return apply_val(b, ctx, e, head.name, args)
+        if isinstance(fn, Closure) and pair[0] == pair[1]:
+            return _unfold(b, ctx, e, fn, args)
+    raise NoRule(f"no rule for the monadic application {short(e)}", e.span)
+
+
+def _unfold(b: Builder, ctx: Ctx, e: A.App, fn: Closure, args: List[A.Expr]) -> Synth:
+    """A helper without ``val`` applied in monadic position: unfold its definition."""
+    if len(args) != len(fn.params):
+        raise NoRule(f"{fn.name or 'the function'} is partially applied here", e.span)
+    env = fn.env
+    ranges = []
+    for param, arg in zip(fn.params, args):
+        (left, right), rs = b.translate_pair(ctx, arg)
+        ranges += rs
+        env = bind_pattern(env, param, left, right, arg.span)
+    inner = b.synth_monadic(ctx.with_env(_merge(env, ctx)), fn.body)
+    node = b.node("Unfold", ctx, e.span, f"unfold {fn.name or 'lambda'}", [inner.node], ranges)
+    return Synth(node, inner.cost, inner.output)
+
+
+def _merge(env, ctx: Ctx):
+    return env
+
+
+def _pattern_text(p: A.Pattern) -> str:
+    from verifier.language.pretty import pretty_pattern
+    return pretty_pattern(p)
+
+
+__all__ = ["equal_inputs", "synth_dispatch", "BindM", "UnitM", "LetM", "short",
+           "Builtin", "DistV", "TupleV", "UnitV", "L", "Tuple"]

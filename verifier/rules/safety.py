@@ -1,0 +1,355 @@
+"""The unary part of the type system: every range condition of the code holds (Safety).
+
+The relational rules reason about two runs at once and may skip code altogether (EqualInputs
+needs no look inside). Range conditions — a positive ``beta`` parameter, a non-zero divisor,
+a probability in [0,1], a positive epsilon — are properties of *each* run, so they are
+checked here, by one walk over the body of every verified definition for each run, with the
+refinement types' unary facts (a draw from ``ran (beta …)`` lies in [0,1], an argument of type
+``real+`` is positive...). Every condition becomes a ``RANGE`` obligation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Sequence, Tuple
+
+from obligations import terms as T
+from obligations.model import Obligation, ObligationKind
+from verifier.language import ast as A
+from verifier.rules import logic as L
+from verifier.rules.builder import Builder, simple_of
+from verifier.rules.context import Ctx
+from verifier.rules.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, SymValue,
+                                     TupleV, UnitV)
+from verifier.rules.translate import NoRule, RangeCheck, bind_pattern, flatten_app
+
+
+@dataclass(frozen=True)
+class Elem:
+    """What a monadic computation draws: an exact value, or a fresh value with the facts its
+    type gives. ``make(b, name)`` returns the value and the facts; ``name`` (the program
+    variable it will be bound to, when there is one) names the fresh variables."""
+
+    make: Callable[[Builder, Optional[str]], Tuple[SymValue, List[T.Term]]]
+
+
+def exact(value: SymValue) -> Elem:
+    return Elem(lambda b, name: (value, []))
+
+
+def of_type(t: Optional[A.SimpleType], default: str = "x") -> Elem:
+    """Fresh values of simple type ``t`` with its range facts (opaque when ``t`` has no sort)."""
+    return Elem(lambda b, name: fresh_value(b, t, name or default))
+
+
+def fresh_value(b: Builder, t: Optional[A.SimpleType], name: str) -> Tuple[SymValue, List[T.Term]]:
+    """A fresh value of simple type ``t`` and the facts its type gives."""
+    if isinstance(t, A.TTuple):
+        items, facts = [], []
+        for i, item in enumerate(t.items, 1):
+            v, f = fresh_value(b, item, f"{name}{i}")
+            items.append(v)
+            facts += f
+        return TupleV(tuple(items)), facts
+    if isinstance(t, A.TSimplex):
+        parts = [b.fresh(f"{name}{i}", T.REAL) for i in range(1, t.k + 1)]
+        facts = [T.ge(p, 0) for p in parts] + [T.eq(T.add(*parts), 1)]
+        return TupleV(tuple(Scalar(p) for p in parts)), facts
+    if isinstance(t, A.TBase) and t.name == "unit":
+        return UnitV(), []
+    sort = L.sort_of_type(t) if t is not None else None
+    if sort is None:
+        return Monadic(None, None, name=b.fresh_name(name)), []
+    v = b.fresh(name, sort)
+    return Scalar(v), list(L.range_facts(t, v))
+
+
+OPAQUE = of_type(None)
+
+
+class Safety:
+    """Checks the range conditions of one definition body in one run."""
+
+    def __init__(self, b: Builder, run: int):
+        self.b = b
+        self.run = run
+        self.obligations: List[Obligation] = []
+
+    # ---- pure code ------------------------------------------------------------------------
+
+    def value(self, ctx: Ctx, e: A.Expr) -> SymValue:
+        """Translate pure ``e`` in this run, turning its range conditions into obligations."""
+        checks: List[RangeCheck] = []
+        with self.b.collecting(checks):
+            value = self.b.translator.expr(e, self.run, ctx.env)
+        self._emit(ctx, checks)
+        return value
+
+    def apply(self, ctx: Ctx, fn: SymValue, args: Sequence[SymValue], span) -> SymValue:
+        checks: List[RangeCheck] = []
+        with self.b.collecting(checks):
+            value = self.b.translator.apply(fn, args, self.run, span)
+        self._emit(ctx, checks)
+        return value
+
+    def _emit(self, ctx: Ctx, checks: List[RangeCheck]) -> None:
+        for c in checks:
+            self.obligations.append(self.b.range_obligation(ctx, c))
+
+    def require(self, ctx: Ctx, condition: T.Term, description: str, span) -> None:
+        self.obligations.append(self.b.oblige(ctx, ObligationKind.RANGE, condition,
+                                              f"{description} (run {self.run})", span, "Range"))
+
+    def bind(self, ctx: Ctx, p: A.Pattern, elem: Elem, span) -> Ctx:
+        value, facts = elem.make(self.b, p.name if isinstance(p, A.PVar) else None)
+        ctx = ctx.with_env(bind_pattern(ctx.env, p, value, value, span))
+        if facts:
+            ctx = ctx.assume("h_draw", T.and_(*facts))
+        return ctx
+
+    # ---- monadic code -----------------------------------------------------------------------
+
+    def monadic(self, ctx: Ctx, e: A.Expr) -> Elem:
+        """Check ``e : M[T]`` and describe what it draws."""
+        method = getattr(self, "_m_" + type(e).__name__, None)
+        if method is None:
+            raise NoRule(f"no safety rule for {type(e).__name__} in a monadic position", e.span)
+        return method(ctx, e)
+
+    def _m_Return(self, ctx: Ctx, e: A.Return) -> Elem:
+        return exact(self.value(ctx, e.value))
+
+    def _m_MLet(self, ctx: Ctx, e: A.MLet) -> Elem:
+        first = self.monadic(ctx, e.value)
+        return self.monadic(self.bind(ctx, e.pattern, first, e.span), e.body)
+
+    def _m_Let(self, ctx: Ctx, e: A.Let) -> Elem:
+        v = self.value(ctx, e.value)
+        return self.monadic(ctx.with_env(bind_pattern(ctx.env, e.pattern, v, v, e.span)), e.body)
+
+    def _m_If(self, ctx: Ctx, e: A.If) -> Elem:
+        cond = self.b.translator.as_term(self.value(ctx, e.cond), e.cond)
+        self.monadic(ctx.assume("h_then", cond), e.then)
+        self.monadic(ctx.assume("h_else", T.not_(cond)), e.else_)
+        return OPAQUE
+
+    def _m_Match(self, ctx: Ctx, e: A.Match) -> Elem:
+        lst = self.b.translator.as_term(self.value(ctx, e.scrutinee), e.scrutinee)
+        key = L.list_key_of(lst.sort)
+        if key is None:
+            raise NoRule("match on a value that is not a list", e.scrutinee.span)
+        nil_elem = self.monadic(ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body)
+        h = self.b.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
+        t = self.b.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
+        cons_ctx = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
+        for name, v in ((e.head, h), (e.tail, t)):
+            if name != "_":
+                cons_ctx = cons_ctx.bind(name, Scalar(v), Scalar(v))
+        cons_elem = self.monadic(cons_ctx, e.cons_body)
+        return nil_elem if nil_elem is cons_elem else OPAQUE
+
+    def _m_Ran(self, ctx: Ctx, e: A.Ran) -> Elem:
+        d = self.value(ctx, e.value)
+        if not isinstance(d, DistV):
+            raise NoRule("ran of a distribution whose family is not known", e.span)
+        return draw_of(d)
+
+    def _m_Observe(self, ctx: Ctx, e: A.Observe) -> Elem:
+        prior = self.monadic(ctx, e.prior)
+        lik = self.value(ctx, e.likelihood)
+        if isinstance(lik, Closure) and len(lik.params) == 1:
+            inner = self.bind(ctx.with_env(lik.env), lik.params[0], prior, e.span)
+            self.monadic(inner.with_env(inner.env), lik.body)
+            return prior
+        raise NoRule("observe needs its likelihood as a one-parameter function", e.likelihood.span)
+
+    def _m_Var(self, ctx: Ctx, e: A.Var) -> Elem:
+        pair = ctx.env.lookup(e.name)
+        value = pair[self.run - 1] if pair else None
+        if isinstance(value, Monadic) and value.rtype is not None:
+            return elem_of_rtype(value.rtype)
+        if isinstance(value, Monadic) and value.expr is not None:
+            return self.monadic(ctx.with_env(value.env), value.expr)
+        raise NoRule(f"{e.name} is not a known computation", e.span)
+
+    def _m_Infer(self, ctx: Ctx, e: A.Infer) -> Elem:
+        raise NoRule("infer gives a symbolic distribution, not a computation: use ran (infer …)",
+                     e.span)
+
+    def _m_App(self, ctx: Ctx, e: A.App) -> Elem:
+        head, args = flatten_app(e)
+        if not isinstance(head, A.Var):
+            raise NoRule("application of a computed function in a monadic position", e.span)
+        pair = ctx.env.lookup(head.name)
+        if pair is None:
+            parts = args[0].items if len(args) == 1 and isinstance(args[0], A.TupleLit) else args
+            rule = getattr(self, "_mech_" + head.name, None)
+            if rule is None:
+                raise NoRule(f"no safety rule for {head.name}", e.span)
+            return rule(ctx, e, list(parts))
+        fn = pair[self.run - 1]
+        if isinstance(fn, NamedFun):
+            return self._val_call(ctx, e, head.name, args)
+        if isinstance(fn, Closure):
+            env = fn.env
+            if len(args) != len(fn.params):
+                raise NoRule(f"{head.name} is partially applied here", e.span)
+            for p, a in zip(fn.params, args):
+                v = self.value(ctx, a)
+                env = bind_pattern(env, p, v, v, a.span)
+            return self.monadic(ctx.with_env(env), fn.body)
+        raise NoRule(f"{head.name} is not a function", e.span)
+
+    # ---- mechanisms -------------------------------------------------------------------------
+
+    def _positive(self, ctx: Ctx, arg: A.Expr, what: str) -> None:
+        t = self.b.translator.as_term(self.value(ctx, arg), arg)
+        self.require(ctx, T.gt(t, 0), f"{what} is positive", arg.span)
+
+    def _mech_lapMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
+        self._arity(e, args, 2, "lapMech")
+        self._positive(ctx, args[0], "the epsilon of lapMech")
+        self.value(ctx, args[1])
+        return of_type(A.TBase("real"), "z")
+
+    def _mech_gaussMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
+        self._arity(e, args, 3, "gaussMech")
+        self._positive(ctx, args[0], "the epsilon of gaussMech")
+        self._positive(ctx, args[1], "the delta of gaussMech")
+        self.value(ctx, args[2])
+        return of_type(A.TBase("real"), "z")
+
+    def _mech_expMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
+        if len(args) not in (3, 4):
+            raise NoRule("expMech takes (eps, score, x) or (eps, score, x, candidates)", e.span)
+        self._positive(ctx, args[0], "the epsilon of expMech")
+        score = self.value(ctx, args[1])
+        x = self.value(ctx, args[2])
+        if len(args) == 4:
+            self.value(ctx, args[3])
+            r, facts = fresh_value(self.b, self.b.candidate_type(e), "r")
+        else:
+            from verifier.rules.mechanism_rules import finite_candidate
+            r, facts = finite_candidate(self.b, e)
+        inner = ctx.assume("h_candidate", T.and_(*facts)) if facts else ctx
+        self.apply(inner, score, [TupleV((x, r))], e.span)
+        return Elem(lambda b, name: (r, list(facts)))
+
+    @staticmethod
+    def _arity(e: A.App, args: List[A.Expr], n: int, name: str) -> None:
+        if len(args) != n:
+            raise NoRule(f"{name} takes {n} arguments", e.span)
+
+    # ---- functions with a val -------------------------------------------------------------------
+
+    def _val_call(self, ctx: Ctx, e: A.App, name: str, args: List[A.Expr]) -> Elem:
+        val = self.b.val_of(name)
+        if val is None:
+            raise NoRule(f"the recursive function {name} needs a val to be used by verified code",
+                         e.span)
+        rt, doms = val.rtype, []
+        while isinstance(rt, A.RArrow):
+            doms.append(rt.dom)
+            rt = rt.cod
+        if len(doms) != len(args):
+            raise NoRule(f"{name} is applied to {len(args)} arguments; its val has {len(doms)}",
+                         e.span)
+        for i, (arg, dom) in enumerate(zip(args, doms), 1):
+            base = _strip(dom)
+            if isinstance(base, A.RMonad):
+                drawn = self.monadic(ctx, arg)
+                value, facts = drawn.make(self.b, None)
+                inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
+                wanted = range_facts_of(simple_of(base.body), value)
+                if wanted:
+                    self.require(inner, T.and_(*wanted),
+                                 f"the draws of argument {i} of {name} have the type its val says",
+                                 arg.span)
+                continue
+            value = self.value(ctx, arg)
+            wanted = range_facts_of(simple_of(base), value)
+            if wanted:
+                self.require(ctx, T.and_(*wanted), f"argument {i} of {name} has the type its "
+                             "val says", arg.span)
+        if not isinstance(rt, A.RMonad):
+            raise NoRule(f"{name} does not return a computation", e.span)
+        return elem_of_rtype(rt)
+
+
+def _strip(rt: A.RType) -> A.RType:
+    while isinstance(rt, A.RRefine):
+        rt = rt.base
+    return rt
+
+
+def range_facts_of(t: A.SimpleType, value: SymValue) -> List[T.Term]:
+    if isinstance(value, Scalar):
+        return list(L.range_facts(t, value.term))
+    if isinstance(value, TupleV) and isinstance(t, A.TTuple) and len(t.items) == len(value.items):
+        out: List[T.Term] = []
+        for item_t, item_v in zip(t.items, value.items):
+            out += range_facts_of(item_t, item_v)
+        return out
+    return []
+
+
+def elem_of_rtype(rt: A.RType) -> Elem:
+    """What a computation of relational type ``M[F, δ] {x :: T | …}`` draws: values of T."""
+    if isinstance(rt, A.RMonad):
+        return of_type(simple_of(rt.body))
+    return OPAQUE
+
+
+_DRAWS = {"beta": A.TBase("[0,1]"), "bernoulli": A.TBase("bool"), "normal": A.TBase("real")}
+
+
+def draw_of(d: DistV) -> Elem:
+    """The values ``ran d`` draws, with the facts of its family."""
+    if d.family in _DRAWS:
+        return of_type(_DRAWS[d.family], "theta")
+    if d.family == "categorical":
+        return of_type(A.TFin(len(d.params)), "c")
+    if d.family == "dirichlet":
+        return of_type(A.TSimplex(len(d.params)), "p")
+    return OPAQUE
+
+
+def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool):
+    """The Safety premise of a definition: its range conditions, in run 1 and run 2."""
+    obligations: List[Obligation] = []
+    for run in (1, 2):
+        s = Safety(b, run)
+        if monadic:
+            s.monadic(ctx, body)
+        else:
+            s.value(ctx, body) if not isinstance(body, (A.Match, A.If)) else _pure_cases(s, ctx, body)
+        obligations += s.obligations
+    seen, unique = set(), []
+    for ob in obligations:
+        if ob.id not in seen:
+            seen.add(ob.id)
+            unique.append(ob)
+    return b.node("Safety", ctx, body.span, "every range condition holds in each run",
+                  obligations=unique)
+
+
+def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr) -> None:
+    if isinstance(e, A.Match):
+        lst = s.b.translator.as_term(s.value(ctx, e.scrutinee), e.scrutinee)
+        key = L.list_key_of(lst.sort)
+        _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body)
+        h = s.b.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
+        t = s.b.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
+        inner = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
+        for name, v in ((e.head, h), (e.tail, t)):
+            if name != "_":
+                inner = inner.bind(name, Scalar(v), Scalar(v))
+        _pure_cases(s, inner, e.cons_body)
+    elif isinstance(e, A.If):
+        cond = s.b.translator.as_term(s.value(ctx, e.cond), e.cond)
+        _pure_cases(s, ctx.assume("h_then", cond), e.then)
+        _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_)
+    else:
+        s.value(ctx, e)
+
+
+__all__ = ["check_safety", "Safety", "UnitV"]

@@ -1,0 +1,139 @@
+"""Symbolic values: what a pure expression denotes in one run, as terms of the logic.
+
+The translator (``verifier.rules.translate``) maps a pure expression and a run (1 or 2) to one
+of these. Scalars, lists and distributions are terms; tuples are tuples of symbolic values;
+functions are closures (unfolded on application) or named functions used through their
+``val``; monadic values are kept as code to be checked by the monadic rules.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Tuple, Union
+
+from obligations import terms as T
+from verifier.language import ast as A
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A value of a sort: Real, Int, Bool, a list sort or ``Dist``."""
+
+    term: T.Term
+
+
+@dataclass(frozen=True)
+class TupleV:
+    items: Tuple["SymValue", ...]
+
+
+@dataclass(frozen=True)
+class UnitV:
+    pass
+
+
+@dataclass(frozen=True)
+class DistV:
+    """A symbolic distribution of a known family with its parameters.
+
+    ``family`` is one of ``beta``, ``normal``, ``dirichlet``, ``bernoulli``, ``categorical``,
+    ``uniform``; ``params`` are terms; ``term`` is the ``Dist``-sorted term naming it.
+    ``origin`` says how it was obtained (e.g. the observe-fold that computed a posterior).
+    """
+
+    family: str
+    params: Tuple[T.Term, ...]
+    term: T.Term
+    origin: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class Closure:
+    """A function to unfold on application: a lambda or a helper without ``val``."""
+
+    params: Tuple[A.Pattern, ...]
+    body: A.Expr
+    env: "Env"
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class NamedFun:
+    """A top-level function used through its ``val`` (or as an opaque deterministic symbol)."""
+
+    name: str
+    args: Tuple[Tuple["SymValue", "SymValue"], ...] = ()
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    args: Tuple["SymValue", ...] = ()
+
+
+@dataclass(frozen=True)
+class Monadic:
+    """A monadic value: code and the environment it closes over (checked by the monadic rules).
+
+    ``equal_in_runs`` is set when the value is known to denote the same distribution in both
+    runs (e.g. a parameter of type ``M[SD] {x :: T | =}``).
+    """
+
+    expr: Optional[A.Expr]
+    env: Optional["Env"]
+    equal_in_runs: bool = False
+    rtype: Optional[A.RType] = None
+    name: str = ""
+
+
+SymValue = Union[Scalar, TupleV, UnitV, DistV, Closure, NamedFun, Builtin, Monadic]
+
+
+@dataclass(frozen=True)
+class Env:
+    """A persistent map from program names to their symbolic values in run 1 and run 2."""
+
+    bindings: Tuple[Tuple[str, Tuple[SymValue, SymValue]], ...] = ()
+    _index: Dict[str, Tuple[SymValue, SymValue]] = field(default_factory=dict, compare=False,
+                                                         repr=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not self._index and self.bindings:
+            self._index.update(self.bindings)
+
+    def bind(self, name: str, left: SymValue, right: SymValue) -> "Env":
+        index = dict(self._index)
+        index[name] = (left, right)
+        return Env(self.bindings + ((name, (left, right)),), index)
+
+    def lookup(self, name: str) -> Optional[Tuple[SymValue, SymValue]]:
+        return self._index.get(name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._index
+
+
+def same(a: SymValue, b: SymValue) -> bool:
+    """Whether two symbolic values are syntactically the same (hence equal in both runs)."""
+    return a == b
+
+
+def value_terms(v: SymValue) -> Tuple[T.Term, ...]:
+    """The terms a first-order value is made of (for equality obligations); () otherwise."""
+    if isinstance(v, Scalar):
+        return (v.term,)
+    if isinstance(v, DistV):
+        return (v.term,)
+    if isinstance(v, TupleV):
+        out: Tuple[T.Term, ...] = ()
+        for item in v.items:
+            out += value_terms(item)
+        return out
+    return ()
+
+
+def is_first_order(v: SymValue) -> bool:
+    if isinstance(v, (Scalar, DistV, UnitV)):
+        return True
+    if isinstance(v, TupleV):
+        return all(is_first_order(i) for i in v.items)
+    return False

@@ -1,0 +1,614 @@
+"""Translation of pure expressions into terms, one run at a time.
+
+``Translator.expr(e, run, env)`` gives the symbolic value of the pure expression ``e`` in run
+``run`` (1 or 2). ``Translator.assertion(a, env)`` gives the Bool term of an assertion of a
+relational type, where ``x<1>`` / ``x<2>`` name a variable's value in one run.
+
+Translation is the strongest-postcondition reading of the HOARe² rules for variables,
+constants, operators, ``let``, ``if`` and the application of unfoldable helpers. Range
+conditions met on the way (a positive ``beta`` parameter, a non-zero divisor...) are reported to
+the ``RangeSink`` with the guard under which they are evaluated; the caller turns them into
+``RANGE`` obligations. Anything the translator cannot express raises ``NoRule``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, List, Optional, Sequence, Tuple
+
+from obligations import terms as T
+from verifier.language import ast as A
+from verifier.rules import logic as L
+from verifier.rules.symbolic import (Builtin, Closure, DistV, Env, Monadic, NamedFun, Scalar,
+                                     SymValue, TupleV, UnitV)
+
+
+class NoRule(Exception):
+    """No rule applies: the construct is outside what the verifier can reason about."""
+
+    def __init__(self, message: str, span: Optional[A.Span] = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+@dataclass(frozen=True)
+class RangeCheck:
+    """A range condition: ``condition`` must hold whenever ``guard`` does, in run ``run``."""
+
+    condition: T.Term
+    guard: T.Term
+    description: str
+    span: A.Span
+    run: Optional[int]
+
+
+#: Built-ins handled by the translator, with their arities (None: any tuple).
+PURE_BUILTINS = {
+    "bernoulli": 1, "beta": 2, "normal": 2, "uniform": 1, "dirichlet": None, "categorical": 1,
+    "getParams": 1, "mean": 1, "variance": 1, "hellinger": 2, "tv": 2, "sigma": 2,
+    "posteriors": 2, "fst": 1, "snd": 1, "abs": 1, "min": 2, "max": 2, "exp": 1, "log": 1,
+    "sqrt": 1, "length": 1, "count": 1, "sum": 1, "adj": 2, "adjWithin": 3, "dist": 2,
+}
+MONADIC_BUILTINS = ("lapMech", "gaussMech", "expMech", "hellingerMech", "hellingerMechPure")
+ASSERTION_ONLY = ("adj", "adjWithin", "dist")
+
+
+class Translator:
+    """Translates pure expressions; ``infer`` is delegated to ``infer_hook``.
+
+    ``infer_hook(expr, run, env) -> DistV`` computes the closed form of ``infer expr`` (the
+    observe-fold rule lives in ``verifier.rules.observe_fold``); ``signature(name)`` gives the
+    arity and result sort of a function used through its ``val``; ``fresh(name, sort, run)``
+    makes a fresh logical variable.
+    """
+
+    def __init__(self, range_sink: Callable[[RangeCheck], None],
+                 infer_hook: Callable[[A.Expr, int, Env], DistV],
+                 fresh: Callable[[str, T.Sort, Optional[int]], T.Var],
+                 signature: Callable[[str], Tuple[int, Optional[T.Sort]]],
+                 list_key: Callable[[A.Expr], Optional[str]] = lambda e: None):
+        self._sink = range_sink
+        self._infer = infer_hook
+        self._fresh = fresh
+        self._signature = signature
+        self._list_key = list_key
+        self._guards: List[T.Term] = []
+        self._dispatch = {
+            A.Var: self._var, A.RunVar: self._runvar, A.UnitLit: self._unit,
+            A.BoolLit: self._bool, A.IntLit: self._int, A.RealLit: self._real,
+            A.TupleLit: self._tuple, A.ListLit: self._list, A.Cons: self._cons,
+            A.BinOp: self._binop, A.UnOp: self._unop, A.If: self._if, A.Let: self._let,
+            A.Fun: self._fun, A.App: self._app, A.Infer: self._infer_node,
+            A.Return: self._monadic, A.MLet: self._monadic, A.Observe: self._monadic,
+            A.Ran: self._monadic, A.SameRuns: self._same_runs, A.Conj: self._conj,
+            A.Disj: self._disj, A.Neg: self._neg, A.Implies: self._implies,
+            A.Quant: self._quant, A.Match: self._match, A.LetRec: self._letrec,
+            A.DivBound: self._divbound,
+        }
+        # set per call to ``assertion``: the refined variable of ``=`` shorthand
+        self._refined: Optional[str] = None
+
+    # ---- entry points -----------------------------------------------------------------
+
+    def expr(self, e: A.Expr, run: int, env: Env) -> SymValue:
+        """The value of pure expression ``e`` in run ``run`` (1 or 2)."""
+        return self._go(e, run, env)
+
+    def term(self, e: A.Expr, run: int, env: Env) -> T.Term:
+        """Like ``expr`` but the value must be a term (Real, Int, Bool, list or Dist)."""
+        return self.as_term(self._go(e, run, env), e)
+
+    def assertion(self, a: A.Expr, env: Env, refined: Optional[str] = None) -> T.Term:
+        """The Bool term of assertion ``a``; ``refined`` names the variable of ``{x :: T | =}``."""
+        saved, self._refined = self._refined, refined
+        try:
+            value = self._go(a, 0, env)
+        finally:
+            self._refined = saved
+        t = self.as_term(value, a)
+        if t.sort != T.BOOL:
+            raise NoRule("an assertion must be a boolean", a.span)
+        return t
+
+    def apply(self, fn: SymValue, args: Sequence[SymValue], run: int, span: A.Span) -> SymValue:
+        """Apply a function value to argument values (one at a time, curried)."""
+        for arg in args:
+            fn = self._apply1(fn, arg, run, span)
+        return fn
+
+    @staticmethod
+    def as_term(v: SymValue, e: A.Node) -> T.Term:
+        if isinstance(v, Scalar):
+            return v.term
+        if isinstance(v, DistV):
+            return v.term
+        raise NoRule(f"expected a number, boolean, list or distribution, found {_describe(v)}",
+                     e.span)
+
+    # ---- helpers --------------------------------------------------------------------------
+
+    def _go(self, e: A.Expr, run: int, env: Env) -> SymValue:
+        handler = self._dispatch.get(type(e))
+        if handler is None:
+            raise NoRule(f"no translation rule for {type(e).__name__}", e.span)
+        return handler(e, run, env)
+
+    def _check(self, condition: T.Term, description: str, span: A.Span, run: int) -> None:
+        guard = T.and_(*self._guards) if self._guards else T.boolean(True)
+        if condition == T.boolean(True):
+            return
+        self._sink(RangeCheck(condition, guard, description, span, run or None))
+
+    def _lookup(self, name: str, run: int, env: Env, span: A.Span) -> SymValue:
+        pair = env.lookup(name)
+        if pair is None:
+            if name in PURE_BUILTINS or name in MONADIC_BUILTINS:
+                return Builtin(name)
+            if name == "pi":
+                return Scalar(T.pi())
+            raise NoRule(f"unbound name {name}", span)
+        if run == 0:  # assertion mode: a plain name must be equal in both runs
+            if pair[0] != pair[1]:
+                raise NoRule(f"{name} is not known to be equal in both runs; "
+                             f"write {name}<1> or {name}<2>", span)
+            return pair[0]
+        return pair[run - 1]
+
+    # ---- atoms ----------------------------------------------------------------------------
+
+    def _var(self, e: A.Var, run: int, env: Env) -> SymValue:
+        value = self._lookup(e.name, run, env, e.span)
+        if isinstance(value, Closure) and not value.params:  # a top-level constant
+            return self._go(value.body, run if run else 1, value.env)
+        return value
+
+    def _runvar(self, e: A.RunVar, run: int, env: Env) -> SymValue:
+        if run != 0:
+            raise NoRule(f"{e.name}<{e.run}> may only appear in assertions", e.span)
+        pair = env.lookup(e.name)
+        if pair is None:
+            raise NoRule(f"unbound name {e.name}", e.span)
+        return pair[e.run - 1]
+
+    def _unit(self, e, run, env):
+        return UnitV()
+
+    def _bool(self, e: A.BoolLit, run, env):
+        return Scalar(T.boolean(e.value))
+
+    def _int(self, e: A.IntLit, run, env):
+        return Scalar(T.integer(e.value))
+
+    def _real(self, e: A.RealLit, run, env):
+        return Scalar(T.real(Fraction(e.value)))
+
+    def _tuple(self, e: A.TupleLit, run, env):
+        return TupleV(tuple(self._go(i, run, env) for i in e.items))
+
+    def _list(self, e: A.ListLit, run, env):
+        items = [self.as_term(self._go(i, run, env), i) for i in e.items]
+        key = self._list_key(e) or (_key_of_sort(items[0].sort, e.span) if items else None)
+        if key is None:
+            raise NoRule("the element type of [] is not known here", e.span)
+        out = L.nil(L.list_sort(key))
+        for item in reversed(items):
+            out = L.cons(item, out)
+        return Scalar(out)
+
+    def _cons(self, e: A.Cons, run, env):
+        head = self.as_term(self._go(e.head, run, env), e.head)
+        tail = self.as_term(self._go(e.tail, run, env), e.tail)
+        return Scalar(L.cons(head, tail))
+
+    # ---- operators ------------------------------------------------------------------------
+
+    def _binop(self, e: A.BinOp, run, env):
+        if e.op in ("&&", "||"):
+            left = self.term(e.left, run, env)
+            if e.op == "&&":
+                self._guards.append(left)
+                try:
+                    right = self.term(e.right, run, env)
+                finally:
+                    self._guards.pop()
+                return Scalar(T.and_(left, right))
+            self._guards.append(T.not_(left))
+            try:
+                right = self.term(e.right, run, env)
+            finally:
+                self._guards.pop()
+            return Scalar(T.or_(left, right))
+        lv = self._go(e.left, run, env)
+        rv = self._go(e.right, run, env)
+        if e.op in ("=", "<>"):
+            eq = _equal(lv, rv, e)
+            return Scalar(eq if e.op == "=" else T.not_(eq))
+        left, right = self.as_term(lv, e.left), self.as_term(rv, e.right)
+        if e.op == "+":
+            return Scalar(T.add(left, right))
+        if e.op == "-":
+            return Scalar(T.sub(left, right))
+        if e.op == "*":
+            return Scalar(T.mul(left, right))
+        if e.op == "/":
+            self._check(T.ne(right, 0), "the divisor is not zero", e.right.span, run)
+            return Scalar(T.div(left, right))
+        comparisons = {"<": T.lt, "<=": T.le, ">": T.gt, ">=": T.ge}
+        return Scalar(comparisons[e.op](left, right))
+
+    def _unop(self, e: A.UnOp, run, env):
+        operand = self.term(e.operand, run, env)
+        return Scalar(T.neg(operand) if e.op == "-" else T.not_(operand))
+
+    def _if(self, e: A.If, run, env):
+        cond = self.term(e.cond, run, env)
+        self._guards.append(cond)
+        try:
+            then = self._go(e.then, run, env)
+        finally:
+            self._guards.pop()
+        self._guards.append(T.not_(cond))
+        try:
+            other = self._go(e.else_, run, env)
+        finally:
+            self._guards.pop()
+        return _ite(cond, then, other, e)
+
+    def _let(self, e: A.Let, run, env):
+        value = self._go(e.value, run, env)
+        return self._go(e.body, run, bind_pattern(env, e.pattern, value, value, e.span))
+
+    def _letrec(self, e: A.LetRec, run, env):
+        raise NoRule("a local 'let rec' is not supported by the verifier; "
+                     "make it a top-level function with a val", e.span)
+
+    def _match(self, e: A.Match, run, env):
+        raise NoRule("a 'match' inside an expression is not supported here; "
+                     "match at the top of a function body", e.span)
+
+    def _fun(self, e: A.Fun, run, env):
+        return Closure(e.params, e.body, env)
+
+    def _monadic(self, e: A.Expr, run, env):
+        return Monadic(e, env)
+
+    def _infer_node(self, e: A.Infer, run, env):
+        return self._infer(e.value, run, env)
+
+    # ---- assertions -----------------------------------------------------------------------
+
+    def _same_runs(self, e: A.SameRuns, run, env):
+        if self._refined is None:
+            raise NoRule("'=' is only meaningful as a refinement {x :: T | =}", e.span)
+        pair = env.lookup(self._refined)
+        return Scalar(_equal(pair[0], pair[1], e))
+
+    def _conj(self, e: A.Conj, run, env):
+        return Scalar(T.and_(self.term(e.left, run, env), self.term(e.right, run, env)))
+
+    def _disj(self, e: A.Disj, run, env):
+        return Scalar(T.or_(self.term(e.left, run, env), self.term(e.right, run, env)))
+
+    def _neg(self, e: A.Neg, run, env):
+        return Scalar(T.not_(self.term(e.operand, run, env)))
+
+    def _implies(self, e: A.Implies, run, env):
+        return Scalar(T.implies(self.term(e.left, run, env), self.term(e.right, run, env)))
+
+    def _quant(self, e: A.Quant, run, env):
+        sort = L.sort_of_type(e.type)
+        if sort is None:
+            raise NoRule(f"cannot quantify over {e.type}", e.span)
+        v = self._fresh(e.var, sort, None)
+        body_env = env.bind(e.var, Scalar(v), Scalar(v))
+        body = self.term(e.body, run, body_env)
+        facts = L.range_facts(e.type, v)
+        if e.kind == "forall":
+            return Scalar(T.forall(v, T.implies(T.and_(*facts), body) if facts else body))
+        return Scalar(T.exists(v, T.and_(*facts, body)))
+
+    def _divbound(self, e: A.DivBound, run, env):
+        raise NoRule("assertions Delta[F] (e1, e2) <= e are not supported yet", e.span)
+
+    # ---- application ----------------------------------------------------------------------
+
+    def _app(self, e: A.App, run, env):
+        head, args = flatten_app(e)
+        fn = self._go(head, run, env)
+        values = [self._go(a, run, env) for a in args]
+        return self.apply_at(fn, values, run, e)
+
+    def apply_at(self, fn: SymValue, values: Sequence[SymValue], run: int, e: A.Expr) -> SymValue:
+        for value in values:
+            fn = self._apply1(fn, value, run, e.span)
+        if isinstance(fn, Builtin) and fn.name in MONADIC_BUILTINS:
+            raise NoRule(f"{fn.name} needs its arguments as one tuple", e.span)
+        return fn
+
+    def _apply1(self, fn: SymValue, arg: SymValue, run: int, span: A.Span) -> SymValue:
+        if isinstance(fn, Closure):
+            if not fn.params:
+                raise NoRule("applying a value that is not a function", span)
+            env = bind_pattern(fn.env, fn.params[0], arg, arg, span)
+            if len(fn.params) > 1:
+                return Closure(fn.params[1:], fn.body, env, fn.name)
+            return self._go(fn.body, run, env)
+        if isinstance(fn, Builtin):
+            if fn.name in MONADIC_BUILTINS:
+                return Monadic(None, None, name=fn.name)
+            return self._builtin(fn.name, arg, run, span)
+        if isinstance(fn, NamedFun):
+            return self._opaque_call(fn, arg, run, span)
+        raise NoRule(f"applying {_describe(fn)}", span)
+
+    def _opaque_call(self, fn: NamedFun, arg: SymValue, run: int, span: A.Span) -> SymValue:
+        """A call to a function with a ``val`` in pure code: a deterministic symbol.
+
+        Functions are the same in both runs, so equal arguments give equal results (congruence);
+        nothing else is assumed of the result.
+        """
+        args = fn.args + ((arg, arg),)
+        arity, sort = self._signature(fn.name)
+        if len(args) < arity:
+            return NamedFun(fn.name, args)
+        if sort is None:
+            raise NoRule(f"the result of {fn.name} is not a first-order value", span)
+        terms: List[T.Term] = []
+        for left, _ in args:
+            if not isinstance(left, (Scalar, DistV)):
+                raise NoRule(f"{fn.name} is applied to {_describe(left)}", span)
+            terms.append(left.term)
+        return Scalar(L.opaque(fn.name, tuple(terms), sort))
+
+    # ---- built-ins ------------------------------------------------------------------------
+
+    def _builtin(self, name: str, arg: SymValue, run: int, span: A.Span) -> SymValue:
+        args = arg.items if isinstance(arg, TupleV) else (arg,)
+        arity = PURE_BUILTINS.get(name)
+        if name in ASSERTION_ONLY and run != 0:
+            raise NoRule(f"{name} may only appear in assertions", span)
+        if arity is not None and arity > 1 and len(args) != arity:
+            raise NoRule(f"{name} takes {arity} arguments", span)
+        method = getattr(self, "_b_" + name)
+        return method(args if arity != 1 else (arg,), run, span)
+
+    def _terms(self, args, span) -> List[T.Term]:
+        out = []
+        for a in args:
+            if not isinstance(a, (Scalar, DistV)):
+                raise NoRule(f"expected a first-order value, found {_describe(a)}", span)
+            out.append(a.term)
+        return out
+
+    def _positive(self, t: T.Term, what: str, span, run) -> None:
+        self._check(T.gt(t, 0), f"{what} is positive", span, run)
+
+    def _unit_interval(self, t: T.Term, what: str, span, run) -> None:
+        self._check(T.and_(T.ge(t, 0), T.le(t, 1)), f"{what} is in [0,1]", span, run)
+
+    def _b_beta(self, args, run, span):
+        a, b = self._terms(args, span)
+        self._positive(a, "the 1st parameter of beta", span, run)
+        self._positive(b, "the 2nd parameter of beta", span, run)
+        return _dist("beta", (a, b))
+
+    def _b_normal(self, args, run, span):
+        m, v = self._terms(args, span)
+        self._positive(v, "the variance of normal", span, run)
+        return _dist("normal", (m, v))
+
+    def _b_bernoulli(self, args, run, span):
+        (p,) = self._terms(args, span)
+        self._unit_interval(p, "the parameter of bernoulli", span, run)
+        return _dist("bernoulli", (p,))
+
+    def _b_uniform(self, args, run, span):
+        return _dist("beta", (T.real(1), T.real(1)))
+
+    def _b_dirichlet(self, args, run, span):
+        if len(args) == 1 and isinstance(args[0], TupleV):
+            args = args[0].items
+        params = self._terms(args, span)
+        if len(params) < 2:
+            raise NoRule("dirichlet needs at least two parameters", span)
+        for i, p in enumerate(params, 1):
+            self._positive(p, f"parameter {i} of dirichlet", span, run)
+        return _dist("dirichlet", tuple(params))
+
+    def _b_categorical(self, args, run, span):
+        (p,) = args
+        ps = self._terms(p.items if isinstance(p, TupleV) else (p,), span)
+        for i, q in enumerate(ps, 1):
+            self._unit_interval(q, f"probability {i} of categorical", span, run)
+        return _dist("categorical", tuple(ps))
+
+    def _b_getParams(self, args, run, span):
+        (d,) = args
+        d = self._as_dist(d, span)
+        if len(d.params) == 1:
+            return Scalar(d.params[0])
+        return TupleV(tuple(Scalar(p) for p in d.params))
+
+    def _b_mean(self, args, run, span):
+        d = self._as_dist(args[0], span)
+        if d.family == "beta":
+            a, b = d.params
+            return Scalar(T.div(a, T.add(a, b)))
+        if d.family == "normal":
+            return Scalar(d.params[0])
+        if d.family == "bernoulli":
+            return Scalar(d.params[0])
+        raise NoRule(f"mean of a {d.family} distribution is not supported", span)
+
+    def _b_variance(self, args, run, span):
+        d = self._as_dist(args[0], span)
+        if d.family == "beta":
+            a, b = d.params
+            s = T.add(a, b)
+            return Scalar(T.div(T.mul(a, b), T.mul(s, s, T.add(s, 1))))
+        if d.family == "normal":
+            return Scalar(d.params[1])
+        if d.family == "bernoulli":
+            p = d.params[0]
+            return Scalar(T.mul(p, T.sub(1, p)))
+        raise NoRule(f"variance of a {d.family} distribution is not supported", span)
+
+    def _b_hellinger(self, args, run, span):
+        d1, d2 = self._terms(args, span)
+        return Scalar(L.hellinger(d1, d2))
+
+    def _b_tv(self, args, run, span):
+        d1, d2 = self._terms(args, span)
+        return Scalar(L.tv(d1, d2))
+
+    def _b_sigma(self, args, run, span):
+        eps, delta = self._terms(args, span)
+        self._positive(eps, "eps of sigma", span, run)
+        self._check(T.and_(T.gt(delta, 0), T.lt(delta, Fraction(5, 4))),
+                    "delta of sigma is in (0, 1.25)", span, run)
+        return Scalar(T.div(T.sqrt(T.mul(2, T.log(T.div(Fraction(5, 4), delta)))), eps))
+
+    def _b_posteriors(self, args, run, span):
+        prior, n = self._terms(args, span)
+        self._check(T.ge(n, 0), "the number of observations is non-negative", span, run)
+        return Scalar(L.posteriors_list(prior, n))
+
+    def _b_fst(self, args, run, span):
+        (p,) = args
+        if not isinstance(p, TupleV) or len(p.items) != 2:
+            raise NoRule("fst of a value that is not a pair", span)
+        return p.items[0]
+
+    def _b_snd(self, args, run, span):
+        (p,) = args
+        if not isinstance(p, TupleV) or len(p.items) != 2:
+            raise NoRule("snd of a value that is not a pair", span)
+        return p.items[1]
+
+    def _b_abs(self, args, run, span):
+        (x,) = self._terms(args, span)
+        return Scalar(T.abs_(x))
+
+    def _b_min(self, args, run, span):
+        a, b = self._terms(args, span)
+        return Scalar(T.min_(a, b))
+
+    def _b_max(self, args, run, span):
+        a, b = self._terms(args, span)
+        return Scalar(T.max_(a, b))
+
+    def _b_exp(self, args, run, span):
+        (x,) = self._terms(args, span)
+        return Scalar(T.exp(x))
+
+    def _b_log(self, args, run, span):
+        (x,) = self._terms(args, span)
+        self._positive(x, "the argument of log", span, run)
+        return Scalar(T.log(x))
+
+    def _b_sqrt(self, args, run, span):
+        (x,) = self._terms(args, span)
+        self._check(T.ge(x, 0), "the argument of sqrt is non-negative", span, run)
+        return Scalar(T.sqrt(x))
+
+    def _list_arg(self, args, span) -> T.Term:
+        (lst,) = self._terms(args, span)
+        if L.list_key_of(lst.sort) is None:
+            raise NoRule("expected a list", span)
+        return lst
+
+    def _b_length(self, args, run, span):
+        return Scalar(L.length(self._list_arg(args, span)))
+
+    def _b_count(self, args, run, span):
+        return Scalar(L.count(self._list_arg(args, span)))
+
+    def _b_sum(self, args, run, span):
+        return Scalar(L.total(self._list_arg(args, span)))
+
+    def _b_adj(self, args, run, span):
+        l1, l2 = self._terms(args, span)
+        return Scalar(L.adj(l1, l2))
+
+    def _b_adjWithin(self, args, run, span):
+        l1, l2, c = self._terms(args, span)
+        return Scalar(L.adj_within(l1, l2, c))
+
+    def _b_dist(self, args, run, span):
+        l1, l2 = self._terms(args, span)
+        return Scalar(L.hamming(l1, l2))
+
+    @staticmethod
+    def _as_dist(v: SymValue, span) -> DistV:
+        if not isinstance(v, DistV):
+            raise NoRule("the distribution's family is not known here", span)
+        return v
+
+
+# ---- module helpers ---------------------------------------------------------------------
+
+def flatten_app(e: A.Expr) -> Tuple[A.Expr, List[A.Expr]]:
+    """``f a b c`` as ``(f, [a, b, c])``."""
+    args: List[A.Expr] = []
+    while isinstance(e, A.App):
+        args.append(e.arg)
+        e = e.fn
+    args.reverse()
+    return e, args
+
+
+def bind_pattern(env: Env, p: A.Pattern, left: SymValue, right: SymValue, span) -> Env:
+    """Bind pattern ``p`` to the values of the two runs."""
+    if isinstance(p, A.PVar):
+        return env.bind(p.name, left, right)
+    if isinstance(p, (A.PWild, A.PUnit)):
+        return env
+    if isinstance(p, A.PTuple):
+        if not (isinstance(left, TupleV) and isinstance(right, TupleV)
+                and len(left.items) == len(right.items) == len(p.items)):
+            raise NoRule("a tuple pattern matched against a value that is not a tuple "
+                         "of the same size", span)
+        for sub, lv, rv in zip(p.items, left.items, right.items):
+            env = bind_pattern(env, sub, lv, rv, span)
+        return env
+    raise NoRule(f"unsupported pattern {type(p).__name__}", span)
+
+
+def _dist(family: str, params: Tuple[T.Term, ...]) -> DistV:
+    real_params = tuple(T.to_real(p) if p.sort == T.INT else p for p in params)
+    return DistV(family, real_params, L.dist_ctor(family, real_params))
+
+
+def _equal(a: SymValue, b: SymValue, e: A.Node) -> T.Term:
+    if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
+        return T.and_(*(_equal(x, y, e) for x, y in zip(a.items, b.items)))
+    if isinstance(a, UnitV) and isinstance(b, UnitV):
+        return T.boolean(True)
+    ta, tb = Translator.as_term(a, e), Translator.as_term(b, e)
+    return T.eq(ta, tb)
+
+
+def _ite(cond: T.Term, a: SymValue, b: SymValue, e: A.Node) -> SymValue:
+    if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
+        return TupleV(tuple(_ite(cond, x, y, e) for x, y in zip(a.items, b.items)))
+    if isinstance(a, UnitV) and isinstance(b, UnitV):
+        return a
+    if isinstance(a, DistV) and isinstance(b, DistV) and a.family == b.family \
+            and len(a.params) == len(b.params):
+        params = tuple(T.ite(cond, x, y) for x, y in zip(a.params, b.params))
+        return _dist(a.family, params)
+    return Scalar(T.ite(cond, Translator.as_term(a, e), Translator.as_term(b, e)))
+
+
+def _key_of_sort(sort: T.Sort, span) -> str:
+    for key in ("bool", "int", "real", "dist"):
+        if L.elem_sort(key) == sort:
+            return key
+    raise NoRule(f"lists of {sort} are not supported", span)
+
+
+def _describe(v: SymValue) -> str:
+    return {Scalar: "a value", TupleV: "a tuple", UnitV: "()", DistV: "a distribution",
+            Closure: "a function", NamedFun: "a function", Builtin: "a built-in",
+            Monadic: "a monadic computation"}.get(type(v), type(v).__name__)

@@ -1,0 +1,607 @@
+"""Noise that is safe to release.
+
+Every privacy mechanism of the language (``lapMech``, ``gaussMech``, ``expMech``,
+``hellingerMech``, ``hellingerMechPure``) draws its noise through a :class:`NoiseSource`.
+There is **one algorithm and two bit sources**:
+
+* :func:`secure_source` reads its random bits from ``secrets`` (``os.urandom``); its output
+  may be released (``releasable is True``);
+* :func:`seeded_source` reads them from a deterministic SHAKE-256 stream keyed by the seed,
+  so tests exercise the very algorithms used for release; its output must never be released
+  (``releasable is False``, and its ``description`` says so).
+
+Privacy noise is sampled **exactly** from a distribution whose privacy is proved for that
+distribution, never by textbook floating-point inversion (Mironov, CCS 2012; NOTES.md §8):
+
+* ``laplace`` / ``gaussian``: the center is rounded to a grid ``g * Z`` and a discrete
+  Laplace / discrete Gaussian on that grid is added, sampled by the exact rejection samplers
+  of Canonne, Kamath and Steinke (NeurIPS 2020, Algorithms 1-3) with rational arithmetic on
+  Python integers. The grid is ``g = 2**(floor(log2(scale)) - GRID_BITS)`` with
+  ``GRID_BITS = 40``, so ``scale / g`` lies in ``[2**40, 2**41)``. Rounding the center
+  changes the sensitivity of the released quantity from ``Delta`` to at most ``Delta + g``,
+  i.e. a mechanism calibrated for ``eps = Delta / scale`` really pays at most
+  ``eps + 2**-40`` (Laplace); for the Gaussian the ratio ``Delta / sigma`` grows by at most
+  ``2**-40`` (see docs/noise.md). The result is converted to the nearest ``float`` - a
+  deterministic post-processing of the exact discrete value, which cannot hurt privacy.
+* ``exponential_mechanism`` / ``choice_log_weights``: exact sampling from
+  ``Pr[i] ∝ exp(-x_i)`` for the *given* (rational or float) scores, by rejection from an
+  exactly sampled proposal: candidates are bucketed by an integer lower bound ``k_i`` of
+  ``x_i``; a bucket is chosen with probability ``∝ n_j e^{-j}`` by inverse CDF with a lazily
+  refined uniform compared against certified ``arb`` enclosures (python-flint) at increasing
+  precision; a candidate of the bucket is chosen uniformly and accepted with the exact
+  ``Bernoulli(exp(-(x_i - k_i)))`` of CKS20 (acceptance probability at least ``1/e``).
+
+Model randomness (the ``ran`` of symbolic distributions: ``uniform``, ``bernoulli``, ``beta``,
+``normal``, ``dirichlet``, ``categorical``) is *not* privacy noise; it comes from numpy's
+``Generator(PCG64)`` seeded from the source's bit stream. A program whose privacy argument
+rests on ``ran`` sampling (e.g. "one posterior sample") is not protected by this module.
+"""
+
+from __future__ import annotations
+
+import abc
+import bisect
+import hashlib
+import math
+import secrets
+from fractions import Fraction
+from numbers import Rational
+from typing import Callable, Sequence
+
+import numpy as np
+
+__all__ = [
+    "GRID_BITS",
+    "NoiseSource",
+    "secure_source",
+    "seeded_source",
+    "grid_exponent",
+]
+
+#: Bits of resolution of the Laplace / Gaussian grid below the scale: ``scale / g >= 2**GRID_BITS``.
+GRID_BITS = 40
+
+#: Largest spread ``max(log w) - log w_i`` accepted by the exact choice sampler (keys stay
+#: exact integers in float64).
+_MAX_SPREAD = float(2**52)
+
+Number = int | Fraction | float
+
+
+# --------------------------------------------------------------------------------------
+# Exact rational conversion
+# --------------------------------------------------------------------------------------
+
+def _to_fraction(x: object, name: str) -> Fraction:
+    """The exact rational value of ``x`` (int, Fraction, finite float, numpy scalar)."""
+    if isinstance(x, bool):
+        raise TypeError(f"{name} must be a number, got a bool")
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, (int, np.integer)):
+        return Fraction(int(x))
+    if isinstance(x, (float, np.floating)):
+        xf = float(x)
+        if not math.isfinite(xf):
+            raise ValueError(f"{name} must be finite, got {x!r}")
+        return Fraction(xf)  # exact: every finite float is a dyadic rational
+    if isinstance(x, Rational):
+        return Fraction(x.numerator, x.denominator)
+    raise TypeError(f"{name} must be int, Fraction or float, got {type(x).__name__}")
+
+
+def _positive_fraction(x: object, name: str) -> Fraction:
+    v = _to_fraction(x, name)
+    if v <= 0:
+        raise ValueError(f"{name} must be > 0, got {x!r}")
+    return v
+
+
+def grid_exponent(scale: Fraction) -> int:
+    """``floor(log2(scale)) - GRID_BITS`` for a rational ``scale > 0``, computed exactly.
+
+    The grid used for ``laplace(center, scale)`` and ``gaussian(center, scale)`` is
+    ``2 ** grid_exponent(scale)``.
+    """
+    p, q = scale.numerator, scale.denominator
+    if p <= 0:
+        raise ValueError("scale must be positive")
+    e = p.bit_length() - q.bit_length()  # floor(log2(p/q)) is e or e - 1
+    if (p << max(0, -e)) < (q << max(0, e)):
+        e -= 1
+    return e - GRID_BITS
+
+
+def _pow2(e: int) -> Fraction:
+    return Fraction(1 << e) if e >= 0 else Fraction(1, 1 << -e)
+
+
+# --------------------------------------------------------------------------------------
+# Bit sources
+# --------------------------------------------------------------------------------------
+
+class _BitSource(abc.ABC):
+    """Uniform random bits; everything else is derived from these by exact algorithms."""
+
+    @abc.abstractmethod
+    def randbits(self, k: int) -> int:
+        """A uniform integer in ``[0, 2**k)``."""
+
+    def randbelow(self, n: int) -> int:
+        """A uniform integer in ``[0, n)``, by rejection (exact, expected < 2 rounds)."""
+        if n <= 0:
+            raise ValueError("randbelow needs n >= 1")
+        k = (n - 1).bit_length()
+        if k == 0:
+            return 0
+        while True:
+            r = self.randbits(k)
+            if r < n:
+                return r
+
+
+class _SecureBits(_BitSource):
+    """Bits from the operating system's CSPRNG (``secrets`` reads ``os.urandom``)."""
+
+    def randbits(self, k: int) -> int:
+        return secrets.randbits(k) if k > 0 else 0
+
+
+class _ShakeBits(_BitSource):
+    """A deterministic stream: SHAKE-256 in counter mode keyed by ``(domain, seed)``.
+
+    Block ``i`` is ``SHAKE256(b"privinfer/noise/v1|" + domain + b"|" + seed + b"|" + i)``
+    truncated to 8 KiB. Cryptographic quality, fully reproducible, **not** secret.
+    """
+
+    _BLOCK = 8192
+
+    def __init__(self, seed: int, domain: bytes):
+        self._key = b"privinfer/noise/v1|" + domain + b"|" + str(int(seed)).encode() + b"|"
+        self._counter = 0
+        self._buf = b""
+        self._pos = 0
+
+    def _take(self, nbytes: int) -> bytes:
+        out = bytearray()
+        while nbytes > 0:
+            if self._pos >= len(self._buf):
+                h = hashlib.shake_256(self._key + self._counter.to_bytes(8, "big"))
+                self._buf = h.digest(self._BLOCK)
+                self._pos = 0
+                self._counter += 1
+            chunk = self._buf[self._pos:self._pos + nbytes]
+            self._pos += len(chunk)
+            nbytes -= len(chunk)
+            out += chunk
+        return bytes(out)
+
+    def randbits(self, k: int) -> int:
+        if k <= 0:
+            return 0
+        nbytes = (k + 7) // 8
+        return int.from_bytes(self._take(nbytes), "big") >> (8 * nbytes - k)
+
+
+# --------------------------------------------------------------------------------------
+# Exact samplers (Canonne, Kamath, Steinke 2020) on an arbitrary bit source
+# --------------------------------------------------------------------------------------
+
+def _bernoulli_exp_neg_unit(bits: _BitSource, num: int, den: int) -> bool:
+    """``Bernoulli(exp(-num/den))`` for ``0 <= num/den <= 1`` (CKS20 Algorithm 1, exact).
+
+    K <- 1; while Bernoulli(gamma / K): K <- K + 1; return K odd.
+    """
+    k = 1
+    while bits.randbelow(den * k) < num:  # Bernoulli(gamma / k), exact on integers
+        k += 1
+    return k % 2 == 1
+
+
+def _bernoulli_exp_neg(bits: _BitSource, gamma: Fraction) -> bool:
+    """``Bernoulli(exp(-gamma))`` for rational ``gamma >= 0`` (exact)."""
+    if gamma < 0:
+        raise ValueError("gamma must be >= 0")
+    whole = gamma.numerator // gamma.denominator
+    for _ in range(whole):
+        if not _bernoulli_exp_neg_unit(bits, 1, 1):
+            return False
+    frac = gamma - whole
+    return _bernoulli_exp_neg_unit(bits, frac.numerator, frac.denominator)
+
+
+def _discrete_laplace(bits: _BitSource, scale: Fraction) -> int:
+    """``Pr[z] ∝ exp(-|z| / scale)`` on the integers, ``scale = t/s > 0`` rational.
+
+    CKS20 Algorithm 2 (exact; expected O(1) rounds for every scale).
+    """
+    t, s = scale.numerator, scale.denominator
+    while True:
+        u = bits.randbelow(t)
+        if not _bernoulli_exp_neg_unit(bits, u, t):
+            continue
+        v = 0
+        while _bernoulli_exp_neg_unit(bits, 1, 1):
+            v += 1
+        y = (u + t * v) // s  # u + t v is geometric with parameter 1 - e^{-1/t}
+        negative = bits.randbits(1) == 1
+        if negative and y == 0:
+            continue
+        return -y if negative else y
+
+
+def _discrete_gaussian(bits: _BitSource, sigma2: Fraction) -> int:
+    """``Pr[z] ∝ exp(-z^2 / (2 sigma2))`` on the integers, ``sigma2 > 0`` rational.
+
+    CKS20 Algorithm 3: t = floor(sigma) + 1; Y ~ DLap(t); accept with
+    ``Bernoulli(exp(-(|Y| - sigma2/t)^2 / (2 sigma2)))`` (exact).
+    """
+    t = math.isqrt(sigma2.numerator // sigma2.denominator) + 1
+    tq = Fraction(t)
+    while True:
+        y = _discrete_laplace(bits, tq)
+        gamma = (abs(y) - sigma2 / t) ** 2 / (2 * sigma2)
+        if _bernoulli_exp_neg(bits, gamma):
+            return y
+
+
+def _arb_context():
+    """python-flint's ``arb`` and its context (imported lazily: only the choice sampler needs it)."""
+    from flint import arb, ctx, fmpq  # noqa: PLC0415
+
+    return arb, ctx, fmpq
+
+
+_BLOCK = 1 << 22  # elements per block in the chunked scans below
+
+
+def _nth_index(keys: np.ndarray, value: float, r: int) -> int:
+    """Index of the ``r``-th (0-based) occurrence of ``value`` in ``keys`` (chunked scan)."""
+    for start in range(0, keys.shape[0], _BLOCK):
+        hit = keys[start:start + _BLOCK] == value
+        c = int(np.count_nonzero(hit))
+        if r < c:
+            return start + int(np.flatnonzero(hit)[r])
+        r -= c
+    raise AssertionError("bucket count and keys disagree")
+
+
+def _bucket_counts(keys: np.ndarray) -> tuple[list[int], list[int]]:
+    """Distinct non-negative integer values of the float array ``keys`` and their counts."""
+    valid_max = float(keys.max())
+    if valid_max < (1 << 24):
+        counts = np.zeros(int(valid_max) + 1, dtype=np.int64)
+        for start in range(0, keys.shape[0], _BLOCK):
+            block = keys[start:start + _BLOCK]
+            block = block[block >= 0].astype(np.int64)
+            if block.shape[0]:
+                bc = np.bincount(block)
+                counts[:bc.shape[0]] += bc
+        vals = np.flatnonzero(counts)
+        return [int(v) for v in vals], [int(c) for c in counts[vals]]
+    vals, counts = np.unique(keys[keys >= 0], return_counts=True)
+    return [int(v) for v in vals], [int(c) for c in counts]
+
+
+class _BucketCDF:
+    """Exact inverse-CDF choice of a bucket ``j`` with probability ``∝ n_j e^{-v_j}``.
+
+    ``values`` are distinct integers ``v_j`` (ascending), ``counts`` the ``n_j >= 1``. A uniform
+    ``U`` in [0, 1) is revealed 64 bits at a time: with ``b`` bits known, ``U`` lies in the
+    dyadic interval ``[u 2^-b, (u+1) 2^-b)``. Cumulative weights ``C_j`` are enclosed in arb
+    balls at precision ``p``; bucket ``j`` is returned once it is *certain* that
+    ``C_{j-1} <= U Z`` and ``U Z < C_j`` for every ``U`` of the interval (``Z = C_last``).
+    Otherwise 64 more bits are drawn and ``p`` grows by 96. The event of returning ``j`` is
+    exactly ``{C_{j-1} <= U Z < C_j}``, of probability ``n_j e^{-v_j} / Z``; refinement stops
+    with probability 1 (geometrically fast).
+    """
+
+    def __init__(self, values: list[int], counts: list[int]):
+        self._values = values
+        self._counts = counts
+        self._cache: dict[int, tuple[list, list[float]]] = {}
+
+    def _cumulative(self, prec: int):
+        """Arb enclosures of ``C_j e^{v_0}`` at ``prec`` bits and their float midpoints."""
+        if prec not in self._cache:
+            arb, ctx, _ = _arb_context()
+            old = ctx.prec
+            ctx.prec = prec
+            try:
+                base = self._values[0]
+                total = arb(0)
+                cum = []
+                for v, c in zip(self._values, self._counts):
+                    total = total + arb(c) * arb(base - v).exp()
+                    cum.append(total)
+                mids = [float(c.mid()) for c in cum]
+            finally:
+                ctx.prec = old
+            self._cache[prec] = (cum, mids)
+        return self._cache[prec]
+
+    def choose(self, bits: _BitSource) -> int:
+        """The index of the chosen bucket (exact)."""
+        arb, ctx, fmpq = _arb_context()
+        m = len(self._values)
+        nbits, prec = 64, 96
+        u = bits.randbits(nbits)
+        while True:
+            cum, mids = self._cumulative(prec)
+            old = ctx.prec
+            ctx.prec = prec
+            try:
+                z = cum[-1]
+                lo = arb(fmpq(u, 1 << nbits)) * z
+                hi = arb(fmpq(u + 1, 1 << nbits)) * z
+                j = min(bisect.bisect_right(mids, float(lo.mid())), m - 1)
+                ok = (j == 0 or cum[j - 1] <= lo) and hi <= cum[j]
+            finally:
+                ctx.prec = old
+            if ok:
+                return j
+            u = (u << 64) | bits.randbits(64)
+            nbits += 64
+            prec += 96
+
+
+def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
+                    exact_x: Callable[[int], Fraction]) -> int:
+    """An index ``i`` with probability ``exp(-x_i) / sum_j exp(-x_j)``, exactly.
+
+    Contract: ``x_i = exact_x(i) >= 0`` is rational; ``x_approx[i]`` (float64) is ``x_i``
+    correctly rounded (one rounding), or ``+inf`` for a candidate of weight zero. The array
+    ``x_approx`` is overwritten (it becomes the bucket keys).
+
+    Algorithm (exact rejection sampling):
+      1. ``k_i = floor(fl(x~_i (1 - 2^-50)))``: an integer with ``k_i <= x_i`` (the factor
+         absorbs the single rounding of ``x~_i`` and of the product) and
+         ``x_i - k_i < 1 + 2^-48 x_i``;
+      2. propose a bucket value ``j`` with probability ``n_j e^{-j} / Z`` (``n_j`` = number of
+         candidates with ``k_i = j``) by inverse CDF: a uniform ``U`` is drawn bit by bit and
+         located among certified arb enclosures of the cumulative weights; when ``U`` is too
+         close to a boundary to decide, more bits and more precision are used;
+      3. pick one of the ``n_j`` candidates uniformly, accept it with the exact
+         ``Bernoulli(exp(-(x_i - j)))``; otherwise start again at 2.
+    The accepted index has probability ``∝ e^{-j} e^{-(x_i - j)} = e^{-x_i}``; each round
+    accepts with probability at least ``e^{-1 - 2^-48 max x}`` (about ``1/e``).
+    """
+    keys = x_approx
+    finite = np.isfinite(keys)
+    if not finite.any():
+        raise ValueError("every candidate has weight zero")
+    if float(keys[finite].max()) > _MAX_SPREAD:
+        raise ValueError("log-weights spread over more than 2**52: cannot sample exactly")
+    keys[~finite] = -1.0                          # weight zero: never proposed
+    del finite
+    np.multiply(keys, 1.0 - 2.0**-50, out=keys)   # -1 stays negative
+    np.floor(keys, out=keys)                      # integers (exact in float64 below 2**53)
+    bucket_vals, bucket_counts = _bucket_counts(keys)
+    cdf = _BucketCDF(bucket_vals, bucket_counts)
+
+    while True:
+        b = cdf.choose(bits)
+        value = bucket_vals[b]
+        i = _nth_index(keys, float(value), bits.randbelow(bucket_counts[b]))
+        gamma = exact_x(i) - value
+        if gamma < 0:  # impossible by step 1; a guard against misuse of the contract
+            raise AssertionError("bucket key exceeds the exact exponent")
+        if _bernoulli_exp_neg(bits, gamma):
+            return i
+
+
+# --------------------------------------------------------------------------------------
+# The interface
+# --------------------------------------------------------------------------------------
+
+class NoiseSource(abc.ABC):
+    """Where every random choice of the evaluator comes from.
+
+    ``releasable`` is True only for :func:`secure_source`. ``description`` is a one-line
+    human-readable account, e.g. ``"secure (os.urandom, exact discrete samplers)"`` or
+    ``"seeded 42 — NOT for release"``.
+
+    Privacy mechanisms (exact samplers; see the module docstring):
+    ``laplace``, ``gaussian``, ``exponential_mechanism``, ``choice_log_weights``.
+    Model randomness (numpy PCG64, not privacy noise):
+    ``uniform``, ``bernoulli``, ``beta``, ``normal``, ``dirichlet``, ``categorical``.
+    """
+
+    releasable: bool
+    description: str
+
+    # privacy mechanisms
+    @abc.abstractmethod
+    def laplace(self, center: Number, scale: Number) -> float:
+        """``center + Lap(scale)``: ``Pr ∝ exp(-|y - center| / scale)``; ``scale > 0``."""
+
+    @abc.abstractmethod
+    def gaussian(self, center: Number, sigma: Number) -> float:
+        """``center + N(0, sigma^2)``; ``sigma > 0`` is the standard deviation."""
+
+    @abc.abstractmethod
+    def exponential_mechanism(self, scores: Sequence[Number], eps: Number) -> int:
+        """Index ``i`` with probability ``∝ exp(eps * scores[i] / 2)``; ``eps > 0``."""
+
+    @abc.abstractmethod
+    def choice_log_weights(self, log_weights) -> int:
+        """Index ``i`` with probability ``∝ exp(log_weights[i])`` (``-inf`` means weight 0)."""
+
+    # model randomness
+    @abc.abstractmethod
+    def uniform(self) -> float:
+        """A draw from Uniform[0, 1) (model randomness)."""
+
+    @abc.abstractmethod
+    def bernoulli(self, p: Number) -> bool:
+        """True with probability ``p`` in [0, 1] (model randomness)."""
+
+    @abc.abstractmethod
+    def beta(self, a: Number, b: Number) -> float:
+        """A draw from Beta(a, b), ``a, b > 0`` (model randomness)."""
+
+    @abc.abstractmethod
+    def normal(self, mean: Number, variance: Number) -> float:
+        """A draw from N(mean, variance) — the second argument is the **variance**."""
+
+    @abc.abstractmethod
+    def dirichlet(self, alphas: Sequence[Number]) -> tuple[float, ...]:
+        """A draw from Dir(alphas), ``k >= 2`` positive parameters (model randomness)."""
+
+    @abc.abstractmethod
+    def categorical(self, probs: Sequence[Number]) -> int:
+        """Index ``i`` with probability ``probs[i]`` (a point of the simplex; model randomness)."""
+
+
+class _ExactNoiseSource(NoiseSource):
+    """The one implementation: exact samplers over a pluggable :class:`_BitSource`."""
+
+    def __init__(self, bits: _BitSource, model_seed: int, releasable: bool, description: str):
+        self._bits = bits
+        self._model = np.random.Generator(np.random.PCG64(model_seed))
+        self.releasable = releasable
+        self.description = description
+
+    def __repr__(self) -> str:
+        return f"<NoiseSource {self.description}>"
+
+    # ---- exact integer samplers (also public: integer-valued queries need no grid) ----
+
+    def discrete_laplace(self, scale: Number) -> int:
+        """An integer ``z`` with ``Pr[z] ∝ exp(-|z| / scale)``, exactly (CKS20 Alg. 2)."""
+        return _discrete_laplace(self._bits, _positive_fraction(scale, "scale"))
+
+    def discrete_gaussian(self, sigma: Number) -> int:
+        """An integer ``z`` with ``Pr[z] ∝ exp(-z^2 / (2 sigma^2))``, exactly (CKS20 Alg. 3)."""
+        s = _positive_fraction(sigma, "sigma")
+        return _discrete_gaussian(self._bits, s * s)
+
+    def bernoulli_exp(self, gamma: Number) -> bool:
+        """True with probability exactly ``exp(-gamma)``, rational ``gamma >= 0``."""
+        g = _to_fraction(gamma, "gamma")
+        if g < 0:
+            raise ValueError("gamma must be >= 0")
+        return _bernoulli_exp_neg(self._bits, g)
+
+    # ---- privacy mechanisms ----
+
+    def laplace_exact(self, center: Number, scale: Number) -> Fraction:
+        """The exact grid value behind :meth:`laplace`: ``g * (round(center/g) + DLap(scale/g))``.
+
+        ``g = 2**grid_exponent(scale)``; ``round`` is round-half-to-even on exact rationals.
+        """
+        c = _to_fraction(center, "center")
+        b = _positive_fraction(scale, "scale")
+        g = _pow2(grid_exponent(b))
+        return (round(c / g) + _discrete_laplace(self._bits, b / g)) * g
+
+    def laplace(self, center: Number, scale: Number) -> float:
+        return float(self.laplace_exact(center, scale))
+
+    def gaussian_exact(self, center: Number, sigma: Number) -> Fraction:
+        """The exact grid value behind :meth:`gaussian`: ``g * (round(center/g) + N_Z(0, (sigma/g)^2))``."""
+        c = _to_fraction(center, "center")
+        s = _positive_fraction(sigma, "sigma")
+        g = _pow2(grid_exponent(s))
+        sg = s / g
+        return (round(c / g) + _discrete_gaussian(self._bits, sg * sg)) * g
+
+    def gaussian(self, center: Number, sigma: Number) -> float:
+        return float(self.gaussian_exact(center, sigma))
+
+    def exponential_mechanism(self, scores: Sequence[Number], eps: Number) -> int:
+        """Exact: the exponents ``eps (max s - s_i) / 2`` are formed on exact rationals.
+
+        Intended for moderate candidate lists (one ``Fraction`` per score); use
+        :meth:`choice_log_weights` for millions of float log-weights.
+        """
+        e = _positive_fraction(eps, "eps")
+        s = [_to_fraction(v, "score") for v in scores]
+        if not s:
+            raise ValueError("the exponential mechanism needs at least one candidate")
+        top = max(s)
+        x = [e * (top - v) / 2 for v in s]
+        x_approx = np.array([float(v) for v in x], dtype=np.float64)
+        return _sample_exp_neg(self._bits, x_approx, lambda i: x[i])
+
+    def choice_log_weights(self, log_weights) -> int:
+        """Exact for the given float64 log-weights (NaN and ``+inf`` are rejected).
+
+        ``log_weights`` may be any 1-D sequence or numpy array; it is read as float64.
+        """
+        lw = np.asarray(log_weights, dtype=np.float64)
+        if lw.ndim != 1 or lw.shape[0] == 0:
+            raise ValueError("log_weights must be a non-empty 1-D sequence")
+        if np.isnan(lw).any() or np.isposinf(lw).any():
+            raise ValueError("log_weights must not contain NaN or +inf")
+        finite = np.isfinite(lw)
+        if not finite.any():
+            raise ValueError("every candidate has weight zero (all log-weights are -inf)")
+        top = float(lw[finite].max())
+        with np.errstate(over="ignore", invalid="ignore"):
+            x_approx = np.where(finite, top - lw, np.inf)  # one correctly rounded subtraction
+        if not np.isfinite(x_approx[finite]).all():
+            raise ValueError("log-weights spread too large to sample exactly")
+        top_q = Fraction(top)
+        return _sample_exp_neg(self._bits, x_approx, lambda i: top_q - Fraction(float(lw[i])))
+
+    # ---- model randomness (numpy PCG64: not privacy noise) ----
+
+    def uniform(self) -> float:
+        return float(self._model.random())
+
+    def bernoulli(self, p: Number) -> bool:
+        pf = float(p)
+        if not 0.0 <= pf <= 1.0:
+            raise ValueError(f"bernoulli needs p in [0, 1], got {p!r}")
+        return bool(self._model.random() < pf)
+
+    def beta(self, a: Number, b: Number) -> float:
+        af, bf = float(a), float(b)
+        if not (af > 0 and bf > 0 and math.isfinite(af) and math.isfinite(bf)):
+            raise ValueError(f"beta needs positive finite parameters, got ({a!r}, {b!r})")
+        return float(self._model.beta(af, bf))
+
+    def normal(self, mean: Number, variance: Number) -> float:
+        m, v = float(mean), float(variance)
+        if not (math.isfinite(m) and math.isfinite(v) and v > 0):
+            raise ValueError(f"normal needs a finite mean and variance > 0, got ({mean!r}, {variance!r})")
+        return float(self._model.normal(m, math.sqrt(v)))
+
+    def dirichlet(self, alphas: Sequence[Number]) -> tuple[float, ...]:
+        a = np.asarray([float(x) for x in alphas], dtype=np.float64)
+        if a.shape[0] < 2 or not (np.isfinite(a).all() and (a > 0).all()):
+            raise ValueError(f"dirichlet needs k >= 2 positive finite parameters, got {alphas!r}")
+        return tuple(float(x) for x in self._model.dirichlet(a))
+
+    def categorical(self, probs: Sequence[Number]) -> int:
+        p = np.asarray([float(x) for x in probs], dtype=np.float64)
+        if p.shape[0] < 1 or not (np.isfinite(p).all() and (p >= 0).all()):
+            raise ValueError(f"categorical needs non-negative probabilities, got {probs!r}")
+        total = float(p.sum())
+        if abs(total - 1.0) > 1e-9:
+            raise ValueError(f"categorical probabilities must sum to 1, got {total!r}")
+        return int(self._model.choice(p.shape[0], p=p / total))
+
+
+def secure_source() -> NoiseSource:
+    """A releasable source: bits from ``secrets``/``os.urandom``, exact samplers.
+
+    Model randomness uses numpy PCG64 seeded with 128 bits from ``secrets``.
+    """
+    return _ExactNoiseSource(_SecureBits(), secrets.randbits(128), True,
+                             "secure (os.urandom, exact discrete samplers)")
+
+
+def seeded_source(seed: int) -> NoiseSource:
+    """A reproducible source for tests: the same algorithms on a SHAKE-256 stream keyed by ``seed``.
+
+    Its output must **not** be released: anyone who knows the seed knows the noise.
+    Privacy noise and model randomness use independent streams (different SHAKE domains), so
+    the number of ``ran`` draws does not shift the privacy noise.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError("seed must be an integer")
+    model_seed = _ShakeBits(int(seed), b"model").randbits(128)
+    return _ExactNoiseSource(_ShakeBits(int(seed), b"noise"), model_seed, False,
+                             f"seeded {int(seed)} — NOT for release")

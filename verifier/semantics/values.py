@@ -1,0 +1,482 @@
+"""Run-time values of the PrivInfer language, their printing and their JSON form.
+
+Representation
+==============
+
+=====================  ==========================================================
+language               Python
+=====================  ==========================================================
+``unit``               the singleton ``UNIT``
+``bool``               ``bool``
+``int``, ``nat``,      ``int`` (never ``bool``)
+``[k]``
+``real`` and ranges    ``fractions.Fraction`` or ``float`` (see *Numeric policy*)
+tuples, ``[0,1]^k``    ``tuple`` (at least two items)
+``T list``             ``ConsList``: a persistent cons list (``NIL`` or a cell)
+functions              ``Closure`` (user code) or ``Builtin``
+``D[T]``               a ``verifier.semantics.distributions.Distribution``
+``M[T]``               a ``verifier.semantics.monad.MValue``
+=====================  ==========================================================
+
+Numeric policy
+==============
+
+* Integer literals and integer arithmetic are exact Python ``int``.
+* Real literals are exact: ``2.5`` is ``Fraction(5, 2)`` and ``1e-8`` is ``Fraction(1, 10**8)``.
+  ``+ - * /`` on exact operands stay exact; ``/`` is real division, also on two integers
+  (``1 / 2`` is ``Fraction(1, 2)``).
+* ``sqrt``, ``exp``, ``log``, ``pi``, ``sigma``, ``hellinger``, the densities and every noise
+  sample produce ``float``; once a ``float`` enters an arithmetic operation the result is a
+  ``float`` (Python's own rule for ``Fraction`` op ``float``).
+* Hence conjugate posteriors computed from exact inputs are exact (``beta(4, 4)`` is
+  ``Beta(Fraction(4), Fraction(4))``) and comparisons of exact quantities are exact.
+* Reals print as the shortest decimal that reads back as the same ``float``
+  (``12.0``, ``0.1``, ``0.3333333333333333``); JSON carries the same ``float``.
+
+Lists
+=====
+
+``ConsList`` cells are immutable: ``cons``, ``head``, ``tail`` and ``len`` are O(1) (the length
+is cached in every cell), and every whole-list operation here (equality, hashing, iteration,
+printing, JSON) is iterative, so lists of any length are safe for Python's recursion limit.
+
+Symbolic values
+===============
+
+``Symbolic`` is the base of the placeholders that exact inference passes to a likelihood to
+recognise its shape (``verifier.semantics.monad``). Any arithmetic, comparison, truth test or
+conversion on one raises ``SymbolicEscape``, which inference turns into "this model is not of a
+recognised form"; they never reach a user.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from contextlib import contextmanager
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+Value = Any  # see the table above
+
+#: The recursion limit while evaluating, sampling or inferring (see ``deep_recursion``).
+RECURSION_LIMIT = 1_000_000
+
+
+@contextmanager
+def deep_recursion(limit: int = RECURSION_LIMIT) -> Iterator[None]:
+    """Run the body with Python's recursion limit raised to at least ``limit`` (restored
+    afterwards). Recursive programs over long lists recurse deeply in the evaluator; CPython
+    3.11+ does not use the C stack for Python-to-Python calls, so only the limit matters.
+    Nested uses cost O(1)."""
+    old = sys.getrecursionlimit()
+    if old >= limit:
+        yield
+        return
+    sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+# --------------------------------------------------------------------------------------
+# unit
+# --------------------------------------------------------------------------------------
+
+
+class Unit:
+    """The type of ``()``; use the singleton ``UNIT``."""
+
+    _instance: Optional["Unit"] = None
+
+    def __new__(cls) -> "Unit":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "()"
+
+    def __reduce__(self):
+        return (Unit, ())
+
+
+UNIT = Unit()
+
+
+# --------------------------------------------------------------------------------------
+# persistent lists
+# --------------------------------------------------------------------------------------
+
+
+_NIL_HASH = hash(("nil",))
+
+
+class ConsList:
+    """An immutable singly linked list; ``NIL`` is the empty list.
+
+    Build with ``NIL``, ``cons(x, xs)`` / ``xs.cons(x)`` or ``ConsList.from_sequence(seq)``.
+    Equality and hashing are structural (and iterative).
+    """
+
+    __slots__ = ("_head", "_tail", "_len", "_hash")
+
+    def __init__(self, head: Value = None, tail: Optional["ConsList"] = None, _length: int = 0):
+        self._head = head
+        self._tail = tail
+        self._len = _length
+        self._hash: Optional[int] = None
+
+    # construction -----------------------------------------------------------------
+    def cons(self, head: Value) -> "ConsList":
+        """A new list with ``head`` in front of ``self`` (O(1))."""
+        return ConsList(head, self, self._len + 1)
+
+    @staticmethod
+    def from_sequence(items: Iterable[Value]) -> "ConsList":
+        """The list of ``items`` in order; built from the end, O(n)."""
+        seq = items if isinstance(items, (list, tuple)) else list(items)
+        out = NIL
+        for item in reversed(seq):
+            out = ConsList(item, out, out._len + 1)
+        return out
+
+    # access -------------------------------------------------------------------------
+    @property
+    def is_nil(self) -> bool:
+        return self._len == 0
+
+    @property
+    def head(self) -> Value:
+        if self._len == 0:
+            raise IndexError("head of the empty list")
+        return self._head
+
+    @property
+    def tail(self) -> "ConsList":
+        if self._len == 0:
+            raise IndexError("tail of the empty list")
+        return self._tail  # type: ignore[return-value]
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __bool__(self) -> bool:
+        return self._len > 0
+
+    def __iter__(self) -> Iterator[Value]:
+        cell = self
+        while cell._len:
+            yield cell._head
+            cell = cell._tail  # type: ignore[assignment]
+
+    def to_list(self) -> List[Value]:
+        return list(self)
+
+    # structural equality -------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ConsList):
+            return NotImplemented
+        a, b = self, other
+        if a._len != b._len:
+            return False
+        while a._len:
+            if a is b:
+                return True
+            if not values_equal(a._head, b._head):
+                return False
+            a, b = a._tail, b._tail  # type: ignore[assignment]
+        return True
+
+    def __hash__(self) -> int:
+        if self._len == 0:
+            return _NIL_HASH
+        if self._hash is None:
+            # Hash the cells from the end so that every suffix caches its hash too.
+            pending = []
+            cell = self
+            while cell._len and cell._hash is None:
+                pending.append(cell)
+                cell = cell._tail  # type: ignore[assignment]
+            h = cell._hash if cell._len else _NIL_HASH
+            for c in reversed(pending):
+                h = hash((c._head, h))
+                c._hash = h
+        return self._hash  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return format_value(self)
+
+
+NIL = ConsList()
+
+
+def cons(head: Value, tail: ConsList) -> ConsList:
+    return tail.cons(head)
+
+
+# --------------------------------------------------------------------------------------
+# functions
+# --------------------------------------------------------------------------------------
+
+
+class Closure:
+    """A user function ``fun p1 ... pn -> body`` with its defining environment.
+
+    Applying it to one argument binds ``params[0]``; with more parameters left the result is
+    a closure over the rest (currying). ``name`` is set for named definitions (printing only).
+    """
+
+    __slots__ = ("params", "body", "env", "name")
+
+    def __init__(self, params: Tuple[Any, ...], body: Any, env: Any, name: Optional[str] = None):
+        self.params = params
+        self.body = body
+        self.env = env
+        self.name = name
+
+    def __repr__(self) -> str:
+        return format_value(self)
+
+
+class Builtin:
+    """A built-in function of LANGUAGE.md. Every built-in takes exactly one argument (a tuple
+    for ``beta (a, b)``); ``impl(evaluator, argument, app_node)`` computes the result."""
+
+    __slots__ = ("name", "impl")
+
+    def __init__(self, name: str, impl: Callable[..., Value]):
+        self.name = name
+        self.impl = impl
+
+    def __repr__(self) -> str:
+        return format_value(self)
+
+
+# --------------------------------------------------------------------------------------
+# symbolic placeholders (exact inference only)
+# --------------------------------------------------------------------------------------
+
+
+class SymbolicEscape(Exception):
+    """A symbolic placeholder was used in a way inference cannot follow (internal)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Symbolic:
+    """Base of the inference placeholders; every operation on one raises ``SymbolicEscape``."""
+
+    __slots__ = ()
+
+    def describe(self) -> str:
+        return "the inferred parameter"
+
+    def _escape(self, *_: Any) -> Any:
+        raise SymbolicEscape(f"the model computes with {self.describe()}")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _escape
+    __truediv__ = __rtruediv__ = __neg__ = __abs__ = _escape
+    __lt__ = __le__ = __gt__ = __ge__ = _escape
+    __float__ = __int__ = __bool__ = __index__ = _escape
+
+    def __hash__(self) -> int:
+        raise SymbolicEscape(f"the model uses {self.describe()} as a value of a finite distribution")
+
+    def __eq__(self, other: object) -> bool:
+        raise SymbolicEscape(f"the model compares {self.describe()}")
+
+    def __repr__(self) -> str:
+        return f"<{self.describe()}>"
+
+
+# --------------------------------------------------------------------------------------
+# classification and equality
+# --------------------------------------------------------------------------------------
+
+
+def is_number(v: Value) -> bool:
+    """``int``, ``Fraction`` or ``float`` (a ``bool`` is not a number here)."""
+    return isinstance(v, (int, Fraction, float)) and not isinstance(v, bool)
+
+
+def to_real(v: Value) -> Value:
+    """An ``int`` as an exact real (``Fraction``); reals unchanged."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return Fraction(v)
+    return v
+
+
+def values_equal(a: Value, b: Value) -> bool:
+    """The language's ``=``: structural equality of bools, numbers, tuples and lists
+    (iterative on lists). Numbers compare by value (``1 = 1.0``). Raises ``SymbolicEscape``
+    on a symbolic placeholder and ``TypeError`` on functions and M-values."""
+    if isinstance(a, Symbolic) or isinstance(b, Symbolic):
+        culprit = a if isinstance(a, Symbolic) else b
+        raise SymbolicEscape(f"the model compares {culprit.describe()}")
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if is_number(a) and is_number(b):
+        return a == b
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, ConsList) and isinstance(b, ConsList):
+        return a == b
+    if isinstance(a, (Closure, Builtin)) or isinstance(b, (Closure, Builtin)):
+        raise TypeError("functions cannot be compared")
+    if a is UNIT or b is UNIT:
+        return a is b
+    from verifier.semantics.distributions import Distribution
+    if isinstance(a, Distribution) and isinstance(b, Distribution):
+        return a == b
+    if type(a) is not type(b):
+        return False
+    raise TypeError(f"values of kind {kind_of(a)} cannot be compared")
+
+
+def kind_of(v: Value) -> str:
+    """A short description of a value's kind, for error messages."""
+    from verifier.semantics.distributions import Distribution
+    from verifier.semantics.monad import MValue
+    if v is UNIT:
+        return "unit"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int"
+    if isinstance(v, (Fraction, float)):
+        return "real"
+    if isinstance(v, tuple):
+        return f"{len(v)}-tuple"
+    if isinstance(v, ConsList):
+        return "list"
+    if isinstance(v, (Closure, Builtin)):
+        return "function"
+    if isinstance(v, Distribution):
+        return "symbolic distribution (D[T])"
+    if isinstance(v, MValue):
+        return "distribution (M[T])"
+    if isinstance(v, Symbolic):
+        return "symbolic placeholder"
+    return type(v).__name__
+
+
+def a_kind(v: Value) -> str:
+    """``kind_of(v)`` with its indefinite article: "an int", "a bool"."""
+    kind = kind_of(v)
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
+
+
+# --------------------------------------------------------------------------------------
+# printing
+# --------------------------------------------------------------------------------------
+
+
+def format_real(x: Value) -> str:
+    """A real in the language's literal syntax: ``12.0``, ``0.1``, ``-2.5``, ``1e-08``."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return f"{x}.0"
+    if isinstance(x, Fraction):
+        if x.denominator == 1:
+            return f"{x.numerator}.0"
+        try:
+            return format_real(float(x))
+        except OverflowError:  # beyond the float range: print the exact value in e-notation
+            d = Decimal(x.numerator) / Decimal(x.denominator)
+            return f"{d:.17e}"
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "infinity" if x > 0 else "-infinity"
+    return repr(float(x))
+
+
+def format_value(v: Value) -> str:
+    """``v`` in the language's syntax: ``true``, ``3``, ``2.5``, ``(1.5, 2.0)``, ``[true; false]``,
+    ``beta(12.0, 9.0)``. Functions print as ``<fun>``, M-values as ``<M-value>``."""
+    from verifier.semantics.distributions import Distribution
+    if v is UNIT:
+        return "()"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, (Fraction, float)):
+        return format_real(v)
+    if isinstance(v, tuple):
+        return "(" + ", ".join(format_value(x) for x in v) + ")"
+    if isinstance(v, ConsList):
+        return "[" + "; ".join(format_value(x) for x in v) + "]"
+    if isinstance(v, Distribution):
+        return v.format()
+    if isinstance(v, Closure):
+        return f"<fun {v.name}>" if v.name else "<fun>"
+    if isinstance(v, Builtin):
+        return f"<builtin {v.name}>"
+    if isinstance(v, Symbolic):
+        return repr(v)
+    return "<M-value>"
+
+
+def to_json(v: Value) -> Any:
+    """A JSON-serialisable form of ``v``: unit is ``null``, reals are floats (``"infinity"`` /
+    ``"-infinity"`` / ``"nan"`` strings outside the float range), tuples and lists are arrays,
+    distributions are ``{"family": ..., "params": [...]}`` (see ``Distribution.to_json``),
+    functions and M-values are the strings ``"<fun>"`` / ``"<M-value>"``."""
+    from verifier.semantics.distributions import Distribution
+    if v is UNIT:
+        return None
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        return v
+    if isinstance(v, (Fraction, float)):
+        try:
+            f = float(v)
+        except OverflowError:
+            return format_real(v)
+        if math.isnan(f) or math.isinf(f):
+            return format_real(f)
+        return f
+    if isinstance(v, tuple):
+        return [to_json(x) for x in v]
+    if isinstance(v, ConsList):
+        return [to_json(x) for x in v]
+    if isinstance(v, Distribution):
+        return v.to_json()
+    return format_value(v)
+
+
+def value_sort_key(v: Value) -> Any:
+    """A total order on values of one type, used to print finite distributions canonically."""
+    from verifier.semantics.distributions import Distribution
+    if v is UNIT:
+        return (0,)
+    if isinstance(v, bool):
+        return (1, int(v))
+    if is_number(v):
+        return (2, v)
+    if isinstance(v, tuple):
+        return (3, tuple(value_sort_key(x) for x in v))
+    if isinstance(v, ConsList):
+        return (4, len(v), tuple(value_sort_key(x) for x in v))
+    if isinstance(v, Distribution):
+        return (5, v.format())
+    return (6, format_value(v))
+
+
+def sorted_values(values: Iterable[Value]) -> List[Value]:
+    """``values`` in the canonical order of ``value_sort_key`` (insertion order if mixed)."""
+    vs = list(values)
+    try:
+        return sorted(vs, key=value_sort_key)
+    except TypeError:
+        return vs
+
+
+def list_of(items: Sequence[Value]) -> ConsList:
+    """Shorthand for ``ConsList.from_sequence``."""
+    return ConsList.from_sequence(items)
