@@ -93,7 +93,8 @@ def main() -> None:
         line = (f"{res['label']:>12}: {res['candidates']:>11,} candidates  "
                 f"LS={res['local_sensitivity']:.5f} S={res['smooth_sensitivity']:.5f}  "
                 f"{args.draws} draws in {res['seconds_best']:.3f} s "
-                f"(target {res['target_seconds']} s, {ok})  peak RSS {res['peak_rss_mib']:.0f} MiB  "
+                f"(target {res['target_seconds']} s, {ok})  "
+                f"peak RSS {res['peak_rss_mib']:.0f} MiB  "
                 f"mean H of draws {res['mean_hellinger_of_draws']:.4f}")
         if args.extras:
             line += (f"\n{'':>14}E[H] = {res['expected_hellinger']:.4f} "

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from lemmas.core import ArtifactBuilder, Lemma, LemmaInstance, Parameter
 from lemmas.registry import (DuplicateLemmaError, LemmaFamily, UnknownLemmaError, all_lemmas,
-                             families, get, register)
+                             families, get, ids, register, register_lazy)
 
 from lemmas import library as _library
 
 _library.register_builtin()
 
 __all__ = ["ArtifactBuilder", "Lemma", "LemmaInstance", "Parameter", "DuplicateLemmaError",
-           "LemmaFamily", "UnknownLemmaError", "all_lemmas", "families", "get", "register"]
+           "LemmaFamily", "UnknownLemmaError", "all_lemmas", "families", "get", "ids", "register",
+           "register_lazy"]

@@ -40,8 +40,9 @@ Step kinds and how each is checked:
 ``cite``            the literature source of the statement (last step of unproved artifacts).
 
 A premise is a step id or ``{"step": id, "at": {symbol: term}}``, which instantiates the step's
-universally quantified symbols; the sort constraints of the substituted terms (and their
-integrality, checked syntactically) become hypotheses of the instance.
+universally quantified symbols; the sort constraints of the substituted terms (and, for integer
+sorts, ``IsInteger(term)`` unless sympy sees that the term is an integer) become hypotheses of
+the instance.
 
 This module imports nothing from ``verifier``: the independent certificate checker uses it.
 """
@@ -49,8 +50,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
@@ -157,6 +158,9 @@ _STATIC_FACTS = [
          "Implies(u < w, gamma(u/2 + w/2)**2 <= gamma(u)*gamma(w))",
          "Gamma is logarithmically convex on (0, oo) (Bohr-Mollerup; E. Artin, The Gamma "
          "Function, 1964, §2; DLMF 5.5 / 5.15.1: (ln Gamma)'' = psi' > 0)"),
+    Fact("lists.count.nat", (("l", "list"),),
+         "IsInteger(Count(l)) & IsInteger(Length(l)) & (Count(l) >= 0) & (Count(l) <= Length(l))",
+         "Count and Length of a (bool) list are natural numbers, Count at most Length"),
     Fact("lists.count.adj", (("l1", "list"), ("l2", "list")),
          "Implies(Adj(l1, l2), Eq(Length(l1), Length(l2)) & Eq(Count(l1) - Count(l2), "
          "DiffAt1(l1, l2) - DiffAt2(l1, l2)) & (DiffAt1(l1, l2) >= 0) & (DiffAt1(l1, l2) <= 1) "
@@ -193,7 +197,7 @@ RULES = {
 
 
 def _dirichlet_integral_fact(k: int) -> Fact:
-    vs = exprs._simplex_vars(k)
+    vs = exprs.simplex_vars(k)
     ps = tuple(f"p{i}" for i in range(1, k + 1))
     integrand = "*".join(f"{v}**({p} - 1)" for v, p in zip(vs, ps))
     value = "*".join(f"gamma({p})" for p in ps) + f"/gamma({' + '.join(ps)})"
@@ -256,9 +260,9 @@ def _catcount_adj_fact(k: int) -> Fact:
 
 def _catcount_total_fact(k: int) -> Fact:
     total = " + ".join(f"CountCat(l, {i})" for i in range(k))
-    nonneg = " & ".join(f"(CountCat(l, {i}) >= 0)" for i in range(k))
+    nonneg = " & ".join(f"(CountCat(l, {i}) >= 0) & IsInteger(CountCat(l, {i}))" for i in range(k))
     return Fact(f"lists.catcount.total/k={k}", (("l", "list"),),
-                f"Eq({total}, Length(l)) & {nonneg}",
+                f"Eq({total}, Length(l)) & IsInteger(Length(l)) & {nonneg}",
                 "every entry of a [k] list is one of the categories 0..k-1")
 
 
@@ -334,8 +338,12 @@ def recheck(artifact: Any, cited: Optional[Mapping[str, Mapping[str, Any]]] = No
         return CheckResult(ok, lemma_id, status, reason, tuple(checker.results),
                            tuple(sorted(checker.trusted)), tuple(sorted(checker.cites.items())),
                            time.perf_counter() - t0)
-    except (ArtifactError, exprs.TermError, json.JSONDecodeError, KeyError, TypeError) as exc:
+    except (ArtifactError, exprs.TermError, json.JSONDecodeError, KeyError, TypeError,
+            AttributeError, ValueError) as exc:
         return CheckResult(False, lemma_id, status, f"malformed artifact: {exc}",
+                           seconds=time.perf_counter() - t0)
+    except Exception as exc:  # never raise on a bad artifact: fail closed
+        return CheckResult(False, lemma_id, status, f"cannot check: {type(exc).__name__}: {exc}",
                            seconds=time.perf_counter() - t0)
 
 
@@ -358,7 +366,7 @@ class _Checker:
         if art.get("status") not in STATUSES:
             raise ArtifactError(f"status must be one of {STATUSES}")
         for name, spec in (art.get("vocabulary") or {}).items():
-            exprs.declare(name, spec["args"], spec["result"], spec.get("doc", ""))
+            _install_vocabulary(name, spec)
         decls = [tuple(d) for d in art["symbols"]]
         self.sorts = {n: s for n, s in decls}
         self.table = exprs.symbols_of(decls)
@@ -397,8 +405,12 @@ class _Checker:
             except (ArtifactError, exprs.TermError, arbeval.EnclosureError) as exc:
                 self.results.append(StepResult(step["id"], kind, False, str(exc),
                                                time.perf_counter() - t))
-                if not failure:
-                    failure = f"step {step['id']} ({kind}): {exc}"
+            except Exception as exc:  # any other failure of a tool fails the step, closed
+                exc = ArtifactError(f"{type(exc).__name__}: {exc}")
+                self.results.append(StepResult(step["id"], kind, False, str(exc),
+                                               time.perf_counter() - t))
+            if not self.results[-1].ok and not failure:
+                failure = f"step {step['id']} ({kind}): {self.results[-1].reason}"
         unused = [s["id"] for s in steps[:-1] if s["id"] not in self.used]
         if not failure and unused:
             failure = f"steps not used by the derivation: {', '.join(unused)}"
@@ -544,7 +556,7 @@ class _Checker:
         dens2, qargs = exprs.density_of(post)
         if dens.domain != dens2.domain or dens.variables != dens2.variables:
             raise ArtifactError("prior and posterior live on different domains")
-        vsort = "real" if dens.domain == "line" else "pos"
+        vsort = "real" if dens.domain == "line" else "pos"  # simplex, halfline: positive
         bound = exprs.symbols_of([(v, vsort) for v in dens.variables])
         # fresh names for the density parameters cannot clash with artifact symbols
         def density(d: exprs.Density, args) -> sp.Expr:
@@ -687,7 +699,7 @@ class _Checker:
             term = self.parse(text)
             sort = est.sorts[name]
             if sort in exprs.INTEGER_SORTS and term.is_integer is not True:
-                raise ArtifactError(f"{name} := {text} is not syntactically an integer")
+                side.append(exprs.function("IsInteger")(term))
             if sort in exprs.OPAQUE_SORTS:
                 if _is_numeric(term):
                     raise ArtifactError(f"{name} := {text}: a number for an object of sort {sort}")
@@ -698,6 +710,28 @@ class _Checker:
         claim = exprs.substitute(est.claim, subst)
         where = [exprs.substitute(w, subst) for w in est.where]
         return sp.Implies(sp.And(*side, *where), claim)
+
+
+def _install_vocabulary(name: str, spec: Mapping[str, Any]) -> None:
+    """Declare a non-core symbol recorded in an artifact (and its density or likelihood).
+
+    A name the vocabulary already knows must be recorded with the same signature and
+    definition; otherwise the artifact is rejected.
+    """
+    if name in exprs.VOCABULARY and name not in exprs.EXTRA_DENSITIES and \
+            name not in exprs.EXTRA_LIKELIHOODS and ("density" in spec or "likelihood" in spec):
+        raise ArtifactError(f"{name} is a core symbol and cannot be redefined")
+    if "density" in spec:
+        d = spec["density"]
+        exprs.register_family(name, exprs.Density(
+            tuple(tuple(p) for p in d["params"]), tuple(d["variables"]), d["domain"], d["body"]),
+            spec.get("doc", ""))
+    elif "likelihood" in spec:
+        d = spec["likelihood"]
+        exprs.register_likelihood(name, exprs.LikelihoodDef(
+            tuple(tuple(p) for p in d["params"]), tuple(d["variables"]), d["body"]),
+            spec.get("doc", ""))
+    exprs.declare(name, spec["args"], spec["result"], spec.get("doc", ""))
 
 
 def _is_numeric(term: sp.Basic) -> bool:

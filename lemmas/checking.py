@@ -13,7 +13,7 @@ import json
 import os
 import time
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 from lemmas import registry
 from lemmas.artifacts import CheckResult, recheck, statements_equal

@@ -28,7 +28,7 @@ import sympy as sp
 
 from lemmas import exprs
 from lemmas.arbeval import EnclosureError, precision, to_arb
-from lemmas.core import ArtifactBuilder, Lemma, Parameter, eq, params, symbols
+from lemmas.core import ArtifactBuilder, Lemma, eq, params, symbols
 
 arb = flint.arb
 
@@ -188,9 +188,11 @@ def tv_beta(p: Beta, q: Beta, prec: int = 128) -> "flint.arb":
     intervals on which h is strictly monotone, and h has at most one zero in each. The sign of
     h at the ends (limits at 0 and 1, the value at x_m) is certified with Arb; where it changes,
     bisection on exact rationals with certified signs of h at the midpoints encloses the
-    crossing c in a tiny interval. Between consecutive crossings p - q has constant sign, so
-    with D(x) = I_x(a1, b1) - I_x(a2, b2) (regularized incomplete Beta functions, evaluated by
-    Arb on the enclosing balls) and c_0 = 0, c_{m+1} = 1:
+    crossing c in an interval of width 2^-(prec/2). Between consecutive crossings p - q has
+    constant sign, so with D(x) = I_x(a1, b1) - I_x(a2, b2) (regularized incomplete Beta
+    functions, evaluated by Arb at the interval's centre m, plus |D'| = |p - q| bounded on the
+    interval times its radius — a second-order term, as D' vanishes at c) and c_0 = 0,
+    c_{m+1} = 1:
 
         TV = (1/2) sum_i |D(c_{i+1}) - D(c_i)|.
 
@@ -221,28 +223,45 @@ def tv_beta(p: Beta, q: Beta, prec: int = 128) -> "flint.arb":
             s_lo, s_hi = sign_at(lo, "right"), sign_at(hi, "left")
             if s_lo == s_hi:
                 continue
-            while hi - lo > Fraction(1, 2 ** (prec - 8)):
+            width = Fraction(1, 2 ** (prec // 2))
+            while hi - lo > width:
                 mid = (lo + hi) / 2
                 hm = h(mid)
-                if hm > 0:
-                    s = 1
-                elif hm < 0:
-                    s = -1
-                else:
-                    break  # the sign at mid is not decidable at this precision: stop here
-                if s == s_lo:
-                    lo = mid
-                else:
-                    hi = mid
-            centre = (lo + hi) / 2
-            crossings.append(arb(_a(centre).mid(), _a((hi - lo) / 2).upper()))
+                if hm > 0 or hm < 0:
+                    if (1 if hm > 0 else -1) == s_lo:
+                        lo = mid
+                    else:
+                        hi = mid
+                    continue
+                # h(mid) is (nearly) 0: the crossing is at or next to mid. Certify the signs
+                # just left and right of it (h is strictly monotone on [lo, hi]).
+                left, right = max(lo, mid - width / 4), min(hi, mid + width / 4)
+                s_left = s_lo if left == lo else _certified_sign(lambda: h(left), prec)
+                s_right = s_hi if right == hi else _certified_sign(lambda: h(right), prec)
+                if s_left == s_lo and s_right == s_hi:
+                    lo, hi = left, right
+                    break
+                raise EnclosureError("cannot isolate a crossing point (raise the precision)")
+            crossings.append(((lo + hi) / 2, (hi - lo) / 2))
         if not crossings:
             raise EnclosureError("no crossing found between two different Betas")
 
-        def D(x: "flint.arb") -> "flint.arb":
-            return (x.beta_lower(_a(p.a), _a(p.b), 1) - x.beta_lower(_a(q.a), _a(q.b), 1))
+        def D_exact(x: Fraction) -> "flint.arb":
+            ax = _a(x)
+            return ax.beta_lower(_a(p.a), _a(p.b), 1) - ax.beta_lower(_a(q.a), _a(q.b), 1)
 
-        values = [arb(0)] + [D(c) for c in crossings] + [arb(0)]
+        def density(d: Beta, x: "flint.arb") -> "flint.arb":
+            return ((_a(d.a) - 1) * x.log() + (_a(d.b) - 1) * (1 - x).log()
+                    - _lbeta(d.a, d.b)).exp()
+
+        def D(centre: Fraction, radius: Fraction) -> "flint.arb":
+            # mean value theorem: D(c) = D(centre) + D'(xi)(c - centre), D' = p - q, and
+            # |p - q| is tiny on the ball around the crossing: the error is second order
+            ball = arb(_a(centre).mid(), _a(radius).upper())
+            slope = abs(density(p, ball) - density(q, ball)).upper()
+            return D_exact(centre) + arb(0, (slope * _a(radius)).upper())
+
+        values = [arb(0)] + [D(c, r) for c, r in crossings] + [arb(0)]
         total = arb(0)
         for u, v in zip(values, values[1:]):
             total += abs(v - u)
@@ -462,7 +481,7 @@ def _simplex_bc_lemma(family: str, k: int) -> Lemma:
     fint = b.fact(fact_int)
     pnames = [f"p{i}" for i in range(1, len(mid) + 1)]
     val = b.identity(concl, method="gammasimp",
-                     rewrite=[b.ref(fbc, **first_map(first, S)), scale,
+                     rewrite=[b.ref(fbc, **_first_map(first, S)), scale,
                               b.ref(fint, **dict(zip(pnames, mid)))],
                      note="chain the three equations; the constants agree")
     b.qed([val])
@@ -474,7 +493,7 @@ def _simplex_bc_lemma(family: str, k: int) -> Lemma:
                  "Euler/Dirichlet integral (DLMF 5.12.1); standard", "proved", b.build(), dim)
 
 
-def first_map(first, S):
+def _first_map(first, S):
     return {n: S[m] for n, m in first.items()}
 
 
@@ -518,7 +537,7 @@ def normal_bc_closed_form() -> Lemma:
                  P, (), concl, "Gaussian integral; standard", "proved", b.build())
 
 
-def _hellinger_from_bc(bc_lemma: Lemma, lid: str, title: str, dim=None) -> Lemma:
+def hellinger_from_bc(bc_lemma: Lemma, lid: str, title: str, dim=None) -> Lemma:
     """Hellinger(p, q) = sqrt(1 - <closed form of BC>) from a BC closed-form lemma."""
     P = bc_lemma.parameters
     bc_eq = bc_lemma.conclusion
@@ -550,9 +569,10 @@ def beta_kl_closed_form() -> Lemma:
     b = ArtifactBuilder("beta.kl.closed_form", "literature", P, (), concl)
     x, y = b.declare("x", "pos"), b.declare("y", "pos")
     dens = lambda a, bb: sp.gamma(a + bb) / (sp.gamma(a) * sp.gamma(bb)) * x ** (a - 1) * y ** (bb - 1)
-    s = b.identity(eq(sp.expand_log(sp.log(dens(a1, b1) / dens(a2, b2)), force=True),
-                         sp.log(sp.beta(a2, b2)) - sp.log(sp.beta(a1, b1)) + (a1 - a2) * sp.log(x)
-                         + (b1 - b2) * sp.log(y)), method="gammasimp",
+    lB = lambda a, bb: sp.log(sp.gamma(a)) + sp.log(sp.gamma(bb)) - sp.log(sp.gamma(a + bb))
+    s = b.identity(eq(sp.log(dens(a1, b1) / dens(a2, b2)),
+                      lB(a2, b2) - lB(a1, b1) + (a1 - a2) * sp.log(x) + (b1 - b2) * sp.log(y)),
+                   method="expand",
                    note="the log density ratio is affine in ln x and ln(1-x); with "
                         "E[ln X] = psi(a1) - psi(a1+b1), E[ln(1-X)] = psi(b1) - psi(a1+b1)")
     b.cite("standard; e.g. Penny, 'KL-divergences of Normal, Gamma, Dirichlet and Wishart "
@@ -593,7 +613,7 @@ def normal_kl_closed_form() -> Lemma:
     b = ArtifactBuilder("normal.kl.closed_form", "literature", P, (), concl)
     t = b.declare("t", "real")
     dens = lambda m, v: sp.exp(-(t - m) ** 2 / (2 * v)) / sp.sqrt(2 * sp.pi * v)
-    s = b.identity(eq(sp.expand_log(sp.log(dens(m1, v1)) - sp.log(dens(m2, v2)), force=True),
+    s = b.identity(eq(sp.log(dens(m1, v1)) - sp.log(dens(m2, v2)),
                          sp.log(v2 / v1) / 2 - (t - m1) ** 2 / (2 * v1) + (t - m2) ** 2 / (2 * v2)),
                    method="simplify",
                    note="log density ratio; its mean under N(m1, v1) gives the closed form")

@@ -18,7 +18,6 @@ checks prior density × likelihood ∝ posterior density): ``conj.beta_bernoulli
 """
 from __future__ import annotations
 
-import itertools
 import math
 from fractions import Fraction
 from typing import Iterator, List, Sequence, Tuple, Union
@@ -126,7 +125,7 @@ def posteriors(prior: Union[Beta, Dirichlet], n: int) -> List[Union[Beta, Dirich
 # --------------------------------------------------------------------------------------------
 # lemmas
 
-def beta_bernoulli_list() -> Lemma:
+def beta_bernoulli_list_lemma() -> Lemma:
     """Posterior(Beta(a, b), n observations with c true) = Beta(a + c, b + n - c)."""
     P = params(("a", "pos"), ("b", "pos"), ("n", "nat"), ("c", "nat"))
     S = symbols(P)
@@ -146,7 +145,7 @@ def beta_bernoulli_list() -> Lemma:
                  "Bayes' rule; paper §6 (learnBias); seed poster", "proved", bld.build())
 
 
-def beta_bernoulli_one() -> Lemma:
+def beta_bernoulli_one_lemma() -> Lemma:
     """Posterior(Beta(a, b), one observation d in {0, 1}) = Beta(a + d, b + 1 - d)."""
     P = params(("a", "pos"), ("b", "pos"), ("d", "nat"))
     S = symbols(P)
@@ -165,7 +164,7 @@ def beta_bernoulli_one() -> Lemma:
                  P, hyps, concl, "Bayes' rule; paper §6", "proved", bld.build())
 
 
-def dirichlet_categorical_list(k: int) -> Lemma:
+def dirichlet_categorical_list_lemma(k: int) -> Lemma:
     """Posterior(Dir(a1..ak), counts c1..ck) = Dir(a1 + c1, ..., ak + ck)."""
     P = params(*[(f"a{i}", "pos") for i in range(1, k + 1)],
                *[(f"c{i}", "nat") for i in range(1, k + 1)])
@@ -186,7 +185,7 @@ def dirichlet_categorical_list(k: int) -> Lemma:
                  "Bayes' rule; paper §6 (learnP)", "proved", bld.build(), k)
 
 
-def normal_normal_one() -> Lemma:
+def normal_normal_one_lemma() -> Lemma:
     P = params(("m", "real"), ("v", "pos"), ("kv", "pos"), ("x", "real"))
     S = symbols(P)
     m, v, kv, x = S["m"], S["v"], S["kv"], S["x"]
@@ -204,7 +203,7 @@ def normal_normal_one() -> Lemma:
                  "Bayes' rule; paper §6.1-6.2 (learnMean)", "proved", bld.build())
 
 
-def normal_normal_list() -> Lemma:
+def normal_normal_list_lemma() -> Lemma:
     P = params(("m", "real"), ("v", "pos"), ("kv", "pos"), ("n", "nat"), ("s", "real"),
                ("q", "real"))
     T = symbols(P)

@@ -52,10 +52,11 @@ class LemmaInstance:
     """A lemma with terms substituted for its parameters.
 
     ``hypotheses``: the obligations the caller must discharge — the sort conditions of the
-    substituted terms (``t > 0`` for a ``pos`` parameter, ``t >= 0`` for ``nat``...) followed
-    by the lemma's hypotheses; trivially true ones are dropped. ``integer_terms``: terms that
-    must be integers (for ``int``/``nat``/``posint`` parameters). ``conclusion``: what the
-    lemma then guarantees.
+    substituted terms (``t > 0`` for a ``pos`` parameter, ``t >= 0`` for ``nat``, and
+    ``IsInteger(t)`` for integer sorts unless sympy sees that ``t`` is an integer) followed by
+    the lemma's hypotheses; trivially true ones are dropped. ``integer_terms``: the terms of
+    those ``IsInteger`` obligations (for callers that know integrality from typing).
+    ``conclusion``: what the lemma then guarantees.
     """
 
     lemma_id: str
@@ -147,6 +148,7 @@ class Lemma:
             side.extend(exprs.sort_constraint(t, p.sort))
             if p.sort in exprs.INTEGER_SORTS and t.is_integer is not True:
                 integer_terms.append(t)
+                side.append(exprs.function("IsInteger")(t))
         hyps = [exprs.substitute(h, subst) for h in self.hypotheses]
         hyps = [h for h in side + hyps if h is not sp.true]
         return LemmaInstance(self.id, self.status,
@@ -178,7 +180,9 @@ class ArtifactBuilder:
 
     Every method adds one step and returns its id. Symbols are collected from the formulas;
     those of opaque sorts (``dist``, ``fun``, ``list``) must be declared first with
-    ``declare``. ``build()`` returns the JSON-serialisable artifact.
+    ``declare``. Vocabulary symbols added at run time (``exprs.declare``, new conjugate
+    families) are recorded in the artifact automatically. ``build()`` returns the
+    JSON-serialisable artifact.
     """
 
     def __init__(self, lemma_id: str, status: str, parameters: Sequence[Parameter],
@@ -205,9 +209,22 @@ class ArtifactBuilder:
     def declare_vocabulary(self, name: str) -> None:
         """Record a non-core vocabulary symbol (added with ``exprs.declare``) in the artifact."""
         sig = exprs.VOCABULARY[name]
-        self.vocabulary[name] = {"args": list(sig.args), "result": sig.result, "doc": sig.doc}
+        entry: Dict[str, Any] = {"args": list(sig.args), "result": sig.result, "doc": sig.doc}
+        if name in exprs.EXTRA_DENSITIES:
+            d = exprs.EXTRA_DENSITIES[name]
+            entry["density"] = {"params": [list(p) for p in d.params],
+                                "variables": list(d.variables), "domain": d.domain,
+                                "body": d.body}
+        elif name in exprs.EXTRA_LIKELIHOODS:
+            d = exprs.EXTRA_LIKELIHOODS[name]
+            entry["likelihood"] = {"params": [list(p) for p in d.params],
+                                   "variables": list(d.variables), "body": d.body}
+        self.vocabulary[name] = entry
 
     def _collect(self, f: sp.Basic) -> None:
+        for name in exprs.vocabulary_names(f) - exprs.CORE_NAMES - set(exprs.DEFINITIONS):
+            if name not in self.vocabulary:
+                self.declare_vocabulary(name)
         for s in f.atoms(sp.Symbol):
             sort = exprs.sort_of(s)
             if sort == "opaque":
@@ -244,7 +261,11 @@ class ArtifactBuilder:
         return {"step": step, "at": out}
 
     def _refs(self, premises: Iterable[Any]) -> List[Any]:
-        return [p if isinstance(p, (str, dict)) else p for p in premises]
+        out = list(premises)
+        for p in out:
+            if not isinstance(p, (str, dict)):
+                raise TypeError(f"a premise is a step id or a reference, not {p!r}")
+        return out
 
     # one method per step kind
     def identity(self, claim: sp.Basic, method: str = "simplify", note: str = "",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Mapping, Sequence, Tuple
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
@@ -174,6 +174,7 @@ VOCABULARY: Dict[str, Signature] = {
                          "(bools as 0/1; any common position when they are equal)"),
     "DiffAt2": Signature((_O, _O), _R, "the entry of l2 at that same position"),
     # predicates
+    "IsInteger": Signature((_R,), "B", "x is an integer (Z3: IsInt)"),
     "Adj": Signature((_O, _O), "B", "same length, differ in at most one position"),
     "AdjWithin": Signature((_O, _O, _R), "B",
                            "same length, differ in at most one position, there by at most c"),
@@ -254,6 +255,8 @@ def declare(name: str, args: Sequence[str], result: str, doc: str) -> object:
 
 for _name, _sig in VOCABULARY.items():
     _FUNCTIONS[_name] = _make_function(_name, _sig)
+#: the built-in vocabulary; anything else was added by ``declare`` (and must travel with artifacts)
+CORE_NAMES = frozenset(VOCABULARY)
 for _name in DEFINITIONS_TEXT:
     _FUNCTIONS[_name] = sp.Function(_name)
 
@@ -367,6 +370,8 @@ class _Reader:
         if isinstance(op, ast.Div):
             return a / b
         if isinstance(op, ast.Pow):
+            if isinstance(b, sp.Integer) and abs(int(b)) > 10000:
+                self.fail(node, "exponent too large")
             return a ** b
         if isinstance(op, ast.BitAnd):
             return sp.And(a, b)
@@ -488,8 +493,8 @@ def vocabulary_names(expr: sp.Basic) -> set:
     """Names of the vocabulary and defined symbols occurring in ``expr``."""
     names = set()
     for e in sp.preorder_traversal(expr):
-        if isinstance(e, AppliedUndef) or isinstance(e, BooleanFunction):
-            n = type(e).__name__ if not isinstance(e, AppliedUndef) else e.func.__name__
+        if isinstance(e, (AppliedUndef, BooleanFunction)):
+            n = e.func.__name__ if isinstance(e, AppliedUndef) else type(e).__name__
             if n in VOCABULARY or n in DEFINITIONS_TEXT:
                 names.add(n)
     return names
@@ -513,7 +518,7 @@ class Density:
     body: str
 
 
-def _simplex_vars(k: int) -> Tuple[str, ...]:
+def simplex_vars(k: int) -> Tuple[str, ...]:
     return ("x", "y") if k == 2 else tuple(f"x{i}" for i in range(1, k + 1))
 
 
@@ -523,7 +528,7 @@ def beta_density() -> Density:
 
 
 def dirichlet_density(k: int) -> Density:
-    xs = _simplex_vars(k)
+    xs = simplex_vars(k)
     ps = tuple((f"a{i}", "pos") for i in range(1, k + 1))
     norm = f"gamma({' + '.join(p for p, _ in ps)})/({'*'.join(f'gamma({p})' for p, _ in ps)})"
     body = norm + "*" + "*".join(f"{x}**({p} - 1)" for x, (p, _) in zip(xs, ps))
@@ -547,7 +552,10 @@ def density_of(dist: sp.Basic) -> Tuple[Density, Tuple[sp.Basic, ...]]:
     if name == "NormalDist":
         return normal_density(), dist.args
     if name in EXTRA_DENSITIES:
-        return EXTRA_DENSITIES[name](len(dist.args)), dist.args
+        dens = EXTRA_DENSITIES[name]
+        if len(dens.params) != len(dist.args):
+            raise TermError(f"{name} takes {len(dens.params)} parameters")
+        return dens, dist.args
     raise TermError(f"no density known for {name}")
 
 
@@ -575,10 +583,57 @@ def likelihood_of(lik: sp.Basic, variables: Tuple[str, ...]) -> Tuple[str, Dict[
         # prod exp(-(x_i - t)^2/(2 kv)) / sqrt(2 pi kv) = exp(-(Q - 2 t S + n t^2)/(2 kv)) / (2 pi kv)^(n/2)
         return "exp(-(P3 - 2*t*P2 + P1*t**2)/(2*P0))/(2*pi*P0)**(P1/2)", binding
     if name in EXTRA_LIKELIHOODS:
-        return EXTRA_LIKELIHOODS[name](variables, len(args)), binding
+        lik_def = EXTRA_LIKELIHOODS[name]
+        if lik_def.variables != tuple(variables) or len(lik_def.params) != len(args):
+            raise TermError(f"likelihood {name} does not fit variables {variables}")
+        return lik_def.body, {p: a for (p, _), a in zip(lik_def.params, args)}
     raise TermError(f"no likelihood known for {name} over {variables}")
 
 
-#: extension points for new conjugate pairs (see lemmas.core.add_conjugate_pair)
-EXTRA_DENSITIES: Dict[str, object] = {}
-EXTRA_LIKELIHOODS: Dict[str, object] = {}
+@dataclass(frozen=True)
+class LikelihoodDef:
+    """A likelihood of observations, as a function of the model's variables."""
+
+    params: Tuple[Tuple[str, str], ...]
+    variables: Tuple[str, ...]
+    body: str
+
+
+#: extension points for new conjugate pairs (see ``lemmas.extend.add_conjugate_pair``)
+EXTRA_DENSITIES: Dict[str, Density] = {}
+EXTRA_LIKELIHOODS: Dict[str, LikelihoodDef] = {}
+_DOMAINS = ("simplex", "line", "halfline")
+
+
+def register_family(name: str, density: Density, doc: str) -> object:
+    """Declare a new distribution family ``name(params...)`` with its density (trusted).
+
+    Registering the same definition again is a no-op; a different one fails.
+    """
+    if density.domain not in _DOMAINS:
+        raise TermError(f"domain must be one of {_DOMAINS}")
+    if set(p for p, _ in density.params) & set(density.variables):
+        raise TermError("parameter and variable names must differ")
+    _check_body(density.body, density.params, density.variables, density.domain)
+    if name in EXTRA_DENSITIES and EXTRA_DENSITIES[name] != density:
+        raise TermError(f"family {name} is already defined with another density")
+    fn = declare(name, ["R"] * len(density.params), "O", doc)
+    EXTRA_DENSITIES[name] = density
+    return fn
+
+
+def register_likelihood(name: str, lik: LikelihoodDef, doc: str) -> object:
+    """Declare a new likelihood term ``name(params...)`` with its body (trusted)."""
+    if set(p for p, _ in lik.params) & set(lik.variables):
+        raise TermError("parameter and variable names must differ")
+    _check_body(lik.body, lik.params, lik.variables, "line")
+    if name in EXTRA_LIKELIHOODS and EXTRA_LIKELIHOODS[name] != lik:
+        raise TermError(f"likelihood {name} is already defined with another body")
+    fn = declare(name, ["R"] * len(lik.params), "O", doc)
+    EXTRA_LIKELIHOODS[name] = lik
+    return fn
+
+
+def _check_body(body: str, params, variables, domain: str) -> None:
+    vs = "real" if domain == "line" else "pos"
+    parse(body, symbols_of(list(params) + [(v, vs) for v in variables]))

@@ -22,15 +22,15 @@ import sympy as sp
 
 from lemmas import closed_forms, exprs, registry
 from lemmas.artifacts import CheckResult, recheck
-from lemmas.core import ArtifactBuilder, Lemma, eq, params, symbols
-from lemmas.sensitivity import RHO, _beta_setup
+from lemmas.core import ArtifactBuilder, Lemma, eq, symbols
+from lemmas.sensitivity import RHO, beta_adjacent_setup
 
 H, g = exprs.Hellinger, exprs.g
 
 
 def lemma_6_1_as_stated():
     """(parameters, hypotheses, conclusion) of Lemma 6.1 as printed: any a, b > 0."""
-    P, S, hyps, p1, p2 = _beta_setup("one")
+    P, S, hyps, p1, p2 = beta_adjacent_setup("one")
     hyps = hyps[2:]  # drop a >= 1, b >= 1: the paper only asks a, b > 0 (the sort of a, b)
     return P, hyps, sp.Le(H(p1, p2), RHO)
 
@@ -45,8 +45,10 @@ def attempt_lemma_6_1_as_stated() -> Dict[str, Any]:
     mono = b.lemma(registry.get("gfun.increasing"))
     bnd = b.lemma(registry.get("gfun.bounds"))
     val = b.identity(eq(sp.sqrt(1 - g(sp.Integer(1)) ** 2), RHO), rewrite=[one])
+    hdef, self_ = b.fact("def.hellinger"), b.fact("bc.self")
+    p1, p2 = concl.lhs.args
     b.qed([b.ref(gen, a=S["a"], b=S["b"], a0=S["a"], b0=S["b"], n=S["n"], c1=S["c1"],
-                 c2=S["c2"]),
+                 c2=S["c2"]), b.ref(hdef, p=p1, q=p2), b.ref(self_, p=p1),
            b.ref(mono, x=S["a"], y=1), b.ref(mono, x=S["b"], y=1), b.ref(mono, x=1, y=S["a"]),
            b.ref(mono, x=1, y=S["b"]), b.ref(bnd, x=S["a"]), b.ref(bnd, x=S["b"]), val],
           note="needs g(a) g(b) >= pi/4, which holds only when a, b are large enough")

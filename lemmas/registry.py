@@ -1,7 +1,8 @@
 """The lemma registry: one place where the library's lemmas are looked up by id.
 
-``register(lemma)`` adds a lemma (a duplicate id fails loudly); ``get(id)`` finds it;
-``all_lemmas()`` lists the library in id order. Lemmas that depend on a dimension (Dirichlet
+``register(lemma)`` adds a lemma (a duplicate id fails loudly); ``register_lazy(id, build)``
+adds one that is built on first use; ``get(id)`` finds it; ``all_lemmas()`` lists the library
+in id order (building everything). Lemmas that depend on a dimension (Dirichlet
 over k categories) are registered as a ``LemmaFamily``: its members have ids
 ``<family id>/k=<k>`` and are built on first use, for any k >= 2; ``all_lemmas()`` includes
 the members at the family's ``listed`` dimensions.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from lemmas.core import Lemma
@@ -40,6 +41,7 @@ class LemmaFamily:
 
 _LOCK = threading.RLock()
 _LEMMAS: Dict[str, Lemma] = {}
+_PENDING: Dict[str, Callable[[], Lemma]] = {}
 _FAMILIES: Dict[str, LemmaFamily] = {}
 _MEMBER = re.compile(r"^(?P<family>.+)/k=(?P<k>[0-9]+)$")
 
@@ -48,25 +50,38 @@ def register(item) -> None:
     """Register a ``Lemma`` or a ``LemmaFamily``. Raises ``DuplicateLemmaError`` on a clash."""
     with _LOCK:
         if isinstance(item, LemmaFamily):
-            if item.id in _FAMILIES or item.id in _LEMMAS:
+            if item.id in _FAMILIES or item.id in _LEMMAS or item.id in _PENDING:
                 raise DuplicateLemmaError(f"lemma family {item.id!r} is already registered")
             _FAMILIES[item.id] = item
             return
         if not isinstance(item, Lemma):
             raise TypeError(f"cannot register {type(item).__name__}")
-        if item.id in _LEMMAS or item.id in _FAMILIES:
-            raise DuplicateLemmaError(f"lemma {item.id!r} is already registered")
-        m = _MEMBER.match(item.id)
-        if m and m.group("family") in _FAMILIES:
-            raise DuplicateLemmaError(f"{item.id!r} belongs to the family {m.group('family')!r}")
+        _check_new(item.id)
         _LEMMAS[item.id] = item
+
+
+def register_lazy(lemma_id: str, build: Callable[[], Lemma]) -> None:
+    """Register a lemma by id, built by ``build()`` on first use (the built-in library does
+    this, so that importing ``lemmas`` stays cheap). The built lemma must have this id."""
+    with _LOCK:
+        _check_new(lemma_id)
+        _PENDING[lemma_id] = build
+
+
+def _check_new(lemma_id: str) -> None:
+    if lemma_id in _LEMMAS or lemma_id in _PENDING or lemma_id in _FAMILIES:
+        raise DuplicateLemmaError(f"lemma {lemma_id!r} is already registered")
+    m = _MEMBER.match(lemma_id)
+    if m and m.group("family") in _FAMILIES:
+        raise DuplicateLemmaError(f"{lemma_id!r} belongs to the family {m.group('family')!r}")
 
 
 def unregister(lemma_id: str) -> None:
     """Remove a lemma or family (for tests and tools that replace their own lemmas)."""
     with _LOCK:
-        if lemma_id in _LEMMAS:
-            del _LEMMAS[lemma_id]
+        if lemma_id in _LEMMAS or lemma_id in _PENDING:
+            _LEMMAS.pop(lemma_id, None)
+            _PENDING.pop(lemma_id, None)
         elif lemma_id in _FAMILIES:
             del _FAMILIES[lemma_id]
             for k in [k for k in _LEMMAS if k.startswith(lemma_id + "/k=")]:
@@ -82,6 +97,13 @@ def get(lemma_id: str, k: Optional[int] = None) -> Lemma:
     with _LOCK:
         if lemma_id in _LEMMAS:
             return _LEMMAS[lemma_id]
+        if lemma_id in _PENDING:
+            lemma = _PENDING[lemma_id]()
+            if lemma.id != lemma_id:
+                raise RuntimeError(f"the builder registered as {lemma_id} built {lemma.id}")
+            del _PENDING[lemma_id]
+            _LEMMAS[lemma_id] = lemma
+            return lemma
         m = _MEMBER.match(lemma_id)
         if m and m.group("family") in _FAMILIES:
             fam = _FAMILIES[m.group("family")]
@@ -98,6 +120,15 @@ def get(lemma_id: str, k: Optional[int] = None) -> Lemma:
         raise UnknownLemmaError(lemma_id)
 
 
+def ids() -> List[str]:
+    """The ids of all registered lemmas (without building them) and of listed family members."""
+    with _LOCK:
+        out = set(_LEMMAS) | set(_PENDING)
+        for fam in _FAMILIES.values():
+            out |= {f"{fam.id}/k={k}" for k in fam.listed}
+        return sorted(out, key=_sort_key)
+
+
 def families() -> List[LemmaFamily]:
     with _LOCK:
         return [f for _, f in sorted(_FAMILIES.items())]
@@ -106,6 +137,8 @@ def families() -> List[LemmaFamily]:
 def all_lemmas() -> List[Lemma]:
     """Every registered lemma, family members at their listed dimensions, in id order."""
     with _LOCK:
+        for lemma_id in list(_PENDING):
+            get(lemma_id)
         for fam in list(_FAMILIES.values()):
             for k in fam.listed:
                 get(fam.id, k)

@@ -24,7 +24,7 @@ List statistics
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import List
 
 import sympy as sp
 
@@ -40,7 +40,7 @@ ZETA = sp.sqrt(2 * (1 - sp.pi / 4))
 # --------------------------------------------------------------------------------------------
 # Beta
 
-def _beta_setup(lower: str):
+def beta_adjacent_setup(lower: str):
     """Parameters, posteriors and hypotheses shared by the Beta lemmas.
 
     ``lower``: "general" (a >= a0 > 0, b >= b0 > 0) or "one" (a, b >= 1).
@@ -84,7 +84,7 @@ def beta_bc_adjacent_core() -> Lemma:
 
 def beta_hellinger_adjacent() -> Lemma:
     """(a) H(posteriors of adjacent data) <= sqrt(1 - g(a0) g(b0)) for a >= a0, b >= b0."""
-    P, S, hyps, p1, p2 = _beta_setup("general")
+    P, S, hyps, p1, p2 = beta_adjacent_setup("general")
     a, b, a0, b0, n, c1, c2 = (S[k] for k in ("a", "b", "a0", "b0", "n", "c1", "c2"))
     bound = sp.sqrt(1 - g(a0) * g(b0))
     concl = sp.Le(H(p1, p2), bound)
@@ -112,7 +112,7 @@ def beta_hellinger_adjacent() -> Lemma:
 
 def beta_hellinger_adjacent_rho() -> Lemma:
     """(b) a, b >= 1: H <= rho = sqrt(1 - pi/4)."""
-    P, S, hyps, p1, p2 = _beta_setup("one")
+    P, S, hyps, p1, p2 = beta_adjacent_setup("one")
     a, b, n, c1, c2 = (S[k] for k in ("a", "b", "n", "c1", "c2"))
     concl = sp.Le(H(p1, p2), RHO)
     bld = ArtifactBuilder("beta.hellinger.adjacent.rho", "proved", P, hyps, concl)
@@ -129,7 +129,7 @@ def beta_hellinger_adjacent_rho() -> Lemma:
 
 def beta_tv_adjacent() -> Lemma:
     """(c) SD <= sqrt(2 (1 - g(a0) g(b0))) via Le Cam: SD <= sqrt(1 - BC^2) <= sqrt(2) H."""
-    P, S, hyps, p1, p2 = _beta_setup("general")
+    P, S, hyps, p1, p2 = beta_adjacent_setup("general")
     a, b, a0, b0, n, c1, c2 = (S[k] for k in ("a", "b", "a0", "b0", "n", "c1", "c2"))
     concl = sp.Le(exprs.SD(p1, p2), sp.sqrt(2 * (1 - g(a0) * g(b0))))
     bld = ArtifactBuilder("beta.tv.adjacent", "proved", P, hyps, concl)
@@ -149,7 +149,7 @@ def beta_tv_adjacent() -> Lemma:
 
 
 def beta_tv_adjacent_zeta() -> Lemma:
-    P, S, hyps, p1, p2 = _beta_setup("one")
+    P, S, hyps, p1, p2 = beta_adjacent_setup("one")
     a, b, n, c1, c2 = (S[k] for k in ("a", "b", "n", "c1", "c2"))
     concl = sp.Le(exprs.SD(p1, p2), ZETA)
     bld = ArtifactBuilder("beta.tv.adjacent.zeta", "proved", P, hyps, concl)
@@ -436,3 +436,106 @@ def counts_adj(k: int) -> Lemma:
                  "Adjacent [k] lists have category counts (categories 0..k-1) at l1 distance at "
                  "most 2, each summing to the length.", P, hyps, concl,
                  "definition of adj", "proved", bld.build(), k)
+
+
+# --------------------------------------------------------------------------------------------
+# list level: the posteriors of learnBias / learnP on adjacent data
+
+def _beta_list_posterior(a, b, l):
+    F = exprs.function
+    return exprs.Posterior(BetaD(a, b), F("BernoulliCounts")(F("Length")(l), F("Count")(l)))
+
+
+def beta_adj_lists(kind: str) -> Lemma:
+    """Posteriors of Beta(a, b) after adjacent bool lists l1, l2, stated on the lists.
+
+    ``kind``: "hellinger" (a, b >= 1: H <= rho), "hellinger.general" (a >= a0, b >= b0:
+    H <= sqrt(1 - g(a0) g(b0))) or "tv" (a, b >= 1: SD <= zeta).
+    """
+    F = exprs.function
+    specs = [("a", "pos"), ("b", "pos")]
+    if kind == "hellinger.general":
+        specs += [("a0", "pos"), ("b0", "pos")]
+    specs += [("l1", "list"), ("l2", "list")]
+    P = params(*specs)
+    S = symbols(P)
+    a, b, l1, l2 = S["a"], S["b"], S["l1"], S["l2"]
+    if kind == "hellinger.general":
+        lows = [sp.Ge(a, S["a0"]), sp.Ge(b, S["b0"])]
+    else:
+        lows = [sp.Ge(a, 1), sp.Ge(b, 1)]
+    hyps = tuple(lows + [F("Adj")(l1, l2)])
+    p1, p2 = _beta_list_posterior(a, b, l1), _beta_list_posterior(a, b, l2)
+    if kind == "hellinger":
+        lid, core_id, concl = "beta.hellinger.adj_lists.rho", "beta.hellinger.adjacent.rho", \
+            sp.Le(H(p1, p2), RHO)
+    elif kind == "hellinger.general":
+        lid, core_id = "beta.hellinger.adj_lists", "beta.hellinger.adjacent"
+        concl = sp.Le(H(p1, p2), sp.sqrt(1 - g(S["a0"]) * g(S["b0"])))
+    else:
+        lid, core_id, concl = "beta.tv.adj_lists.zeta", "beta.tv.adjacent.zeta", \
+            sp.Le(exprs.SD(p1, p2), ZETA)
+    bld = ArtifactBuilder(lid, "proved", P, hyps, concl)
+    core = bld.lemma(registry.get(core_id))
+    conj = bld.lemma(registry.get("conj.beta_bernoulli.list"))
+    cnt = bld.lemma(registry.get("sens.count.adj"))
+    ln = bld.lemma(registry.get("sens.length.adj"))
+    nat = bld.fact("lists.count.nat")
+    n1, c1, c2 = F("Length")(l1), F("Count")(l1), F("Count")(l2)
+    at = dict(a=a, b=b, n=n1, c1=c1, c2=c2)
+    if kind == "hellinger.general":
+        at.update(a0=S["a0"], b0=S["b0"])
+    bld.qed([bld.ref(core, **at),
+             bld.ref(conj, a=a, b=b, n=n1, c=c1),
+             bld.ref(conj, a=a, b=b, n=F("Length")(l2), c=c2),
+             bld.ref(cnt, l1=l1, l2=l2), bld.ref(ln, l1=l1, l2=l2),
+             bld.ref(nat, l=l1), bld.ref(nat, l=l2)],
+            note="the posteriors are Beta(a + Count(l), b + Length(l) - Count(l)); adjacent lists "
+                 "have equal lengths and counts within 1")
+    what = {"hellinger": "H <= rho (a, b >= 1)",
+            "hellinger.general": "H <= sqrt(1 - g(a0) g(b0)) (a >= a0, b >= b0)",
+            "tv": "SD <= zeta (a, b >= 1)"}[kind]
+    return Lemma(lid, f"learnBias on adjacent lists: {what}",
+                 "For adjacent bool lists l1, l2 the posteriors Posterior(Beta(a, b), "
+                 f"BernoulliCounts(Length(l), Count(l))) satisfy {what}.", P, hyps, concl,
+                 f"{core_id} with conj.beta_bernoulli.list and sens.count.adj", "proved",
+                 bld.build())
+
+
+def dirichlet_adj_lists_rho(k: int) -> Lemma:
+    """Posteriors of Dirichlet(a1..ak) (all a_i >= 1) after adjacent [k] lists: H <= rho."""
+    F = exprs.function
+    P = params(*[(f"a{i}", "pos") for i in range(1, k + 1)], ("l1", "list"), ("l2", "list"))
+    S = symbols(P)
+    al = [S[f"a{i}"] for i in range(1, k + 1)]
+    l1, l2 = S["l1"], S["l2"]
+    CC, Length = F("CountCat"), F("Length")
+    hyps = tuple([sp.Ge(x, 1) for x in al] + [F("Adj")(l1, l2)])
+
+    def post(l):
+        return exprs.Posterior(DirD(*al), F("CategoricalCounts")(*[CC(l, i) for i in range(k)]))
+
+    concl = sp.Le(H(post(l1), post(l2)), RHO)
+    lid = f"dirichlet.hellinger.adj_lists.rho/k={k}"
+    bld = ArtifactBuilder(lid, "proved", P, hyps, concl)
+    core = bld.lemma(registry.get("dirichlet.hellinger.adjacent.rho", k=k))
+    conj = bld.lemma(registry.get("conj.dirichlet_categorical.list", k=k))
+    cnt = bld.lemma(registry.get("sens.counts.adj", k=k))
+    ln = bld.lemma(registry.get("sens.length.adj"))
+    tot = bld.fact(f"lists.catcount.total/k={k}")
+    at = {f"a{i}": al[i - 1] for i in range(1, k + 1)}
+    core_at = dict(at)
+    core_at.update({f"c{i}": CC(l1, i - 1) for i in range(1, k + 1)})
+    core_at.update({f"e{i}": CC(l2, i - 1) for i in range(1, k + 1)})
+    core_at["n"] = Length(l1)
+    refs = [bld.ref(core, **core_at), bld.ref(cnt, l1=l1, l2=l2), bld.ref(ln, l1=l1, l2=l2),
+            bld.ref(tot, l=l1), bld.ref(tot, l=l2)]
+    for l in (l1, l2):
+        refs.append(bld.ref(conj, **at, **{f"c{i}": CC(l, i - 1) for i in range(1, k + 1)}))
+    bld.qed(refs)
+    return Lemma(lid, f"learnP on adjacent lists (k = {k}): H <= rho",
+                 "For adjacent [k] lists l1, l2 and a Dirichlet prior with every a_i >= 1, the "
+                 "posteriors Posterior(Dir(a), CategoricalCounts(CountCat(l, 0..k-1))) are at "
+                 "Hellinger distance at most rho.", P, hyps, concl,
+                 "dirichlet.hellinger.adjacent.rho with conj.dirichlet_categorical.list and "
+                 "sens.counts.adj", "proved", bld.build(), k)

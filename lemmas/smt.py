@@ -15,7 +15,8 @@ premises, the symbols' sort constraints and the *negation* of the claim into Z3 
 * the only axioms added are true facts about the reals: ``t >= 0 ⇒ sqrt(t) >= 0 ∧ sqrt(t)² = t``
   for each ``sqrt(t)`` (also ``t**(1/2)``), ``exp(t) > 0`` for each ``exp(t)``,
   ``333/106 < pi < 355/113`` and ``2718/1000 < E < 2719/1000``;
-* a symbol's sort becomes a constraint (``pos``: > 0; ``nat``: an integer >= 0; ...).
+* a symbol's sort becomes a constraint (``pos``: > 0; ``nat``: an integer >= 0; ...);
+  the predicate ``IsInteger(t)`` is Z3's ``IsInt``.
 
 Division by zero is total in Z3 (``t/0`` is an unspecified value), so a claim proved with a
 possibly-zero divisor holds whatever value the quotient takes — again an over-approximation.
@@ -24,7 +25,7 @@ This module imports nothing from ``verifier``.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import sympy as sp
 import z3
@@ -239,6 +240,8 @@ class Translator:
             return self.term(f.args[0]) > self.term(f.args[1])
         if isinstance(f, sp.Ge):
             return self.term(f.args[0]) >= self.term(f.args[1])
+        if isinstance(f, BooleanFunction) and type(f).__name__ == "IsInteger":
+            return z3.IsInt(self.term(f.args[0]))
         if isinstance(f, BooleanFunction) and type(f).__name__ in exprs.VOCABULARY:
             name = type(f).__name__
             sig = exprs.VOCABULARY[name]

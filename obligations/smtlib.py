@@ -20,7 +20,8 @@ z3 back end confirms counterexamples, a script cannot).
 solver and a deterministic resource limit and returns ``"unsat"``, ``"sat"`` or
 ``"unknown"``; the certificate checker reuses it. Resource units are the solver's own: z3's
 ``rlimit`` (default ``DEFAULT_RLIMIT``) and cvc5's ``rlimit-per`` (default
-``DEFAULT_CVC5_RLIMIT``, which is of the same order of effort).
+``DEFAULT_CVC5_RLIMIT``, which is of the same order of effort), with a wall-clock backstop
+for cvc5 (``CVC5_TIME_BACKSTOP_MS``) because cvc5 does not count resources everywhere.
 """
 from __future__ import annotations
 
@@ -38,6 +39,11 @@ from obligations.z3_backend import DEFAULT_RLIMIT, SEED
 
 #: cvc5's ``rlimit-per`` units for ``check_smtlib(..., solver="cvc5")``.
 DEFAULT_CVC5_RLIMIT = 500_000
+#: A wall-clock backstop for cvc5 (``tlimit-per``, milliseconds). cvc5 polls its resource
+#: counter and some of its procedures spend no resources (a small QF_NIRA problem ran for
+#: minutes under ``rlimit-per`` 100,000), so the resource limit alone does not bound it.
+#: Only an ``unknown`` can come from the backstop, and ``unknown`` never proves anything.
+CVC5_TIME_BACKSTOP_MS = 30_000
 
 _SMT_OPS = {
     OpKind.ADD: "+", OpKind.SUB: "-", OpKind.MUL: "*", OpKind.DIV: "/", OpKind.NEG: "-",
@@ -181,6 +187,7 @@ def _check_cvc5(text: str, rlimit: int) -> str:
     tm = cvc5.TermManager()
     slv = cvc5.Solver(tm)
     slv.setOption("rlimit-per", str(rlimit))
+    slv.setOption("tlimit-per", str(CVC5_TIME_BACKSTOP_MS))
     slv.setOption("seed", str(SEED))
     symbols = cvc5.SymbolManager(tm)
     parser = cvc5.InputParser(slv, symbols)

@@ -233,14 +233,18 @@ def test_long_list_parses():
 
 
 def test_long_flat_chains_parse_without_depth():
-    total = parse_expr(" + ".join(["x"] * 20_000))
+    length = 3 * MAX_DEPTH
+    total = parse_expr(" + ".join(["x"] * length))
     depth = 0
     while isinstance(total, BinOp):
         depth, total = depth + 1, total.left
-    assert depth == 19_999
-    cons = parse_expr(" :: ".join(["x"] * 20_000) + " :: []")
-    assert isinstance(cons, Cons)
-    call = parse_expr("f " + " ".join(["x"] * 20_000))
+    assert depth == length - 1
+    cons = parse_expr(" :: ".join(["x"] * length) + " :: []")
+    for _ in range(length):
+        assert cons.head == x
+        cons = cons.tail
+    assert cons == ListLit(())
+    call = parse_expr("f " + " ".join(["x"] * length))
     assert isinstance(call, App) and call.arg == x
 
 
@@ -429,15 +433,20 @@ def test_other_errors():
     assert failure(parse_expr, "x )").message == "expected end of input, found ')'"
     assert "comment" in failure(parse_expr, "x *)").hint
     assert failure(parse_expr, "forall x : real. x").code == "P005"
+    assert "'in' is a keyword" in failure(parse_program, "let in = 1").hint
 
 
 # ----------------------------------------------------------------------------- nesting
 
 
-def test_fifty_thousand_parentheses_give_p007():
-    limit = sys.getrecursionlimit()
-    assert failure(parse_expr, "(" * 50_000 + "x" + ")" * 50_000).code == "P007"
-    assert sys.getrecursionlimit() == limit
+def test_fifty_thousand_parentheses_give_p007_at_the_default_recursion_limit():
+    saved = sys.getrecursionlimit()  # the command line raises it; a library caller may not
+    sys.setrecursionlimit(1000)
+    try:
+        assert failure(parse_expr, "(" * 50_000 + "x" + ")" * 50_000).code == "P007"
+        assert sys.getrecursionlimit() == 1000
+    finally:
+        sys.setrecursionlimit(saved)
 
 
 TOO_DEEP = 3 * MAX_DEPTH

@@ -242,7 +242,7 @@ def divergences(assertion):
     )
 
 
-def expressions(assertion_mode):
+def expressions(assertion_mode, max_leaves=10):
     """Random trees of the shapes the parser builds (with run variables and connectives in
     assertion mode)."""
     leaves = st.one_of(
@@ -289,11 +289,11 @@ def expressions(assertion_mode):
             ]
         return st.one_of(options)
 
-    return st.recursive(leaves, extend, max_leaves=10)
+    return st.recursive(leaves, extend, max_leaves=max_leaves)
 
 
 def relational_types():
-    assertion = expressions(True)
+    assertion = expressions(True, max_leaves=4)
     non_arrow = simple_types().filter(lambda t: not isinstance(t, TArrow))
     leaves = st.one_of(
         non_arrow.map(RSimple),
@@ -309,14 +309,14 @@ def relational_types():
 def declarations():
     params = st.lists(patterns(), max_size=2).map(tuple)
     return st.one_of(
-        st.builds(LetDecl, NAMES, params, expressions(False), st.just(False)),
+        st.builds(LetDecl, NAMES, params, expressions(False, 6), st.just(False)),
         st.builds(lambda name, p, ps, body: LetDecl(name, (p,) + ps, body, True),
-                  NAMES, patterns(), params, expressions(False)),
+                  NAMES, patterns(), params, expressions(False, 6)),
         st.builds(ValDecl, NAMES, relational_types()),
     )
 
 
-FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FAST
@@ -343,8 +343,8 @@ def test_random_relational_types_round_trip(rtype):
     assert parse_rtype(pretty_rtype(rtype)) == rtype
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(declarations(), max_size=4))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(declarations(), max_size=3))
 def test_random_programs_round_trip(decls):
     program = Program(tuple(decls))
     text = pretty_program(program)

@@ -128,16 +128,16 @@ def test_dirichlet_categorical_conjugacy_agrees_with_exact_enumeration(models):
 
 
 def test_normal_normal_conjugacy_agrees_with_enumeration_under_the_density_reading(models):
-    h_mean, h_var, kv = 0.5, 2.0, 0.75
+    h_mean, h_var, kv = 0.5, 2.0, F(3, 4)
     data = [F(3, 2), F(-1, 4), F(2)]
     grid = [F(i, 4) for i in range(-8, 9)]
 
     def normal_density(m, v):
         return lambda x: math.exp(-(float(x) - m) ** 2 / (2 * v))
 
-    posterior = monad.infer(models.call("learnMean", [list_of(data), F(3, 4), _grid_prior(grid, normal_density(h_mean, h_var))]))
-    conjugate = monad.infer(models.call("learnMean", [list_of(data), F(3, 4),
-                                                      monad.Ran(D.make_normal(F(1, 2), F(2)))]))
+    posterior = monad.infer(models.call("learnMean", [list_of(data), kv,
+                                                      _grid_prior(grid, normal_density(h_mean, h_var))]))
+    conjugate = monad.infer(models.call("learnMean", [list_of(data), kv, monad.Ran(D.make_normal(F(1, 2), F(2)))]))
     expected = _normalised({x: normal_density(float(conjugate.mu), float(conjugate.var))(x) for x in grid})
     got = posterior.pmf()
     assert set(got) == set(expected)
@@ -259,7 +259,7 @@ def test_observed_category_out_of_range_is_R001():
     assert diag.code == "R001" and "not in [3]" in diag.message
 
 
-def test_enumeration_too_large_is_R009():
+def test_enumeration_too_large_is_R009(monkeypatch):
     program = parse_program("""
 let score (obs, b) = if b = obs then 1.0 else 0.0
 let rec rr db eps = match db with
@@ -268,9 +268,11 @@ let rec rr db eps = match db with
 """)
     ev = Evaluator(program, typecheck_program(program))
     assert len(monad.infer(ev.call("rr", [list_of([True] * 8), F(1)])).pmf()) == 2 ** 8
+    monkeypatch.setattr(monad, "MAX_WORK", 10_000)  # about 2 n 2^n steps: 8 elements fit, 10 do not
+    assert len(monad.infer(ev.call("rr", [list_of([True] * 8), F(1)])).pmf()) == 2 ** 8
     with pytest.raises(PrivInferError) as info:
-        monad.infer(ev.call("rr", [list_of([True] * 20), F(1)]))
-    assert info.value.first.code == "R009"
+        monad.infer(ev.call("rr", [list_of([True] * 10), F(1)]))
+    assert info.value.first.code == "R009" and "too large" in info.value.first.message
 
 
 def test_sampling_a_model_that_cannot_be_inferred_is_R003():

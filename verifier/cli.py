@@ -61,16 +61,16 @@ def _load(module_name: str):
 
 
 def _dispatch(argv: List[str]) -> int:
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse prints its own usage message
-        code = exc.code if isinstance(exc.code, int) else EXIT_INPUT
-        return EXIT_OK if code == 0 else EXIT_INPUT
-    if not getattr(args, "command", None):
-        parser.print_help()
-        return EXIT_INPUT
-    try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # argparse prints its own usage message
+            code = exc.code if isinstance(exc.code, int) else EXIT_INPUT
+            return EXIT_OK if code == 0 else EXIT_INPUT
+        if not getattr(args, "command", None):
+            parser.print_help()
+            return EXIT_INPUT
         return int(args._module.run(args))
     except PrivInferError as exc:
         print(exc.render(), file=sys.stderr)

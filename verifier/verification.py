@@ -7,10 +7,11 @@ rule applies; *unknown* when some obligation could not be decided.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from obligations.model import Obligation, Result, Verdict
 from verifier.language import ast as A
@@ -128,44 +129,89 @@ def ordinal(n: int) -> str:
 
 def guarantee_text(val: A.ValDecl) -> str:
     """What the claim means, in words (e.g. "main is (eps, 0)-differentially private with
-    respect to adj on its 1st argument")."""
-    rt, position, relations = val.rtype, 0, []
+    respect to adj on its 1st argument, for a >= 1.0")."""
+    rt, position, relations, conditions = val.rtype, 0, [], []
     while isinstance(rt, A.RArrow):
         position += 1
-        relation = _relation(rt.dom)
-        if relation:
-            relations.append((position, relation))
+        rel, cond = _describe_parameter(rt.dom)
+        if rel:
+            relations.append(" /\\ ".join(rel) + f" on its {ordinal(position)} argument")
+        conditions += cond
         rt = rt.cod
+    dp = isinstance(rt, A.RMonad) and rt.div.kind == "DP"
     if isinstance(rt, A.RMonad):
         delta = pretty_expr(rt.delta) if rt.delta is not None else "0"
-        if rt.div.kind == "DP":
-            what = f"({pretty_expr(rt.div.eps)}, {delta})-differentially private"
+        if dp:
+            what = f"is ({pretty_expr(rt.div.eps)}, {delta})-differentially private"
         elif rt.delta is None:
             what = f"gives equal output distributions ({rt.div.kind} distance 0)"
         else:
-            what = f"has output distributions within {rt.div.kind} distance {delta}"
+            what = f"gives output distributions within {rt.div.kind} distance {delta}"
     else:
         what = f"returns values of type {pretty_rtype(rt)}"
     if relations:
-        parts = [f"{rel} on its {ordinal(pos)} argument" for pos, rel in relations]
-        return f"{val.name} is {what} with respect to " + " and ".join(parts) \
-            if rt_is_dp(rt) else f"{val.name} {what} for inputs related by " + " and ".join(parts)
-    return f"{val.name} {'is ' if rt_is_dp(rt) else ''}{what} when its inputs are equal in both runs"
-
-
-def rt_is_dp(rt: A.RType) -> bool:
-    return isinstance(rt, A.RMonad) and rt.div.kind == "DP"
-
-
-def _relation(dom: A.RType) -> Optional[str]:
-    """The relational part of a parameter's refinement, or None for ``=``."""
-    if not isinstance(dom, A.RRefine) or isinstance(dom.assertion, A.SameRuns):
-        return None
-    a = dom.assertion
-    if isinstance(a, A.App) and isinstance(a.fn, A.Var) and a.fn.name in ("adj",) \
-            and isinstance(a.arg, A.TupleLit) and all(isinstance(i, A.RunVar) for i in a.arg.items):
-        return "adj"
-    text = pretty_expr(a)
-    if text.replace(" ", "") in (f"{dom.var}<1>={dom.var}<2>",):
-        return None
+        link = "with respect to" if dp else "for inputs related by"
+        text = f"{val.name} {what} {link} " + " and ".join(relations)
+    else:
+        text = f"{val.name} {what} when its inputs are equal in both runs"
+    if conditions:
+        text += ", for " + " and ".join(conditions)
     return text
+
+
+def _describe_parameter(dom: A.RType) -> Tuple[List[str], List[str]]:
+    """The relational and the one-run conditions a parameter's refinement states
+    (equality in both runs is left out: it says the parameter is public)."""
+    if not isinstance(dom, A.RRefine):
+        return [], []
+    relational, unary = [], []
+    for c in _conjuncts(dom.assertion):
+        runs = {(v.name, v.run) for v in _run_vars(c)}
+        if isinstance(c, A.SameRuns) or (isinstance(c, A.BinOp) and c.op == "=" and
+                                          isinstance(c.left, A.RunVar) and
+                                          isinstance(c.right, A.RunVar) and
+                                          runs == {(dom.var, 1), (dom.var, 2)}):
+            continue
+        if runs and all(run == 1 for _, run in runs):
+            unary.append(pretty_expr(_drop_run(c)))
+        elif _is_adj(c):
+            relational.append("adj")
+        else:
+            relational.append(pretty_expr(c))
+    return relational, unary
+
+
+def _conjuncts(a: A.Expr) -> List[A.Expr]:
+    if isinstance(a, A.Conj):
+        return _conjuncts(a.left) + _conjuncts(a.right)
+    return [a]
+
+
+def _run_vars(e: A.Node) -> List[A.RunVar]:
+    if isinstance(e, A.RunVar):
+        return [e]
+    out: List[A.RunVar] = []
+    for child in A.children(e):
+        out += _run_vars(child)
+    return out
+
+
+def _drop_run(e: A.Node) -> A.Node:
+    """``e`` with ``x<1>`` written ``x``."""
+    if isinstance(e, A.RunVar):
+        return A.Var(e.name, e.span)
+    if not isinstance(e, A.Node) or not dataclasses.is_dataclass(e):
+        return e
+    changes = {}
+    for f in dataclasses.fields(e):
+        value = getattr(e, f.name)
+        if isinstance(value, A.Node):
+            changes[f.name] = _drop_run(value)
+        elif isinstance(value, tuple):
+            changes[f.name] = tuple(_drop_run(v) if isinstance(v, A.Node) else v for v in value)
+    return dataclasses.replace(e, **changes)
+
+
+def _is_adj(c: A.Expr) -> bool:
+    return (isinstance(c, A.App) and c.fn == A.Var("adj") and isinstance(c.arg, A.TupleLit)
+            and all(isinstance(i, A.RunVar) for i in c.arg.items))

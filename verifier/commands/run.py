@@ -159,7 +159,8 @@ def _with_source(exc: PrivInferError, program: ast.Program) -> PrivInferError:
 @dataclass(frozen=True)
 class Parameter:
     """One parameter of the entry: its name for ``--arg``, its position, its simple type
-    (``None`` if unknown) and the type written for it (``val`` or annotation), with ranges."""
+    (the written one if any, else the inferred one; ``None`` if unknown) and the type written
+    for it (``val`` or annotation), with ranges."""
 
     name: str
     position: int  # 1-based
@@ -186,7 +187,10 @@ def entry_parameters(program: ast.Program, typed: Optional[TypedProgram], decl: 
     for i, p in enumerate(decl.params):
         name = p.name if isinstance(p, ast.PVar) else f"#{i + 1}"
         written = p.annot if isinstance(p, (ast.PVar, ast.PWild)) and p.annot is not None else declared[i]
-        params.append(Parameter(name, i + 1, inferred[i], written))
+        # a written type is at least as precise as the inferred one (`k : [3]` in a val may be
+        # used as a real in the body)
+        simple = ty.from_syntax(written) if written is not None else inferred[i]
+        params.append(Parameter(name, i + 1, simple, written))
     return params
 
 

@@ -88,7 +88,8 @@ _PREFIX = ("-", "not", "return", "infer", "ran")
 _LOOSE = ("let", "mlet", "fun", "if", "match")
 _QUANTIFIERS = ("forall", "exists")
 _ATOM_START = frozenset(("IDENT", "INT", "REAL", "RUNVAR", "true", "false", "(", "[", "observe"))
-_LONE_ITEM = frozenset(("INT", "REAL", "IDENT", "true", "false"))
+#: Tokens that make a whole expression when no operator or argument follows them.
+_LONE_ATOM = frozenset(("INT", "REAL", "IDENT", "true", "false"))
 _PATTERN_START = ("IDENT", "_", "(")
 _SIMPLE_BASES = ("unit", "bool", "nat", "int")
 _TYPE_HINTS = {
@@ -241,8 +242,6 @@ class _Parser:
             return "implication is written '=>'"
         if kind in _QUANTIFIERS and not self.in_assertion:
             return "quantifiers may appear only in assertions ({x :: T | A})"
-        if kind in KEYWORDS:
-            return f"'{kind}' is a keyword"
         if kind == "+" and self.prev.kind == "IDENT" and self.prev.text == "real":
             return "write 'real+' (and 'real+inf') without spaces"
         if kind in (")", "]", "}"):
@@ -279,12 +278,13 @@ class _Parser:
         if self.tok.kind == "in":
             return self.advance()
         hint = None
-        if self.tok.kind in ("let", "mlet", "val", "EOF") or self.tok.kind in _ATOM_START:
+        if self.tok.kind in ("let", "mlet", "val", "EOF"):
             hint = f"did you forget 'in'? A local binding is '{start.text} x = e in body'"
         raise self.unexpected(f"'in' to end the '{start.text}' at {_at(start)}", hint)
 
     def name(self, expected: str) -> Token:
-        return self.expect("IDENT", expected)
+        hint = f"'{self.tok.kind}' is a keyword" if self.tok.kind in KEYWORDS else None
+        return self.expect("IDENT", expected, hint)
 
     # ---------------------------------------------------------------- declarations
 
@@ -341,6 +341,10 @@ class _Parser:
 
     def expr(self) -> Expr:
         """A full expression in the current mode (an assertion in assertion mode)."""
+        if self.tok.kind in _LONE_ATOM:
+            follow = self.toks[self.i + 1].kind
+            if follow not in EXPR_PRECEDENCE and follow not in _ATOM_START:
+                return self.atom()  # fast path (list and tuple data): nothing can follow
         self.enter()
         result = self.binary(1 if self.in_assertion else PREC_OR)
         self.leave()
@@ -419,7 +423,7 @@ class _Parser:
             if kind == "infer":
                 return Infer(operand, span)
             return Ran(operand, span)
-        if kind in _LOOSE:
+        if kind in _LOOSE:  # let_expr, mlet_expr, fun_expr, if_expr, match_expr
             return getattr(self, kind + "_expr")()
         if kind == "observe" and self.at_observe_arrow():
             return self.observe_arrow()
@@ -494,23 +498,17 @@ class _Parser:
         opener = self.advance()
         items: List[Expr] = []
         if self.tok.kind != "]":
-            items.append(self.list_item())
+            items.append(self.expr())
             while self.tok.kind == ";":
                 self.advance()
                 if self.tok.kind == "]":
                     break
-                items.append(self.list_item())
+                items.append(self.expr())
         hint = None
         if self.tok.kind == ",":
             hint = "list elements are separated by ';', as in [1; 2; 3]"
         self.close("]", opener, hint)
         return ListLit(tuple(items), self.span_from(opener))
-
-    def list_item(self) -> Expr:
-        # Fast path for data: a literal or name alone is its own expression.
-        if self.tok.kind in _LONE_ITEM and self.toks[self.i + 1].kind in (";", "]"):
-            return self.atom()
-        return self.expr()
 
     def observe_atoms(self) -> Observe:
         start = self.advance()

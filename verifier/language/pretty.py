@@ -4,8 +4,9 @@ Contract: for every tree ``t`` the parser produces, parsing the printed text giv
 again (``parse_program(pretty_program(t)) == t``, likewise for expressions, assertions,
 simple and relational types; equality ignores spans). Parentheses are minimal for the
 precedences of ``verifier.language.parser``, with one exception for readability: the operand
-of a prefix operator is parenthesised unless it is an atom (``return (f x)``, ``-(-x)``, where
-``return f x`` and ``- -x`` would do). Comments and the original layout are not kept.
+of a prefix operator (``- not return infer ran ~``) is parenthesised unless it is an atom
+(``return (f x)``, ``-(-x)``, ``~(a = b)``, where ``return f x``, ``- -x`` and ``~a = b`` would
+do). Comments and the original layout are not kept.
 
 ``pretty_program`` lays declarations out on several lines (``let``/``mlet`` chains one binding
 per line, ``match`` branches on their own lines, long ``val`` types broken before ``->``);
@@ -267,7 +268,7 @@ def _bare(e: Expr, tail: bool) -> str:
         keyword = {Return: "return", Infer: "infer", Ran: "ran"}[type(e)]
         return f"{keyword} {_expr(e.value, PREC_ATOM, False)}"
     if isinstance(e, Neg):
-        return "~" + _expr(e.operand, PREC_NEG, tail)
+        return "~" + _expr(e.operand, PREC_ATOM, False)
     if isinstance(e, DivBound):
         return (f"Delta[{_divergence(e.div)}] ({_expr(e.left, PREC_LOOSE, True)}, "
                 f"{_expr(e.right, PREC_LOOSE, True)}) <= {_expr(e.bound, PREC_OR, tail)}")
@@ -344,22 +345,18 @@ def _literal(e: Expr) -> str:
 def _real_text(e: RealLit) -> str:
     """The literal's own text when it reads back as the same value, else a decimal for it."""
     if e.text:
-        tokens = _try_tokenize(e.text)
-        if tokens is not None and len(tokens) == 2 and tokens[0].kind == "REAL" \
-                and tokens[0].value == e.value:
+        try:
+            tokens = tokenize(e.text)
+        except PrivInferError:
+            tokens = []
+        if len(tokens) == 2 and tokens[0].kind == "REAL" and tokens[0].value == e.value:
             return e.text
     return _decimal(Fraction(e.value))
 
 
-def _try_tokenize(text: str):
-    try:
-        return tokenize(text)
-    except PrivInferError:
-        return None
-
-
 def _decimal(value: Fraction) -> str:
-    """A real literal for ``value``; ``(n.0 / d.0)`` when no decimal is exact."""
+    """A real literal for ``value``; ``(n.0 / d.0)`` when no decimal is exact (the parser
+    never makes such a ``RealLit``, but other passes may)."""
     sign = "-" if value < 0 else ""
     value = abs(value)
     den = value.denominator
@@ -379,9 +376,9 @@ def _decimal(value: Fraction) -> str:
         scale -= 1
     if scale == 0:
         return f"{sign}{digits}.0"
-    text = str(digits).rjust(scale + 1, "0")
     if scale > 20:
         return f"{sign}{digits}e-{scale}"
+    text = str(digits).rjust(scale + 1, "0")
     return f"{sign}{text[:-scale]}.{text[-scale:]}"
 
 

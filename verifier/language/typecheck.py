@@ -29,7 +29,8 @@ stops at the first error.
 
 The range of every ``expMech`` without candidates must be finite and known by the end of its
 top-level declaration (T011), and so must every type compared with ``=``/``<>`` have an
-equality (T010).
+equality (T010). Equality inside a polymorphic definition (``fun x y -> x = y``) is not
+checked again where that definition is used at a function type.
 """
 from __future__ import annotations
 
@@ -44,8 +45,8 @@ from verifier.language.ast import (
     PTuple, PUnit, PVar, PWild, Quant, Ran, RArrow, RealLit, Return, RMonad, RRefine, RSimple,
     RType, RunVar, SameRuns, Span, TupleLit, UnitLit, UnOp, ValDecl, Var, children,
 )
-from verifier.language.parser import recursion_headroom
 from verifier.language.builtins import ASSERTION, BUILTINS, CONSTANT, OVERLOADED, Builtin
+from verifier.language.parser import recursion_headroom
 from verifier.language.types import (
     BOOL, INT, REAL, UNIT, Arrow, Dist, Fin, ListType, Monad, Namer, OccursCheck, Scheme, Simplex,
     TupleType, Type, TypeClash, TypeVar, arrows, bind, erase_rtype, flows, free_vars, from_syntax,
@@ -66,8 +67,10 @@ class TypedProgram:
     Node types are keyed by ``id(node)``: the nodes are the very objects of ``program`` (the
     ``TypedProgram`` keeps ``program`` alive, so the ids stay valid). Every expression node has
     a type, including those inside ``val`` assertions and indices, and so has every pattern
-    node. Types are fully resolved; the variables left in them are those a polymorphic
-    definition quantifies (they print as ``'a``, ``'b``, ...).
+    node. Types are returned fully resolved (on demand: a type can be exponentially larger
+    than the program); the variables left in them are those a polymorphic definition
+    quantifies (they print as ``'a``, ``'b``, ...). Treat them as read-only: to relate such a
+    type to another, instantiate it first (``instantiate(generalize(t, 0), 1)``).
     """
 
     def __init__(self, program: Program, schemes: Dict[str, Scheme], val_types: Dict[str, Type],
@@ -79,16 +82,19 @@ class TypedProgram:
         #: name -> erased type of its ``val``
         self.val_types = val_types
         self._node_types = node_types
+        self._resolved: Dict[int, Type] = {}
         self._expmech_ranges = expmech_ranges
         self._decl_schemes = decl_schemes
 
     def type_of(self, node: Node) -> Type:
         """The type of an expression or pattern node of ``program``."""
-        try:
-            return self._node_types[id(node)]
-        except KeyError:
-            raise KeyError(f"no type for this {type(node).__name__}: not an expression or "
-                           "pattern of the type-checked program") from None
+        key = id(node)
+        if key not in self._resolved:
+            if key not in self._node_types:
+                raise KeyError(f"no type for this {type(node).__name__}: not an expression or "
+                               "pattern of the type-checked program")
+            self._resolved[key] = resolve(self._node_types[key])
+        return self._resolved[key]
 
     def scheme_of(self, decl: LetDecl) -> Scheme:
         """The scheme of one top-level ``let`` of ``program`` (shadowed ones included)."""
@@ -293,7 +299,7 @@ class _Checker:
             program=program,
             schemes={d.name: resolved[id(d)] for d in program.lets()},
             val_types=val_types,
-            node_types={key: resolve(t) for key, t in self.types.items()},
+            node_types=self.types,
             expmech_ranges={key: resolve(t) for key, t in self.expmech_ranges.items()},
             decl_schemes=resolved,
         )
@@ -449,16 +455,20 @@ class _Checker:
             return instantiate(env[e.name], self.level)
         builtin = self.builtin(e.name, env, e)
         if builtin is None:
-            candidates = [n for n in env if "<" not in n]
-            candidates += [n for n, b in BUILTINS.items() if b.kind != ASSERTION or self.in_assertion]
-            close = difflib.get_close_matches(e.name, candidates, n=1)
-            raise error("T001", f"unbound variable {e.name}", e.span,
-                        hint=f"did you mean {close[0]}?" if close else None)
+            raise error("T001", f"unbound variable {e.name}", e.span, hint=self.unbound_hint(e.name, env))
         if builtin.kind == OVERLOADED:
             raise error("T012", f"the built-in {e.name} must be applied to its arguments here: "
                                 "its type depends on them", e.span, hint=f"{e.name} : {builtin.signature}")
         assert builtin.scheme is not None
         return instantiate(builtin.scheme, self.level)
+
+    def unbound_hint(self, name: str, env: Env) -> Optional[str]:
+        if f"{name}<1>" in env:
+            return f"in its own refinement, {name} is written {name}<1> or {name}<2>"
+        candidates = [n for n in env if "<" not in n]
+        candidates += [n for n, b in BUILTINS.items() if b.kind != ASSERTION or self.in_assertion]
+        close = difflib.get_close_matches(name, candidates, n=1)
+        return f"did you mean {close[0]}?" if close else None
 
     def run_var(self, e: RunVar, env: Env) -> Type:
         key = f"{e.name}<{e.run}>"

@@ -330,6 +330,7 @@ class Translator:
         if isinstance(fn, Closure):
             if not fn.params:
                 raise NoRule("applying a value that is not a function", span)
+            self._check_annotation(fn.params[0], arg, run, span)
             env = bind_pattern(fn.env, fn.params[0], arg, arg, span)
             if len(fn.params) > 1:
                 return Closure(fn.params[1:], fn.body, env, fn.name)
@@ -341,6 +342,18 @@ class Translator:
         if isinstance(fn, NamedFun):
             return self._opaque_call(fn, arg, run, span)
         raise NoRule(f"applying {_describe(fn)}", span)
+
+    def _check_annotation(self, p: A.Pattern, arg: SymValue, run: int, span: A.Span) -> None:
+        """A parameter written ``(x : real+)`` (or another range) is a range condition."""
+        if isinstance(p, (A.PVar, A.PWild)) and p.annot is not None and isinstance(arg, Scalar):
+            facts = L.range_facts(p.annot, arg.term)
+            if facts:
+                name = p.name if isinstance(p, A.PVar) else "_"
+                self._check(T.and_(*facts), f"the argument {name} has type "
+                            f"{_type_text(p.annot)}", span, run)
+        elif isinstance(p, A.PTuple) and isinstance(arg, TupleV) and len(arg.items) == len(p.items):
+            for sub, item in zip(p.items, arg.items):
+                self._check_annotation(sub, item, run, span)
 
     def _opaque_call(self, fn: NamedFun, arg: SymValue, run: int, span: A.Span) -> SymValue:
         """A call to a function with a ``val`` in pure code: a deterministic symbol.
@@ -606,6 +619,11 @@ def _key_of_sort(sort: T.Sort, span) -> str:
         if L.elem_sort(key) == sort:
             return key
     raise NoRule(f"lists of {sort} are not supported", span)
+
+
+def _type_text(t: A.SimpleType) -> str:
+    from verifier.language.pretty import pretty_type
+    return pretty_type(t)
 
 
 def _describe(v: SymValue) -> str:

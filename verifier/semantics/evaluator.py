@@ -45,7 +45,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from verifier.errors import error
 from verifier.language import ast
@@ -156,10 +156,9 @@ class Evaluator:
 
     def call(self, name: str, args: Sequence[Value]) -> Value:
         """The top-level ``name`` applied to ``args`` one by one."""
-        self.entry(name)
+        decl = self.entry(name)
         with deep_recursion():
             value = self.values[name]
-            decl = self.program.find_let(name)  # type: ignore[union-attr]
             for arg in args:
                 value = self.apply(value, arg, decl)
             return value
@@ -662,15 +661,27 @@ def _lap_mech(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
 
 
 def _sigma(name: str, eps: Value, delta: Value, node: ast.Node) -> float:
+    """sigma(eps, delta) = sqrt(2 ln(1.25 / delta)) / eps, defined for 0 < delta < 1.25."""
     eps = _positive_eps(name, eps, node)
-    delta = _delta(name, delta, node)
+    delta = _num(name, "delta", delta, node)
+    if not 0 < delta < Fraction(5, 4):
+        raise error("R001", f"{name} needs 0 < delta < 1.25, got delta = {format_value(delta)}",
+                    node.span)
     return math.sqrt(2 * math.log(1.25 / float(delta))) / float(eps)
 
 
 @_builtin("gaussMech")
 def _gauss_mech(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
+    """Gaussian noise of standard deviation sigma(eps, min(delta, 1)).
+
+    For delta >= 1 every mechanism is (0, delta)-DP, so capping delta at 1 keeps the
+    mechanism total on real+ (as LANGUAGE.md types it) without weakening its guarantee."""
     eps, delta, e = _args("gaussMech", arg, 3, node, "(eps, delta, e)")
-    sigma = _sigma("gaussMech", eps, delta, node)
+    delta = _num("gaussMech", "delta", delta, node)
+    if not delta > 0:
+        raise error("R001", f"gaussMech needs delta > 0, got delta = {format_value(delta)}",
+                    node.span)
+    sigma = _sigma("gaussMech", eps, min(delta, 1), node)
     return monad.Gaussian(_num("gaussMech", "query value", e, node), sigma, node.span)
 
 

@@ -125,7 +125,8 @@ def dirichlet_hellinger(p, q) -> float:
 def neighbour_hellinger(alpha, counts, i: int, j: int) -> float:
     """``H`` between the posteriors of ``counts`` and of ``counts`` with one count moved ``i -> j``.
 
-    Closed form ``sqrt(1 - g(A_i - 1) g(A_j))`` with ``A = alpha + counts``; needs ``counts[i] >= 1``.
+    Closed form ``sqrt(1 - g(A_i - 1) g(A_j))`` with ``A = alpha + counts``; needs
+    ``counts[i] >= 1``.
     """
     if i == j or counts[i] < 1:
         raise ValueError("need i != j and counts[i] >= 1")
@@ -233,8 +234,7 @@ def smooth_sensitivity(alpha, counts, eps: float, delta: float | None = None,
     m = _max_ls_within(alpha, c)
     d = np.arange(n + 1, dtype=np.float64)
     if pure:
-        with np.errstate(divide="ignore"):
-            vals = np.where(m > 0, 1.0 / (1.0 / np.where(m > 0, m, 1.0) + d), 0.0)
+        vals = 1.0 / (1.0 / m + d)       # m > 0: distinct posteriors are at H > 0
     else:
         if delta is None:
             raise ValueError("the (eps, delta) form needs delta")
@@ -321,7 +321,7 @@ def _split_s_range(r: int, limit: int) -> list[tuple[int, int]]:
 # --------------------------------------------------------------------------------------
 
 class HellingerMechanism:
-    """``hellingerMech`` (``pure=False``, needs ``delta``) and ``hellingerMechPure`` (``pure=True``).
+    """``hellingerMech`` (``pure=False``, needs ``delta``) and ``hellingerMechPure`` (``pure``).
 
     ``prior_alpha``: ``k >= 2`` positive reals; ``counts``: ``k`` non-negative integers (the
     data set's histogram, ``n = sum``); ``eps > 0``; ``0 < delta < 1`` for the (eps, delta)
@@ -394,7 +394,7 @@ class HellingerMechanism:
     # ---- scores ----
 
     def _score_tables(self) -> list[np.ndarray]:
-        """``T_i(m)`` for ``m = 0..n`` per category; ``ln BC(BI(x), Dir(alpha+m)) = sum T_i(m_i)``."""
+        """``T_i(m)``, ``m = 0..n``, per category: ``ln BC(BI(x), Dir(alpha+m)) = sum T_i(m_i)``."""
         n = self.n
         half = np.arange(2 * n + 1, dtype=np.float64) / 2.0
         tables = []

@@ -64,13 +64,16 @@ How ``infer`` works
   which is what the paper means; see ``evaluator``.
 
 An observation whose total weight is zero is R007 (at the ``observe``); an enumeration with
-more than ``MAX_SUPPORT`` outcomes is R009.
+more than ``MAX_SUPPORT`` outcomes, or taking more than ``MAX_WORK`` steps, is R009.
+Finite laws are plain dicts while analysing and become a canonical ``Finite`` (``Bernoulli``
+over ``bool``) only in the result.
 """
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from verifier.errors import PrivInferError, error
 from verifier.language.ast import Span
@@ -78,11 +81,13 @@ from verifier.semantics.distributions import (
     Bernoulli, Beta, Categorical, Dirichlet, Distribution, Normal, Uniform, make_finite, normalise,
 )
 from verifier.semantics.values import (
-    ConsList, Symbolic, SymbolicEscape, Value, deep_recursion, format_value, is_number,
+    Symbolic, SymbolicEscape, Value, deep_recursion, format_value, is_number,
 )
 
 #: The largest number of outcomes an exact enumeration may hold at once.
 MAX_SUPPORT = 200_000
+#: The most steps (continuations evaluated plus outcomes combined) one exact inference may take.
+MAX_WORK = 250_000
 
 Prob = Any
 
@@ -103,6 +108,7 @@ class NotExact(Exception):
 class MValue:
     """Base class of M-values."""
 
+    __slots__ = ()
     span: Optional[Span] = None
 
 
@@ -332,14 +338,44 @@ _HINT = ("infer is exact for beta-bernoulli, dirichlet-categorical and normal-no
          "models and for models with finite support")
 
 
+#: A law while analysing: a symbolic distribution, or the probabilities of a finite one as a
+#: plain dict (canonicalised into a ``Distribution`` only once, at the end of ``infer``).
+Law = Union[Distribution, Dict[Value, Prob]]
+
+
+class _Budget:
+    """The work left to the current exact inference (continuations evaluated, outcomes
+    combined); R009 when exhausted. Nested inferences (an ``infer`` inside a continuation) get
+    their own budget."""
+
+    remaining = MAX_WORK
+
+    @classmethod
+    def spend(cls, amount: int, span: Optional[Span]) -> None:
+        cls.remaining -= amount
+        if cls.remaining < 0:
+            raise error("R009", f"the enumeration is too large: more than {MAX_WORK} steps",
+                        span, hint="exact enumeration is exponential in the number of independent draws")
+
+
+@contextmanager
+def _fresh_budget() -> Iterator[None]:
+    saved = _Budget.remaining
+    _Budget.remaining = MAX_WORK
+    try:
+        with deep_recursion():
+            yield
+    finally:
+        _Budget.remaining = saved
+
+
 def infer(m: MValue, span: Optional[Span] = None) -> Distribution:
     """The exact distribution of ``m`` as a symbolic distribution (R003 if not computable)."""
     try:
-        with deep_recursion():
-            return _analyse(m)
-    except NotExact as exc:
-        raise error("R003", f"cannot infer this model exactly: {exc.reason}", span, hint=_HINT) from None
-    except SymbolicEscape as exc:
+        with _fresh_budget():
+            law = _analyse(m)
+            return make_finite(law, span) if isinstance(law, dict) else law
+    except (NotExact, SymbolicEscape) as exc:
         raise error("R003", f"cannot infer this model exactly: {exc.reason}", span, hint=_HINT) from None
 
 
@@ -355,22 +391,31 @@ def probability_of_true(m: MValue, span: Optional[Span] = None) -> Prob:
     """``Pr[m = true]`` for an ``M[bool]``; under the density reading (``mlet z = ran d in
     return (x = z)`` with ``d`` continuous) the density of ``d`` at ``x``."""
     try:
-        with deep_recursion():
+        with _fresh_budget():
             return _probability_of_true(m)
     except (NotExact, SymbolicEscape) as exc:
         raise error("R003", f"cannot compute the probability of this observation exactly: {exc.reason}",
                     span, hint=_HINT) from None
 
 
-def _point(value: Value) -> Distribution:
-    if isinstance(value, Symbolic):
-        raise SymbolicEscape(f"the model returns {value.describe()}")
-    return make_finite({value: Fraction(1)})
+def _pmf(law: Law) -> Optional[Dict[Value, Prob]]:
+    """The probabilities of a finite law, ``None`` for a continuous one."""
+    if isinstance(law, dict):
+        return law
+    return law.pmf() if law.is_finite() else None
 
 
-def _analyse(m: MValue) -> Distribution:
+def _describe_law(law: Law) -> str:
+    if isinstance(law, dict):
+        return f"a finite distribution over {len(law)} values"
+    return law.format()
+
+
+def _analyse(m: MValue) -> Law:
     if isinstance(m, Return):
-        return _point(m.value)
+        if isinstance(m.value, Symbolic):
+            raise SymbolicEscape(f"the model returns {m.value.describe()}")
+        return {m.value: Fraction(1)}
     if isinstance(m, Ran):
         if isinstance(m.dist, Symbolic):
             raise SymbolicEscape(f"the model draws from {m.dist.describe()}")
@@ -380,10 +425,10 @@ def _analyse(m: MValue) -> Distribution:
         while isinstance(m, Observe):  # a chain of observes, innermost prior last
             likelihoods.append(m)
             m = m.prior
-        d = _analyse(m)
+        law = _analyse(m)
         for obs in reversed(likelihoods):
-            d = _condition(d, obs.likelihood, obs.span)
-        return d
+            law = _condition(law, obs.likelihood, obs.span)
+        return law
     if isinstance(m, Bind):
         return _analyse_bind(m)
     if isinstance(m, Mechanism):
@@ -391,31 +436,34 @@ def _analyse(m: MValue) -> Distribution:
         if law is None:
             raise NotExact(f"{m.describe()} adds continuous noise, so the result has neither finite "
                            f"support nor a conjugate closed form")
-        return make_finite(law, m.span)
+        _Budget.spend(len(law), m.span)
+        return law
     raise TypeError(f"not an M-value: {m!r}")
 
 
-def _analyse_bind(m: Bind) -> Distribution:
+def _analyse_bind(m: Bind) -> Law:
     first = _analyse(m.m)
-    if first.is_finite():
-        pmf = first.pmf()
+    pmf = _pmf(first)
+    if pmf is not None:
         if len(pmf) == 1:
             (value,) = pmf
             return _analyse(m.k(value))
+        _Budget.spend(len(pmf), m.span)
         components = [(p, _analyse(m.k(v))) for v, p in pmf.items()]
-        if all(c.is_finite() for _, c in components):
+        if all(_pmf(c) is not None for _, c in components):
             weights: Dict[Value, Prob] = {}
             for p, c in components:
-                for v, q in c.pmf().items():
+                law = _pmf(c)
+                _Budget.spend(len(law), m.span)
+                for v, q in law.items():
                     weights[v] = weights.get(v, 0) + p * q
-                if len(weights) > MAX_SUPPORT:
-                    raise error("R009", f"the enumeration is too large: more than {MAX_SUPPORT} outcomes",
-                                m.span)
-            return make_finite(weights, m.span)
+            if len(weights) > MAX_SUPPORT:
+                raise error("R009", f"the enumeration is too large: more than {MAX_SUPPORT} outcomes", m.span)
+            return weights
         if all(c == components[0][1] for _, c in components):
             return components[0][1]
         raise NotExact("the model is a mixture of continuous distributions ("
-                       + ", ".join(c.format() for _, c in components[:3])
+                       + ", ".join(_describe_law(c) for _, c in components[:3])
                        + (", ..." if len(components) > 3 else "") + "), which has no closed form")
     theta = SymParam(first)
     try:
@@ -460,13 +508,15 @@ def _predictive(prior: Distribution, family: SymFamily) -> Distribution:
 # --------------------------------------------------------------------------------------
 
 
-def _condition(prior: Distribution, likelihood: Callable[[Value], MValue], span: Optional[Span]) -> Distribution:
-    """``observe likelihood (ran prior)`` as a symbolic distribution."""
-    if prior.is_finite():
-        weights = {v: p * _probability_of_true(likelihood(v)) for v, p in prior.pmf().items()}
+def _condition(prior: Law, likelihood: Callable[[Value], MValue], span: Optional[Span]) -> Law:
+    """``observe likelihood prior`` for an analysed prior."""
+    pmf = _pmf(prior)
+    if pmf is not None:
+        _Budget.spend(len(pmf), span)
+        weights = {v: p * _probability_of_true(likelihood(v)) for v, p in pmf.items()}
         if sum(weights.values()) == 0:
-            raise _zero_probability(span, f"every value of the prior {prior.format()} has likelihood 0")
-        return make_finite(normalise(weights), span)
+            raise _zero_probability(span, f"every value of the prior ({_describe_law(prior)}) has likelihood 0")
+        return normalise({v: w for v, w in weights.items() if w != 0})
     theta = SymParam(prior)
     try:
         lik = likelihood(theta)
@@ -537,10 +587,10 @@ def _probability_of_true(lik: MValue) -> Prob:
         if isinstance(observed, Symbolic):
             raise SymbolicEscape(f"the likelihood observes {observed.describe()}")
         return family.density(observed)
-    d = _analyse(lik)
-    if not d.is_finite():
-        raise NotExact(f"the likelihood is the continuous {d.format()}, not a distribution over bool")
-    return d.pmf().get(True, 0)
+    pmf = _pmf(_analyse(lik))
+    if pmf is None:
+        raise NotExact("the likelihood is a continuous distribution, not a distribution over bool")
+    return pmf.get(True, 0)
 
 
 def _conjugate_update(prior: Distribution, family: SymFamily, observed: Value, span: Optional[Span]) -> Distribution:
@@ -570,13 +620,8 @@ def _conjugate_update(prior: Distribution, family: SymFamily, observed: Value, s
                    f"with known variance)")
 
 
-def is_m_value(v: Value) -> bool:
-    return isinstance(v, MValue)
-
-
 __all__ = [
     "MValue", "Return", "Bind", "Ran", "Observe", "Mechanism", "Laplace", "Gaussian", "Exponential",
-    "Release", "SymParam", "SymFamily", "SymDraw", "SymEq", "NotExact", "MAX_SUPPORT",
+    "Release", "SymParam", "SymFamily", "SymDraw", "SymEq", "NotExact", "MAX_SUPPORT", "MAX_WORK",
     "sample", "infer", "enumerate_finite", "probability_of_true", "symbolic_family", "observation",
-    "is_m_value", "ConsList",
 ]

@@ -40,7 +40,6 @@ rests on ``ran`` sampling (e.g. "one posterior sample") is not protected by this
 from __future__ import annotations
 
 import abc
-import bisect
 import hashlib
 import math
 import secrets
@@ -246,7 +245,8 @@ def _discrete_gaussian(bits: _BitSource, sigma2: Fraction) -> int:
 
 
 def _arb_context():
-    """python-flint's ``arb`` and its context (imported lazily: only the choice sampler needs it)."""
+    """python-flint's ``arb``, its context and ``fmpq`` (imported lazily: only the choice
+    sampler needs them)."""
     from flint import arb, ctx, fmpq  # noqa: PLC0415
 
     return arb, ctx, fmpq
@@ -283,6 +283,23 @@ def _bucket_counts(keys: np.ndarray) -> tuple[list[int], list[int]]:
     return [int(v) for v in vals], [int(c) for c in counts]
 
 
+def _count_at_most(sorted_exact: list, t) -> int:
+    """How many of the exact (radius-0) arb balls ``sorted_exact`` (ascending) are ``<= t``.
+
+    Comparisons of exact balls are decisive, so this is an ordinary bisection; the midpoints
+    converge to the true cumulative weights as the precision grows, so the guess it yields
+    is eventually the bucket that the certificate accepts.
+    """
+    lo, hi = 0, len(sorted_exact)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sorted_exact[mid] <= t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 class _BucketCDF:
     """Exact inverse-CDF choice of a bucket ``j`` with probability ``∝ n_j e^{-v_j}``.
 
@@ -294,15 +311,18 @@ class _BucketCDF:
     Otherwise 64 more bits are drawn and ``p`` grows by 96. The event of returning ``j`` is
     exactly ``{C_{j-1} <= U Z < C_j}``, of probability ``n_j e^{-v_j} / Z``; refinement stops
     with probability 1 (geometrically fast).
+
+    python-flint's working precision is a process-wide setting: it is raised around each arb
+    computation and restored afterwards, so concurrent threads must not share flint.
     """
 
     def __init__(self, values: list[int], counts: list[int]):
         self._values = values
         self._counts = counts
-        self._cache: dict[int, tuple[list, list[float]]] = {}
+        self._cache: dict[int, tuple[list, list]] = {}
 
     def _cumulative(self, prec: int):
-        """Arb enclosures of ``C_j e^{v_0}`` at ``prec`` bits and their float midpoints."""
+        """Arb enclosures of ``C_j e^{v_0}`` at ``prec`` bits and their exact midpoints."""
         if prec not in self._cache:
             arb, ctx, _ = _arb_context()
             old = ctx.prec
@@ -314,7 +334,7 @@ class _BucketCDF:
                 for v, c in zip(self._values, self._counts):
                     total = total + arb(c) * arb(base - v).exp()
                     cum.append(total)
-                mids = [float(c.mid()) for c in cum]
+                mids = [c.mid() for c in cum]     # exact (radius-0) balls
             finally:
                 ctx.prec = old
             self._cache[prec] = (cum, mids)
@@ -334,8 +354,8 @@ class _BucketCDF:
                 z = cum[-1]
                 lo = arb(fmpq(u, 1 << nbits)) * z
                 hi = arb(fmpq(u + 1, 1 << nbits)) * z
-                j = min(bisect.bisect_right(mids, float(lo.mid())), m - 1)
-                ok = (j == 0 or cum[j - 1] <= lo) and hi <= cum[j]
+                j = min(_count_at_most(mids, lo.mid()), m - 1)   # the guess
+                ok = (j == 0 or cum[j - 1] <= lo) and hi <= cum[j]  # its certificate
             finally:
                 ctx.prec = old
             if ok:
@@ -499,7 +519,10 @@ class _ExactNoiseSource(NoiseSource):
         return float(self.laplace_exact(center, scale))
 
     def gaussian_exact(self, center: Number, sigma: Number) -> Fraction:
-        """The exact grid value behind :meth:`gaussian`: ``g * (round(center/g) + N_Z(0, (sigma/g)^2))``."""
+        """The exact grid value behind :meth:`gaussian`.
+
+        ``g * (round(center/g) + N_Z(0, (sigma/g)^2))`` with ``g = 2**grid_exponent(sigma)``.
+        """
         c = _to_fraction(center, "center")
         s = _positive_fraction(sigma, "sigma")
         g = _pow2(grid_exponent(s))
@@ -565,7 +588,8 @@ class _ExactNoiseSource(NoiseSource):
     def normal(self, mean: Number, variance: Number) -> float:
         m, v = float(mean), float(variance)
         if not (math.isfinite(m) and math.isfinite(v) and v > 0):
-            raise ValueError(f"normal needs a finite mean and variance > 0, got ({mean!r}, {variance!r})")
+            raise ValueError("normal needs a finite mean and a variance > 0, got "
+                             f"({mean!r}, {variance!r})")
         return float(self._model.normal(m, math.sqrt(v)))
 
     def dirichlet(self, alphas: Sequence[Number]) -> tuple[float, ...]:

@@ -1,0 +1,183 @@
+"""The relational verifier on the shared examples and on variations of them.
+
+Every program under benchmarks/programs/{paper,course,negative} (copies of ../shared/examples)
+gets the verdict its first comment announces; variations — other names, priors, mechanisms and
+claims, true and false — check that verdicts follow the rules, not the examples' shapes.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verifier.language.parser import parse_file, parse_program
+from verifier.language.typecheck import typecheck_program
+from verifier.verification import REJECTED, UNKNOWN, VERIFIED, verify_program
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "benchmarks" / "programs").glob("[pcn]*/*.pinf"))
+
+
+def expected_verdict(path: Path) -> str:
+    head = path.read_text()[:300]
+    return re.search(r"expect: (verified|rejected)", head).group(1)
+
+
+def verify_text(text: str):
+    program = parse_program(text, "test.pinf")
+    return verify_program(program, typecheck_program(program))
+
+
+def claim(report, name):
+    return next(c for c in report.claims if c.name == name)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_shared_examples_get_their_expected_verdict(path):
+    program = parse_file(str(path))
+    report = verify_program(program, typecheck_program(program))
+    if expected_verdict(path) == "verified":
+        assert report.ok, [(c.name, c.failure) for c in report.claims]
+    else:
+        assert not report.ok
+        failing = [c for c in report.claims if c.verdict != VERIFIED]
+        assert all(c.failure for c in failing)
+
+
+def test_guarantees_in_words():
+    program = parse_file(str(ROOT / "benchmarks/programs/paper/beta_output_hellinger.pinf"))
+    report = verify_program(program, typecheck_program(program))
+    assert claim(report, "main").guarantee == (
+        "main is (rho * eps, 0)-differentially private with respect to adj on its 1st argument, "
+        "for a >= 1.0 and b >= 1.0")
+
+
+def test_unclamped_beta_parameters_are_refuted_with_a_counterexample():
+    program = parse_file(str(ROOT / "benchmarks/programs/negative/beta_output_laplace_unclamped.pinf"))
+    report = verify_program(program, typecheck_program(program))
+    main = claim(report, "main")
+    assert main.verdict == REJECTED
+    assert "the 1st parameter of beta is positive" in main.failure
+    assert main.failure_span.line == 17
+    result = main.results[main.failing[0]]
+    values = {b.name: b.value for b in result.counterexample}
+    from fractions import Fraction
+    assert Fraction(values["aPn"]) <= 0
+
+
+LAPLACE_COUNT = """
+val noisy :: {d :: bool list | adj (d<1>, d<2>)} -> {e :: real+ | =} -> M[DP(CLAIM)] {c :: real | =}
+let noisy data e = lapMech (SCALE, count data)
+"""
+
+
+@pytest.mark.parametrize("scale, claim_text, verdict", [
+    ("e", "e", VERIFIED),
+    ("e", "2.0 * e", VERIFIED),
+    ("e", "0.99 * e", REJECTED),
+    ("e / 2.0", "e / 2.0", VERIFIED),
+    ("1.0 / e", "e", REJECTED),  # Laplace noise with scale eps instead of 1/eps
+])
+def test_laplace_count_budget(scale, claim_text, verdict):
+    report = verify_text(LAPLACE_COUNT.replace("CLAIM", claim_text).replace("SCALE", scale))
+    assert claim(report, "noisy").verdict == verdict
+
+
+def test_releasing_without_noise_is_rejected():
+    report = verify_text("""
+val leak :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {c :: int | =}
+let leak l eps = return (count l)
+""")
+    leak = claim(report, "leak")
+    assert leak.verdict == REJECTED
+    assert "equal in both runs" in leak.failure
+
+
+def test_uncharged_second_release_is_rejected_and_charged_one_verified():
+    text = """
+val two :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(CLAIM)] {r :: real * real | =}
+let two l eps =
+  mlet x = lapMech (eps, count l) in
+  mlet y = lapMech (eps, count l) in
+  return (x, y)
+"""
+    assert claim(verify_text(text.replace("CLAIM", "eps")), "two").verdict == REJECTED
+    assert claim(verify_text(text.replace("CLAIM", "2.0 * eps")), "two").verdict == VERIFIED
+
+
+HELLINGER = """
+let rho = sqrt (1.0 - pi / 4.0)
+
+val fold :: {xs :: bool list | =} -> M[SD] {t :: [0,1] | =} -> M[SD] {t :: [0,1] | =}
+let rec fold xs p = match xs with
+  | [] -> p
+  | y :: ys -> observe (fun q -> mlet w = ran (bernoulli q) in return (y = w)) (fold ys p)
+
+let quality (inp, cand) =
+  let (xs, u, v) = inp in
+  0.0 - hellinger (infer (fold xs (ran (beta (u, v)))), cand)
+
+val release :: {xs :: bool list | adj (xs<1>, xs<2>)}
+            -> {u :: real+ | u<1> = u<2> /\\ u<1> >= LOWER} -> {v :: real+ | v<1> = v<2> /\\ v<1> >= LOWER}
+            -> {k :: real+ | =} -> M[DP(CLAIM)] {post :: D[[0,1]] | =}
+let release xs u v k = expMech (k, quality, (xs, u, v), posteriors (beta (u, v), length xs))
+"""
+
+
+@pytest.mark.parametrize("lower, claim_text, verdict", [
+    ("1.0", "rho * k", VERIFIED),          # Lemma 6.1 with its correct hypothesis
+    ("2.5", "rho * k", VERIFIED),          # larger priors are fine
+    ("1.0", "0.5 * k", VERIFIED),          # rho = 0.4633 <= 0.5
+    ("1.0", "0.45 * k", REJECTED),         # below rho
+    ("0.5", "rho * k", REJECTED),          # Jeffreys prior: H = 0.603 > rho (NOTES.md §1)
+])
+def test_renamed_hellinger_mechanism(lower, claim_text, verdict):
+    report = verify_text(HELLINGER.replace("LOWER", lower).replace("CLAIM", claim_text))
+    assert claim(report, "fold").verdict == VERIFIED
+    assert claim(report, "release").verdict == verdict
+
+
+def test_non_structural_recursion_is_refused():
+    report = verify_text("""
+val loop :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {r :: bool list | =}
+let rec loop l eps = match l with
+  | [] -> return []
+  | x :: xs -> loop l eps
+""")
+    loop = claim(report, "loop")
+    assert loop.verdict == REJECTED
+    assert "structural recursion" in loop.failure
+
+
+def test_branching_on_private_data_is_rejected():
+    report = verify_text("""
+val branch :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {r :: real | =}
+let branch l eps = if count l > 3 then lapMech (eps, 1.0) else lapMech (eps, 0.0)
+""")
+    assert claim(report, "branch").verdict == REJECTED
+
+
+def test_private_mean_needs_the_length_bound():
+    text = """
+val avg :: {l :: real list | adjWithin (l<1>, l<2>, 1.0) /\\ length l<1> >= LEN} -> {eps :: real+ | =}
+        -> M[DP(eps)] {z :: real | =}
+let avg l eps = lapMech (eps * length l, sum l / length l)
+"""
+    assert claim(verify_text(text.replace("LEN", "1")), "avg").verdict == VERIFIED
+    assert claim(verify_text(text.replace("LEN", "0")), "avg").verdict in (REJECTED, UNKNOWN)
+
+
+def test_cli_exit_codes(tmp_path):
+    good = ROOT / "benchmarks/programs/course/composition.pinf"
+    bad = ROOT / "benchmarks/programs/negative/count_wrong_scale.pinf"
+    broken = tmp_path / "broken.pinf"
+    broken.write_text("let x = (1 +\n")
+    cmd = [sys.executable, "-m", "verifier.cli", "verify"]
+    assert subprocess.run(cmd + [str(good)], capture_output=True).returncode == 0
+    out = subprocess.run(cmd + [str(bad)], capture_output=True, text=True)
+    assert out.returncode == 1 and "refuted" in out.stdout
+    out = subprocess.run(cmd + [str(broken)], capture_output=True, text=True)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
