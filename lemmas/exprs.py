@@ -162,7 +162,8 @@ VOCABULARY: Dict[str, Signature] = {
     "KKL": Signature((_O, _O), _R, "sup over v of KL(M1 v || M2 v)"),
     "KEpsD": Signature((_R, _O, _O), _R, "sup over v of EpsD(eps, M1 v, M2 v)"),
     "ScoreGap": Signature((_O, _O), _R,
-                          "max over candidates r of |s1(r) - s2(r)| (two score vectors)"),
+                          "max over candidates r of |s1(r) - s2(r)| for two score vectors on the "
+                          "same candidate set (+oo if the candidate sets differ)"),
     # lists
     "Length": Signature((_O,), _R, "length of a list"),
     "Count": Signature((_O,), _R, "number of true entries of a bool list"),

@@ -15,8 +15,13 @@ What the lowering does
   not mention a quantified variable) becomes a fresh constant (``sqrt!0``, ``exp!1``...)
   constrained by instances of the facts below at that argument, and by the pairwise facts
   for every pair of applications of the same function (or of ``exp`` and ``log``). This is
-  Ackermann's reduction with extra true facts: the problem stays quantifier-free, so z3's
-  nonlinear real arithmetic (nlsat) can decide it.
+  Ackermann's reduction with extra true facts: the problem stays quantifier-free
+  (``QF_NRA`` when nothing else is uninterpreted), a fragment that nlsat decides.
+* A *closed* application (no variables at all, e.g. ``exp 1`` or ``log (1.25 / 0.01)``) also
+  gets its value: exact when it is rational (``sqrt 4 = 2``), otherwise a rational enclosure
+  ``lo <= exp!0 <= hi`` on a grid of ``10**-ENCLOSURE_DIGITS``, rounded outwards from an arb
+  ball (python-flint, rigorous and deterministic). Values of magnitude ``10**30`` or more get
+  none.
 * An application under a quantifier becomes an uninterpreted function ``sqrt!``/``exp!``/
   ``log!`` applied to its argument, with the same facts universally quantified, and each
   ground constant linked to it (``exp!1 = exp!(a)``).
@@ -33,7 +38,7 @@ The facts (all true of the real functions, for every real ``x`` and ``y``)
     ``exp x > 0``); at_zero: ``x = 0 => exp x = 1``; monotone:
     ``(x <= y) = (exp x <= exp y)`` (``exp`` is strictly increasing, so the order of the
     values is the order of the arguments; both orders of a pair give congruence too).
-``log`` (unspecified for ``x <= 0``; every fact is guarded by ``x > 0``)
+``log`` (unspecified for ``x <= 0``, where only congruence is said of it)
     at_one: ``x = 1 => log x = 0``; upper: ``x > 0 => log x <= x - 1`` (concavity: the
     tangent at 1 lies above); lower: ``x > 0 => x * log x >= x - 1`` (``log x >= 1 - 1/x``,
     the upper fact at ``1/x``); monotone: ``x > 0 /\\ y > 0 => (x <= y) = (log x <= log y)``;
@@ -60,19 +65,25 @@ goal, and ``<aux>!<fact>`` for the facts (``exp!1!positive``, ``exp!0!exp!1!mono
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from flint import arb, ctx
+
+from obligations.evaluate import PRECISION, Evaluator, Value
 from obligations.model import Obligation
 from obligations.terms import (INT, REAL, Apply, Const, FuncDecl, Op, OpKind, Quantifier,
                                Sort, SortError, Term, Var, and_, decimal_text, eq, free_vars, ge,
-                               gt, implies, ite, le, lt, subterms)
+                               gt, implies, ite, le, lt, subterms, vocabulary_of)
 
 #: Rational enclosure of pi used by the encoding: PI_LOWER < pi < PI_UPPER.
 PI_LOWER = Fraction("3.14159265358979")
 PI_UPPER = Fraction("3.14159265358980")
+#: Closed applications are enclosed on a grid of 10**-ENCLOSURE_DIGITS.
+ENCLOSURE_DIGITS = 20
 
 GOAL = "goal"
 
@@ -135,6 +146,11 @@ class Problem:
         if isinstance(x, Sort):
             return "$" + x.name
         raise TypeError(f"no symbol for {x!r}")
+
+    @property
+    def uninterpreted(self) -> bool:
+        """Whether the obligation itself uses uninterpreted sorts or functions."""
+        return bool(self.sorts) or any(not isinstance(f, AuxFunc) for f in self.functions)
 
     def assertion(self, name: str) -> Assertion:
         for a in self.assertions:
@@ -226,6 +242,7 @@ class _Lowering:
     def __init__(self) -> None:
         self.pi: Optional[AuxVar] = None
         self.ground: Dict[Tuple[OpKind, Term], AuxVar] = {}   # in creation order
+        self.closed: Dict[AuxVar, Tuple[Term, Value]] = {}    # their values, when closed
         self.lifted: Dict[OpKind, AuxFunc] = {}               # used under a binder
 
     def term(self, t: Term, bound: frozenset = frozenset()) -> Term:
@@ -254,7 +271,9 @@ class _Lowering:
                 return Apply(func, args)
             key = (op, args[0])
             if key not in self.ground:
-                self.ground[key] = AuxVar(f"{op.value}!{len(self.ground)}", REAL)
+                aux = self.ground[key] = AuxVar(f"{op.value}!{len(self.ground)}", REAL)
+                if not free_vars(t):
+                    self.closed[aux] = (t, Evaluator().value(t, {}))
             return self.ground[key]
         return Op(op, args)
 
@@ -269,6 +288,11 @@ class _Lowering:
             out.append(Assertion("pi!bounds", "encoding",
                                  and_(lt(PI_LOWER, self.pi), lt(self.pi, PI_UPPER)),
                                  f"{decimal_text(PI_LOWER)} < pi < {decimal_text(PI_UPPER)}"))
+        for c, (t, value) in self.closed.items():
+            fact = _enclosure(c, value)
+            if fact is not None:
+                out.append(Assertion(f"{c.name}!value", "encoding", fact,
+                                     f"{c.name} = {t}, by exact or ball arithmetic"))
         apps = [(op, arg, c) for (op, arg), c in self.ground.items()]
         for op, arg, c in apps:
             for fact, term in _SINGLE[op](arg, c):
@@ -299,6 +323,25 @@ class _Lowering:
         return out
 
 
+def _enclosure(c: AuxVar, value: Value) -> Optional[Term]:
+    """``c = value`` for an exact value; ``lo < c < hi`` around a finite, moderate ball."""
+    if isinstance(value, Fraction):
+        return eq(c, value)
+    if not isinstance(value, arb) or not value.is_finite() or not abs(value) < 10 ** 30:
+        return None
+    scale = 10 ** ENCLOSURE_DIGITS
+    with ctx.workprec(PRECISION):  # the endpoints are rounded at the working precision
+        lo = Fraction(math.floor(_dyadic(value.lower()) * scale), scale)
+        hi = Fraction(math.ceil(_dyadic(value.upper()) * scale), scale)
+    return and_(le(lo, c), le(c, hi))
+
+
+def _dyadic(x: arb) -> Fraction:
+    """The exact value of an exact (dyadic) arb, such as a ball's endpoint."""
+    man, exp = (int(v) for v in x.man_exp())
+    return Fraction(man) * Fraction(2) ** exp
+
+
 def encode(obligation: Obligation) -> Problem:
     """Lower ``obligation`` to a ``Problem`` (see the module docstring for the contract)."""
     low = _Lowering()
@@ -313,7 +356,8 @@ def encode(obligation: Obligation) -> Problem:
 
     terms = [a.term for a in assertions]
     constants = obligation.free_vars + ((low.pi,) if low.pi else ()) + tuple(low.ground.values())
-    vocab = obligation.vocabulary
+    vocab = vocabulary_of(*(n.term for n in obligation.hypotheses + obligation.axioms),
+                          obligation.goal)  # not the symbols of a lemma's instantiation
     functions = vocab.functions + tuple(low.lifted.values())
     overloaded = {f.name for f in vocab.functions
                   if sum(g.name == f.name for g in vocab.functions) > 1}
@@ -338,8 +382,8 @@ def _logic(terms: Sequence[Term], uninterpreted: bool) -> str:
             quantified |= isinstance(t, Quantifier)
             if isinstance(t, Op) and t.op == OpKind.MUL:
                 nonlinear |= sum(not _is_numeral(a) for a in t.args) > 1
-            if isinstance(t, Op) and t.op == OpKind.DIV:
-                nonlinear |= not _is_numeral(t.args[1])
+            if isinstance(t, Op) and t.op == OpKind.DIV:  # x / 0 is unspecified: nonlinear
+                nonlinear |= not _is_numeral(t.args[1]) or _numeral_value(t.args[1]) == 0
     arith = {(True, False): "IA", (False, True): "RA", (True, True): "IRA"}.get((ints, reals), "")
     if arith:
         arith = ("N" if nonlinear else "L") + arith
@@ -350,3 +394,7 @@ def _logic(terms: Sequence[Term], uninterpreted: bool) -> str:
 def _is_numeral(t: Term) -> bool:
     return isinstance(t, Const) or (isinstance(t, Op) and t.op == OpKind.NEG
                                     and isinstance(t.args[0], Const))
+
+
+def _numeral_value(t: Term) -> Fraction:
+    return t.value if isinstance(t, Const) else -t.args[0].value  # type: ignore[attr-defined]

@@ -474,6 +474,11 @@ class Quantifier(Term):
             raise SortError(f"{self.kind} binds a variable twice")
         if not isinstance(self.body, Term) or self.body.sort != BOOL:
             raise SortError(f"the body of {self.kind} must be a Bool")
+        bound = {(v.name, v.run): v.sort for v in self.vars}
+        for v in free_vars(self.body):  # a same-named variable of another sort would be
+            if bound.get((v.name, v.run), v.sort) != v.sort:  # captured in SMT-LIB, not in z3
+                raise SortError(f"{v.label} is bound at sort {bound[(v.name, v.run)]} "
+                                f"but used at sort {v.sort}")
         object.__setattr__(self, "sort", BOOL)
 
 

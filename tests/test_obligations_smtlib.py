@@ -48,6 +48,8 @@ CASES = [
     (ob(forall(y, implies(gt(y, x), gt(exp(y), exp(x))))), Verdict.VERIFIED),          # UFNRA
     (ob(lt(mul(var("k", INT), eps), 1), {"h_k": eq(var("k", INT), 1),
                                          "h_eps": lt(eps, real("0.5"))}), Verdict.VERIFIED),
+    (ob(gt(exp(real(1)), real("2.71828"))), Verdict.VERIFIED),                         # enclosure
+    (ob(le(div(x, 0), div(x, 0))), Verdict.VERIFIED),   # x / 0: unspecified but a function
 ]
 
 
@@ -116,6 +118,7 @@ def test_logics():
     assert encode(CASES[7][0]).logic == "UFNIRA"
     assert encode(CASES[11][0]).logic == "UFNRA"
     assert encode(ob(eq(var("b", BOOL), True))).logic == "QF_UF"
+    assert encode(ob(gt(div(x, 0), 1))).logic == "QF_NRA"  # cvc5: x / 0 is not linear
 
 
 def test_export_is_deterministic_across_processes(tmp_path):

@@ -84,6 +84,8 @@ def test_sort_errors_are_raised_where_the_term_is_built():
         forall(eps, eps)  # the body must be a Bool
     with pytest.raises(SortError):
         Quantifier("forall", (eps, eps), TRUE)
+    with pytest.raises(SortError, match="bound at sort Int"):
+        forall(var("eps", INT), and_(gt(var("eps", INT), 0), gt(eps, 0)))
     with pytest.raises(SortError):
         ite(eps, 1, 2)
     with pytest.raises(SortError):

@@ -71,14 +71,25 @@ def test_tiny_rlimit_gives_unknown_never_verified():
 
 
 def test_spurious_model_of_exp_is_unknown_not_refuted():
-    # The encoding only knows exp 1 >= 2 (tangent line); z3's model takes exp 1 = 2 but the
-    # true value is 2.718..., so the goal holds at the model: not a counterexample.
-    r = discharge(ob(gt(exp(real(1)), 2)))
+    # For a variable argument the encoding only knows exp x >= 1 + x (tangent), so z3's model
+    # may take exp 1 = 2; the true value is 2.718..., the goal holds at the model: no
+    # counterexample.
+    r = discharge(ob(gt(exp(x), 2), {"h_x": eq(x, 1)}))
     assert r.verdict == Verdict.UNKNOWN and "candidate counterexample" in r.reason
+    assert "goal holds there" in r.reason
     # the hypothesis exp x = 2 pins x = log 2 = 0.693...; z3 picks some x the encoding allows
     # and the true exp is not 2 there: the hypothesis fails, so again no counterexample
     r = discharge(ob(gt(x, real("0.7")), {"h_exp": eq(exp(x), 2)}))
-    assert r.verdict == Verdict.UNKNOWN and "h_exp" in r.reason
+    assert r.verdict == Verdict.UNKNOWN and "h_exp is false there" in r.reason
+
+
+def test_closed_applications_are_enclosed():
+    assert discharge(ob(gt(exp(real(1)), real("2.71828")))).verdict == Verdict.VERIFIED
+    assert discharge(ob(lt(exp(real(1)), real("2.71829")))).verdict == Verdict.VERIFIED
+    refuted = discharge(ob(lt(exp(real(1)), real("2.71828"))))
+    assert refuted.verdict == Verdict.REFUTED and refuted.counterexample == ()
+    assert discharge(ob(eq(sqrt(real(4)), 2))).verdict == Verdict.VERIFIED
+    assert discharge(ob(lt(log(div(real("1.25"), real("0.01"))), real("4.83")))).verdict == Verdict.VERIFIED
 
 
 def test_algebraic_counterexample_is_confirmed_exactly():

@@ -316,7 +316,7 @@ def declarations():
     )
 
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FAST
@@ -343,7 +343,7 @@ def test_random_relational_types_round_trip(rtype):
     assert parse_rtype(pretty_rtype(rtype)) == rtype
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(declarations(), max_size=3))
 def test_random_programs_round_trip(decls):
     program = Program(tuple(decls))

@@ -18,7 +18,8 @@ from verifier.language.typecheck import typecheck_program
 from verifier.verification import REJECTED, UNKNOWN, VERIFIED, verify_program
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted((ROOT / "benchmarks" / "programs").glob("[pcn]*/*.pinf"))
+EXAMPLES = sorted(p for d in ("paper", "course", "negative")
+                  for p in (ROOT / "benchmarks" / "programs" / d).glob("*.pinf"))
 
 
 def expected_verdict(path: Path) -> str:
@@ -181,3 +182,34 @@ def test_cli_exit_codes(tmp_path):
     assert out.returncode == 1 and "refuted" in out.stdout
     out = subprocess.run(cmd + [str(broken)], capture_output=True, text=True)
     assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_a_later_definition_does_not_change_what_a_body_means():
+    text = """
+let helper x = lapMech (1.0, x)
+val main :: {l :: bool list | adj (l<1>, l<2>)} -> M[DP(CLAIM)] {r :: real | =}
+let main l = helper (count l)
+let helper x = return 0.0
+"""
+    assert claim(verify_text(text.replace("CLAIM", "1.0")), "main").verdict == VERIFIED
+    assert claim(verify_text(text.replace("CLAIM", "0.5")), "main").verdict == REJECTED
+
+
+def test_a_claim_about_a_redefined_name_is_rejected():
+    report = verify_text("""
+val f :: {x :: real | =} -> {r :: real | =}
+let f x = x
+let f x = x + 1.0
+""")
+    assert claim(report, "f").verdict == REJECTED
+    assert "defined more than once" in claim(report, "f").failure
+
+
+def test_dot_output(tmp_path):
+    out = tmp_path / "d.dot"
+    path = ROOT / "benchmarks/programs/course/composition.pinf"
+    result = subprocess.run([sys.executable, "-m", "verifier.cli", "verify", str(path),
+                             "--dot", str(out)], capture_output=True, text=True)
+    assert result.returncode == 0
+    text = out.read_text()
+    assert text.startswith("digraph derivation {") and "LapMech" in text and "->" in text

@@ -35,13 +35,18 @@ COMMANDS = {
 EXIT_OK, EXIT_NEGATIVE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(selected: Optional[str] = None) -> argparse.ArgumentParser:
+    """The argument parser; only the ``selected`` command's module is imported (start-up
+    time matters: importing every command would load numpy, sympy and matplotlib)."""
     parser = argparse.ArgumentParser(
         prog="privinfer",
         description="Verify and run differentially private Bayesian programs (PrivInfer).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
+        if name != selected:
+            sub.add_parser(name, help=help_text, description=help_text)
+            continue
         module = _load(module_name)
         if module is None:
             continue
@@ -62,13 +67,14 @@ def _load(module_name: str):
 
 def _dispatch(argv: List[str]) -> int:
     try:
-        parser = build_parser()
+        selected = next((a for a in argv if not a.startswith("-")), None)
+        parser = build_parser(selected if selected in COMMANDS else None)
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # argparse prints its own usage message
             code = exc.code if isinstance(exc.code, int) else EXIT_INPUT
             return EXIT_OK if code == 0 else EXIT_INPUT
-        if not getattr(args, "command", None):
+        if not getattr(args, "command", None) or not hasattr(args, "_module"):
             parser.print_help()
             return EXIT_INPUT
         return int(args._module.run(args))

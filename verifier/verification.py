@@ -63,12 +63,26 @@ class Report:
 def verify_program(program: A.Program, typed=None, *, rlimit: Optional[int] = None,
                    only: Optional[List[str]] = None) -> Report:
     """Verify every ``val`` of ``program`` (or those named in ``only``)."""
+    twice = redefined_claims(program)
     claims = []
     for val in program.vals():
         if only and val.name not in only:
             continue
+        if val.name in twice:
+            claims.append(ClaimReport(
+                val.name, pretty_rtype(val.rtype), REJECTED, guarantee_text(val), val.span,
+                failure=f"no rule applies: {val.name} is defined more than once, so it is "
+                        "ambiguous which definition the val is about",
+                failure_span=val.span))
+            continue
         claims.append(verify_claim(program, typed, val, rlimit=rlimit))
     return Report(program.file, claims)
+
+
+def redefined_claims(program: A.Program) -> set:
+    """Names that have a ``val`` and more than one top-level definition."""
+    counts = Counter(d.name for d in program.lets())
+    return {v.name for v in program.vals() if counts[v.name] > 1}
 
 
 def verify_claim(program: A.Program, typed, val: A.ValDecl, *,

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render(report, explain=args.explain))
     if args.dot:
-        from verifier.rules.graph import write_dot
+        from verifier.graph import write_dot
         write_dot(report, args.dot)
     return 0 if report.ok else 1
 

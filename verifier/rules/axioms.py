@@ -38,37 +38,37 @@ def _schema(name: str, lemma: str, statement: str) -> str:
     return name
 
 
-LEN_NONNEG = _schema("len", "lists.length", "length l >= 0")
-COUNT_BOUNDS = _schema("count", "lists.count", "0 <= count l <= length l")
-COUNTOF_BOUNDS = _schema("countof", "lists.countOf", "countOf (l, j) >= 0 and they sum to length l")
-NIL = _schema("nil", "lists.nil", "length, count, sum and countOf of [] are 0")
-CONS = _schema("cons", "lists.cons", "length, count, sum and countOf of x :: xs unfold")
-EMPTY = _schema("empty", "lists.empty", "a list of length 0 has count, sum and countOf 0")
-CONS_INJ = _schema("consinj", "lists.cons_injective", "x :: xs = y :: ys implies x = y and xs = ys")
-NIL_CONS = _schema("nilcons", "lists.nil_not_cons", "[] <> x :: xs")
-ADJ_LEN = _schema("adjlen", "sensitivity.length.adj", "adj (l1, l2) implies length l1 = length l2")
-ADJ_COUNT = _schema("adjcount", "sensitivity.count.adj", "adj (l1, l2) implies |count l1 - count l2| <= 1")
-ADJ_COUNTOF = _schema("adjcountof", "sensitivity.countOf.adj",
+LEN_NONNEG = _schema("len", "lists.length.nat", "length l >= 0")
+COUNT_BOUNDS = _schema("count", "lists.count.nat", "0 <= count l <= length l")
+COUNTOF_BOUNDS = _schema("countof", "lists.catcount.total/k", "countOf (l, j) >= 0 and they sum to length l")
+NIL = _schema("nil", "lists.definition", "length, count, sum and countOf of [] are 0")
+CONS = _schema("cons", "lists.definition", "length, count, sum and countOf of x :: xs unfold")
+EMPTY = _schema("empty", "lists.definition", "a list of length 0 has count, sum and countOf 0")
+CONS_INJ = _schema("consinj", "lists.definition", "x :: xs = y :: ys implies x = y and xs = ys")
+NIL_CONS = _schema("nilcons", "lists.definition", "[] <> x :: xs")
+ADJ_LEN = _schema("adjlen", "sens.length.adj", "adj (l1, l2) implies length l1 = length l2")
+ADJ_COUNT = _schema("adjcount", "sens.count.adj", "adj (l1, l2) implies |count l1 - count l2| <= 1")
+ADJ_COUNTOF = _schema("adjcountof", "sens.counts.adj/k",
                       "adjacent [k] lists have equal counts or counts moved by one")
-ADJ_REFL = _schema("adjrefl", "lists.adj_reflexive", "l1 = l2 implies adj (l1, l2)")
-ADJW_LEN = _schema("adjwlen", "sensitivity.length.adjWithin",
+ADJ_REFL = _schema("adjrefl", "lists.adj.reflexive", "l1 = l2 implies adj (l1, l2)")
+ADJW_LEN = _schema("adjwlen", "sens.adjwithin.adj",
                    "adjWithin (l1, l2, c) implies length l1 = length l2")
-ADJW_SUM = _schema("adjwsum", "sensitivity.sum.adjWithin",
+ADJW_SUM = _schema("adjwsum", "sens.sum.adjwithin",
                    "adjWithin (l1, l2, c) implies |sum l1 - sum l2| <= c")
-ADJW_REFL = _schema("adjwrefl", "lists.adjWithin_reflexive", "l1 = l2 and c >= 0 implies adjWithin")
-DIST_FACTS = _schema("dist", "lists.dist", "0 <= dist (l1, l2); dist (l, l) = 0")
-DIST_COUNT = _schema("distcount", "sensitivity.count.dist",
+ADJW_REFL = _schema("adjwrefl", "lists.adjwithin.reflexive", "l1 = l2 and c >= 0 implies adjWithin")
+DIST_FACTS = _schema("dist", "lists.dist.definition", "0 <= dist (l1, l2); dist (l, l) = 0")
+DIST_COUNT = _schema("distcount", "lists.dist.count",
                      "equal lengths imply |count l1 - count l2| <= dist (l1, l2)")
-METRIC_RANGE = _schema("metric", "divergences.hellinger_metric", "0 <= H (p, q) <= 1, H (p, p) = 0")
-TRIANGLE = _schema("triangle", "divergences.hellinger_metric",
+METRIC_RANGE = _schema("metric", "hellinger.triangle", "0 <= H (p, q) <= 1, H (p, p) = 0")
+TRIANGLE = _schema("triangle", "hellinger.triangle",
                    "|H (p, r) - H (q, r)| <= H (p, q)")
-TV_RANGE = _schema("tvmetric", "divergences.tv_metric", "0 <= TV (p, q) <= 1, TV (p, p) = 0")
-TV_TRIANGLE = _schema("tvtriangle", "divergences.tv_metric", "|TV (p, r) - TV (q, r)| <= TV (p, q)")
-BETA_RHO = _schema("betarho", "sensitivity.beta.hellinger_rho",
+TV_RANGE = _schema("tvmetric", "sd.metric", "0 <= TV (p, q) <= 1, TV (p, p) = 0")
+TV_TRIANGLE = _schema("tvtriangle", "sd.metric", "|TV (p, r) - TV (q, r)| <= TV (p, q)")
+BETA_RHO = _schema("betarho", "beta.hellinger.adjacent.rho",
                    "adjacent Beta posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance")
-BETA_ZETA = _schema("betazeta", "sensitivity.beta.tv_zeta",
+BETA_ZETA = _schema("betazeta", "beta.tv.adjacent.zeta",
                     "adjacent Beta posteriors with parameters >= 1 are within sqrt(2 (1 - pi/4)) in total variation")
-DIR_RHO = _schema("dirrho", "sensitivity.dirichlet.hellinger_rho",
+DIR_RHO = _schema("dirrho", "dirichlet.hellinger.adjacent.rho/k",
                   "adjacent Dirichlet posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance")
 CTOR_INJ = _schema("ctorinj", "distributions.injective",
                    "distributions of one family are equal only with equal parameters")

@@ -100,14 +100,23 @@ class Builder:
     # ---- the top-level environment ---------------------------------------------------------
 
     def _top_env(self) -> Env:
+        """The environment after the last declaration; ``env_at`` gives each declaration's."""
         env = Env()
+        self._env_at: Dict[int, Env] = {}
         for decl in self.program.lets():
             if decl.name in self._vals or (decl.recursive and decl.params):
                 value: SymValue = NamedFun(decl.name)
             else:
                 value = Closure(decl.params, decl.body, env, decl.name)
+            inner = env.bind(decl.name, value, value) if decl.recursive else env
+            self._env_at[id(decl)] = inner
             env = env.bind(decl.name, value, value)
         return env
+
+    def env_at(self, decl: A.LetDecl) -> Env:
+        """The top-level names the body of ``decl`` sees (OCaml scoping: earlier ones only,
+        and itself when recursive)."""
+        return self._env_at[id(decl)]
 
     def signature(self, name: str) -> Tuple[int, Optional[T.Sort]]:
         """Arity and result sort of a function used through its ``val``."""
@@ -210,6 +219,11 @@ class Builder:
             left = self.translator.expr(e, 1, ctx.env)
             right = self.translator.expr(e, 2, ctx.env)
         return (left, right), []
+
+    def term_pair(self, ctx: Ctx, e: A.Expr) -> Tuple[T.Term, T.Term]:
+        """The terms of pure ``e`` in run 1 and run 2 (``NoRule`` if it is not first-order)."""
+        (left, right), _ = self.translate_pair(ctx, e)
+        return self.translator.as_term(left, e), self.translator.as_term(right, e)
 
     @contextmanager
     def collecting(self, checks: List[RangeCheck]):

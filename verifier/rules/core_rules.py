@@ -34,7 +34,7 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     body = decl.body
     rt = val.rtype
     names = tuple(p.name for p in params if isinstance(p, A.PVar))
-    ctx = Ctx(env=b.top_env, function=decl.name if decl.recursive else None, params=names)
+    ctx = Ctx(env=b.env_at(decl), function=decl.name if decl.recursive else None, params=names)
     val_env = b.top_env
     premises: List[Derivation] = []
     while isinstance(rt, A.RArrow):

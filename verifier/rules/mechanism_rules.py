@@ -1,8 +1,8 @@
 """Rules for the mechanisms: ``lapMech``, ``gaussMech``, ``expMech``.
 
 Each rule returns the mechanism's privacy cost for the two runs' arguments; the guarantees
-are the literature theorems of the lemma library (``mechanisms.laplace``,
-``mechanisms.gaussian``, ``mechanisms.exponential``), which certificates list in their trust
+are the literature theorems of the lemma library (``mech.laplace``,
+``mech.gaussian``, ``mech.exponential``), which certificates list in their trust
 base. Tool builders add a mechanism with ``verifier.rules.registry.register_mechanism``.
 """
 from __future__ import annotations
@@ -57,7 +57,7 @@ def lap_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
     cost = Cost("DP", T.mul(eps, T.abs_(T.sub(v1, v2))), T.real(0),
                 f"lapMech at line {e.span.line}", e.span)
     node = b.node("LapMech", ctx, e.span, f"{short(e)}: eps·|v<1> - v<2>|",
-                  obligations=obligations + more, lemma="mechanisms.laplace")
+                  obligations=obligations + more, lemma="mech.laplace")
     return Synth(node, cost, _output(b, ctx, T.REAL))
 
 
@@ -73,7 +73,7 @@ def gauss_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
                     "the Gaussian mechanism needs sensitivity * eps < 1", e.span, "GaussMech")
     cost = Cost("DP", T.mul(k, eps), delta, f"gaussMech at line {e.span.line}", e.span)
     node = b.node("GaussMech", ctx, e.span, f"{short(e)}: (k·eps, delta) with k·eps < 1",
-                  obligations=obligations + more + more2 + [side], lemma="mechanisms.gaussian")
+                  obligations=obligations + more + more2 + [side], lemma="mech.gaussian")
     return Synth(node, cost, _output(b, ctx, T.REAL))
 
 
@@ -110,7 +110,7 @@ def exp_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
     cost = Cost("DP", T.mul(eps, T.abs_(T.sub(s1, s2))), T.real(0),
                 f"expMech at line {e.span.line}", e.span)
     node = b.node("ExpMech", ctx, e.span, f"{short(e)}: eps·|score<1> - score<2>|",
-                  obligations=obligations, lemma="mechanisms.exponential",
+                  obligations=obligations, lemma="mech.exponential",
                   candidate=str(_first_term(candidate)))
     return Synth(node, cost, (candidate, candidate), tuple(facts))
 

@@ -36,9 +36,9 @@ from verifier.rules.translate import NoRule, bind_pattern, flatten_app
 
 #: likelihood family -> (conjugate prior family, conjugacy lemma)
 CONJUGATE = {
-    "bernoulli": ("beta", "conjugacy.beta_bernoulli"),
-    "categorical": ("dirichlet", "conjugacy.dirichlet_categorical"),
-    "normal": ("normal", "conjugacy.normal_normal"),
+    "bernoulli": ("beta", "conj.beta_bernoulli.list"),
+    "categorical": ("dirichlet", "conj.dirichlet_categorical.list/k"),
+    "normal": ("normal", "conj.normal_normal.list"),
 }
 
 

@@ -11,7 +11,7 @@ with ``register_mechanism``.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Tuple, Type
+from typing import Callable, Dict, Optional, Tuple, Type
 
 from verifier.language import ast as A
 from verifier.rules.translate import NoRule
@@ -19,6 +19,7 @@ from verifier.rules.translate import NoRule
 _MONADIC: Dict[Type[A.Expr], Callable] = {}
 _PURE: Dict[Type[A.Expr], Callable] = {}
 _MECHANISMS: Dict[str, Callable] = {}
+_SAFETY: Dict[str, Callable] = {}
 
 
 def monadic_rule(*node_types: Type[A.Expr]):
@@ -43,15 +44,30 @@ def pure_rule(*node_types: Type[A.Expr]):
     return register
 
 
-def register_mechanism(name: str, rule: Callable, *, replace: bool = False) -> None:
+def register_mechanism(name: str, rule: Callable, *, safety: Optional[Callable] = None,
+                       replace: bool = False) -> None:
     """Register ``rule(builder, ctx, app, args) -> Synth`` for calls ``name (args...)``.
 
     ``args`` are the argument expressions (the components of the tuple argument). The rule
     returns the derivation node, the privacy cost and the output of the mechanism.
+    ``safety(check, ctx, app, args) -> Elem``, if given, checks the call's range conditions
+    in one run (the built-in mechanisms have theirs in ``verifier.rules.safety``).
     """
     if name in _MECHANISMS and not replace:
         raise ValueError(f"a rule for mechanism {name} is already registered")
     _MECHANISMS[name] = rule
+    if safety is not None:
+        _SAFETY[name] = safety
+
+
+def unregister_mechanism(name: str) -> None:
+    _MECHANISMS.pop(name, None)
+    _SAFETY.pop(name, None)
+
+
+def safety_rule(name: str) -> Optional[Callable]:
+    """The registered safety rule of mechanism ``name``, if any."""
+    return _SAFETY.get(name)
 
 
 def monadic(node: A.Expr) -> Callable:

@@ -182,6 +182,10 @@ class Safety:
         pair = ctx.env.lookup(head.name)
         if pair is None:
             parts = args[0].items if len(args) == 1 and isinstance(args[0], A.TupleLit) else args
+            from verifier.rules.registry import safety_rule
+            extension = safety_rule(head.name)
+            if extension is not None:
+                return extension(self, ctx, e, list(parts))
             rule = getattr(self, "_mech_" + head.name, None)
             if rule is None:
                 raise NoRule(f"no safety rule for {head.name}", e.span)

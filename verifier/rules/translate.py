@@ -50,7 +50,8 @@ PURE_BUILTINS = {
     "posteriors": 2, "fst": 1, "snd": 1, "abs": 1, "min": 2, "max": 2, "exp": 1, "log": 1,
     "sqrt": 1, "length": 1, "count": 1, "sum": 1, "adj": 2, "adjWithin": 3, "dist": 2,
 }
-MONADIC_BUILTINS = ("lapMech", "gaussMech", "expMech", "hellingerMech", "hellingerMechPure")
+#: Built-ins returning computations (extended by ``verifier.extend.add_mechanism``).
+MONADIC_BUILTINS = {"lapMech", "gaussMech", "expMech", "hellingerMech", "hellingerMechPure"}
 ASSERTION_ONLY = ("adj", "adjWithin", "dist")
 
 

@@ -1,0 +1,1048 @@
+"""Exact privacy audit of a program with a finite output (``privinfer audit``).
+
+For an entry whose private input is a list of ``bool`` or ``[k]`` values and whose output has
+finite support, :func:`audit` enumerates every input of length ``1..N``, computes each output
+distribution exactly with the language's semantics (``Evaluator`` + ``monad.enumerate_finite``),
+and, over every pair of *adjacent* inputs (LANGUAGE.md's ``adj``: same length, differing in at
+most one position), reports
+
+* the privacy loss ``max over pairs of max_o |ln P1(o) - ln P2(o)|`` — the smallest ``eps``
+  for which the program is ``(eps, 0)``-DP on these inputs (``inf`` when an output is possible
+  for one input and impossible for its neighbour);
+* the worst pair (the two inputs, the output, both probabilities), and the loss by length;
+* the curve ``delta(eps) = max over ordered pairs of sum_o max(P1(o) - e^eps P2(o), 0)``, the
+  smallest ``delta`` for which the program is ``(eps, delta)``-DP on these inputs;
+* a comparison with the claim (``val``) of the entry, evaluated at the given arguments and at
+  each pair, together with the verifier's verdict on that claim (:class:`ClaimCheck`).
+
+Public API
+==========
+
+* ``audit_program(path, entry, n, args=(), **options) -> AuditResult``: parse, type-check,
+  audit (the function the benchmark runner calls; ``args`` are ``"NAME=VALUE"`` strings or a
+  ``{name: value_text}`` mapping).
+* ``audit(program, typed, entry, n, arg_specs, **options) -> AuditResult``: the same on an
+  already parsed program.
+* ``AuditResult``: ``.loss``, ``.worst``, ``.delta_curve``, ``.claim``, ``.soundness_bug``,
+  ``.render()``, ``.to_json()``, ``.bench_cell()``.
+* ``BENCH_AUDITS`` / ``bench_audits(path)``: the audits the benchmark suite runs, per program.
+
+Arguments
+=========
+
+The private input is the entry's first parameter whose type is a list of ``bool`` or ``[k]``
+(or the one named by ``private``). Every other parameter gets a value from ``--arg NAME=VALUE``
+exactly as ``privinfer run`` parses it (``verifier.commands.run.bind_arguments``: the language's
+literal syntax, checked against the parameter's type and ranges). One extension: a value that
+mentions the program's top-level names (``--arg eps='1.0 / rho'``) is evaluated in the
+program's scope, then checked the same way (``run.conform``).
+
+Exactness
+=========
+
+Each output distribution has one of three precisions (``AuditResult.precision`` is the weakest
+one met):
+
+* ``exact``: every probability is an exact rational (``Fraction``) — or the entry returns
+  ``expMech`` directly and its ``eps`` and scores are exact rationals; the log-probabilities are
+  then enclosed in Arb balls (python-flint, 128 bits), so the loss is a rigorous enclosure of
+  the true value.
+* ``scores``: the entry returns ``expMech`` directly with floating-point scores (e.g. Hellinger
+  distances computed with ``lgamma``). ``ln P(o) = eps s_o / 2 - ln sum_r exp(eps s_r / 2)`` is
+  enclosed in Arb from the float64 scores taken as exact: the loss is rigorous *for the
+  computed scores*; the scores themselves carry float64 rounding (about 1e-15, not enclosed).
+* ``float``: the evaluator's float64 probabilities (mixtures and conditionings of float laws,
+  ``hellingerMech``); the loss is computed in float64 from them.
+
+The ``delta(eps)`` curve is always computed in float64 from the probabilities. Comparisons with
+the claim treat differences below ``TOLERANCE`` (1e-9) as equality, because the claimed bound is
+itself evaluated in float64 (``rho = sqrt (1.0 - pi / 4.0)``) and so are most probabilities;
+every violation this module reports exceeds the claim by more than that.
+
+Deduplication: every input is evaluated (the enumeration is complete); pairs are grouped by
+their pair of output distributions (identical laws share a class), so the loss and the
+``delta`` curve are computed once per distinct pair of laws.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from verifier.errors import Diagnostic, PrivInferError, error
+from verifier.language import ast
+from verifier.language import types as ty
+from verifier.language.parser import parse_expr, parse_file
+from verifier.language.pretty import pretty_expr
+from verifier.language.typecheck import TypedProgram, typecheck_program
+from verifier.semantics import monad
+from verifier.semantics.evaluator import BUILTINS, CONSTANTS, Evaluator
+from verifier.semantics.values import ConsList, Value, format_value, to_json, values_equal
+
+#: Differences below this are treated as equality when comparing with a claim (see the module
+#: docstring).
+TOLERANCE = 1e-9
+#: The most inputs (over all lengths) an audit evaluates unless told otherwise.
+MAX_INPUTS = 100_000
+#: Working precision of the Arb enclosures, in bits.
+PRECISION_BITS = 128
+
+EXACT, SCORES, FLOAT = "exact", "scores", "float"
+_RANK = {EXACT: 0, SCORES: 1, FLOAT: 2}
+
+# claim comparison statuses
+CONSISTENT = "consistent"
+SOUNDNESS_BUG = "SOUNDNESS BUG"
+VIOLATED = "violated"              # claim not verified, and the audit shows it is false
+HOLDS = "holds at these sizes"     # claim not verified, but it holds on the audited inputs
+NOT_COMPARABLE = "not comparable"
+NO_CLAIM = "no claim"
+
+
+# ======================================================================================
+# results
+# ======================================================================================
+
+
+@dataclass(frozen=True)
+class WorstPair:
+    """Two adjacent inputs and the output where their log-probabilities differ the most."""
+
+    left: Value                 # the private input of run 1 (a ConsList)
+    right: Value                # the private input of run 2
+    output: Value
+    p_left: float               # P1(output), float64 (0.0 when impossible)
+    p_right: float
+    loss: float
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"left": to_json(self.left), "right": to_json(self.right),
+                "left_printed": format_value(self.left), "right_printed": format_value(self.right),
+                "output": to_json(self.output), "output_printed": format_value(self.output),
+                "p_left": self.p_left, "p_right": self.p_right, "loss": _json_float(self.loss)}
+
+
+@dataclass
+class ClaimCheck:
+    """How the audit compares with the entry's ``val`` claim.
+
+    ``verifier`` is the verifier's verdict on the claim (``verified`` / ``rejected`` /
+    ``unknown``), ``skipped`` when the verifier was not run, ``none`` without a claim.
+    ``eps`` / ``delta`` are the claimed parameters at the given arguments (the largest over the
+    covered pairs when they depend on the pair). ``status`` is one of ``CONSISTENT``,
+    ``SOUNDNESS_BUG``, ``VIOLATED``, ``HOLDS``, ``NOT_COMPARABLE``, ``NO_CLAIM``; ``message``
+    says it in words. ``excess`` is the largest ``loss - eps_claimed`` (pure claims) or
+    ``delta(eps_claimed) - delta_claimed`` (approximate claims) over the covered pairs, with the
+    pair where it is reached in ``violation``.
+    """
+
+    verifier: str
+    statement: str = ""
+    status: str = NO_CLAIM
+    message: str = ""
+    eps: Optional[float] = None
+    delta: Optional[float] = None
+    delta_at_eps: Optional[float] = None
+    excess: Optional[float] = None
+    covered_pairs: int = 0
+    uncovered_pairs: int = 0
+    violation: Optional[Tuple[Value, Value]] = None
+    failure: Optional[str] = None
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"verifier": self.verifier, "statement": self.statement, "status": self.status,
+                "message": self.message, "eps": _json_float(self.eps), "delta": _json_float(self.delta),
+                "delta_at_eps": _json_float(self.delta_at_eps), "excess": _json_float(self.excess),
+                "covered_pairs": self.covered_pairs, "uncovered_pairs": self.uncovered_pairs,
+                "violation": None if self.violation is None else [format_value(v) for v in self.violation],
+                "verifier_failure": self.failure}
+
+
+@dataclass
+class AuditResult:
+    """Everything ``privinfer audit`` reports (see the module docstring)."""
+
+    file: str
+    entry: str
+    private: str                       # the private parameter's name
+    private_type: str                  # "bool list" or "[k] list"
+    max_length: int
+    arguments: Dict[str, str]          # the other parameters, printed
+    inputs: int = 0                    # inputs evaluated
+    pairs: int = 0                     # unordered adjacent pairs of distinct inputs
+    distinct_laws: int = 0
+    distinct_pairs: int = 0            # distinct pairs of different laws
+    loss: float = 0.0
+    loss_lower: Optional[float] = None  # rigorous enclosure of ``loss`` (EXACT / SCORES)
+    loss_upper: Optional[float] = None
+    loss_ball: Optional[str] = None
+    precision: str = EXACT
+    worst: Optional[WorstPair] = None
+    loss_by_length: List[Tuple[int, float]] = field(default_factory=list)
+    delta_curve: List[Tuple[float, float]] = field(default_factory=list)
+    claim: ClaimCheck = field(default_factory=lambda: ClaimCheck("none"))
+    seconds: float = 0.0
+
+    @property
+    def soundness_bug(self) -> bool:
+        """A verified claim that the exact loss exceeds."""
+        return self.claim.status == SOUNDNESS_BUG
+
+    @property
+    def exceeds_claim(self) -> bool:
+        """The program does not meet its claim on the audited inputs (verified or not)."""
+        return self.claim.status in (SOUNDNESS_BUG, VIOLATED)
+
+    def bench_cell(self) -> str:
+        """A short summary for a benchmark table column, e.g. ``1.0231 > 1 (violated)``."""
+        loss = _short(self.loss)
+        c = self.claim
+        if c.status in (NO_CLAIM, NOT_COMPARABLE) or c.eps is None:
+            return f"loss {loss} ({c.status})"
+        bound = _short(c.eps)
+        if c.delta:
+            return f"delta({bound}) {_short(c.delta_at_eps)} vs {_short(c.delta)} ({c.status})"
+        sign = ">" if c.status in (SOUNDNESS_BUG, VIOLATED) else "<="
+        return f"loss {loss} {sign} {bound} ({c.status})"
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "file": self.file, "entry": self.entry, "private": self.private,
+            "private_type": self.private_type, "max_length": self.max_length,
+            "arguments": self.arguments, "inputs": self.inputs, "pairs": self.pairs,
+            "distinct_laws": self.distinct_laws, "distinct_pairs": self.distinct_pairs,
+            "loss": _json_float(self.loss),
+            "loss_enclosure": (None if self.loss_lower is None
+                               else [_json_float(self.loss_lower), _json_float(self.loss_upper)]),
+            "loss_ball": self.loss_ball, "precision": self.precision,
+            "worst": None if self.worst is None else self.worst.to_json(),
+            "loss_by_length": [[m, _json_float(v)] for m, v in self.loss_by_length],
+            "delta_curve": [[e, d] for e, d in self.delta_curve],
+            "claim": self.claim.to_json(),
+            "soundness_bug": self.soundness_bug, "exceeds_claim": self.exceeds_claim,
+            "seconds": round(self.seconds, 3),
+        }
+
+    def render(self) -> str:
+        """The human-readable report printed by ``privinfer audit``."""
+        lines = [f"{self.file}  {self.entry}"]
+        args = ", ".join(f"{k} = {v}" for k, v in self.arguments.items()) or "none"
+        lines.append(f"  private input: {self.private} : {self.private_type}; adjacent pairs of length "
+                     f"1..{self.max_length}: {self.inputs} inputs, {self.pairs} pairs, "
+                     f"{self.distinct_laws} distinct output laws, {self.distinct_pairs} distinct pairs of laws")
+        lines.append(f"  arguments: {args}")
+        loss = "inf" if math.isinf(self.loss) else f"{self.loss:.10g}"
+        line = f"  privacy loss: {loss}  (max over adjacent pairs of max_o |ln P1(o) - ln P2(o)|)"
+        lines.append(line)
+        if self.loss_lower is not None and math.isfinite(self.loss):
+            what = ("exact probabilities" if self.precision == EXACT
+                    else "the program's float64 scores taken as exact")
+            lines.append(f"    enclosure [{self.loss_lower!r}, {self.loss_upper!r}] (Arb ball arithmetic, "
+                         f"{what})")
+        elif self.precision == FLOAT and math.isfinite(self.loss):
+            lines.append("    computed in float64 from the evaluator's float probabilities")
+        if self.worst is not None:
+            w = self.worst
+            lines.append(f"  worst pair: {format_value(w.left)}  vs  {format_value(w.right)}")
+            lines.append(f"    at output {format_value(w.output)}: P1 = {w.p_left:.10g}, P2 = {w.p_right:.10g}")
+        if self.loss_by_length:
+            by = ", ".join(f"{m}: {_short(v)}" for m, v in self.loss_by_length)
+            lines.append(f"  loss by length: {by}")
+        if self.delta_curve:
+            lines.append("  delta(eps) (float64):")
+            for e, d in self.delta_curve:
+                lines.append(f"    eps = {e:<10.6g} delta = {d:.6g}")
+        c = self.claim
+        if c.statement:
+            lines.append(f"  claim: {c.statement}")
+        if c.eps is not None:
+            delta = "0" if not c.delta else f"{c.delta:.6g}"
+            lines.append(f"    at these arguments: ({c.eps:.10g}, {delta}); verifier: {c.verifier}")
+        elif c.verifier not in ("none",):
+            lines.append(f"    verifier: {c.verifier}")
+        if c.failure and c.verifier != "verified":
+            lines.append(f"    verifier's reason: {c.failure.splitlines()[0]}")
+        lines.append(f"  verdict: {c.status}: {c.message}")
+        return "\n".join(lines)
+
+
+def _short(x: Optional[float]) -> str:
+    if x is None:
+        return "?"
+    if math.isinf(x):
+        return "inf"
+    return f"{x:.5g}"
+
+
+def _json_float(x: Optional[float]) -> Any:
+    if x is None:
+        return None
+    if math.isinf(x):
+        return "infinity" if x > 0 else "-infinity"
+    return float(x)
+
+
+# ======================================================================================
+# output laws
+# ======================================================================================
+
+
+@dataclass
+class _Law:
+    """One output distribution: float probabilities, and Arb log-probabilities when available."""
+
+    probs: Dict[Value, float]
+    logs: Optional[Dict[Value, Any]]   # value -> flint.arb, or None (FLOAT)
+    precision: str
+
+
+def _arb_context():
+    from lemmas.arbeval import precision
+    return precision(PRECISION_BITS)
+
+
+def _is_exact(x: Any) -> bool:
+    return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+
+
+def _exponential_law(m: monad.Exponential) -> _Law:
+    """The exact law of ``expMech`` from its scores, log-probabilities enclosed in Arb:
+    ``ln P(o) = ln sum_{r = o} exp(eps s_r / 2) - ln sum_r exp(eps s_r / 2)``."""
+    from lemmas.arbeval import to_arb
+    exact = _is_exact(m.eps) and all(_is_exact(s) for s in m.scores)
+    with _arb_context():
+        half = to_arb(m.eps) / 2
+        exponents = [half * to_arb(s) for s in m.scores]
+        top = max(exponents, key=lambda x: float(x.mid()))
+        grouped: Dict[Value, Any] = {}
+        for c, x in zip(m.candidates, exponents):
+            w = (x - top).exp()
+            grouped[c] = grouped[c] + w if c in grouped else w
+        log_total = sum(grouped.values()).log()
+        logs = {c: w.log() - log_total for c, w in grouped.items()}
+        probs = {c: float(lg.exp().mid()) for c, lg in logs.items()}
+    return _Law(probs, logs, EXACT if exact else SCORES)
+
+
+def _distribution_law(pmf: Mapping[Value, Any]) -> _Law:
+    """A law from the evaluator's probabilities (exact rationals are enclosed in Arb)."""
+    probs = {v: float(p) for v, p in pmf.items() if p != 0}
+    if all(_is_exact(p) for p in pmf.values()):
+        from lemmas.arbeval import to_arb
+        with _arb_context():
+            logs = {v: to_arb(p).log() for v, p in pmf.items() if p != 0}
+        return _Law(probs, logs, EXACT)
+    return _Law(probs, None, FLOAT)
+
+
+def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Callable[[], _Law]]:
+    """``(key, build)`` for the entry's result: ``build()`` gives an M-value's exact finite
+    distribution, or the point mass at a plain value. ``key`` is hashable and equal for equal
+    laws, so ``build`` runs once per distinct law."""
+    if isinstance(value, monad.Exponential):
+        key: Any = ("expMech", tuple(value.candidates), tuple(value.scores), value.eps)
+        try:
+            hash(key)
+        except TypeError:
+            key = ("expMech", id(value))
+        return key, lambda: _exponential_law(value)
+    if isinstance(value, monad.MValue):
+        d = monad.enumerate_finite(value, span)
+        return ("law", d), lambda: _distribution_law(d.pmf())
+    try:
+        hash(value)
+    except TypeError:
+        raise error("R006", f"the audit needs an output that can be compared, got {format_value(value)}",
+                    span) from None
+    return ("value", value), lambda: _distribution_law({value: Fraction(1)})
+
+
+@dataclass
+class _PairStat:
+    """Loss and aligned probabilities for one (unordered) pair of distinct laws."""
+
+    loss: float
+    lower: Optional[float]
+    upper: Optional[float]
+    ball: Optional[Any]           # flint.arb of the loss, when enclosed
+    output: Value
+    p_a: float
+    p_b: float
+    a: np.ndarray                 # probabilities of law A over the union of supports
+    b: np.ndarray
+    precision: str
+
+
+def _pair_stat(law_a: _Law, law_b: _Law) -> _PairStat:
+    keys = list(law_a.probs)
+    keys += [v for v in law_b.probs if v not in law_a.probs]
+    a = np.array([law_a.probs.get(v, 0.0) for v in keys])
+    b = np.array([law_b.probs.get(v, 0.0) for v in keys])
+    precision = max(law_a.precision, law_b.precision, key=_RANK.__getitem__)
+    only = [v for v in keys if (v in law_a.probs) != (v in law_b.probs)]
+    if only:  # an output possible on one side only: infinite loss (exactly, for exact laws)
+        o = only[0]
+        return _PairStat(math.inf, math.inf, math.inf, None, o, law_a.probs.get(o, 0.0),
+                         law_b.probs.get(o, 0.0), a, b, precision)
+    if law_a.logs is not None and law_b.logs is not None:
+        with _arb_context():
+            best_o, best_mid, lower, upper, ball = None, -1.0, 0.0, 0.0, None
+            for v in keys:
+                d = law_a.logs[v] - law_b.logs[v]
+                lo, hi = float(d.abs_lower()), float(d.abs_upper())
+                lower, upper = max(lower, lo), max(upper, hi)
+                mid = abs(float(d.mid()))
+                if mid > best_mid:
+                    best_o, best_mid, ball = v, mid, abs(d)
+        return _PairStat(best_mid, math.nextafter(lower, -math.inf), math.nextafter(upper, math.inf), ball,
+                         best_o, law_a.probs[best_o], law_b.probs[best_o], a, b, precision)
+    diffs = np.abs(np.log(a) - np.log(b))
+    i = int(np.argmax(diffs))
+    return _PairStat(float(diffs[i]), None, None, None, keys[i], float(a[i]), float(b[i]), a, b, FLOAT)
+
+
+def hockey_stick(a: np.ndarray, b: np.ndarray, eps: float) -> float:
+    """``max(sum max(a - e^eps b, 0), sum max(b - e^eps a, 0))``: the smallest delta for which
+    the two laws (aligned probability arrays) are (eps, delta)-indistinguishable. Float64."""
+    factor = math.exp(eps)
+    return float(max(np.maximum(a - factor * b, 0.0).sum(), np.maximum(b - factor * a, 0.0).sum()))
+
+
+# ======================================================================================
+# the claim
+# ======================================================================================
+
+
+@dataclass
+class _Claim:
+    """The shape of a ``val`` as far as the audit needs it."""
+
+    val: ast.ValDecl
+    binders: List[List[Tuple[str, ast.Expr]]]   # per parameter: (refinement variable, assertion)
+    kind: str                                    # "DP", "equal" or "other"
+    eps: Optional[ast.Expr] = None
+    delta: Optional[ast.Expr] = None
+    reason: str = ""                             # why "other"
+
+
+def _read_claim(val: ast.ValDecl, count: int) -> _Claim:
+    rt = val.rtype
+    binders: List[List[Tuple[str, ast.Expr]]] = []
+    for _ in range(count):
+        if not isinstance(rt, ast.RArrow):
+            return _Claim(val, binders, "other", reason="the claim has fewer arrows than the entry has parameters")
+        dom, here = rt.dom, []
+        while isinstance(dom, ast.RRefine):
+            here.append((dom.var, dom.assertion))
+            dom = dom.base
+        binders.append(here)
+        rt = rt.cod
+    if isinstance(rt, ast.RMonad):
+        if rt.div.kind != "DP":
+            return _Claim(val, binders, "other",
+                          reason=f"the claim bounds the {rt.div.kind} divergence, not differential privacy")
+        if not _equality_refinement(rt.body):
+            return _Claim(val, binders, "other",
+                          reason="the claim lifts a relation other than equality of the outputs")
+        return _Claim(val, binders, "DP", rt.div.eps, rt.delta)
+    if _equality_refinement(rt):
+        return _Claim(val, binders, "equal")
+    return _Claim(val, binders, "other", reason="the claim says nothing about the output distributions")
+
+
+def _equality_refinement(rt: ast.RType) -> bool:
+    if not isinstance(rt, ast.RRefine):
+        return False
+    a = rt.assertion
+    return isinstance(a, ast.SameRuns) or (
+        isinstance(a, ast.BinOp) and a.op == "=" and isinstance(a.left, ast.RunVar)
+        and isinstance(a.right, ast.RunVar) and a.left.name == a.right.name == rt.var
+        and {a.left.run, a.right.run} == {1, 2})
+
+
+def _run_name(name: str, run: int) -> str:
+    return f"{name}<{run}>"
+
+
+def _rename_runs(node: Any) -> Any:
+    """``node`` with every ``x<i>`` replaced by a variable named ``x<i>`` (so that the evaluator
+    can look it up in an environment)."""
+    if isinstance(node, ast.RunVar):
+        return ast.Var(_run_name(node.name, node.run), node.span)
+    if not isinstance(node, ast.Node) or not dataclasses.is_dataclass(node):
+        return node
+    changes = {}
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, ast.Node):
+            changes[f.name] = _rename_runs(value)
+        elif isinstance(value, tuple):
+            changes[f.name] = tuple(_rename_runs(v) if isinstance(v, ast.Node) else v for v in value)
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _mentions(node: Any, name: str) -> bool:
+    if isinstance(node, (ast.Var, ast.RunVar)) and node.name == name:
+        return True
+    return isinstance(node, ast.Node) and any(_mentions(c, name) for c in ast.children(node))
+
+
+class _ClaimEvaluator:
+    """Evaluates a claim's assertions and indices for given values of the two runs."""
+
+    def __init__(self, evaluator: Evaluator, claim: _Claim, private_position: int):
+        self.evaluator = evaluator
+        self.claim = claim
+        self.private_position = private_position
+        names = [var for var, _ in claim.binders[private_position]] if private_position < len(claim.binders) else []
+        self.private_names = names
+
+    def bindings(self, runs: Sequence[Tuple[Value, Value]]) -> Dict[str, Value]:
+        """Environment for the values ``(run 1, run 2)`` of every parameter, by binder name."""
+        env: Dict[str, Value] = {}
+        for (v1, v2), binders in zip(runs, self.claim.binders):
+            for var, _ in binders:
+                env[_run_name(var, 1)], env[_run_name(var, 2)] = v1, v2
+                if v1 is v2 or _safe_equal(v1, v2):
+                    env[var] = v1
+        return env
+
+    def depends_on_pair(self, node: Optional[ast.Node]) -> bool:
+        return node is not None and any(_mentions(node, n) for n in self.private_names)
+
+    def value(self, expr: ast.Expr, env: Dict[str, Value]) -> Value:
+        return self.evaluator.evaluate(_rename_runs(expr), env)
+
+    def holds(self, assertion: ast.Expr, var: str, env: Dict[str, Value]) -> Optional[bool]:
+        """The assertion's truth value, or ``None`` when it cannot be evaluated."""
+        a = assertion
+        if isinstance(a, ast.SameRuns):
+            return _safe_equal(env[_run_name(var, 1)], env[_run_name(var, 2)])
+        if isinstance(a, ast.Conj):
+            left, right = self.holds(a.left, var, env), self.holds(a.right, var, env)
+            return False if False in (left, right) else (None if None in (left, right) else True)
+        if isinstance(a, ast.Disj):
+            left, right = self.holds(a.left, var, env), self.holds(a.right, var, env)
+            return True if True in (left, right) else (None if None in (left, right) else False)
+        if isinstance(a, ast.Neg):
+            inner = self.holds(a.operand, var, env)
+            return None if inner is None else not inner
+        if isinstance(a, ast.Implies):
+            left = self.holds(a.left, var, env)
+            if left is False:
+                return True
+            right = self.holds(a.right, var, env)
+            return True if right is True else (None if None in (left, right) else False)
+        if isinstance(a, (ast.Quant, ast.DivBound)):
+            return None
+        try:
+            result = self.value(a, env)
+        except PrivInferError:
+            return None
+        return result if isinstance(result, bool) else None
+
+
+def _safe_equal(a: Value, b: Value) -> bool:
+    try:
+        return values_equal(a, b)
+    except TypeError:
+        return a is b
+
+
+# ======================================================================================
+# arguments
+# ======================================================================================
+
+
+def _private_parameter(params: List[Any], entry: str, name: Optional[str]) -> Tuple[Any, Optional[int]]:
+    """The private parameter and the size ``k`` of its elements (``None`` for ``bool``)."""
+    def element(p) -> Optional[ty.Type]:
+        t = ty.prune(p.type) if p.type is not None else None
+        if isinstance(t, ty.ListType):
+            e = ty.prune(t.elem)
+            if e == ty.BOOL or isinstance(e, ty.Fin):
+                return e
+        return None
+
+    if name is not None:
+        chosen = [p for p in params if name in (p.name, f"#{p.position}")]
+        if not chosen:
+            names = ", ".join(p.name for p in params) or "none"
+            raise error("U002", f"--private {name}: {entry} has no parameter {name!r} (parameters: {names})")
+        p = chosen[0]
+        if element(p) is None:
+            shown = ty.pretty(p.type) if p.type is not None else "unknown"
+            raise error("U002", f"--private {name}: the private input must be a bool list or a [k] list, "
+                                f"but {p.label} has type {shown}")
+    else:
+        candidates = [p for p in params if element(p) is not None]
+        if not candidates:
+            listing = ", ".join(f"{p.name} : {ty.pretty(p.type) if p.type is not None else '?'}" for p in params)
+            raise error("U002", f"{entry} has no parameter of type bool list or [k] list to audit "
+                                f"(parameters: {listing or 'none'})",
+                        hint="the audit enumerates a private list of bool or [k] values")
+        p = candidates[0]
+    e = element(p)
+    if isinstance(e, ty.Fin):
+        if e.k is None:
+            raise error("U002", f"the number of categories of {p.label}'s elements is not known",
+                        hint="write the parameter's type, e.g. in its val: {l :: [3] list | adj (l<1>, l<2>)}")
+        return p, e.k
+    return p, None
+
+
+def _normalise_args(args: Union[Sequence[str], Mapping[str, Any], None]) -> List[str]:
+    if args is None:
+        return []
+    if isinstance(args, Mapping):
+        return [f"{k}={v}" for k, v in args.items()]
+    return list(args)
+
+
+def bind_public_arguments(evaluator: Evaluator, params: List[Any], private: Any, entry: str,
+                          arg_specs: Sequence[str]) -> Dict[str, Value]:
+    """Values of every parameter but the private one, from ``NAME=VALUE`` specifications.
+
+    A value in the language's literal syntax goes through ``run.bind_arguments`` (the checks of
+    ``privinfer run``); a value mentioning top-level names of the program is evaluated in the
+    program's scope and checked with ``run.conform``."""
+    from verifier.commands import run as run_cmd
+    by_name = {}
+    for p in params:
+        by_name[p.name] = p
+        by_name[f"#{p.position}"] = p
+    scoped: Dict[str, Value] = {}
+    plain: List[str] = []
+    seen = set()
+    for spec in arg_specs:
+        name, sep, text = spec.partition("=")
+        name = name.strip()
+        param = by_name.get(name)
+        if param is private:
+            raise error("R005", f"--arg {name}: {private.label} is the private input, which the audit "
+                                f"enumerates; do not give it")
+        if param is not None and sep:
+            if param.name in seen:
+                raise error("R005", f"--arg {name}: the parameter {param.label} is given twice")
+            seen.add(param.name)
+            where = f"--arg {param.name}"
+            try:
+                expr = parse_expr(text, f"<{where}>")
+                free = run_cmd._free_names(expr) - set(BUILTINS) - set(CONSTANTS)
+                unknown = free - set(evaluator.values)
+                if unknown:
+                    raise error("R005", f"{where}: the value mentions {', '.join(sorted(unknown))}, which "
+                                        f"{'is' if len(unknown) == 1 else 'are'} neither built-in nor defined "
+                                        f"at the top level of the program", expr.span)
+                if free:
+                    scoped[param.name] = run_cmd.conform(evaluator.evaluate(expr), param, where)
+                    continue
+            except PrivInferError as exc:
+                if exc.source is None:
+                    exc.source = text
+                raise
+        plain.append(spec)
+    rest = [p for p in params if p is not private and p.name not in scoped]
+    try:
+        values = run_cmd.bind_arguments(rest, entry, plain, [])
+    except PrivInferError as exc:  # `run`'s hint mentions --data, which audit does not take
+        raise PrivInferError([Diagnostic(d.code, d.message, d.span,
+                                         "give each public parameter with --arg NAME=VALUE" if d.hint and
+                                         "--data" in d.hint else d.hint, d.notes)
+                              for d in exc.diagnostics], exc.source) from None
+    values.update(scoped)
+    return values
+
+
+# ======================================================================================
+# the audit
+# ======================================================================================
+
+
+def audit_program(path: str, entry: str, n: int, args: Union[Sequence[str], Mapping[str, Any], None] = (),
+                  **options: Any) -> AuditResult:
+    """Parse and type-check the program at ``path`` and :func:`audit` its ``entry`` on private
+    inputs of length ``1..n``; ``args`` are ``"NAME=VALUE"`` strings or a ``{name: text}``
+    mapping. Raises ``PrivInferError`` on bad input (unparsable file, bad arguments, an output
+    that is not finite, ...)."""
+    program = parse_file(path)
+    typed = typecheck_program(program)
+    try:
+        return audit(program, typed, entry, n, _normalise_args(args), **options)
+    except PrivInferError as exc:
+        if exc.source is None and all(d.span is None or d.span.file == program.file for d in exc.diagnostics):
+            exc.source = program.source
+        raise
+
+
+def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
+          *, private: Optional[str] = None, eps_grid: Optional[Sequence[float]] = None,
+          verify: bool = True, max_inputs: int = MAX_INPUTS) -> AuditResult:
+    """Audit ``entry`` of ``program`` (see the module docstring).
+
+    ``private`` names the private parameter (default: the first ``bool``/``[k]`` list);
+    ``eps_grid`` the points of the ``delta(eps)`` curve (default: 11 points from 0 to a little
+    above the loss and the claimed eps); ``verify=False`` skips the verifier (the claim is still
+    evaluated and compared). Raises ``PrivInferError`` (U002, R005, R003, R009, ...) on bad input.
+    """
+    from verifier.commands import run as run_cmd
+    start = time.perf_counter()
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise error("U002", f"--n must be a positive integer, got {n!r}")
+    evaluator = Evaluator(program, typed)
+    decl = evaluator.entry(entry)
+    params = run_cmd.entry_parameters(program, typed, decl)
+    priv, k = _private_parameter(params, entry, private)
+    elements: List[Value] = [False, True] if k is None else list(range(k))
+    total_inputs = sum(len(elements) ** m for m in range(1, n + 1))
+    if total_inputs > max_inputs:
+        raise error("R009", f"the audit would evaluate {total_inputs} inputs ({len(elements)}^m for m = 1..{n}), "
+                            f"more than the limit {max_inputs}", hint="lower --n (or raise --max-inputs)")
+    public = bind_public_arguments(evaluator, params, priv, entry, arg_specs)
+    result = AuditResult(program.file, entry, priv.name, "bool list" if k is None else f"[{k}] list", n,
+                         {p.name: format_value(public[p.name]) for p in params if p is not priv})
+
+    claim, claim_check = _prepare_claim(program, typed, decl, entry, verify)
+    claim_eval = _ClaimEvaluator(evaluator, claim, priv.position - 1) if claim is not None else None
+    fixed = _fixed_claim_parts(claim, claim_eval, params, priv, public, claim_check)
+
+    keys: Dict[Any, int] = {}
+    laws: List[_Law] = []
+    stats: Dict[Tuple[int, int], _PairStat] = {}
+    precision = EXACT
+    lower_max, upper_max, ball_of_max = 0.0, 0.0, None
+    enclosed = True
+    best: Optional[Tuple[float, Tuple[Value, Value], _PairStat, bool]] = None
+    tracker = _ClaimTracker(claim_check, fixed) if fixed is not None else None
+
+    for m in range(1, n + 1):
+        classes: Dict[Tuple[Value, ...], int] = {}
+        for x in itertools.product(elements, repeat=m):
+            key, law_builder = _evaluate_input(evaluator, entry, decl, params, priv, public, x)
+            if key not in keys:
+                keys[key] = len(laws)
+                laws.append(law_builder())
+                precision = max(precision, laws[-1].precision, key=_RANK.__getitem__)
+            classes[x] = keys[key]
+            result.inputs += 1
+        loss_m = 0.0
+        for x, cx in classes.items():
+            for i, xi in enumerate(x):
+                for v in elements:
+                    if not _greater(v, xi):
+                        continue
+                    y = x[:i] + (v,) + x[i + 1:]
+                    cy = classes[y]
+                    result.pairs += 1
+                    stat = None
+                    if cx != cy:
+                        pair = (min(cx, cy), max(cx, cy))
+                        stat = stats.get(pair)
+                        if stat is None:
+                            stat = stats[pair] = _pair_stat(laws[pair[0]], laws[pair[1]])
+                            if stat.lower is None and math.isfinite(stat.loss):
+                                enclosed = False
+                            elif stat.lower is not None:
+                                if stat.upper > upper_max:
+                                    upper_max = stat.upper
+                                if stat.lower > lower_max:
+                                    lower_max, ball_of_max = stat.lower, stat.ball
+                        swapped = cx > cy
+                        loss = stat.loss
+                        if best is None or loss > best[0]:
+                            best = (loss, (x, y), stat, swapped)
+                        loss_m = max(loss_m, loss)
+                    if tracker is not None:
+                        tracker.add(x, y, stat, cx > cy)
+        result.loss_by_length.append((m, loss_m))
+
+    result.distinct_laws = len(laws)
+    result.distinct_pairs = len(stats)
+    result.precision = precision
+    if best is not None:
+        loss, (x, y), stat, swapped = best
+        result.loss = loss
+        p1, p2 = (stat.p_b, stat.p_a) if swapped else (stat.p_a, stat.p_b)
+        result.worst = WorstPair(ConsList.from_sequence(x), ConsList.from_sequence(y), stat.output, p1, p2, loss)
+        if enclosed and math.isfinite(loss):
+            result.loss_lower, result.loss_upper = lower_max, upper_max
+            result.loss_ball = str(ball_of_max) if ball_of_max is not None else None
+    if tracker is not None:
+        tracker.finish(result)
+    elif claim_check.status == NO_CLAIM and not claim_check.message:
+        claim_check.message = f"{entry} has no val claim; the audit only measures the loss"
+    grid = list(eps_grid) if eps_grid is not None else _default_grid(result.loss, claim_check.eps)
+    result.delta_curve = [(float(e), max((hockey_stick(s.a, s.b, float(e)) for s in stats.values()), default=0.0))
+                          for e in grid]
+    result.claim = claim_check
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _greater(v: Value, w: Value) -> bool:
+    """A strict order on bool / [k] values, to enumerate each unordered pair once."""
+    return int(v) > int(w)
+
+
+def _evaluate_input(evaluator: Evaluator, entry: str, decl: ast.LetDecl, params: List[Any], priv: Any,
+                    public: Dict[str, Value], x: Tuple[Value, ...]):
+    """``(key, law_builder)`` for the private input ``x``; errors name the input."""
+    data = ConsList.from_sequence(list(x))
+    args = [data if p is priv else public[p.name] for p in params]
+    try:
+        value = evaluator.call(entry, args)
+        return output_law(value, decl.span)
+    except PrivInferError as exc:
+        note = f"while auditing {priv.name} = {format_value(data)}"
+        raise PrivInferError([Diagnostic(d.code, d.message, d.span, d.hint, tuple(d.notes) + (note,))
+                              for d in exc.diagnostics], exc.source) from None
+
+
+def _default_grid(loss: float, claimed: Optional[float]) -> List[float]:
+    top = max([v for v in (loss, claimed) if v is not None and math.isfinite(v)] + [0.0])
+    top = 1.25 * top if top > 0 else 1.0
+    grid = {round(top * i / 10, 12) for i in range(11)}
+    if claimed is not None and math.isfinite(claimed):
+        grid.add(claimed)
+    return sorted(grid)
+
+
+# ---- claim bookkeeping ----------------------------------------------------------------
+
+
+def _prepare_claim(program: ast.Program, typed: Optional[TypedProgram], decl: ast.LetDecl, entry: str,
+                   verify: bool) -> Tuple[Optional[_Claim], ClaimCheck]:
+    val = program.find_val(entry)
+    if val is None:
+        return None, ClaimCheck("none")
+    from verifier.verification import guarantee_text
+    check = ClaimCheck("skipped", statement=guarantee_text(val))
+    if verify:
+        from verifier.verification import verify_program
+        report = verify_program(program, typed, only=[entry])
+        if report.claims:
+            c = report.claims[0]
+            check.verifier, check.failure = c.verdict, c.failure
+    return _read_claim(val, len(decl.params)), check
+
+
+@dataclass
+class _Fixed:
+    """The parts of a claim that do not depend on the pair, evaluated once."""
+
+    claim: _Claim
+    evaluator: _ClaimEvaluator
+    public_runs: List[Tuple[Value, Value]]
+    private_index: int
+    eps: Optional[float]            # None when it depends on the pair
+    delta: Optional[float]
+    pair_premises: List[Tuple[str, ast.Expr]]   # premises that mention the private input
+
+
+def _fixed_claim_parts(claim: Optional[_Claim], ce: Optional[_ClaimEvaluator], params: List[Any], priv: Any,
+                       public: Dict[str, Value], check: ClaimCheck) -> Optional[_Fixed]:
+    """Evaluate the claim's pair-independent premises and indices; ``None`` (with ``check``
+    filled in) when there is nothing to compare."""
+    if claim is None:
+        return None
+    if claim.kind == "other":
+        check.status, check.message = NOT_COMPARABLE, claim.reason
+        return None
+    runs = [(public[p.name], public[p.name]) if p is not priv else (None, None) for p in params]
+    env = ce.bindings(runs)
+    index = priv.position - 1
+    pair_premises = []
+    for i, binders in enumerate(claim.binders):
+        for var, assertion in binders:
+            if i == index or ce.depends_on_pair(assertion):
+                pair_premises.append((var, assertion))
+                continue
+            holds = ce.holds(assertion, var, env)
+            if holds is None:
+                check.status = NOT_COMPARABLE
+                check.message = f"the claim's assumption {pretty_expr(assertion)} cannot be evaluated"
+                return None
+            if not holds:
+                check.status = NOT_COMPARABLE
+                check.message = (f"the claim assumes {pretty_expr(assertion)}, which is false for these "
+                                 f"arguments: it does not cover this audit")
+                return None
+    fixed = _Fixed(claim, ce, runs, index, None, None, pair_premises)
+    if claim.kind == "equal":
+        fixed.eps, fixed.delta = 0.0, 0.0
+    else:
+        try:
+            if not ce.depends_on_pair(claim.eps):
+                fixed.eps = float(ce.value(claim.eps, env))
+            if claim.delta is None:
+                fixed.delta = 0.0
+            elif not ce.depends_on_pair(claim.delta):
+                fixed.delta = float(ce.value(claim.delta, env))
+        except (PrivInferError, TypeError, ValueError) as exc:
+            check.status = NOT_COMPARABLE
+            check.message = f"the claimed privacy parameters cannot be evaluated at these arguments ({exc})"
+            return None
+    check.eps, check.delta = fixed.eps, fixed.delta
+    return fixed
+
+
+class _ClaimTracker:
+    """Compares every covered adjacent pair with the claim, keeping the worst excess."""
+
+    def __init__(self, check: ClaimCheck, fixed: _Fixed):
+        self.check, self.fixed = check, fixed
+        self.eps_max: Optional[float] = fixed.eps
+        self.delta_max: Optional[float] = fixed.delta
+        self.undetermined = 0
+        self.delta_cache: Dict[Tuple[int, float], float] = {}
+        self.delta_at_eps = 0.0
+
+    def add(self, x: Tuple[Value, ...], y: Tuple[Value, ...], stat: Optional[_PairStat], swapped: bool) -> None:
+        f, check = self.fixed, self.check
+        env = None
+        if f.pair_premises or f.eps is None or f.delta is None:
+            runs = list(f.public_runs)
+            runs[f.private_index] = (ConsList.from_sequence(list(x)), ConsList.from_sequence(list(y)))
+            env = f.evaluator.bindings(runs)
+        for var, assertion in f.pair_premises:
+            holds = f.evaluator.holds(assertion, var, env)
+            if holds is None:
+                self.undetermined += 1
+                check.uncovered_pairs += 1
+                return
+            if not holds:
+                check.uncovered_pairs += 1
+                return
+        try:
+            eps = f.eps if f.eps is not None else float(f.evaluator.value(f.claim.eps, env))
+            delta = f.delta if f.delta is not None else float(f.evaluator.value(f.claim.delta, env))
+        except (PrivInferError, TypeError, ValueError):
+            self.undetermined += 1
+            check.uncovered_pairs += 1
+            return
+        check.covered_pairs += 1
+        self.eps_max = eps if self.eps_max is None else max(self.eps_max, eps)
+        self.delta_max = delta if self.delta_max is None else max(self.delta_max, delta)
+        if stat is None:       # identical laws: loss 0, delta 0
+            excess, d_at = (-eps, 0.0) if delta == 0 else (-delta, 0.0)
+        else:
+            d_at = self.delta_cache.get((id(stat), eps))
+            if d_at is None:
+                d_at = self.delta_cache[(id(stat), eps)] = hockey_stick(stat.a, stat.b, eps)
+            excess = stat.loss - eps if delta == 0 else d_at - delta
+        self.delta_at_eps = max(self.delta_at_eps, d_at)
+        if check.excess is None or excess > check.excess:
+            check.excess = excess
+            check.violation = (ConsList.from_sequence(list(x)), ConsList.from_sequence(list(y)))
+
+    def finish(self, result: AuditResult) -> None:
+        check = self.check
+        check.eps, check.delta = self.eps_max, self.delta_max
+        check.delta_at_eps = self.delta_at_eps if check.covered_pairs else None
+        if check.covered_pairs == 0:
+            check.status = NOT_COMPARABLE
+            check.message = ("no audited pair satisfies the claim's assumptions"
+                             + (f" ({self.undetermined} could not be evaluated)" if self.undetermined else ""))
+            check.violation = None
+            return
+        pure = not check.delta
+        violated = check.excess is not None and check.excess > TOLERANCE
+        what = (f"({_short(check.eps)}, {_short(check.delta) if check.delta else 0})-DP")
+        sizes = f"on inputs of length <= {result.max_length}"
+        if pure:
+            measured = f"exact loss {_short(result.loss)}"
+            if violated:
+                measured += f" > claimed {_short(check.eps)}"
+            elif abs(check.excess) <= TOLERANCE:
+                measured += f" = claimed {_short(check.eps)} (tight, within {TOLERANCE:g})"
+            else:
+                measured += f" <= claimed {_short(check.eps)}"
+        else:
+            measured = f"delta({_short(check.eps)}) = {check.delta_at_eps:.6g}"
+            measured += (f" > claimed delta {check.delta:.6g}" if violated
+                         else f" <= claimed delta {check.delta:.6g}")
+        if check.verifier == "verified":
+            if violated:
+                check.status = SOUNDNESS_BUG
+                check.message = (f"the verifier proved {what}, but the {measured} "
+                                 f"({_pair_text(check.violation)})")
+            else:
+                check.status = CONSISTENT
+                check.message = f"{measured} {sizes}"
+        else:
+            proof = ("the verifier " + check.verifier + " the claim" if check.verifier != "skipped"
+                     else "the claim was not verified (--no-verify)")
+            if violated:
+                check.status = VIOLATED
+                tail = "; the rejection is justified" if check.verifier == "rejected" else ""
+                check.message = (f"{measured}: the program is NOT {what} {sizes} "
+                                 f"({_pair_text(check.violation)}); {proof}{tail}")
+            else:
+                check.status = HOLDS
+                check.message = (f"{measured}: the program meets its claim {sizes}, although {proof} "
+                                 f"(the proof may be incomplete, or a violation may need longer inputs)")
+        if check.uncovered_pairs:
+            check.message += f"; {check.uncovered_pairs} pairs fall outside the claim's assumptions"
+
+
+def _pair_text(pair: Optional[Tuple[Value, Value]]) -> str:
+    if pair is None:
+        return "no pair"
+    return f"at {format_value(pair[0])} vs {format_value(pair[1])}"
+
+
+# ======================================================================================
+# the benchmark suite's audits
+# ======================================================================================
+
+
+@dataclass(frozen=True)
+class AuditSpec:
+    """One audit of a benchmark program: ``audit_program(path, entry, n, args)``."""
+
+    entry: str
+    n: int
+    args: Tuple[str, ...]
+
+
+#: Program path relative to ``benchmarks/programs`` -> the audits the suite runs on it. Only
+#: programs whose private input is a bool / [k] list and whose output is finite are listed.
+BENCH_AUDITS: Dict[str, Tuple[AuditSpec, ...]] = {
+    "negative/beta_hellinger_small_prior.pinf": (
+        AuditSpec("main", 5, ("a=0.05", "b=0.05", "eps=1.0 / rho")),),
+    "negative/expmech_private_candidates.pinf": (
+        AuditSpec("main", 3, ("a=1.0", "b=1.0", "eps=1.0")),),
+    "paper/beta_output_hellinger.pinf": (
+        AuditSpec("main", 5, ("a=1.0", "b=1.0", "eps=1.0")),),
+    "paper/beta_output_sd.pinf": (
+        AuditSpec("main", 4, ("a=1.0", "b=1.0", "eps=1.0")),),
+    "paper/dirichlet_output_hellinger.pinf": (
+        AuditSpec("main", 3, ("a1=1.0", "a2=1.0", "a3=1.0", "eps=1.0")),),
+    "paper/beta_input_expmech.pinf": (
+        AuditSpec("addNoise", 4, ("eps=1.0",)),
+        AuditSpec("main", 4, ("a=1.0", "b=1.0", "eps=1.0"))),
+    "course/group_privacy.pinf": (
+        AuditSpec("rr", 4, ("eps=1.0",)),
+        AuditSpec("group", 4, ("eps=1.0",))),
+}
+
+
+def bench_audits(path: str) -> Tuple[AuditSpec, ...]:
+    """The audits listed in ``BENCH_AUDITS`` for a program path (matched on its last two path
+    components, e.g. ``paper/beta_output_hellinger.pinf``); empty when none applies."""
+    parts = str(path).replace("\\", "/").split("/")
+    return BENCH_AUDITS.get("/".join(parts[-2:]), ())
+
+
+__all__ = [
+    "audit", "audit_program", "AuditResult", "ClaimCheck", "WorstPair", "AuditSpec", "BENCH_AUDITS",
+    "bench_audits", "bind_public_arguments", "output_law", "hockey_stick", "TOLERANCE", "MAX_INPUTS",
+    "CONSISTENT", "SOUNDNESS_BUG", "VIOLATED", "HOLDS", "NOT_COMPARABLE", "NO_CLAIM",
+    "EXACT", "SCORES", "FLOAT",
+]
