@@ -213,3 +213,14 @@ def test_dot_output(tmp_path):
     assert result.returncode == 0
     text = out.read_text()
     assert text.startswith("digraph derivation {") and "LapMech" in text and "->" in text
+
+
+def test_sampling_a_posterior_is_bounded_by_calculation():
+    """Observe by calculation: closed-form posteriors of the observe-fold in each run, and the
+    lemma bounds on their distance (SD <= zeta, HD = H^2 <= 1 - pi/4); a tighter SD claim
+    than the lemma gives is rejected."""
+    program = parse_file(str(ROOT / "tests/programs/posterior_sample_sd.pinf"))
+    report = verify_program(program, typecheck_program(program))
+    verdicts = {c.name: c.verdict for c in report.claims}
+    assert verdicts == {"learnBias": VERIFIED, "sample": VERIFIED, "sampleHD": VERIFIED,
+                        "tooTight": REJECTED}

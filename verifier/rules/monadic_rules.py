@@ -160,13 +160,43 @@ def synth_dispatch(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
     if isinstance(e, A.App):
         return _application(b, ctx, e)
     if isinstance(e, A.Ran):
-        raise NoRule("ran of a distribution that differs between the runs needs a divergence "
-                     "bound on it, which the verifier cannot establish here", e.span)
+        return Ran(b, ctx, e)
     if isinstance(e, A.Observe):
         raise NoRule("observe with inputs that differ between the runs: the Observe rule needs "
                      "a divergence bound computed from closed-form posteriors, which only "
                      "observe-folds provide", e.span)
     raise NoRule(f"no relational rule for {type(e).__name__} here", e.span)
+
+
+def Ran(b: Builder, ctx: Ctx, e: A.Ran) -> Synth:
+    """``ran d`` with ``d`` differing between the runs: the diagonal coupling of the two
+    distributions has the divergence of the distributions themselves, so ``ran d`` has type
+    ``M[f, Δ_f(d<1>, d<2>)] {x | =}``. The bound comes from the lemmas about the closed forms
+    (e.g. posteriors of an observe-fold): statistical distance is ``tv``, the HD divergence is
+    ``1 − BC = H²`` (NOTES.md §3). The ε-distance of DP between two posteriors has no bound in
+    the library, so a DP claim cannot use this rule."""
+    family = ctx.claim.family if ctx.claim is not None else None
+    d1, d2 = b.term_pair(ctx, e.value)
+    if family == "SD":
+        delta = L.tv(d1, d2)
+    elif family == "HD":
+        h = L.hellinger(d1, d2)
+        delta = T.mul(h, h)
+    else:
+        raise NoRule(f"ran of distributions that differ between the runs has no "
+                     f"{family or 'known'} bound in the lemma library (only SD and HD)", e.span)
+    cost = Cost(family, T.real(0), delta, f"ran at line {e.span.line}", e.span)
+    node = b.node("Ran", ctx, e.span, f"ran {short(e.value)}: {family} distance of the two "
+                  "distributions", lemma="fdiv.hd.one_minus_bc" if family == "HD" else "sd.metric")
+    out = Scalar(b.fresh(ctx.binder or "x", _draw_sort(b, e)))
+    return Synth(node, cost, (out, out))
+
+
+def _draw_sort(b: Builder, e: A.Ran) -> T.Sort:
+    sort = _result_sort(b, e)
+    if sort is None:
+        raise NoRule("the verifier cannot name the values drawn here", e.span)
+    return sort
 
 
 def _add_costs(c1: Cost, c2: Cost, e: A.Expr) -> Cost:
