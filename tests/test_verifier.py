@@ -224,3 +224,12 @@ def test_sampling_a_posterior_is_bounded_by_calculation():
     verdicts = {c.name: c.verdict for c in report.claims}
     assert verdicts == {"learnBias": VERIFIED, "sample": VERIFIED, "sampleHD": VERIFIED,
                         "tooTight": REJECTED}
+
+
+def test_hellinger_mechanisms_and_the_disputed_theorem():
+    program = parse_file(str(ROOT / "tests/programs/hellinger_mech.pinf"))
+    report = verify_program(program, typecheck_program(program))
+    assert {c.name: c.verdict for c in report.claims} == {
+        "rel": VERIFIED, "pure": VERIFIED, "greedy": REJECTED}
+    assert claim(report, "rel").disputed == ["mech.hellinger.poster_corrected"]
+    assert claim(report, "pure").disputed == []

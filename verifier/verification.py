@@ -39,6 +39,7 @@ class ClaimReport:
     failure: Optional[str] = None          # why it is not verified (first reason)
     failure_span: Optional[A.Span] = None
     failing: List[str] = field(default_factory=list)  # ids of refuted / unknown obligations
+    disputed: List[str] = field(default_factory=list)  # disputed theorems the proof rests on
     seconds: float = 0.0
 
     def counts(self) -> Dict[str, Dict[str, int]]:
@@ -101,6 +102,8 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
         return report
     root.premises.extend(builder.folds.values())
     report.derivation = root
+    report.disputed = sorted({n.judgement["disputed"] for n in root.walk()
+                              if "disputed" in n.judgement})
     report.obligations = root.all_obligations()
     for ob in report.obligations:
         report.results[ob.id] = builder.prove(ob)

@@ -48,6 +48,9 @@ def render(report: Report, explain: bool = False) -> str:
     totals_method: Counter = Counter()
     for c in report.claims:
         lines.append(f"  {c.name.ljust(width)}  {c.verdict:<8}  {c.guarantee if c.verdict == VERIFIED else c.claim}")
+        if c.verdict == VERIFIED and c.disputed:
+            lines.append(f"      relies on a theorem whose published proof is disputed: "
+                         f"{', '.join(c.disputed)} (NOTES.md §7)")
         if c.verdict != VERIFIED and c.failure:
             where = f"{c.failure_span}: " if c.failure_span else ""
             for i, text in enumerate(c.failure.splitlines()):
@@ -76,6 +79,7 @@ def report_json(report: Report) -> Dict[str, Any]:
             "claim": c.claim,
             "verdict": c.verdict,
             "guarantee": c.guarantee,
+            "disputed": c.disputed,
             "failure": c.failure,
             "failure_span": str(c.failure_span) if c.failure_span else None,
             "obligations": c.counts(),

@@ -157,8 +157,57 @@ def _first_term(v: SymValue):
     return v
 
 
+def _hellinger_common(b: Builder, ctx: Ctx, e: A.App, eps_e: A.Expr, prior_e: A.Expr,
+                      db_e: A.Expr, mech: str):
+    eps, obligations = _public(b, ctx, eps_e, "the epsilon", mech)
+    p1, p2 = b.term_pair(ctx, prior_e)
+    if p1 != p2:
+        obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, T.eq(p1, p2),
+                                    f"the prior of {mech} is public (equal in both runs)",
+                                    prior_e.span, mech))
+    l1, l2 = b.term_pair(ctx, db_e)
+    if L.list_key_of(l1.sort) is None:
+        raise NoRule(f"the data of {mech} must be a list", db_e.span)
+    obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, L.adj(l1, l2),
+                                f"the data of {mech} are adjacent in the two runs", db_e.span,
+                                mech))
+    return eps, obligations
+
+
+def hellinger_mech_pure(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
+    """``hellingerMechPure (eps, prior, db)``: (eps, 0)-DP for adjacent data and a public prior
+    (the authors' later pure-eps form: the loss is at most eps/2 + eps/2, since H <= 1 and the
+    smoothed sensitivity is at least the local one; NOTES.md §7)."""
+    if len(args) != 3:
+        raise NoRule("hellingerMechPure takes (eps, prior, db)", e.span)
+    eps, obligations = _hellinger_common(b, ctx, e, args[0], args[1], args[2], "hellingerMechPure")
+    cost = Cost("DP", eps, T.real(0), f"hellingerMechPure at line {e.span.line}", e.span)
+    node = b.node("HellingerMechPure", ctx, e.span, f"{short(e)}: (eps, 0)",
+                  obligations=obligations, lemma="mech.hellinger.pure")
+    return Synth(node, cost, _output(b, ctx, L.DIST))
+
+
+def hellinger_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
+    """``hellingerMech (eps, delta, prior, db)``: (eps, e^(eps/2) delta / 2)-DP for adjacent
+    data and a public prior — the seed poster's theorem with the authors' later correction
+    of the final delta (NOTES.md §7). Its published proof is disputed: the derivation says so,
+    and so does the verdict."""
+    if len(args) != 4:
+        raise NoRule("hellingerMech takes (eps, delta, prior, db)", e.span)
+    eps, obligations = _hellinger_common(b, ctx, e, args[0], args[2], args[3], "hellingerMech")
+    delta, more = _public(b, ctx, args[1], "the delta", "hellingerMech")
+    delta_out = T.div(T.mul(T.exp(T.div(eps, 2)), delta), 2)
+    cost = Cost("DP", eps, delta_out, f"hellingerMech at line {e.span.line}", e.span)
+    node = b.node("HellingerMech", ctx, e.span, f"{short(e)}: (eps, e^(eps/2) delta / 2)",
+                  obligations=obligations + more, lemma="mech.hellinger.poster_corrected",
+                  disputed="mech.hellinger.poster_corrected")
+    return Synth(node, cost, _output(b, ctx, L.DIST))
+
+
 register_mechanism("lapMech", lap_mech)
 register_mechanism("gaussMech", gauss_mech)
 register_mechanism("expMech", exp_mech)
+register_mechanism("hellingerMech", hellinger_mech)
+register_mechanism("hellingerMechPure", hellinger_mech_pure)
 
 __all__ = ["lap_mech", "gauss_mech", "exp_mech", "equal_term"]

@@ -238,6 +238,28 @@ class Safety:
         self.apply(inner, score, [TupleV((x, r))], e.span)
         return Elem(lambda b, name: (r, list(facts)))
 
+    def _mech_hellingerMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
+        self._arity(e, args, 4, "hellingerMech")
+        self._positive(ctx, args[0], "the epsilon of hellingerMech")
+        delta = self.b.translator.as_term(self.value(ctx, args[1]), args[1])
+        self.require(ctx, T.and_(T.gt(delta, 0), T.lt(delta, 1)),
+                     "the delta of hellingerMech is in (0, 1)", args[1].span)
+        return self._hellinger_prior_and_data(ctx, e, args[2], args[3])
+
+    def _mech_hellingerMechPure(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
+        self._arity(e, args, 3, "hellingerMechPure")
+        self._positive(ctx, args[0], "the epsilon of hellingerMechPure")
+        return self._hellinger_prior_and_data(ctx, e, args[1], args[2])
+
+    def _hellinger_prior_and_data(self, ctx: Ctx, e: A.App, prior_e: A.Expr,
+                                  db_e: A.Expr) -> Elem:
+        prior = self.value(ctx, prior_e)
+        if not (isinstance(prior, DistV) and prior.family in ("beta", "dirichlet")):
+            raise NoRule("the prior of the Hellinger mechanism must be a beta or a dirichlet",
+                         prior_e.span)
+        self.value(ctx, db_e)
+        return of_type(A.TDist(A.TBase("[0,1]")), "post")
+
     @staticmethod
     def _arity(e: A.App, args: List[A.Expr], n: int, name: str) -> None:
         if len(args) != n:

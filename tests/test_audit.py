@@ -1,0 +1,314 @@
+"""``privinfer audit``: exact privacy losses, the claim comparison, input errors."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from verifier import audit as audit_mod
+from verifier.audit import (
+    CONSISTENT, EXACT, FLOAT, HOLDS, NO_CLAIM, NOT_COMPARABLE, SCORES, SOUNDNESS_BUG, VIOLATED,
+    audit_program, bench_audits, hockey_stick,
+)
+from verifier.cli import main
+from verifier.errors import PrivInferError
+
+PROGRAMS = Path(__file__).resolve().parent.parent / "benchmarks" / "programs"
+SMALL_PRIOR = str(PROGRAMS / "negative" / "beta_hellinger_small_prior.pinf")
+HELLINGER = str(PROGRAMS / "paper" / "beta_output_hellinger.pinf")
+PRIVATE_CANDIDATES = str(PROGRAMS / "negative" / "expmech_private_candidates.pinf")
+DIRICHLET = str(PROGRAMS / "paper" / "dirichlet_output_hellinger.pinf")
+
+PROGRAM = """
+let score (obs, b) = if b = obs then 1.0 else 0.0
+
+(* randomized response through expMech: each bit costs eps / 2 exactly (scores 0 or 1) *)
+val rr :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {r :: bool list | =}
+let rec rr db eps = match db with
+  | [] -> return []
+  | y :: ys -> mlet z = expMech (eps, score, y) in
+               mlet zs = rr ys eps in
+               return (z :: zs)
+
+(* the same with the tight claim, which the verifier does not prove *)
+val rrTight :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps / 2.0)] {r :: bool list | =}
+let rrTight db eps = rr db eps
+
+(* randomized response with a rational coin: loss ln 3 exactly *)
+val coin :: {l :: bool list | adj (l<1>, l<2>)} -> M[DP(log 3.0)] {r :: bool list | =}
+let rec coin db = match db with
+  | [] -> return []
+  | y :: ys -> mlet keep = ran (bernoulli 0.75) in
+               mlet zs = coin ys in
+               return ((if keep then y else not y) :: zs)
+
+(* pure functions *)
+val size :: {l :: bool list | adj (l<1>, l<2>)} -> {n :: nat | =}
+let size db = length db
+
+val total :: {l :: bool list | adj (l<1>, l<2>)} -> {n :: nat | =}
+let total db = count db
+
+let firstIsZero (db : [3] list) = match db with | [] -> true | x :: xs -> x = 0
+
+let noisy db eps = lapMech (eps, count db)
+
+let k = 2.0
+let twice (flags : bool list) (xs : [3] list) (scale : real+) = (count flags, length xs, scale)
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("audit") / "prog.pinf"
+    path.write_text(PROGRAM)
+    return str(path)
+
+
+# ---- the case from the issue --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_prior():
+    return audit_program(SMALL_PRIOR, "main", 5, ["a=0.05", "b=0.05", "eps=1.0 / rho"])
+
+
+def test_small_prior_loses_1_023_against_a_claimed_1(small_prior):
+    r = small_prior
+    assert r.loss == pytest.approx(1.0231455157128879, abs=1e-12)
+    # a rigorous enclosure for the program's float64 scores
+    assert r.precision == SCORES
+    assert r.loss_lower <= r.loss <= r.loss_upper and r.loss_upper - r.loss_lower < 1e-12
+    assert r.loss_lower > 1.02
+    # the worst pair: all false against one true, at length 5, output beta(0.05, 5.05)
+    assert r.worst.left.to_list() == [False] * 5
+    assert r.worst.right.to_list() == [True] + [False] * 4
+    assert r.worst.output.format() == "beta(0.05, 5.05)"
+    assert math.log(r.worst.p_left / r.worst.p_right) == pytest.approx(r.loss, abs=1e-12)
+    assert [m for m, _ in r.loss_by_length] == [1, 2, 3, 4, 5]
+    assert max(v for _, v in r.loss_by_length) == r.loss
+    assert (r.inputs, r.pairs) == (62, 129)
+    # the claim: (rho * eps, 0) = (1, 0); the verifier rejects it and the audit confirms it
+    c = r.claim
+    assert c.eps == pytest.approx(1.0, abs=1e-12) and c.delta == 0
+    assert c.verifier == "rejected"
+    assert c.status == VIOLATED and r.exceeds_claim and not r.soundness_bug
+    assert c.excess == pytest.approx(0.0231455157, abs=1e-9)
+    assert "NOT (1, 0)-DP" in c.message and "rejection is justified" in c.message
+    # delta(eps) is decreasing, positive below the loss and 0 above it
+    curve = dict(r.delta_curve)
+    assert curve[0.0] > curve[1.0] > 0
+    assert all(d == 0 for e, d in r.delta_curve if e > r.loss + 1e-9)
+    assert c.delta_at_eps == pytest.approx(curve[1.0], rel=1e-6)
+
+
+def test_small_prior_loss_matches_a_direct_computation(small_prior):
+    """Recompute the worst pair's loss from scratch: the exponential mechanism over beta
+    posteriors with H = sqrt(1 - BC) (mpmath, 50 digits)."""
+    import mpmath as mp
+    mp.mp.dps = 50
+    a = b = mp.mpf(1) / 20
+    rho = mp.sqrt(1 - mp.pi / 4)
+    eps = 1 / rho
+    n = 5
+
+    def lbeta(x, y):
+        return mp.loggamma(x) + mp.loggamma(y) - mp.loggamma(x + y)
+
+    def hell(p, q):
+        lbc = lbeta((p[0] + q[0]) / 2, (p[1] + q[1]) / 2) - (lbeta(*p) + lbeta(*q)) / 2
+        return mp.sqrt(1 - mp.exp(lbc))
+
+    def law(trues):
+        post = (a + trues, b + n - trues)
+        cands = [(a + j, b + n - j) for j in range(n + 1)]
+        w = [mp.exp(-eps * hell(post, c) / 2) for c in cands]
+        return [x / sum(w) for x in w]
+
+    p0, p1 = law(0), law(1)
+    loss = max(abs(mp.log(x / y)) for x, y in zip(p0, p1))
+    assert float(loss) == pytest.approx(small_prior.loss, abs=1e-12)
+
+
+def test_the_cli_reports_the_violation(capsys):
+    code = main(["audit", SMALL_PRIOR, "main", "--n", "5", "--arg", "a=0.05", "--arg", "b=0.05",
+                 "--arg", "eps=1.0 / rho", "--eps-grid", "0,1,1.1"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "privacy loss: 1.023145516" in out
+    assert "verdict: violated" in out and "verifier: rejected" in out
+    code = main(["audit", SMALL_PRIOR, "main", "--n", "3", "--arg", "a=0.05", "--arg", "b=0.05",
+                 "--arg", "eps=1.0 / rho", "--json", "--no-verify"])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert result["claim"]["verifier"] == "skipped" and result["claim"]["status"] == VIOLATED
+    assert result["loss"] == pytest.approx(1.0022076883, abs=1e-9)
+    assert result["worst"]["output_printed"].startswith("beta(")
+    assert len(result["loss_enclosure"]) == 2
+
+
+def test_a_verified_claim_that_the_loss_exceeds_is_a_soundness_bug(monkeypatch):
+    """Pretend the verifier had verified the small-prior claim: the audit must flag it."""
+    from verifier import verification
+
+    real = verification.verify_program
+
+    def lenient(program, typed=None, **kwargs):
+        report = real(program, typed, **kwargs)
+        for c in report.claims:
+            c.verdict = verification.VERIFIED
+        return report
+
+    monkeypatch.setattr(verification, "verify_program", lenient)
+    r = audit_program(SMALL_PRIOR, "main", 5, {"a": "0.05", "b": "0.05", "eps": "1.0 / rho"})
+    assert r.claim.status == SOUNDNESS_BUG and r.soundness_bug
+    assert "the verifier proved (1, 0)-DP" in r.claim.message
+    assert r.bench_cell() == "loss 1.0231 > 1 (SOUNDNESS BUG)"
+
+
+# ---- correct programs ---------------------------------------------------------------------------
+
+
+def test_the_paper_mechanism_is_consistent_with_its_verified_claim():
+    r = audit_program(HELLINGER, "main", 5, ["a=1.0", "b=1.0", "eps=1.0"])
+    assert r.claim.verifier == "verified" and r.claim.status == CONSISTENT
+    rho = math.sqrt(1 - math.pi / 4)
+    assert r.claim.eps == pytest.approx(rho)
+    assert 0.24 < r.loss < rho
+    assert r.bench_cell() == "loss 0.24997 <= 0.46325 (consistent)"
+
+
+def test_a_claim_whose_assumptions_fail_is_not_comparable():
+    r = audit_program(HELLINGER, "main", 3, ["a=0.05", "b=0.05", "eps=1.0"], verify=False)
+    assert r.claim.status == NOT_COMPARABLE
+    assert "a<1> >= 1.0" in r.claim.message
+    assert not r.exceeds_claim
+
+
+def test_randomized_response_by_expmech_costs_half_its_eps_per_bit(program):
+    r = audit_program(program, "rr", 3, ["eps=1.0"])
+    assert r.precision == FLOAT
+    assert r.loss == pytest.approx(0.5, abs=1e-12)        # ln(e^{1/2}) : scores 0 and 1
+    assert r.claim.verifier == "verified" and r.claim.status == CONSISTENT
+    assert r.claim.eps == 1.0
+    # the tight claim eps / 2 holds exactly, but the verifier's generic rule cannot prove it
+    tight = audit_program(program, "rrTight", 3, ["eps=1.0"])
+    assert tight.claim.verifier == "rejected"
+    assert tight.claim.status == HOLDS and "tight" in tight.claim.message
+    assert abs(tight.claim.excess) <= 1e-12
+
+
+def test_a_rational_coin_gives_an_exact_enclosure_equal_to_the_claim(program):
+    r = audit_program(program, "coin", 3, [])
+    assert r.precision == EXACT
+    assert r.loss_lower <= math.log(3) <= r.loss_upper
+    assert r.loss_upper - r.loss_lower < 1e-15
+    assert r.claim.eps == pytest.approx(math.log(3)) and r.claim.status == HOLDS
+    # delta(eps) of randomized response at one position: 0.75 - e^eps 0.25 when positive
+    curve = dict(r.delta_curve)
+    assert curve[0.0] == pytest.approx(0.5)
+
+
+def test_pure_functions(program):
+    same = audit_program(program, "size", 4, [])
+    assert same.loss == 0 and same.worst is None
+    assert same.claim.verifier == "verified" and same.claim.status == CONSISTENT
+    assert same.distinct_pairs == 0
+    leaky = audit_program(program, "total", 3, [])
+    assert leaky.loss == math.inf and (leaky.worst.p_left, leaky.worst.p_right) == (1.0, 0.0)
+    assert leaky.claim.verifier == "rejected" and leaky.claim.status == VIOLATED
+    assert dict(leaky.delta_curve)[0.0] == 1.0
+    flags = audit_program(program, "firstIsZero", 2, [])
+    assert flags.private_type == "[3] list" and flags.inputs == 3 + 9
+    assert flags.pairs == 3 + 2 * 9           # m * 3^m * 2 / 2 unordered pairs at length m
+    assert flags.loss == math.inf and flags.claim.status == NO_CLAIM
+
+
+def test_private_candidates_have_infinite_loss():
+    r = audit_program(PRIVATE_CANDIDATES, "main", 2, ["a=1.0", "b=1.0", "eps=1.0"])
+    assert r.loss == math.inf and r.claim.status == VIOLATED
+    assert r.worst.p_right == 0.0
+
+
+def test_dirichlet_lists(tmp_path):
+    r = audit_program(DIRICHLET, "main", 2, ["a1=1.0", "a2=1.0", "a3=1.0", "eps=1.0"])
+    assert r.private_type == "[3] list" and r.inputs == 12
+    assert r.claim.status == CONSISTENT and r.loss < r.claim.eps
+
+
+def test_the_private_parameter_and_arguments(program):
+    r = audit_program(program, "twice", 2, ["xs=[0; 1]", "scale=k * 1.5"])
+    assert r.private == "flags" and r.arguments == {"xs": "[0; 1]", "scale": "3.0"}
+    r = audit_program(program, "twice", 1, ["flags=[true]", "scale=1.0"], private="xs")
+    assert r.private == "xs" and r.inputs == 3
+
+
+def test_delta_hockey_stick():
+    import numpy as np
+    a, b = np.array([0.75, 0.25]), np.array([0.25, 0.75])
+    assert hockey_stick(a, b, 0.0) == pytest.approx(0.5)
+    assert hockey_stick(a, b, math.log(2)) == pytest.approx(0.25)
+    assert hockey_stick(a, b, math.log(3)) == pytest.approx(0.0, abs=1e-15)
+
+
+# ---- input errors -------------------------------------------------------------------------------
+
+
+def _error(capsys, *argv):
+    code = main(["audit", *argv])
+    err = capsys.readouterr().err
+    return code, err
+
+
+def test_input_errors(capsys, program):
+    code, err = _error(capsys, program, "noisy", "--n", "2", "--arg", "eps=1.0")
+    assert code == 2 and "R003" in err and "while auditing db = [false]" in err
+    code, err = _error(capsys, program, "rr", "--n", "2", "--arg", "eps=1.0", "--arg", "db=[true]")
+    assert code == 2 and "private input" in err
+    code, err = _error(capsys, program, "rr", "--n", "2")
+    assert code == 2 and "missing value for the parameter eps" in err and "--data" not in err
+    code, err = _error(capsys, program, "rr", "--n", "0", "--arg", "eps=1.0")
+    assert code == 2 and "--n must be a positive integer" in err
+    code, err = _error(capsys, program, "rr", "--n", "2", "--arg", "eps=2.0 * nope")
+    assert code == 2 and "nope" in err and "top level" in err
+    code, err = _error(capsys, program, "rr", "--n", "2", "--arg", "eps=-1.0")
+    assert code == 2 and "R005" in err
+    code, err = _error(capsys, program, "rr", "--n", "2", "--arg", "eps=1.0", "--private", "eps")
+    assert code == 2 and "bool list or a [k] list" in err
+    code, err = _error(capsys, program, "rr", "--n", "40", "--arg", "eps=1.0")
+    assert code == 2 and "R009" in err
+    code, err = _error(capsys, program, "rr", "--n", "2", "--arg", "eps=1.0", "--eps-grid", "0,x")
+    assert code == 2 and "--eps-grid" in err
+    code, err = _error(capsys, program, "nowhere", "--n", "2")
+    assert code == 2 and "R004" in err
+    code, err = _error(capsys, str(PROGRAMS / "course" / "laplace_mean.pinf"), "noisyMean", "--n", "2",
+                       "--arg", "eps=1.0")
+    assert code == 2 and "no parameter of type bool list or [k] list" in err
+
+
+def test_input_errors_are_privinfer_errors(program):
+    with pytest.raises(PrivInferError):
+        audit_program(program, "noisy", 1, ["eps=1.0"])
+
+
+# ---- the benchmark table --------------------------------------------------------------------------
+
+
+def test_bench_audits_table_lists_existing_programs():
+    for rel, specs in audit_mod.BENCH_AUDITS.items():
+        assert (PROGRAMS / rel).is_file(), rel
+        assert specs and all(s.n >= 1 for s in specs)
+    assert bench_audits(str(PROGRAMS / "negative" / "beta_hellinger_small_prior.pinf"))[0].n == 5
+    assert bench_audits("benchmarks/programs/course/laplace_mean.pinf") == ()
+
+
+@pytest.mark.slow
+def test_every_bench_audit_runs_and_no_soundness_bug():
+    for rel, specs in audit_mod.BENCH_AUDITS.items():
+        for spec in specs:
+            r = audit_program(str(PROGRAMS / rel), spec.entry, spec.n, spec.args)
+            assert not r.soundness_bug, (rel, spec, r.claim.message)
+            expect_violation = rel.startswith("negative/")
+            assert r.exceeds_claim == expect_violation, (rel, spec, r.claim.message)
