@@ -533,8 +533,9 @@ def _seconds(t: Optional[float]) -> str:
 
 
 def _cell(text: str) -> str:
-    """``text`` on one line, safe inside a Markdown table cell."""
-    return normalize(text).replace("\\", "\\\\").replace("|", "\\|")
+    """``text`` on one line, safe inside a Markdown table cell (also inside a code span, where
+    GitHub Markdown still splits cells at an unescaped ``|``)."""
+    return normalize(text).replace("|", "\\|")
 
 
 def _code(text: str) -> str:
@@ -588,7 +589,7 @@ def to_markdown(result: SuiteResult, out_dir: Path = RESULTS) -> str:
     if mismatches:
         lines += ["", "## Mismatches", ""]
         for p in mismatches:
-            lines.append(f"* `{p.program}`: " + "; ".join(_cell(x) for x in p.problems))
+            lines.append(f"* `{p.program}`: " + "; ".join(normalize(x) for x in p.problems))
     lines += ["", "## Claims", "",
               "The guarantee of every verified claim, and the first reason of every other.", "",
               "| Program | Claim | Verdict | Derivation size | Guarantee, or why not verified |",

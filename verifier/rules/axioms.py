@@ -13,7 +13,6 @@ is a true statement about the language's built-ins, which is what makes this sou
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Callable, Dict, Iterable, List, Sequence, Tuple
 
 from obligations import terms as T
@@ -287,5 +286,3 @@ def _ctor_axioms(apps: Sequence[T.Apply]) -> Iterable[Tuple[str, T.Term]]:
 
 
 _FAMILIES = {"beta", "normal", "bernoulli", "categorical"} | {f"dirichlet{k}" for k in range(2, 10)}
-
-__all__ = ["instantiate", "SCHEMAS", "RHO", "ZETA", "Fraction"]

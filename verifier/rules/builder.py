@@ -19,13 +19,12 @@ from obligations.model import (Obligation, ObligationKind, Provenance, Result, S
                                Verdict)
 from obligations.z3_backend import discharge
 from verifier.language import ast as A
-from verifier.language.pretty import pretty_expr, pretty_rtype
 from verifier.rules import axioms as AX
 from verifier.rules import logic as L
 from verifier.rules import registry
-from verifier.rules.context import Claim, Cost, Ctx
+from verifier.rules.context import Cost, Ctx
 from verifier.rules.derivation import Derivation
-from verifier.rules.symbolic import (Closure, DistV, Env, Monadic, NamedFun, Scalar, SymValue,
+from verifier.rules.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV, value_terms)
 from verifier.rules.translate import NoRule, RangeCheck, Translator
 
@@ -416,7 +415,3 @@ def equal_term(a: SymValue, b: SymValue) -> Optional[T.Term]:
     if len(ta) == 1 and len(tb) == 1 and isinstance(a, (Scalar, DistV)) and isinstance(b, (Scalar, DistV)):
         return T.boolean(True) if ta[0] == tb[0] else T.eq(ta[0], tb[0])
     return None
-
-
-__all__ = ["Builder", "Synth", "Claim", "Cost", "Ctx", "NoRule", "Monadic", "pretty_expr",
-           "pretty_rtype"]

@@ -18,8 +18,8 @@ from verifier.rules.context import Claim, Cost, Ctx, zero_cost
 from verifier.rules.derivation import Derivation
 from verifier.rules.monadic_rules import short
 from verifier.rules.registry import monadic_rule
-from verifier.rules.symbolic import Env, Monadic, NamedFun, Scalar, SymValue
-from verifier.rules.translate import NoRule, bind_pattern
+from verifier.rules.symbolic import Env, Monadic, Scalar, SymValue
+from verifier.rules.translate import NoRule
 
 EQUAL_FAMILIES = ("SD", "HD", "KL")
 

@@ -13,7 +13,7 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.rules import logic as L
-from verifier.rules.builder import Builder, Synth, equal_term
+from verifier.rules.builder import Builder, Synth
 from verifier.rules.context import Cost, Ctx
 from verifier.rules.monadic_rules import short
 from verifier.rules.registry import register_mechanism
@@ -209,5 +209,3 @@ register_mechanism("gaussMech", gauss_mech)
 register_mechanism("expMech", exp_mech)
 register_mechanism("hellingerMech", hellinger_mech)
 register_mechanism("hellingerMechPure", hellinger_mech_pure)
-
-__all__ = ["lap_mech", "gauss_mech", "exp_mech", "equal_term"]

@@ -6,7 +6,7 @@ gives the cost and output of a computation in a bound position.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 from obligations import terms as T
 from obligations.model import ObligationKind
@@ -18,8 +18,8 @@ from verifier.rules.builder import Builder, Synth, equal_term
 from verifier.rules.context import Cost, Ctx, zero_cost
 from verifier.rules.free_vars import free_vars
 from verifier.rules.registry import monadic_rule
-from verifier.rules.symbolic import (Builtin, Closure, DistV, Monadic, NamedFun, Scalar,
-                                     SymValue, TupleV, UnitV)
+from verifier.rules.symbolic import (Closure, Monadic, NamedFun, Scalar,
+                                     SymValue)
 from verifier.rules.translate import NoRule, bind_pattern, flatten_app
 
 
@@ -247,19 +247,12 @@ def _unfold(b: Builder, ctx: Ctx, e: A.App, fn: Closure, args: List[A.Expr]) -> 
         (left, right), rs = b.translate_pair(ctx, arg)
         ranges += rs
         env = bind_pattern(env, param, left, right, arg.span)
-    inner = b.synth_monadic(ctx.with_env(_merge(env, ctx)), fn.body)
+    inner = b.synth_monadic(ctx.with_env(env), fn.body)
     node = b.node("Unfold", ctx, e.span, f"unfold {fn.name or 'lambda'}", [inner.node], ranges)
     return Synth(node, inner.cost, inner.output)
 
-
-def _merge(env, ctx: Ctx):
-    return env
 
 
 def _pattern_text(p: A.Pattern) -> str:
     from verifier.language.pretty import pretty_pattern
     return pretty_pattern(p)
-
-
-__all__ = ["equal_inputs", "synth_dispatch", "BindM", "UnitM", "LetM", "short",
-           "Builtin", "DistV", "TupleV", "UnitV", "L", "Tuple"]

@@ -31,7 +31,7 @@ from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.rules import logic as L
 from verifier.rules.context import Ctx
-from verifier.rules.symbolic import DistV, Env, NamedFun, Scalar, SymValue
+from verifier.rules.symbolic import DistV, Env, NamedFun
 from verifier.rules.translate import NoRule, bind_pattern, flatten_app
 
 #: likelihood family -> (conjugate prior family, conjugacy lemma)
@@ -215,6 +215,3 @@ def _record_induction(b, spec: FoldSpec, decl: A.LetDecl, lemma: str, lst: T.Sor
                                 f"{spec.name} computes the {CONJUGATE[spec.family][0]} "
                                 f"posterior in closed form (induction on the data)",
                                 obligations=obligations, lemma=lemma, function=spec.name)
-
-
-__all__ = ["recognize", "infer_closed_form", "likelihood_shape", "Scalar", "SymValue"]

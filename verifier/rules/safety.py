@@ -376,6 +376,3 @@ def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr) -> None:
         _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_)
     else:
         s.value(ctx, e)
-
-
-__all__ = ["check_safety", "Safety", "UnitV"]

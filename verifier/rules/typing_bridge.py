@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Optional
 
 from obligations import terms as T
+from verifier.language import ast as A
 from verifier.language import types as ty
 from verifier.rules import logic as L
 
@@ -49,9 +50,8 @@ def monad_elem_sort(t: ty.Type) -> Optional[T.Sort]:
     return None
 
 
-def to_syntax(t: ty.Type) -> Optional["A.SimpleType"]:
+def to_syntax(t: ty.Type) -> Optional[A.SimpleType]:
     """The surface form of a resolved simple type (None while it has unknowns)."""
-    from verifier.language import ast as A
     t = ty.resolve(t)
     if isinstance(t, ty.Base):
         return A.TBase(t.name)
