@@ -39,7 +39,7 @@ from tqdm import tqdm
 from verifier.errors import PrivInferError
 from verifier.language.parser import parse_file
 from verifier.language.typecheck import typecheck_program
-from verifier.verification import VERIFIED, Report, verify_program
+from verifier.verification import VERIFIED, ClaimReport, Report, verify_program
 
 #: the suite's root folder and the default output folder of ``privinfer bench``
 BENCHMARKS = Path(__file__).resolve().parent
@@ -462,7 +462,7 @@ def run_program(path: Path, root: Path = PROGRAMS, repeat: int = 1,
     return result
 
 
-def _claim_result(c) -> ClaimResult:
+def _claim_result(c: ClaimReport) -> ClaimResult:
     counts = c.counts()
     return ClaimResult(c.name, c.verdict, c.guarantee, c.failure,
                        c.derivation.size() if c.derivation is not None else 0,

@@ -131,8 +131,9 @@ def test_bad_headers(source, message):
 
 
 def test_filters_are_substrings_or_globs(suite):
-    names = lambda filters: [p.relative_to(suite).as_posix()
-                             for p in runner.discover(suite, filters)]
+    def names(filters):
+        return [p.relative_to(suite).as_posix() for p in runner.discover(suite, filters)]
+
     assert names(()) == ["bad/wrong_verdict.pinf", "good/half_count.pinf", "good/noisy_sum.pinf"]
     assert names(["sum"]) == ["good/noisy_sum.pinf"]
     assert names(["good/*"]) == ["good/half_count.pinf", "good/noisy_sum.pinf"]
@@ -204,6 +205,28 @@ def test_errors_are_recorded_and_never_match(tmp_path):
     assert "error[P005]" in by_name["syntax.pinf"].error
     assert by_name["noheader.pinf"].error.startswith("bad expectation header")
     assert by_name["noclaims.pinf"].error == "the program has no val claims"
+
+
+def test_crashes_and_unstable_verdicts_are_errors(tmp_path, monkeypatch):
+    from verifier.verification import ClaimReport, Report
+
+    root = write_suite(tmp_path, {"a.pinf": NOISY_SUM, "b.pinf": HALF_COUNT})
+    monkeypatch.delenv("PRIVINFER_DEBUG", raising=False)
+    calls = []
+
+    def fake_verify(program, typed):
+        calls.append(program.file)
+        if program.file.endswith("a.pinf"):
+            raise RuntimeError("boom")
+        verdict = "verified" if len(calls) % 2 else "rejected"
+        return Report(program.file, [ClaimReport("noisyCount", "...", verdict, "...", None)])
+
+    monkeypatch.setattr(runner, "verify_program", fake_verify)
+    a, b = runner.run_suite(root, repeat=2, progress=False).programs
+    assert (a.actual, a.error) == ("error", "internal error: RuntimeError: boom")
+    assert b.actual == "error" and b.status == "mismatch"
+    assert b.error == ("the verdicts differ between repeats: noisyCount rejected; "
+                       "noisyCount verified")
 
 
 def test_repeats_and_the_certificate_check_hook(tmp_path):

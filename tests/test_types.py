@@ -139,12 +139,17 @@ def test_flows_along_the_order(small, big):
 
 
 @pytest.mark.parametrize("big, small", [
-    (REAL, INT), (INT, fin(3)), (fin(3), fin(4)), (ListType(REAL), ListType(INT)),
+    (REAL, INT), (REAL, fin(3)), (fin(3), fin(4)), (ListType(REAL), ListType(INT)),
     (Arrow(INT, REAL), Arrow(REAL, INT)), (BOOL, INT), (simplex(3), REAL),
 ])
 def test_flows_refuses_against_the_order(big, small):
     with pytest.raises(TypeClash):
         flows(big, small)
+
+
+def test_an_int_flows_into_a_finite_type():
+    """[k] is a range of int (LANGUAGE.md): 0 <= v < k is a range condition, not a type error."""
+    flows(INT, fin(3))
 
 
 def test_flows_binds_a_variable_to_the_type_it_meets():

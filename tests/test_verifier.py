@@ -233,3 +233,15 @@ def test_hellinger_mechanisms_and_the_disputed_theorem():
         "rel": VERIFIED, "pure": VERIFIED, "greedy": REJECTED}
     assert claim(report, "rel").disputed == ["mech.hellinger.poster_corrected"]
     assert claim(report, "pure").disputed == []
+
+
+def test_a_proof_using_a_false_val_is_not_verified():
+    """outer's derivation is fine given inner's val, but inner's val is false: outer must not
+    be reported verified (it is downgraded to unknown, naming inner)."""
+    program = parse_file(str(ROOT / "tests/programs/false_callee.pinf"))
+    report = verify_program(program, typecheck_program(program))
+    assert claim(report, "inner").verdict == REJECTED
+    outer = claim(report, "outer")
+    assert outer.verdict == UNKNOWN and "val of inner" in outer.failure
+    only = verify_program(program, typecheck_program(program), only=["outer"])
+    assert [c.verdict for c in only.claims] == [UNKNOWN]

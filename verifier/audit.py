@@ -1030,6 +1030,16 @@ BENCH_AUDITS: Dict[str, Tuple[AuditSpec, ...]] = {
     "course/group_privacy.pinf": (
         AuditSpec("rr", 4, ("eps=1.0",)),
         AuditSpec("group", 4, ("eps=1.0",))),
+    "classic/private_majority.pinf": (
+        AuditSpec("majority", 5, ("eps=1.0",)),),
+    "classic/randomized_response.pinf": (
+        AuditSpec("survey", 4, ("eps=1.0",)),),
+    "classic/beta_output_l1.pinf": (
+        AuditSpec("main", 5, ("a=1.0", "b=1.0", "eps=1.0")),),
+    "mistakes/candidates_from_data.pinf": (
+        AuditSpec("majority", 4, ("eps=1.0",)),),
+    "mistakes/released_posterior.pinf": (
+        AuditSpec("main", 3, ("a=1.0", "b=1.0", "eps=1.0")),),
 }
 
 

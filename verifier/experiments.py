@@ -391,7 +391,7 @@ def write_markdown(report: AccuracyReport, path: str) -> str:
     present = [m for m in MECHANISMS if any(r.mechanism == m for r in report.rows)]
     for k in sorted(config.sizes):
         lines += [f"## k = {k}", ""]
-        header = ["n"] + [MECHANISMS[m] for m in present] + ["best", "hellingerMech / best Laplace"]
+        header = ["n"] + [_label(m, k) for m in present] + ["best", "hellingerMech / best Laplace"]
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|" + "|".join("---" for _ in header) + "|")
         win = winners(report.rows, k)
@@ -414,9 +414,19 @@ def write_markdown(report: AccuracyReport, path: str) -> str:
     return path
 
 
+def _label(mechanism: str, k: int) -> str:
+    """The legend of one line in the plot for ``k`` categories (sensitivities spelled out)."""
+    if mechanism.startswith("laplace"):
+        proportional = mechanism == "laplace_k"
+        sens = laplace_sensitivity(k, proportional)
+        where = "on c_1" if k == 2 else "on every count"
+        return f"Laplace {where}, sensitivity {sens}" + (" (= k)" if proportional else "")
+    return MECHANISMS[mechanism]
+
+
 def plot_k(rows: Sequence[AccuracyRow], k: int, path: str, config: AccuracyConfig) -> str:
     """Mean (markers and lines) and quartiles (bars from q1 to q3) against n, one line per
-    mechanism, logarithmic y axis."""
+    mechanism."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -436,8 +446,8 @@ def plot_k(rows: Sequence[AccuracyRow], k: int, path: str, config: AccuracyConfi
         upper = np.array([r.q3 for r in rs]) - mean
         color, marker = styles.get(m, (None, "o"))
         ax.errorbar(x, mean, yerr=[np.maximum(lower, 0), np.maximum(upper, 0)], color=color, marker=marker,
-                    markersize=4, linewidth=1.2, capsize=2.5, label=MECHANISMS[m])
-    ax.set_yscale("log")
+                    markersize=4, linewidth=1.2, capsize=2.5, label=_label(m, k))
+    ax.set_ylim(bottom=0)
     ax.set_xlabel("data size n")
     ax.set_ylabel("Hellinger distance to the true posterior")
     ax.set_title(f"k = {k} categories, eps = {config.eps:g}, delta = {config.delta:g} "

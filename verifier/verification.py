@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Tuple
 
 from obligations.model import Obligation, Result, Verdict
 from verifier.language import ast as A
-from verifier.language.pretty import pretty_expr, pretty_rtype
+from verifier.language.pretty import pretty_assertion, pretty_expr, pretty_rtype
 from verifier.rules import core_rules, mechanism_rules, monadic_rules  # noqa: F401  (registration)
 from verifier.rules.builder import Builder
 from verifier.rules.derivation import Derivation
@@ -67,8 +67,6 @@ def verify_program(program: A.Program, typed=None, *, rlimit: Optional[int] = No
     twice = redefined_claims(program)
     claims = []
     for val in program.vals():
-        if only and val.name not in only:
-            continue
         if val.name in twice:
             claims.append(ClaimReport(
                 val.name, pretty_rtype(val.rtype), REJECTED, guarantee_text(val), val.span,
@@ -77,7 +75,40 @@ def verify_program(program: A.Program, typed=None, *, rlimit: Optional[int] = No
                 failure_span=val.span))
             continue
         claims.append(verify_claim(program, typed, val, rlimit=rlimit))
+    require_dependencies(claims)
+    if only:
+        claims = [c for c in claims if c.name in only]
     return Report(program.file, claims)
+
+
+def require_dependencies(claims: List[ClaimReport]) -> None:
+    """A proof that uses another function's val holds only if that val is verified too.
+
+    The callees are read off the App-Val nodes; a claim whose derivation assumes the val of a
+    function that is not verified (rejected, unknown, or not checked in this run) is
+    downgraded to unknown, naming it. Recursive calls to the function itself are the
+    induction hypothesis and need nothing more."""
+    by_name = {c.name: c for c in claims}
+    changed = True
+    while changed:
+        changed = False
+        for c in claims:
+            if c.verdict != VERIFIED or c.derivation is None:
+                continue
+            for callee in sorted(uses_of(c) - {c.name}):
+                other = by_name.get(callee)
+                if other is None or other.verdict != VERIFIED:
+                    state = "not verified in this run" if other is None else other.verdict
+                    c.verdict = UNKNOWN
+                    c.failure = (f"the proof uses the val of {callee}, which is {state}")
+                    c.failure_span = c.span
+                    changed = True
+                    break
+
+
+def uses_of(claim: ClaimReport) -> set:
+    """The functions whose val the derivation of ``claim`` assumes."""
+    return {n.judgement["uses"] for n in claim.derivation.walk() if "uses" in n.judgement}
 
 
 def redefined_claims(program: A.Program) -> set:
@@ -151,7 +182,9 @@ def guarantee_text(val: A.ValDecl) -> str:
     while isinstance(rt, A.RArrow):
         position += 1
         rel, cond = _describe_parameter(rt.dom)
-        if rel:
+        if rel == ["any change"]:
+            relations.append(f"any change of its {ordinal(position)} argument")
+        elif rel:
             relations.append(" /\\ ".join(rel) + f" on its {ordinal(position)} argument")
         conditions += cond
         rt = rt.cod
@@ -178,9 +211,10 @@ def guarantee_text(val: A.ValDecl) -> str:
 
 def _describe_parameter(dom: A.RType) -> Tuple[List[str], List[str]]:
     """The relational and the one-run conditions a parameter's refinement states
-    (equality in both runs is left out: it says the parameter is public)."""
+    (equality in both runs is left out: it says the parameter is public). A parameter with
+    no refinement may take any two values: the claim covers every change of it."""
     if not isinstance(dom, A.RRefine):
-        return [], []
+        return ["any change"], []
     relational, unary = [], []
     for c in _conjuncts(dom.assertion):
         runs = {(v.name, v.run) for v in _run_vars(c)}
@@ -190,12 +224,18 @@ def _describe_parameter(dom: A.RType) -> Tuple[List[str], List[str]]:
                                           runs == {(dom.var, 1), (dom.var, 2)}):
             continue
         if runs and all(run == 1 for _, run in runs):
-            unary.append(pretty_expr(_drop_run(c)))
+            unary.append(_show(_drop_run(c)))
         elif _is_adj(c):
             relational.append("adj")
         else:
-            relational.append(pretty_expr(c))
+            relational.append(_show(c))
     return relational, unary
+
+
+def _show(c: A.Expr) -> str:
+    """An assertion as text, parenthesised when it binds looser than the ``/\\`` it joins."""
+    text = pretty_assertion(c)
+    return f"({text})" if isinstance(c, (A.Implies, A.Disj, A.Quant)) else text
 
 
 def _conjuncts(a: A.Expr) -> List[A.Expr]:

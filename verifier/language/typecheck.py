@@ -317,7 +317,12 @@ class _Checker:
 
     def let_decl(self, decl: LetDecl, env: Env, val: Optional[ValDecl]) -> Scheme:
         self.start_declaration(in_assertion=False)
-        t = self.function(decl.name, decl.params, decl.body, env, decl.recursive)
+        if decl.recursive and val is not None:
+            # the val is the type of the recursive calls too (as an annotation would be)
+            t = self.function(decl.name, decl.params, decl.body, env, True,
+                              declared=(decl, val))
+        else:
+            t = self.function(decl.name, decl.params, decl.body, env, decl.recursive)
         if val is not None:
             self.fit_val(decl, t, val)
         self.flush()
@@ -536,8 +541,9 @@ class _Checker:
         return t, binds
 
     def function(self, name: Optional[str], params: Tuple[Pattern, ...], body: Expr, env: Env,
-                 recursive: bool) -> Type:
-        """The type of ``fun params -> body``; when ``recursive``, ``name`` is bound in ``body``."""
+                 recursive: bool, declared: Optional[Tuple[LetDecl, ValDecl]] = None) -> Type:
+        """The type of ``fun params -> body``; when ``recursive``, ``name`` is bound in ``body``
+        (at the type of its val, when ``declared`` gives the declaration and its val)."""
         seen: Dict[str, Span] = {}
         scope: Dict[str, Scheme] = {}
         param_types = []
@@ -550,6 +556,8 @@ class _Checker:
         assert name is not None
         result = self.fresh()
         self_type = arrows(param_types, result)
+        if declared is not None:
+            self.fit_val(declared[0], self_type, declared[1])
         inner = env.new_child({name: Scheme.mono(self_type)}).new_child(scope)
         self.expect(body, result, inner, f"the result of {name}")
         return self_type

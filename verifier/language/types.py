@@ -354,7 +354,11 @@ def is_numeric(t: Type) -> bool:
 
 
 def flows(actual: Type, expected: Type) -> None:
-    """Check ``actual <= expected`` in the numeric order, binding variables where they meet a type."""
+    """Check ``actual <= expected`` in the numeric order, binding variables where they meet a type.
+
+    An ``int`` may flow where a ``[k]`` is expected: LANGUAGE.md makes ``[k]`` a range of
+    ``int``, so ``0 <= v < k`` is a range condition (checked by ``run`` and proved by the
+    verifier), not a simple-typing matter."""
     a, e = prune(actual), prune(expected)
     if a is e:
         return
@@ -363,6 +367,8 @@ def flows(actual: Type, expected: Type) -> None:
         return
     ra, re_ = _rank(a), _rank(e)
     if ra is not None and re_ is not None:
+        if ra == 1 and re_ == 0:
+            return  # int into [k]: simple typing treats [k] as int; the range is an obligation
         if ra > re_:
             raise TypeClash()
         if ra == re_ == 0:

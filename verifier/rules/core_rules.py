@@ -350,7 +350,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
         raise NoRule(f"{name} does not return a distribution", e.span)
     cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span)
     node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}",
-                  obligations=obligations)
+                  obligations=obligations, uses=name)
     sort = _out_sort(rt)
     output: SymValue = (Scalar(b.fresh(ctx.binder or "out", sort)) if sort is not None
                         else Monadic(None, None, equal_in_runs=True, name=f"out{node.id}"))

@@ -1,0 +1,453 @@
+"""Axiom schemas: ground instances of lemmas about the uninterpreted built-ins.
+
+The logic leaves ``length``, ``count``, ``sum``, ``adj``, ``hellinger``, the distribution
+constructors… uninterpreted (``obligations.vocabulary``). What a proof needs to know about
+them is added to each obligation as named axioms, every one a ground instance of a *schema*
+below, and every schema an instance of lemmas of the library (``SCHEMAS[name].lemmas``).
+
+A schema is a function from argument terms to one Bool term (``Schema.instance``); it fails
+with ``SchemaError`` when the arguments do not fit. ``instantiate(terms)`` is the search that
+decides which instances an obligation gets: driven by the terms present (a fixpoint over at
+most ``_ROUNDS`` rounds), so obligations stay small and decidable. It returns ``Instance``
+records — axiom name, term, schema and arguments — so that a certificate can say how every
+axiom was made and the certificate kernel can rebuild it with ``Schema.instance`` alone,
+without the search.
+
+Adding an axiom can only make more obligations provable *if the axiom is true*; every schema
+states a true fact about the language's built-ins, which is what makes this sound. Both the
+verifier (``verifier.rules.axioms``) and the kernel (``checker``) import this module, which
+imports nothing but ``obligations``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from obligations import terms as T
+from obligations import vocabulary as V
+
+RHO = T.sqrt(T.sub(1, T.div(T.pi(), 4)))                       # sqrt(1 - pi/4)
+ZETA = T.sqrt(T.mul(2, T.sub(1, T.div(T.pi(), 4))))            # sqrt(2 (1 - pi/4))
+_FAMILIES = {"beta", "normal", "bernoulli", "categorical"} | {f"dirichlet{k}" for k in range(2, 10)}
+_ROUNDS = 3
+
+
+class SchemaError(ValueError):
+    """A schema applied to arguments it does not fit."""
+
+
+@dataclass(frozen=True)
+class Schema:
+    """An axiom schema. ``build(*args)`` returns the instance or None when the arguments do
+    not fit; ``lemmas`` are the ids of the lemmas the instances follow from, where ``{k}``
+    stands for the dimension ``dimension(*args)`` (the number of categories), or a function
+    of the arguments giving those ids."""
+
+    name: str
+    lemmas: Union[Tuple[str, ...], Callable[..., Tuple[str, ...]]]
+    statement: str
+    build: Callable[..., Optional[T.Term]]
+    dimension: Optional[Callable[..., int]] = None
+
+    def instance(self, *args: T.Term) -> T.Term:
+        """The instance at ``args``; raises ``SchemaError`` when they do not fit."""
+        try:
+            term = self.build(*args)
+        except (TypeError, KeyError, ValueError, AttributeError, IndexError) as exc:
+            raise SchemaError(f"schema {self.name} does not apply to these arguments: {exc}") \
+                from None
+        if term is None:
+            raise SchemaError(f"schema {self.name} does not apply to these arguments")
+        return term
+
+    def lemma_ids(self, *args: T.Term) -> Tuple[str, ...]:
+        """The ids of the lemmas the instance at ``args`` follows from (dimension filled in)."""
+        if callable(self.lemmas):
+            return self.lemmas(*args)
+        k = self.dimension(*args) if self.dimension else None
+        return tuple(l.replace("{k}", str(k)) for l in self.lemmas)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One axiom of an obligation: its name, term, schema and the schema's arguments."""
+
+    name: str
+    term: T.Term
+    schema: str
+    args: Tuple[T.Term, ...]
+
+
+SCHEMAS: Dict[str, Schema] = {}
+
+
+def _schema(name: str, lemmas, statement: str, dimension=None):
+    lemmas = (lemmas,) if isinstance(lemmas, str) else lemmas
+
+    def register(build: Callable[..., Optional[T.Term]]) -> Schema:
+        SCHEMAS[name] = Schema(name, lemmas, statement, build, dimension)
+        return SCHEMAS[name]
+    return register
+
+
+def _key(l: T.Term) -> str:
+    key = V.list_key_of(l.sort)
+    if key is None:
+        raise SchemaError(f"{T.pretty(l)} is not a list")
+    return key
+
+
+def _is_app(t: T.Term, name: str) -> bool:
+    return isinstance(t, T.Apply) and t.func.name == name
+
+
+def _list_k(l: T.Term, *_) -> int:
+    return V.fin_size(_key(l)) or 0
+
+
+def _dist_k(u: T.Term, *_) -> int:
+    return len(u.args[0].args)
+
+
+# ---- lists ------------------------------------------------------------------------------------
+
+def _zero_stats(l: T.Term) -> List[T.Term]:
+    key, parts = _key(l), []
+    if key == "bool":
+        parts.append(T.eq(V.count(l), 0))
+    if key == "real":
+        parts.append(T.eq(V.total(l), 0))
+    parts += [T.eq(V.count_of(l, j), 0) for j in range(V.fin_size(key) or 0)]
+    return parts or [T.boolean(True)]
+
+
+@_schema("len", "lists.length.nat", "length l >= 0")
+def LEN_NONNEG(l):
+    _key(l)
+    return T.ge(V.length(l), 0)
+
+
+@_schema("count", "lists.count.nat", "0 <= count l <= length l")
+def COUNT_BOUNDS(l):
+    if _key(l) == "bool":
+        return T.and_(T.le(0, V.count(l)), T.le(V.count(l), V.length(l)))
+    return None
+
+
+@_schema("countof", "lists.catcount.total/k={k}", "countOf (l, j) >= 0 and they sum to length l",
+         _list_k)
+def COUNTOF_BOUNDS(l):
+    k = V.fin_size(_key(l))
+    if not k:
+        return None
+    parts = [T.ge(V.count_of(l, j), 0) for j in range(k)]
+    parts.append(T.eq(T.add(*[V.count_of(l, j) for j in range(k)]), V.length(l)))
+    return T.and_(*parts)
+
+
+@_schema("nil", "lists.definition", "length, count, sum and countOf of [] are 0")
+def NIL(n):
+    if not _is_app(n, "nil_" + _key(n)):
+        return None
+    return T.and_(T.eq(V.length(n), 0), *_zero_stats(n))
+
+
+@_schema("cons", "lists.definition", "length, count, sum and countOf of x :: xs unfold")
+def CONS(c):
+    key = _key(c)
+    if not _is_app(c, "cons"):
+        return None
+    head, tail = c.args
+    parts = [T.eq(V.length(c), T.add(1, V.length(tail)))]
+    if key == "bool":
+        parts.append(T.eq(V.count(c), T.add(T.ite(head, 1, 0), V.count(tail))))
+    if key == "real":
+        parts.append(T.eq(V.total(c), T.add(head, V.total(tail))))
+    parts += [T.eq(V.count_of(c, j), T.add(T.ite(T.eq(head, j), 1, 0), V.count_of(tail, j)))
+              for j in range(V.fin_size(key) or 0)]
+    return T.and_(*parts)
+
+
+@_schema("empty", "lists.definition", "a list of length 0 has count, sum and countOf 0")
+def EMPTY(l):
+    return T.implies(T.eq(V.length(l), 0), T.and_(*_zero_stats(l)))
+
+
+@_schema("consinj", "lists.definition", "x :: xs = y :: ys implies x = y and xs = ys")
+def CONS_INJ(c1, c2):
+    if not (_is_app(c1, "cons") and _is_app(c2, "cons") and c1.sort == c2.sort):
+        return None
+    return T.implies(T.eq(c1, c2), T.and_(T.eq(c1.args[0], c2.args[0]),
+                                          T.eq(c1.args[1], c2.args[1])))
+
+
+@_schema("nilcons", "lists.definition", "[] <> x :: xs")
+def NIL_CONS(n, c):
+    if not (_is_app(n, "nil_" + _key(n)) and _is_app(c, "cons") and n.sort == c.sort):
+        return None
+    return T.ne(n, c)
+
+
+@_schema("adjlen", "sens.length.adj", "adj (l1, l2) implies length l1 = length l2")
+def ADJ_LEN(l1, l2):
+    return T.implies(V.adj(l1, l2), T.eq(V.length(l1), V.length(l2)))
+
+
+@_schema("adjcount", "sens.count.adj", "adj (l1, l2) implies |count l1 - count l2| <= 1")
+def ADJ_COUNT(l1, l2):
+    if _key(l1) != "bool":
+        return None
+    return T.implies(V.adj(l1, l2), T.le(T.abs_(T.sub(V.count(l1), V.count(l2))), 1))
+
+
+@_schema("adjcountof", ("sens.counts.adj/k={k}", "lists.catcount.total/k={k}"),
+         "adjacent [k] lists have equal counts or counts moved by one", _list_k)
+def ADJ_COUNTOF(l1, l2):
+    k = V.fin_size(_key(l1))
+    if not k:
+        return None
+    return T.implies(V.adj(l1, l2), _moved_by_one([V.count_of(l1, j) for j in range(k)],
+                                                  [V.count_of(l2, j) for j in range(k)]))
+
+
+@_schema("adjrefl", "lists.adj.reflexive", "l1 = l2 implies adj (l1, l2)")
+def ADJ_REFL(l1, l2):
+    return T.implies(T.eq(l1, l2), V.adj(l1, l2))
+
+
+@_schema("adjwlen", "sens.sum.adjwithin", "adjWithin (l1, l2, c) implies length l1 = length l2")
+def ADJW_LEN(l1, l2, c):
+    return T.implies(V.adj_within(l1, l2, c), T.eq(V.length(l1), V.length(l2)))
+
+
+@_schema("adjwsum", "sens.sum.adjwithin", "adjWithin (l1, l2, c) implies |sum l1 - sum l2| <= c")
+def ADJW_SUM(l1, l2, c):
+    return T.implies(V.adj_within(l1, l2, c), T.le(T.abs_(T.sub(V.total(l1), V.total(l2))), c))
+
+
+@_schema("adjwrefl", "lists.adjwithin.reflexive", "l1 = l2 and c >= 0 implies adjWithin")
+def ADJW_REFL(l1, l2, c):
+    return T.implies(T.and_(T.eq(l1, l2), T.ge(c, 0)), V.adj_within(l1, l2, c))
+
+
+@_schema("dist", "lists.dist.definition", "0 <= dist (l1, l2); dist (l, l) = 0")
+def DIST_FACTS(l1, l2):
+    app = V.hamming(l1, l2)
+    return T.and_(T.ge(app, 0), T.implies(T.eq(l1, l2), T.eq(app, 0)))
+
+
+@_schema("distcount", "lists.dist.count",
+         "equal lengths imply |count l1 - count l2| <= dist (l1, l2)")
+def DIST_COUNT(l1, l2):
+    if _key(l1) != "bool":
+        return None
+    return T.implies(T.eq(V.length(l1), V.length(l2)),
+                     T.le(T.abs_(T.sub(V.count(l1), V.count(l2))), V.hamming(l1, l2)))
+
+
+def _moved_by_one(c1: List[T.Term], c2: List[T.Term]) -> T.Term:
+    """The count vectors are equal, or one count moved from one category to another."""
+    k = len(c1)
+    options = [T.and_(*(T.eq(a, b) for a, b in zip(c1, c2)))]
+    for i in range(k):
+        for j in range(k):
+            if i != j:
+                parts = [T.eq(c1[i], T.add(c2[i], 1)), T.eq(c2[j], T.add(c1[j], 1))]
+                parts += [T.eq(c1[m], c2[m]) for m in range(k) if m not in (i, j)]
+                options.append(T.and_(*parts))
+    return T.or_(*options)
+
+
+# ---- distances between distributions ---------------------------------------------------------
+
+_METRICS = {"hellinger": V.hellinger, "tv": V.tv}
+
+
+def _metric_use(u: T.Term, metric: str) -> T.Apply:
+    if not _is_app(u, metric):
+        raise SchemaError(f"{T.pretty(u)} is not an application of {metric}")
+    return u
+
+
+def _range(metric: str):
+    def build(u):
+        p, q = _metric_use(u, metric).args
+        return T.and_(T.le(0, u), T.le(u, 1), T.implies(T.eq(p, q), T.eq(u, 0)))
+    return build
+
+
+def _triangle(metric: str):
+    """``|d(p, r) - d(q, r)| <= d(p, q)`` for two uses ``u``, ``v`` sharing one argument."""
+    def build(u, v):
+        (u1, u2), (v1, v2) = _metric_use(u, metric).args, _metric_use(v, metric).args
+        if u2 == v2 and u1 != v1:
+            a, b = u1, v1
+        elif u1 == v1 and u2 != v2:
+            a, b = u2, v2
+        else:
+            return None
+        return T.le(T.abs_(T.sub(u, v)), _METRICS[metric](a, b))
+    return build
+
+
+METRIC_RANGE = _schema("metric", "hellinger.triangle", "0 <= H (p, q) <= 1, H (p, p) = 0")(
+    _range("hellinger"))
+TRIANGLE = _schema("triangle", "hellinger.triangle", "|H (p, r) - H (q, r)| <= H (p, q)")(
+    _triangle("hellinger"))
+TV_RANGE = _schema("tvmetric", "sd.metric", "0 <= TV (p, q) <= 1, TV (p, p) = 0")(_range("tv"))
+TV_TRIANGLE = _schema("tvtriangle", "sd.metric", "|TV (p, r) - TV (q, r)| <= TV (p, q)")(
+    _triangle("tv"))
+
+
+def _same_family(u: T.Apply, family: str) -> Optional[Tuple[T.Apply, T.Apply]]:
+    p, q = u.args
+    if _is_app(p, family) and _is_app(q, family) and p.func == q.func:
+        return p, q
+    return None
+
+
+@_schema("betarho", "beta.hellinger.adjacent.rho",
+         "adjacent Beta posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance")
+def BETA_RHO(u):
+    pq = _same_family(_metric_use(u, "hellinger"), "beta")
+    return pq and T.implies(_near_beta(*pq[0].args, *pq[1].args), T.le(u, RHO))
+
+
+@_schema("betazeta", "beta.tv.adjacent.zeta",
+         "adjacent Beta posteriors with parameters >= 1 are within sqrt(2 (1 - pi/4)) in total variation")
+def BETA_ZETA(u):
+    pq = _same_family(_metric_use(u, "tv"), "beta")
+    return pq and T.implies(_near_beta(*pq[0].args, *pq[1].args), T.le(u, ZETA))
+
+
+@_schema("dirrho", "dirichlet.hellinger.adjacent.rho/k={k}",
+         "adjacent Dirichlet posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance",
+         _dist_k)
+def DIR_RHO(u):
+    p, q = _metric_use(u, "hellinger").args
+    if not (isinstance(p, T.Apply) and p.func == getattr(q, "func", None)
+            and p.func.name.startswith("dirichlet")):
+        return None
+    return T.implies(_near_dirichlet(list(p.args), list(q.args)), T.le(u, RHO))
+
+
+def _near_beta(a1, b1, a2, b2) -> T.Term:
+    """Beta(a1, b1) and Beta(a2, b2) are posteriors of adjacent data from a prior >= (1, 1)."""
+    return T.or_(
+        T.and_(T.eq(a1, a2), T.eq(b1, b2)),
+        T.and_(T.eq(a1, T.add(a2, 1)), T.eq(b2, T.add(b1, 1)), T.ge(a2, 1), T.ge(b1, 1)),
+        T.and_(T.eq(a2, T.add(a1, 1)), T.eq(b1, T.add(b2, 1)), T.ge(a1, 1), T.ge(b2, 1)))
+
+
+def _near_dirichlet(p: List[T.Term], q: List[T.Term]) -> T.Term:
+    """Dir(p), Dir(q): equal, or one observation moved from category j to i, with the base
+    parameters of i and j at least 1 (then BC = g(base_i) g(base_j) >= pi/4)."""
+    k = len(p)
+    options = [T.and_(*(T.eq(a, b) for a, b in zip(p, q)))]
+    for i in range(k):
+        for j in range(k):
+            if i != j:
+                parts = [T.eq(p[i], T.add(q[i], 1)), T.eq(q[j], T.add(p[j], 1)),
+                         T.ge(q[i], 1), T.ge(p[j], 1)]
+                parts += [T.eq(p[m], q[m]) for m in range(k) if m not in (i, j)]
+                options.append(T.and_(*parts))
+    return T.or_(*options)
+
+
+def _ctor_lemmas(c1: T.Term, *_) -> Tuple[str, ...]:
+    if c1.func.name in ("beta", "normal", "bernoulli"):
+        return ("distributions.injective",)
+    return (f"distributions.injective/k={len(c1.args)}",)
+
+
+@_schema("ctorinj", _ctor_lemmas,
+         "distributions of one family are equal only with equal parameters")
+def CTOR_INJ(c1, c2):
+    if not (isinstance(c1, T.Apply) and c1.func.name in _FAMILIES and c1.sort == V.DIST
+            and c1.args and c1.func == getattr(c2, "func", None)):
+        return None
+    return T.implies(T.eq(c1, c2), T.and_(*(T.eq(x, y) for x, y in zip(c1.args, c2.args))))
+
+
+# ---- the search ---------------------------------------------------------------------------------
+
+def instantiate(terms: Sequence[T.Term]) -> Tuple[Instance, ...]:
+    """The axioms an obligation over ``terms`` gets: named ground instances (``ax_<schema>_<k>``,
+    numbered per schema) about the uninterpreted symbols occurring in ``terms``, closed under
+    the symbols the axioms themselves introduce (at most ``_ROUNDS`` rounds)."""
+    out: List[Instance] = []
+    seen: set = set()
+    counter: Dict[str, int] = {}
+    pool = list(terms)
+    for _ in range(_ROUNDS):
+        new: List[Instance] = []
+        for schema, args in _candidates(pool):
+            try:
+                axiom = schema.instance(*args)
+            except SchemaError:
+                continue
+            if axiom in seen or axiom == T.boolean(True):
+                continue
+            seen.add(axiom)
+            k = counter.get(schema.name, 0) + 1
+            counter[schema.name] = k
+            new.append(Instance(f"ax_{schema.name}_{k}", axiom, schema.name, tuple(args)))
+        if not new:
+            break
+        out.extend(new)
+        pool = pool + [a.term for a in new]
+    return tuple(out)
+
+
+def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, ...]]]:
+    """Schemas and arguments to try, in a fixed order (the order names the axioms)."""
+    apps: List[T.Apply] = []
+    lists: List[T.Term] = []
+    seen: set = set()
+    for t in pool:
+        for sub in T.subterms(t):
+            if sub.sort.name.startswith("List[") and sub not in seen:
+                seen.add(sub)
+                lists.append(sub)
+            if isinstance(sub, T.Apply) and ("app", sub) not in seen:
+                seen.add(("app", sub))
+                apps.append(sub)
+    conses = [l for l in lists if _is_app(l, "cons")]
+    nils = [l for l in lists if isinstance(l, T.Apply) and l.func.name.startswith("nil_")]
+    for l in lists:
+        for s in (LEN_NONNEG, COUNT_BOUNDS, COUNTOF_BOUNDS, EMPTY):
+            yield s, (l,)
+    for n in nils:
+        yield NIL, (n,)
+    for c in conses:
+        yield CONS, (c,)
+        for n in nils:
+            yield NIL_CONS, (n, c)
+    for i, c1 in enumerate(conses):
+        for c2 in conses[i + 1:]:
+            yield CONS_INJ, (c1, c2)
+    for app in apps:
+        if app.func.name == "adj":
+            for s in (ADJ_LEN, ADJ_REFL, ADJ_COUNT, ADJ_COUNTOF):
+                yield s, app.args
+        elif app.func.name == "adjWithin":
+            for s in (ADJW_LEN, ADJW_SUM, ADJW_REFL):
+                yield s, app.args
+        elif app.func.name == "dist":
+            for s in (DIST_FACTS, DIST_COUNT):
+                yield s, app.args
+    for name, range_schema, triangle_schema, bounds in (
+            ("hellinger", METRIC_RANGE, TRIANGLE, (BETA_RHO, DIR_RHO)),
+            ("tv", TV_RANGE, TV_TRIANGLE, (BETA_ZETA,))):
+        uses = [a for a in apps if a.func.name == name]
+        for u in uses:
+            yield range_schema, (u,)
+            for s in bounds:
+                yield s, (u,)
+        for i, u in enumerate(uses):
+            for v in uses[i + 1:]:
+                yield triangle_schema, (u, v)
+    ctors = [a for a in apps if a.sort == V.DIST and a.args and a.func.name in _FAMILIES]
+    for i, c1 in enumerate(ctors):
+        for c2 in ctors[i + 1:]:
+            yield CTOR_INJ, (c1, c2)
