@@ -56,6 +56,19 @@ OK, LIMITATION, MISMATCH = "ok", "limitation", "mismatch"
 
 #: ``certifier(program_path, report) -> seconds``: see ``run_program``
 Certifier = Callable[[Path, Report], float]
+#: ``auditor(program_path) -> [(cell text, soundness bug?)]``: see ``run_program``
+Auditor = Callable[[Path], List[Tuple[str, bool]]]
+
+
+def exact_audits(path: Path) -> List[Tuple[str, bool]]:
+    """The exact privacy audits that apply to ``path`` (``verifier.audit.bench_audits``): one
+    cell per audit, and whether the audit found a verified guarantee below the exact loss."""
+    from verifier.audit import audit_program, bench_audits
+    cells = []
+    for spec in bench_audits(path):
+        result = audit_program(path, spec.entry, spec.n, spec.args)
+        cells.append((result.bench_cell(), bool(result.soundness_bug)))
+    return cells
 
 
 # ---- the expectation header -------------------------------------------------------------------
@@ -261,6 +274,7 @@ class ProgramResult:
     verify_runs: List[float] = field(default_factory=list)
     check_runs: List[float] = field(default_factory=list)
     problems: List[str] = field(default_factory=list)
+    audits: List[str] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -305,6 +319,7 @@ class ProgramResult:
             "verify_runs": [_round(t) for t in self.verify_runs],
             "check_seconds": _round(self.check_seconds),
             "check_runs": [_round(t) for t in self.check_runs],
+            "audits": list(self.audits),
         }
 
 
@@ -409,7 +424,8 @@ def compare(expected: Expectation, result: ProgramResult) -> List[str]:
 
 
 def run_program(path: Path, root: Path = PROGRAMS, repeat: int = 1,
-                certifier: Optional[Certifier] = None) -> ProgramResult:
+                certifier: Optional[Certifier] = None,
+                auditor: Optional[Auditor] = None) -> ProgramResult:
     """Verify the program at ``path`` ``repeat`` times and compare it with its header.
 
     Parsing and simple typing happen once and are not timed; each ``verify_program`` call is
@@ -417,6 +433,8 @@ def run_program(path: Path, root: Path = PROGRAMS, repeat: int = 1,
     and that run's ``Report``; it must produce the certificate and return the seconds its
     independent check took (the runner records the median). Errors of the program or of the
     verifier are recorded in the result, never raised, unless ``PRIVINFER_DEBUG`` is set.
+    ``auditor``, when given, computes the exact privacy audits of the program; an audit
+    showing a verified guarantee below the exact loss is a soundness bug and a mismatch.
     """
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
@@ -459,6 +477,11 @@ def run_program(path: Path, root: Path = PROGRAMS, repeat: int = 1,
     if result.error is not None:
         result.actual = ACTUAL_ERROR
     result.problems = compare(result.expected, result)
+    if auditor is not None and result.actual != ACTUAL_ERROR:
+        for cell, soundness_bug in auditor(path):
+            result.audits.append(cell)
+            if soundness_bug:
+                result.problems.append(f"SOUNDNESS BUG: the exact audit shows {cell}")
     return result
 
 
@@ -471,7 +494,8 @@ def _claim_result(c: ClaimReport) -> ClaimResult:
 
 def run_suite(root: Path = PROGRAMS, filters: Sequence[str] = (), repeat: int = 1,
               certifier: Optional[Certifier] = None,
-              progress: Optional[bool] = None) -> SuiteResult:
+              progress: Optional[bool] = None,
+              auditor: Optional[Auditor] = None) -> SuiteResult:
     """Run every program under ``root`` selected by ``filters`` (see ``discover``).
 
     ``progress`` shows a tqdm progress bar on standard error; by default, exactly when
@@ -491,7 +515,7 @@ def run_suite(root: Path = PROGRAMS, filters: Sequence[str] = (), repeat: int = 
               disable=not progress, dynamic_ncols=True) as bar:
         for path in paths:
             bar.set_postfix_str(path.relative_to(root).as_posix())
-            results.append(run_program(path, root, repeat, certifier))
+            results.append(run_program(path, root, repeat, certifier, auditor))
             bar.update(1)
     return SuiteResult(results, root, tuple(filters), repeat, started.isoformat(),
                        time.perf_counter() - t0, environment())
@@ -574,8 +598,8 @@ def to_markdown(result: SuiteResult, out_dir: Path = RESULTS) -> str:
         "not prove yet.",
         "",
         "| Program | Expected | Actual | Status | Claims verified | Derivation size "
-        "| Obligations by kind | Discharged by | Verify (s) | Check (s) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| Obligations by kind | Discharged by | Verify (s) | Check (s) | Exact audit |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for p in result.programs:
         verified = sum(c.verdict == VERIFIED for c in p.claims)
@@ -584,7 +608,8 @@ def to_markdown(result: SuiteResult, out_dir: Path = RESULTS) -> str:
             f"| {p.expected.verdict if p.expected else 'n/a'} | {p.actual} "
             f"| {status_text[p.status]} | {verified}/{len(p.claims)} | {p.derivation_size} "
             f"| {_counts_text(p.by_kind)} | {_counts_text(p.by_method)} "
-            f"| {_seconds(p.verify_seconds)} | {_seconds(p.check_seconds)} |")
+            f"| {_seconds(p.verify_seconds)} | {_seconds(p.check_seconds)} "
+            f"| {_cell('; '.join(p.audits))} |")
     mismatches = [p for p in result.programs if p.status == MISMATCH]
     if mismatches:
         lines += ["", "## Mismatches", ""]

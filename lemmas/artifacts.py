@@ -175,6 +175,41 @@ _STATIC_FACTS = [
          "where they differ by at most c; ListSum sums the entries"),
     Fact("lists.adjwithin.adj", (("l1", "list"), ("l2", "list"), ("c", "real")),
          "Implies(AdjWithin(l1, l2, c), Adj(l1, l2))", "definition of adjWithin"),
+    Fact("lists.length.nat", (("l", "list"),),
+         "IsInteger(Length(l)) & (Length(l) >= 0)",
+         "definition of length (LANGUAGE.md): the number of entries of a list"),
+    Fact("lists.definition", (("x", "real"), ("y", "real"), ("i", "real"), ("l", "list"),
+                              ("m", "list")),
+         "Implies(IsNil(l), Eq(Length(l), 0) & Eq(Count(l), 0) & Eq(ListSum(l), 0) & "
+         "Eq(CountCat(l, i), 0)) & Implies(Eq(Length(l), 0), IsNil(l)) & "
+         "Eq(Length(Cons(x, l)), Length(l) + 1) & "
+         "Implies(Eq(x, 0) | Eq(x, 1), Eq(Count(Cons(x, l)), x + Count(l))) & "
+         "Eq(ListSum(Cons(x, l)), x + ListSum(l)) & "
+         "Eq(CountCat(Cons(x, l), i), CountCat(l, i) + Piecewise((1, Eq(x, i)), (0, True))) & "
+         "Not(IsNil(Cons(x, l))) & Implies(Eq(Cons(x, l), Cons(y, m)), Eq(x, y) & Eq(l, m))",
+         "definitions of the built-in lists (LANGUAGE.md): [] is the only list of length 0 "
+         "and has length, count, sum and category counts 0; x :: l has one more entry, x; "
+         "x :: l is never [] and determines x and l. Entries are numbers (bools as 0/1, "
+         "categories as integers); Count counts the entries equal to 1"),
+    Fact("lists.adj.reflexive", (("l", "list"), ("c", "real")),
+         "Adj(l, l) & Implies(c >= 0, AdjWithin(l, l, c))",
+         "definitions of adj and adjWithin (LANGUAGE.md): a list differs from itself in no "
+         "position"),
+    Fact("lists.dist.definition", (("l", "list"), ("m", "list")),
+         "IsInteger(HammingDist(l, m)) & (HammingDist(l, m) >= 0) & Eq(HammingDist(l, l), 0)",
+         "definition of dist (LANGUAGE.md): the number of positions where two lists differ"),
+    Fact("lists.dist.count", (("l", "list"), ("m", "list")),
+         "Implies(Eq(Length(l), Length(m)), Abs(Count(l) - Count(m)) <= HammingDist(l, m))",
+         "induction on two bool lists of one length: each position where they differ changes "
+         "the count by at most 1, the others by 0 (definitions of count and dist)"),
+    Fact("distributions.injective", (("a1", "real"), ("b1", "real"), ("a2", "real"),
+                                     ("b2", "real")),
+         "Implies(Eq(BetaDist(a1, b1), BetaDist(a2, b2)), Eq(a1, a2) & Eq(b1, b2)) & "
+         "Implies(Eq(NormalDist(a1, b1), NormalDist(a2, b2)), Eq(a1, a2) & Eq(b1, b2)) & "
+         "Implies(Eq(BernoulliDist(a1), BernoulliDist(a2)), Eq(a1, a2))",
+         "the Beta, Normal and Bernoulli families are identifiable (distinct parameters give "
+         "distinct densities); outside their ranges the constructors are free symbols, never "
+         "evaluated (the Safety judgement's range obligations exclude those parameters)"),
     Fact("normal.mean", (("m", "real"), ("v", "pos")),
          "Eq(Mean(NormalDist(m, v)), m) & Eq(Variance(NormalDist(m, v)), v)",
          "NormalDist(m, v) has mean m and variance v (LANGUAGE.md `normal`)"),
@@ -266,6 +301,19 @@ def _catcount_total_fact(k: int) -> Fact:
                 "every entry of a [k] list is one of the categories 0..k-1")
 
 
+def _injective_fact(k: int) -> Fact:
+    """Dirichlet and categorical distributions over k categories determine their parameters."""
+    a = [f"a{i}" for i in range(1, k + 1)]
+    b = [f"b{i}" for i in range(1, k + 1)]
+    same = " & ".join(f"Eq({x}, {y})" for x, y in zip(a, b))
+    parts = [f"Implies(Eq({F}({', '.join(a)}), {F}({', '.join(b)})), {same})"
+             for F in ("DirichletDist", "CategoricalDist")]
+    return Fact(f"distributions.injective.dirichlet/k={k}", tuple((n, "real") for n in a + b),
+                " & ".join(parts),
+                "the Dirichlet and categorical families over k categories are identifiable; "
+                "outside their ranges the constructors are free symbols, never evaluated")
+
+
 def fact(fact_id: str) -> Fact:
     """The fact with this id (``integral.dirichlet/k=N`` and ``bc.def/...`` are families)."""
     for f in _STATIC_FACTS:
@@ -282,6 +330,8 @@ def fact(fact_id: str) -> Fact:
             return _catcount_adj_fact(_dimension(fact_id))
         if fact_id.startswith("lists.catcount.total/k="):
             return _catcount_total_fact(_dimension(fact_id))
+        if fact_id.startswith("distributions.injective.dirichlet/k="):
+            return _injective_fact(_dimension(fact_id))
         if fact_id.startswith("bc.def/DirichletDist/k="):
             return _bc_definition_fact("DirichletDist", _dimension(fact_id))
     except ValueError:

@@ -127,6 +127,8 @@ VOCABULARY: Dict[str, Signature] = {
     "BetaDist": Signature((_R, _R), _O, "Beta(a, b) on [0, 1]"),
     "DirichletDist": Signature(("R", "R*"), _O, "Dirichlet(a1, ..., ak) on the simplex"),
     "NormalDist": Signature((_R, _R), _O, "Normal(mean m, variance v)"),
+    "BernoulliDist": Signature((_R,), _O, "Bernoulli(p) on {true, false}"),
+    "CategoricalDist": Signature(("R", "R*"), _O, "Categorical(p1, ..., pk) on [k]"),
     "LaplaceDist": Signature((_R, _R), _O, "Laplace(centre x, scale b): density exp(-|y-x|/b)/(2b)"),
     "ExpMechDist": Signature((_R, _O), _O,
                              "output of expMech(eps, s): r with probability ∝ exp(eps s(r) / 2) "
@@ -169,6 +171,8 @@ VOCABULARY: Dict[str, Signature] = {
     "Count": Signature((_O,), _R, "number of true entries of a bool list"),
     "CountCat": Signature((_O, _R), _R, "number of entries equal to category i of a [k] list"),
     "ListSum": Signature((_O,), _R, "sum of a real list"),
+    "Cons": Signature((_R, _O), _O, "x :: l (entries as numbers: bools as 0/1, categories as "
+                      "integers)"),
     "HammingDist": Signature((_O, _O), _R, "number of positions where two lists differ"),
     "DiffAt1": Signature((_O, _O), _R,
                          "the entry of l1 at the position where l1, l2 differ "
@@ -176,6 +180,7 @@ VOCABULARY: Dict[str, Signature] = {
     "DiffAt2": Signature((_O, _O), _R, "the entry of l2 at that same position"),
     # predicates
     "IsInteger": Signature((_R,), "B", "x is an integer (Z3: IsInt)"),
+    "IsNil": Signature((_O,), "B", "l is the empty list []"),
     "Adj": Signature((_O, _O), "B", "same length, differ in at most one position"),
     "AdjWithin": Signature((_O, _O, _R), "B",
                            "same length, differ in at most one position, there by at most c"),

@@ -6,8 +6,8 @@ registered as families.
 """
 from __future__ import annotations
 
-from lemmas import (closed_forms as cf, composition as co, conjugacy as cj, mechanisms as me,
-                    refutations as rf, registry, sensitivity as se)
+from lemmas import (closed_forms as cf, composition as co, conjugacy as cj, definitions as df,
+                    mechanisms as me, refutations as rf, registry, sensitivity as se)
 from lemmas.registry import LemmaFamily
 
 #: plain lemmas: (id, builder). Builders fetch the lemmas they cite from the registry, which
@@ -66,6 +66,12 @@ _BUILDERS = (
     ("beta.tv.adj_lists.zeta", lambda: se.beta_adj_lists("tv")),
     ("sens.count.adj", se.count_adj), ("sens.length.adj", se.length_adj),
     ("sens.sum.adjwithin", se.sum_adjwithin), ("sens.adjwithin.adj", se.adjwithin_adj),
+    # definitions of the built-in lists and distributions (cited by the axiom schemas)
+    ("lists.length.nat", df.length_nat), ("lists.count.nat", df.count_nat),
+    ("lists.definition", df.definition), ("lists.adj.reflexive", df.adj_reflexive),
+    ("lists.adjwithin.reflexive", df.adjwithin_reflexive),
+    ("lists.dist.definition", df.dist_definition), ("lists.dist.count", df.dist_count),
+    ("distributions.injective", df.injective),
     # mechanisms
     ("mech.laplace", me.laplace), ("mech.gaussian.profile", me.gaussian_profile),
     ("mech.gaussian", me.gaussian), ("mech.gaussian.large_eps", me.gaussian_large_eps),
@@ -94,6 +100,9 @@ _FAMILIES = (
     LemmaFamily("dirichlet.hellinger.adjacent.rho", "Lemma 6.3 (corrected)",
                 se.dirichlet_hellinger_adjacent_rho, listed=(2, 3, 4), max_dimension=8),
     LemmaFamily("sens.counts.adj", "category counts of adjacent lists", se.counts_adj),
+    LemmaFamily("lists.catcount.total", "category counts of a [k] list", df.catcount_total),
+    LemmaFamily("distributions.injective.dirichlet",
+                "Dirichlet and categorical constructors are injective", df.injective_k),
     LemmaFamily("dirichlet.hellinger.adj_lists.rho", "learnP on adjacent lists: H <= rho",
                 se.dirichlet_adj_lists_rho, listed=(2, 3, 4), max_dimension=8),
 )

@@ -357,7 +357,7 @@ def _near_dirichlet(p: List[T.Term], q: List[T.Term]) -> T.Term:
 def _ctor_lemmas(c1: T.Term, *_) -> Tuple[str, ...]:
     if c1.func.name in ("beta", "normal", "bernoulli"):
         return ("distributions.injective",)
-    return (f"distributions.injective/k={len(c1.args)}",)
+    return (f"distributions.injective.dirichlet/k={len(c1.args)}",)
 
 
 @_schema("ctorinj", _ctor_lemmas,

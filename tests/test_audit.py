@@ -232,7 +232,7 @@ def test_private_candidates_have_infinite_loss():
     assert r.worst.p_right == 0.0
 
 
-def test_dirichlet_lists(tmp_path):
+def test_dirichlet_lists():
     r = audit_program(DIRICHLET, "main", 2, ["a1=1.0", "a2=1.0", "a3=1.0", "eps=1.0"])
     assert r.private_type == "[3] list" and r.inputs == 12
     assert r.claim.status == CONSISTENT and r.loss < r.claim.eps

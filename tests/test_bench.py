@@ -287,3 +287,20 @@ def test_command_usage_errors(capsys, suite, tmp_path):
     assert bench(capsys, "--programs", str(suite), "--repeat", "0")[0] == 2
     code, _, err = bench(capsys, "--programs", str(tmp_path / "missing"))
     assert code == 2 and "error[U001]" in err
+
+
+def test_an_audit_above_a_verified_guarantee_is_a_soundness_bug(tmp_path):
+    root = write_suite(tmp_path, {"a.pinf": NOISY_SUM})
+    path = root / "a.pinf"
+    fine = runner.run_program(path, root, auditor=lambda p: [("loss 0.5 <= 1 (consistent)", False)])
+    assert fine.status == runner.OK and fine.audits == ["loss 0.5 <= 1 (consistent)"]
+    bug = runner.run_program(path, root, auditor=lambda p: [("loss 2 > 1", True)])
+    assert bug.status == runner.MISMATCH
+    assert any("SOUNDNESS BUG" in problem for problem in bug.problems)
+
+
+def test_the_exact_audits_of_a_suite_program():
+    path = Path(runner.PROGRAMS) / "negative" / "beta_hellinger_small_prior.pinf"
+    cells = runner.exact_audits(path)
+    assert cells and all(not bug for _, bug in cells)
+    assert any("1.023" in text for text, _ in cells)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import itertools
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -46,7 +45,7 @@ def test_quick_run_writes_csv_markdown_and_plots(tmp_path, capsys):
     assert "k = 2: smallest mean error" in printed
 
 
-def test_runs_are_reproducible(tmp_path):
+def test_runs_are_reproducible():
     config = ex.default_config(quick=True, draws=50)
     a = ex.measure_point(3, 20, "laplace_tight", config)
     b = ex.measure_point(3, 20, "laplace_tight", config)

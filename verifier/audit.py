@@ -65,7 +65,6 @@ their pair of output distributions (identical laws share a class), so the loss a
 """
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import time
@@ -133,7 +132,8 @@ class ClaimCheck:
     """How the audit compares with the entry's ``val`` claim.
 
     ``verifier`` is the verifier's verdict on the claim (``verified`` / ``rejected`` /
-    ``unknown``), ``skipped`` when the verifier was not run, ``none`` without a claim.
+    ``unknown``), ``skipped`` when the verifier was not run, ``error`` when it failed on the
+    file (the claim is still compared), ``none`` without a claim.
     ``eps`` / ``delta`` are the claimed parameters at the given arguments (the largest over the
     covered pairs when they depend on the pair). ``status`` is one of ``CONSISTENT``,
     ``SOUNDNESS_BUG``, ``VIOLATED``, ``HOLDS``, ``NOT_COMPARABLE``, ``NO_CLAIM``; ``message``
@@ -473,18 +473,8 @@ def _run_name(name: str, run: int) -> str:
 def _rename_runs(node: Any) -> Any:
     """``node`` with every ``x<i>`` replaced by a variable named ``x<i>`` (so that the evaluator
     can look it up in an environment)."""
-    if isinstance(node, ast.RunVar):
-        return ast.Var(_run_name(node.name, node.run), node.span)
-    if not isinstance(node, ast.Node) or not dataclasses.is_dataclass(node):
-        return node
-    changes = {}
-    for f in dataclasses.fields(node):
-        value = getattr(node, f.name)
-        if isinstance(value, ast.Node):
-            changes[f.name] = _rename_runs(value)
-        elif isinstance(value, tuple):
-            changes[f.name] = tuple(_rename_runs(v) if isinstance(v, ast.Node) else v for v in value)
-    return dataclasses.replace(node, **changes) if changes else node
+    return ast.transform(node, lambda n: ast.Var(_run_name(n.name, n.run), n.span)
+                         if isinstance(n, ast.RunVar) else None)
 
 
 def _mentions(node: Any, name: str) -> bool:
@@ -716,7 +706,7 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
     laws: List[_Law] = []
     stats: Dict[Tuple[int, int], _PairStat] = {}
     precision = EXACT
-    lower_max, upper_max, ball_of_max = 0.0, 0.0, None
+    lower_max, upper_max = 0.0, 0.0
     enclosed = True
     best: Optional[Tuple[float, Tuple[Value, Value], _PairStat, bool]] = None
     tracker = _ClaimTracker(claim_check, fixed) if fixed is not None else None
@@ -749,17 +739,15 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
                             if stat.lower is None and math.isfinite(stat.loss):
                                 enclosed = False
                             elif stat.lower is not None:
-                                if stat.upper > upper_max:
-                                    upper_max = stat.upper
-                                if stat.lower > lower_max:
-                                    lower_max, ball_of_max = stat.lower, stat.ball
+                                upper_max = max(upper_max, stat.upper)
+                                lower_max = max(lower_max, stat.lower)
                         swapped = cx > cy
                         loss = stat.loss
                         if best is None or loss > best[0]:
                             best = (loss, (x, y), stat, swapped)
                         loss_m = max(loss_m, loss)
                     if tracker is not None:
-                        tracker.add(x, y, stat, cx > cy)
+                        tracker.add(x, y, stat)
         result.loss_by_length.append((m, loss_m))
 
     result.distinct_laws = len(laws)
@@ -772,7 +760,7 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
         result.worst = WorstPair(ConsList.from_sequence(x), ConsList.from_sequence(y), stat.output, p1, p2, loss)
         if enclosed and math.isfinite(loss):
             result.loss_lower, result.loss_upper = lower_max, upper_max
-            result.loss_ball = str(ball_of_max) if ball_of_max is not None else None
+            result.loss_ball = str(stat.ball) if stat.ball is not None else None
     if tracker is not None:
         tracker.finish(result)
     elif claim_check.status == NO_CLAIM and not claim_check.message:
@@ -825,10 +813,14 @@ def _prepare_claim(program: ast.Program, typed: Optional[TypedProgram], decl: as
     check = ClaimCheck("skipped", statement=guarantee_text(val))
     if verify:
         from verifier.verification import verify_program
-        report = verify_program(program, typed, only=[entry])
-        if report.claims:
-            c = report.claims[0]
-            check.verifier, check.failure = c.verdict, c.failure
+        try:
+            report = verify_program(program, typed, only=[entry])
+        except PrivInferError as exc:   # the audit still compares with the claim
+            check.verifier, check.failure = "error", exc.first.message
+        else:
+            if report.claims:
+                c = report.claims[0]
+                check.verifier, check.failure = c.verdict, c.failure
     return _read_claim(val, len(decl.params)), check
 
 
@@ -903,7 +895,8 @@ class _ClaimTracker:
         self.delta_cache: Dict[Tuple[int, float], float] = {}
         self.delta_at_eps = 0.0
 
-    def add(self, x: Tuple[Value, ...], y: Tuple[Value, ...], stat: Optional[_PairStat], swapped: bool) -> None:
+    def add(self, x: Tuple[Value, ...], y: Tuple[Value, ...], stat: Optional[_PairStat]) -> None:
+        """Check one adjacent pair (``stat`` is ``None`` when both inputs have the same law)."""
         f, check = self.fixed, self.check
         env = None
         if f.pair_premises or f.eps is None or f.delta is None:
@@ -976,8 +969,10 @@ class _ClaimTracker:
                 check.status = CONSISTENT
                 check.message = f"{measured} {sizes}"
         else:
-            proof = ("the verifier " + check.verifier + " the claim" if check.verifier != "skipped"
-                     else "the claim was not verified (--no-verify)")
+            proof = {"rejected": "the verifier rejected the claim",
+                     "unknown": "the verifier could not decide the claim",
+                     "error": "the verifier failed on this file",
+                     }.get(check.verifier, "the claim was not verified (--no-verify)")
             if violated:
                 check.status = VIOLATED
                 tail = "; the rejection is justified" if check.verifier == "rejected" else ""

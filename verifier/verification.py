@@ -7,7 +7,6 @@ rule applies; *unknown* when some obligation could not be decided.
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -255,18 +254,7 @@ def _run_vars(e: A.Node) -> List[A.RunVar]:
 
 def _drop_run(e: A.Node) -> A.Node:
     """``e`` with ``x<1>`` written ``x``."""
-    if isinstance(e, A.RunVar):
-        return A.Var(e.name, e.span)
-    if not isinstance(e, A.Node) or not dataclasses.is_dataclass(e):
-        return e
-    changes = {}
-    for f in dataclasses.fields(e):
-        value = getattr(e, f.name)
-        if isinstance(value, A.Node):
-            changes[f.name] = _drop_run(value)
-        elif isinstance(value, tuple):
-            changes[f.name] = tuple(_drop_run(v) if isinstance(v, A.Node) else v for v in value)
-    return dataclasses.replace(e, **changes)
+    return A.transform(e, lambda n: A.Var(n.name, n.span) if isinstance(n, A.RunVar) else None)
 
 
 def _is_adj(c: A.Expr) -> bool:

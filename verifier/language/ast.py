@@ -17,9 +17,9 @@ The module has no behaviour beyond construction and generic traversal (``childre
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
-from typing import Iterator, Optional, Tuple, Union
+from typing import Callable, Iterator, Optional, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -568,3 +568,23 @@ def pattern_names(p: Pattern) -> Tuple[str, ...]:
             out += pattern_names(item)
         return out
     return ()
+
+
+def transform(node: Node, fn: Callable[[Node], Optional[Node]]) -> Node:
+    """``node`` rebuilt with every sub-node ``n`` for which ``fn(n)`` is not None replaced by
+    ``fn(n)`` (outermost first: a replaced node is not visited further)."""
+    replacement = fn(node)
+    if replacement is not None:
+        return replacement
+    changes = {}
+    for f in fields(node):  # type: ignore[arg-type]
+        value = getattr(node, f.name)
+        if isinstance(value, Node):
+            new = transform(value, fn)
+            if new is not value:
+                changes[f.name] = new
+        elif isinstance(value, tuple) and any(isinstance(v, Node) for v in value):
+            new_items = tuple(transform(v, fn) if isinstance(v, Node) else v for v in value)
+            if any(a is not b for a, b in zip(new_items, value)):
+                changes[f.name] = new_items
+    return replace(node, **changes) if changes else node

@@ -288,14 +288,17 @@ class Builder:
     def synth_monadic(self, ctx: Ctx, e: A.Expr) -> Synth:
         """The cost and output of a monadic computation in a bound (``mlet``) position."""
         from verifier.rules.monadic_rules import equal_inputs, synth_dispatch
-        shortcut = equal_inputs(self, ctx, e)
-        if shortcut is not None:
-            return shortcut
-        return synth_dispatch(self, ctx, e)
+        result = equal_inputs(self, ctx, e) or synth_dispatch(self, ctx, e)
+        result.node.judgement["cost"] = result.cost.as_judgement()
+        return result
 
     def close_path(self, ctx: Ctx, premise: Derivation, cost: Cost, e: A.Expr) -> Derivation:
-        """The end of a monadic path: the costs spent, plus ``cost``, fit the claim."""
+        """The end of a monadic path: the costs spent, plus ``cost``, fit the claim.
+
+        ``premise`` (the path's last computation) records ``cost``; the Budget node records
+        every cost of the path and the claimed index, from which its obligations are built."""
         claim = ctx.claim
+        premise.judgement["cost"] = cost.as_judgement()
         costs = ctx.costs + (cost,)
         obligations = []
         families = {c.family for c in costs} - {"ZERO"}
@@ -321,7 +324,8 @@ class Builder:
             ctx, ObligationKind.ENTAILMENT, T.le(delta_total, claim.delta),
             f"the total delta ({spent}) is at most the claimed delta", e.span, "Budget"))
         return self.node("Budget", ctx, e.span, f"{spent} fits {claim.text}", [premise],
-                         obligations, costs=[c.what for c in costs])
+                         obligations, costs=[c.as_judgement() for c in costs],
+                         index=claim.as_judgement())
 
     # ---- claims ---------------------------------------------------------------------------------
 
@@ -347,6 +351,17 @@ def simple_of(rt: A.RType) -> A.SimpleType:
     if isinstance(rt, A.RArrow):
         return A.TArrow(simple_of(rt.dom), simple_of(rt.cod))
     raise NoRule("unsupported relational type", rt.span)
+
+
+def bindings(env: Env, names: Iterable[str]) -> List[dict]:
+    """``[{"var", "left", "right"}]``: the terms ``names`` are bound to in ``env`` (those bound
+    to first-order values), as judgement data."""
+    out = []
+    for name in names:
+        pair = env.lookup(name)
+        if pair and all(isinstance(v, (Scalar, DistV)) for v in pair):
+            out.append({"var": name, "left": pair[0].term, "right": pair[1].term})
+    return out
 
 
 def relevant(hyps: Sequence[Tuple[str, T.Term]], goal: T.Term) -> Tuple[Tuple[str, T.Term], ...]:

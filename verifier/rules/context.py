@@ -24,6 +24,10 @@ class Cost:
     what: str
     span: Optional[A.Span] = None
 
+    def as_judgement(self) -> dict:
+        """The cost as structured judgement data (terms; ``what`` is for readers)."""
+        return {"family": self.family, "eps": self.eps, "delta": self.delta, "what": self.what}
+
 
 ZERO_REAL = T.real(0)
 
@@ -41,6 +45,10 @@ class Claim:
     delta: T.Term
     text: str
     span: Optional[A.Span] = None
+
+    def as_judgement(self) -> dict:
+        """The claimed index as structured judgement data (``eps`` is None unless DP)."""
+        return {"family": self.family, "eps": self.eps, "delta": self.delta}
 
 
 @dataclass(frozen=True)

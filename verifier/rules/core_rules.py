@@ -13,7 +13,7 @@ from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
 from verifier.rules import logic as L
-from verifier.rules.builder import Builder, Synth, equal_term, simple_of
+from verifier.rules.builder import Builder, Synth, bindings, equal_term, simple_of
 from verifier.rules.context import Claim, Cost, Ctx, zero_cost
 from verifier.rules.derivation import Derivation
 from verifier.rules.monadic_rules import short
@@ -37,6 +37,7 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     ctx = Ctx(env=b.env_at(decl), function=decl.name if decl.recursive else None, params=names)
     val_env = b.top_env
     premises: List[Derivation] = []
+    refined: List[str] = []  # the variables the val's refinements name
     while isinstance(rt, A.RArrow):
         if not params:
             if isinstance(body, A.Fun):
@@ -44,20 +45,24 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
             else:
                 raise NoRule(f"{decl.name} takes fewer parameters than its val says", decl.span)
         ctx, val_env = bind_parameter(b, ctx, val_env, params.pop(0), rt.dom)
+        refined += [v for v in [_refinement_parts(rt.dom)[0]] if v is not None]
         rt = rt.cod
     if params:
         raise NoRule(f"{decl.name} takes more parameters than its val says", decl.span)
     from verifier.rules.safety import check_safety
     with b.name_scope():  # the two passes may reuse the same names for their own variables
         premises.append(check_safety(b, ctx, body, monadic=isinstance(rt, A.RMonad)))
+    index = None
     if isinstance(rt, A.RMonad):
         claim = make_claim(b, val_env, rt)
+        index = claim.as_judgement()
         premises.append(b.check_monadic(replace(ctx, claim=claim), body))
     else:
         premises.append(check_pure(b, ctx, val_env, body, rt))
     rule = "LetRec-Induction" if decl.recursive else "Abs"
     return b.node(rule, None, decl.span, f"{decl.name} :: {pretty_rtype(val.rtype)}", premises,
-                  claim=pretty_rtype(val.rtype), function=decl.name)
+                  claim=pretty_rtype(val.rtype), function=decl.name, index=index,
+                  parameters=bindings(val_env, refined))
 
 
 def _refinement_parts(rt: A.RType) -> Tuple[Optional[str], A.RType, List[A.Expr]]:
@@ -308,8 +313,10 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
         _check_decreasing(ctx, e, args)
     env = b.top_env
     obligations = []
+    refined: List[str] = []
     for i, (arg, dom) in enumerate(zip(args, doms), 1):
         var, base, assertions = _refinement_parts(dom)
+        refined += [var] if var is not None else []
         if isinstance(base, A.RMonad):
             if not monad_is_equality(b, env, base):
                 raise NoRule(f"argument {i} of {name} has a monadic type the verifier "
@@ -350,7 +357,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
         raise NoRule(f"{name} does not return a distribution", e.span)
     cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span)
     node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}",
-                  obligations=obligations, uses=name)
+                  obligations=obligations, uses=name, arguments=bindings(env, refined))
     sort = _out_sort(rt)
     output: SymValue = (Scalar(b.fresh(ctx.binder or "out", sort)) if sort is not None
                         else Monadic(None, None, equal_in_runs=True, name=f"out{node.id}"))

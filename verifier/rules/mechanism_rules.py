@@ -23,14 +23,15 @@ from verifier.rules.translate import NoRule
 
 def _public(b: Builder, ctx: Ctx, arg: A.Expr, what: str, mech: str):
     """Translate a mechanism parameter, which must be equal in both runs (that it is positive
-    is a range condition, checked by the Safety judgement)."""
+    is a range condition, checked by the Safety judgement). Returns its terms in both runs
+    (the rules use run 1's) and the obligation that they are equal, unless they are one term."""
     (left, right), obligations = b.translate_pair(ctx, arg)
     t1, t2 = b.translator.as_term(left, arg), b.translator.as_term(right, arg)
     if t1 != t2:
         obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, T.eq(t1, t2),
                                     f"{what} of {mech} is public (equal in both runs)",
                                     arg.span, mech))
-    return t1, obligations
+    return (t1, t2), obligations
 
 
 def _numeric_pair(b: Builder, ctx: Ctx, arg: A.Expr):
@@ -52,12 +53,14 @@ def lap_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
     ``eps · |v<1> − v<2>|`` and the outputs are coupled to be equal."""
     if len(args) != 2:
         raise NoRule("lapMech takes (eps, value)", e.span)
-    eps, obligations = _public(b, ctx, args[0], "the epsilon", "lapMech")
+    eps_pair, obligations = _public(b, ctx, args[0], "the epsilon", "lapMech")
+    eps = eps_pair[0]
     v1, v2, more = _numeric_pair(b, ctx, args[1])
     cost = Cost("DP", T.mul(eps, T.abs_(T.sub(v1, v2))), T.real(0),
                 f"lapMech at line {e.span.line}", e.span)
     node = b.node("LapMech", ctx, e.span, f"{short(e)}: eps·|v<1> - v<2>|",
-                  obligations=obligations + more, lemma="mech.laplace")
+                  obligations=obligations + more, lemma="mech.laplace", eps=eps_pair,
+                  value=(v1, v2))
     return Synth(node, cost, _output(b, ctx, T.REAL))
 
 
@@ -65,15 +68,17 @@ def gauss_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
     """``gaussMech (eps, delta, v)``: with k = |v<1> − v<2>| and k·eps < 1, (k·eps, delta)-DP."""
     if len(args) != 3:
         raise NoRule("gaussMech takes (eps, delta, value)", e.span)
-    eps, obligations = _public(b, ctx, args[0], "the epsilon", "gaussMech")
-    delta, more = _public(b, ctx, args[1], "the delta", "gaussMech")
+    eps_pair, obligations = _public(b, ctx, args[0], "the epsilon", "gaussMech")
+    delta_pair, more = _public(b, ctx, args[1], "the delta", "gaussMech")
+    eps, delta = eps_pair[0], delta_pair[0]
     v1, v2, more2 = _numeric_pair(b, ctx, args[2])
     k = T.abs_(T.sub(v1, v2))
     side = b.oblige(ctx, ObligationKind.SIDE_CONDITION, T.lt(T.mul(k, eps), 1),
                     "the Gaussian mechanism needs sensitivity * eps < 1", e.span, "GaussMech")
     cost = Cost("DP", T.mul(k, eps), delta, f"gaussMech at line {e.span.line}", e.span)
     node = b.node("GaussMech", ctx, e.span, f"{short(e)}: (k·eps, delta) with k·eps < 1",
-                  obligations=obligations + more + more2 + [side], lemma="mech.gaussian")
+                  obligations=obligations + more + more2 + [side], lemma="mech.gaussian",
+                  eps=eps_pair, delta=delta_pair, value=(v1, v2))
     return Synth(node, cost, _output(b, ctx, T.REAL))
 
 
@@ -84,7 +89,8 @@ def exp_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
     obligation holds for every candidate."""
     if len(args) not in (3, 4):
         raise NoRule("expMech takes (eps, score, x) or (eps, score, x, candidates)", e.span)
-    eps, obligations = _public(b, ctx, args[0], "the epsilon", "expMech")
+    eps_pair, obligations = _public(b, ctx, args[0], "the epsilon", "expMech")
+    eps, candidates = eps_pair[0], None
     (f1, f2), more = b.translate_pair(ctx, args[1])
     obligations += more
     if f1 != f2:
@@ -95,6 +101,7 @@ def exp_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
         (r1, r2), more = b.translate_pair(ctx, args[3])
         obligations += more
         l1, l2 = b.translator.as_term(r1, args[3]), b.translator.as_term(r2, args[3])
+        candidates = (l1, l2)
         if l1 != l2:
             obligations.append(b.oblige(
                 ctx, ObligationKind.ENTAILMENT, T.eq(l1, l2),
@@ -111,7 +118,8 @@ def exp_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
                 f"expMech at line {e.span.line}", e.span)
     node = b.node("ExpMech", ctx, e.span, f"{short(e)}: eps·|score<1> - score<2>|",
                   obligations=obligations, lemma="mech.exponential",
-                  candidate=str(_first_term(candidate)))
+                  candidate=str(_first_term(candidate)), eps=eps_pair, score=(s1, s2),
+                  candidates=candidates)
     return Synth(node, cost, (candidate, candidate), tuple(facts))
 
 
@@ -159,7 +167,9 @@ def _first_term(v: SymValue):
 
 def _hellinger_common(b: Builder, ctx: Ctx, e: A.App, eps_e: A.Expr, prior_e: A.Expr,
                       db_e: A.Expr, mech: str):
-    eps, obligations = _public(b, ctx, eps_e, "the epsilon", mech)
+    """The epsilon, prior and data of a Hellinger mechanism: the obligations that epsilon and
+    the prior are public and the data adjacent, and the terms as judgement data."""
+    eps_pair, obligations = _public(b, ctx, eps_e, "the epsilon", mech)
     p1, p2 = b.term_pair(ctx, prior_e)
     if p1 != p2:
         obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, T.eq(p1, p2),
@@ -171,7 +181,7 @@ def _hellinger_common(b: Builder, ctx: Ctx, e: A.App, eps_e: A.Expr, prior_e: A.
     obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, L.adj(l1, l2),
                                 f"the data of {mech} are adjacent in the two runs", db_e.span,
                                 mech))
-    return eps, obligations
+    return eps_pair[0], obligations, {"eps": eps_pair, "prior": (p1, p2), "data": (l1, l2)}
 
 
 def hellinger_mech_pure(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
@@ -180,10 +190,11 @@ def hellinger_mech_pure(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) 
     smoothed sensitivity is at least the local one; NOTES.md §7)."""
     if len(args) != 3:
         raise NoRule("hellingerMechPure takes (eps, prior, db)", e.span)
-    eps, obligations = _hellinger_common(b, ctx, e, args[0], args[1], args[2], "hellingerMechPure")
+    eps, obligations, terms = _hellinger_common(b, ctx, e, args[0], args[1], args[2],
+                                                "hellingerMechPure")
     cost = Cost("DP", eps, T.real(0), f"hellingerMechPure at line {e.span.line}", e.span)
     node = b.node("HellingerMechPure", ctx, e.span, f"{short(e)}: (eps, 0)",
-                  obligations=obligations, lemma="mech.hellinger.pure")
+                  obligations=obligations, lemma="mech.hellinger.pure", **terms)
     return Synth(node, cost, _output(b, ctx, L.DIST))
 
 
@@ -194,13 +205,15 @@ def hellinger_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Sy
     and so does the verdict."""
     if len(args) != 4:
         raise NoRule("hellingerMech takes (eps, delta, prior, db)", e.span)
-    eps, obligations = _hellinger_common(b, ctx, e, args[0], args[2], args[3], "hellingerMech")
-    delta, more = _public(b, ctx, args[1], "the delta", "hellingerMech")
+    eps, obligations, terms = _hellinger_common(b, ctx, e, args[0], args[2], args[3],
+                                                "hellingerMech")
+    delta_pair, more = _public(b, ctx, args[1], "the delta", "hellingerMech")
+    delta = delta_pair[0]
     delta_out = T.div(T.mul(T.exp(T.div(eps, 2)), delta), 2)
     cost = Cost("DP", eps, delta_out, f"hellingerMech at line {e.span.line}", e.span)
     node = b.node("HellingerMech", ctx, e.span, f"{short(e)}: (eps, e^(eps/2) delta / 2)",
                   obligations=obligations + more, lemma="mech.hellinger.poster_corrected",
-                  disputed="mech.hellinger.poster_corrected")
+                  disputed="mech.hellinger.poster_corrected", delta=delta_pair, **terms)
     return Synth(node, cost, _output(b, ctx, L.DIST))
 
 

@@ -187,7 +187,8 @@ def Ran(b: Builder, ctx: Ctx, e: A.Ran) -> Synth:
                      f"{family or 'known'} bound in the lemma library (only SD and HD)", e.span)
     cost = Cost(family, T.real(0), delta, f"ran at line {e.span.line}", e.span)
     node = b.node("Ran", ctx, e.span, f"ran {short(e.value)}: {family} distance of the two "
-                  "distributions", lemma="fdiv.hd.one_minus_bc" if family == "HD" else "sd.metric")
+                  "distributions", lemma="fdiv.hd.one_minus_bc" if family == "HD" else "sd.metric",
+                  dists=(d1, d2))
     out = Scalar(b.fresh(ctx.binder or "x", _draw_sort(b, e)))
     return Synth(node, cost, (out, out))
 

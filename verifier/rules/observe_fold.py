@@ -214,4 +214,5 @@ def _record_induction(b, spec: FoldSpec, decl: A.LetDecl, lemma: str, lst: T.Sor
     b.folds[spec.name] = b.node("ObserveFold", None, decl.span,
                                 f"{spec.name} computes the {CONJUGATE[spec.family][0]} "
                                 f"posterior in closed form (induction on the data)",
-                                obligations=obligations, lemma=lemma, function=spec.name)
+                                obligations=obligations, function=spec.name, family=spec.family,
+                                lemma=lemma.replace("/k", f"/k={L.fin_size(key)}"))

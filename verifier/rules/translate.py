@@ -435,6 +435,7 @@ class Translator:
         ps = self._terms(p.items if isinstance(p, TupleV) else (p,), span)
         for i, q in enumerate(ps, 1):
             self._unit_interval(q, f"probability {i} of categorical", span, run)
+        self._check(T.eq(T.add(*ps), 1), "the probabilities of categorical sum to 1", span, run)
         return _dist("categorical", tuple(ps))
 
     def _b_getParams(self, args, run, span):
@@ -469,10 +470,16 @@ class Translator:
         raise NoRule(f"variance of a {d.family} distribution is not supported", span)
 
     def _b_hellinger(self, args, run, span):
+        _same_family(args, "hellinger", span)
         d1, d2 = self._terms(args, span)
         return Scalar(L.hellinger(d1, d2))
 
     def _b_tv(self, args, run, span):
+        _same_family(args, "tv", span)
+        if any(isinstance(a, DistV) and a.family == "dirichlet" and len(a.params) > 2
+               for a in args):
+            raise NoRule("tv between Dirichlet distributions over more than 2 categories is "
+                         "not computed by privinfer run (it would stop there)", span)
         d1, d2 = self._terms(args, span)
         return Scalar(L.tv(d1, d2))
 
@@ -587,6 +594,14 @@ def bind_pattern(env: Env, p: A.Pattern, left: SymValue, right: SymValue, span) 
             env = bind_pattern(env, sub, lv, rv, span)
         return env
     raise NoRule(f"unsupported pattern {type(p).__name__}", span)
+
+
+def _same_family(args, name: str, span) -> None:
+    """Distances are defined between distributions of one family (run stops otherwise)."""
+    families = {a.family for a in args if isinstance(a, DistV)}
+    if len(families) > 1:
+        raise NoRule(f"{name} between a {' and a '.join(sorted(families))} distribution is not "
+                     "defined", span)
 
 
 def _dist(family: str, params: Tuple[T.Term, ...]) -> DistV:

@@ -1,0 +1,165 @@
+"""Lemmas about the definitions of the built-in lists and distribution constructors.
+
+The verifier's axiom schemas (``obligations.schemas``) cite a lemma for every axiom they add
+to an obligation. The facts about lists that follow directly from the definitions of
+LANGUAGE.md (``length``, ``count``, ``sum``, ``countOf``, ``[]``, ``::``, ``adj``,
+``adjWithin``, ``dist``) and the identifiability of the distribution families are stated
+here, each proved (by Z3, ``qed``) from a definitional fact of ``lemmas.artifacts``'s fact
+table; those facts are their trust base. One lemma per schema statement:
+
+| lemma | what the schemas use |
+|---|---|
+| ``lists.length.nat`` | ``length l >= 0`` |
+| ``lists.count.nat`` | ``0 <= count l <= length l`` |
+| ``lists.catcount.total/k=K`` | category counts are non-negative and sum to the length |
+| ``lists.definition`` | ``[]`` and ``x :: l`` unfold length, count, sum and the category counts; a list of length 0 has zero statistics; ``::`` is injective; ``[] <> x :: l`` |
+| ``lists.adj.reflexive`` | ``l1 = l2`` implies ``adj (l1, l2)`` |
+| ``lists.adjwithin.reflexive`` | ``l1 = l2`` and ``c >= 0`` imply ``adjWithin (l1, l2, c)`` |
+| ``lists.dist.definition`` | ``dist (l1, l2) >= 0``, and 0 for equal lists |
+| ``lists.dist.count`` | equal lengths: ``abs (count l1 - count l2) <= dist (l1, l2)`` |
+| ``distributions.injective``, ``distributions.injective.dirichlet/k=K`` | equal distributions of one family have equal parameters |
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from lemmas import exprs
+from lemmas.core import ArtifactBuilder, Lemma, eq, params, symbols
+
+F = exprs.function
+SOURCE = "definitions of the built-ins (LANGUAGE.md)"
+
+
+def _from_fact(lemma_id: str, title: str, prose: str, P, hyps, concl, fact_id: str,
+               instances, k=None) -> Lemma:
+    """A lemma proved by Z3 from instances (``{symbol: term}``) of one definitional fact."""
+    bld = ArtifactBuilder(lemma_id, "proved", P, hyps, concl)
+    f = bld.fact(fact_id)
+    bld.qed([bld.ref(f, **at) for at in instances])
+    return Lemma(lemma_id, title, prose, P, hyps, concl, SOURCE, "proved", bld.build(), k)
+
+
+def length_nat() -> Lemma:
+    P = params(("l", "list"))
+    l = symbols(P)["l"]
+    return _from_fact("lists.length.nat", "length is a natural number",
+                      "Every list has a length of at least 0.", P, (), sp.Ge(F("Length")(l), 0),
+                      "lists.length.nat", [{"l": l}])
+
+
+def count_nat() -> Lemma:
+    P = params(("l", "list"))
+    l = symbols(P)["l"]
+    Count, Length = F("Count"), F("Length")
+    concl = sp.And(sp.Ge(Count(l), 0), sp.Le(Count(l), Length(l)))
+    return _from_fact("lists.count.nat", "count is between 0 and the length",
+                      "A bool list has between 0 and length-many true entries.", P, (), concl,
+                      "lists.count.nat", [{"l": l}])
+
+
+def catcount_total(k: int) -> Lemma:
+    P = params(("l", "list"))
+    l = symbols(P)["l"]
+    CC = F("CountCat")
+    concl = sp.And(*[sp.Ge(CC(l, i), 0) for i in range(k)],
+                   eq(sp.Add(*[CC(l, i) for i in range(k)]), F("Length")(l)))
+    return _from_fact(f"lists.catcount.total/k={k}", f"category counts of a [{k}] list",
+                      "The category counts of a [k] list are non-negative and sum to its length.",
+                      P, (), concl, f"lists.catcount.total/k={k}", [{"l": l}], k)
+
+
+def definition() -> Lemma:
+    P = params(("x", "real"), ("y", "real"), ("i", "real"), ("l", "list"), ("m", "list"))
+    S = symbols(P)
+    x, y, i, l, m = S["x"], S["y"], S["i"], S["l"], S["m"]
+    Length, Count, ListSum, CC, Cons, IsNil = (F(n) for n in (
+        "Length", "Count", "ListSum", "CountCat", "Cons", "IsNil"))
+    zero = sp.And(eq(Count(l), 0), eq(ListSum(l), 0), eq(CC(l, i), 0))
+    c = Cons(x, l)
+    concl = sp.And(
+        sp.Implies(IsNil(l), sp.And(eq(Length(l), 0), zero)),
+        sp.Implies(eq(Length(l), 0), zero),
+        eq(Length(c), Length(l) + 1),
+        sp.Implies(sp.Or(eq(x, 0), eq(x, 1)), eq(Count(c), x + Count(l))),
+        eq(ListSum(c), x + ListSum(l)),
+        eq(CC(c, i), CC(l, i) + sp.Piecewise((1, eq(x, i)), (0, True))),
+        sp.Implies(eq(c, Cons(y, m)), sp.And(eq(x, y), eq(l, m))),
+        sp.Implies(IsNil(m), sp.Not(eq(m, c))))
+    return _from_fact("lists.definition", "the definitions of [] and ::",
+                      "[] has length, count, sum and category counts 0, and so does every list "
+                      "of length 0; x :: l unfolds them; :: is injective and never [].",
+                      P, (), concl, "lists.definition",
+                      [{"x": x, "y": y, "i": i, "l": l, "m": m}])
+
+
+def adj_reflexive() -> Lemma:
+    P = params(("l1", "list"), ("l2", "list"))
+    S = symbols(P)
+    l1, l2 = S["l1"], S["l2"]
+    return _from_fact("lists.adj.reflexive", "adj is reflexive",
+                      "Equal lists are adjacent.", P, (eq(l1, l2),), F("Adj")(l1, l2),
+                      "lists.adj.reflexive", [{"l": l1, "c": 0}])
+
+
+def adjwithin_reflexive() -> Lemma:
+    P = params(("l1", "list"), ("l2", "list"), ("c", "real"))
+    S = symbols(P)
+    l1, l2, c = S["l1"], S["l2"], S["c"]
+    return _from_fact("lists.adjwithin.reflexive", "adjWithin is reflexive",
+                      "Equal lists are adjacent within any c >= 0.", P,
+                      (eq(l1, l2), sp.Ge(c, 0)), F("AdjWithin")(l1, l2, c),
+                      "lists.adj.reflexive", [{"l": l1, "c": c}])
+
+
+def dist_definition() -> Lemma:
+    P = params(("l1", "list"), ("l2", "list"))
+    S = symbols(P)
+    l1, l2 = S["l1"], S["l2"]
+    d = F("HammingDist")(l1, l2)
+    concl = sp.And(sp.Ge(d, 0), sp.Implies(eq(l1, l2), eq(d, 0)))
+    return _from_fact("lists.dist.definition", "dist is non-negative and 0 on equal lists",
+                      "The Hamming distance is at least 0, and 0 between equal lists.", P, (),
+                      concl, "lists.dist.definition", [{"l": l1, "m": l2}])
+
+
+def dist_count() -> Lemma:
+    P = params(("l1", "list"), ("l2", "list"))
+    S = symbols(P)
+    l1, l2 = S["l1"], S["l2"]
+    Length, Count = F("Length"), F("Count")
+    concl = sp.Le(sp.Abs(Count(l1) - Count(l2)), F("HammingDist")(l1, l2))
+    return _from_fact("lists.dist.count", "count is 1-sensitive in the Hamming distance",
+                      "Bool lists of one length have counts at most their Hamming distance "
+                      "apart.", P, (eq(Length(l1), Length(l2)),), concl, "lists.dist.count",
+                      [{"l": l1, "m": l2}])
+
+
+def _injective(family: str, a, b):
+    Fam = F(family)
+    return sp.Implies(eq(Fam(*a), Fam(*b)), sp.And(*[eq(x, y) for x, y in zip(a, b)]))
+
+
+def injective() -> Lemma:
+    P = params(("a1", "real"), ("b1", "real"), ("a2", "real"), ("b2", "real"))
+    S = symbols(P)
+    a1, b1, a2, b2 = S["a1"], S["b1"], S["a2"], S["b2"]
+    concl = sp.And(_injective("BetaDist", (a1, b1), (a2, b2)),
+                   _injective("NormalDist", (a1, b1), (a2, b2)),
+                   _injective("BernoulliDist", (a1,), (a2,)))
+    return _from_fact("distributions.injective", "distribution constructors are injective",
+                      "Two Beta, Normal or Bernoulli distributions are equal only with equal "
+                      "parameters.", P, (), concl, "distributions.injective",
+                      [{n: S[n] for n in ("a1", "b1", "a2", "b2")}])
+
+
+def injective_k(k: int) -> Lemma:
+    names = [f"a{i}" for i in range(1, k + 1)] + [f"b{i}" for i in range(1, k + 1)]
+    P = params(*[(n, "real") for n in names])
+    S = symbols(P)
+    a, b = [S[n] for n in names[:k]], [S[n] for n in names[k:]]
+    concl = sp.And(_injective("DirichletDist", a, b), _injective("CategoricalDist", a, b))
+    return _from_fact(f"distributions.injective.dirichlet/k={k}",
+                      f"Dirichlet and categorical constructors are injective (k = {k})",
+                      "Two Dirichlet or two categorical distributions over k categories are "
+                      "equal only with equal parameters.", P, (), concl,
+                      f"distributions.injective.dirichlet/k={k}", [{n: S[n] for n in names}], k)
