@@ -187,9 +187,14 @@ def _trivial(ob: Obligation) -> Optional[Tuple[str, Tuple[str, ...]]]:
     return None
 
 
-def discharge(obligation: Obligation, *, rlimit: int = DEFAULT_RLIMIT) -> Result:
+def discharge(obligation: Obligation, *, rlimit: int = DEFAULT_RLIMIT,
+              confirm: bool = True) -> Result:
     """Decide ``obligation`` with z3 (see the module docstring). Never raises on solver
-    trouble: a z3 exception becomes an ``unknown`` result."""
+    trouble: a z3 exception becomes an ``unknown`` result.
+
+    With ``confirm=False`` a satisfiable negation is reported ``unknown`` without evaluating
+    the model (for callers that only need to know whether the obligation is *verified*, such
+    as a verifier choosing between rules); ``verified`` means the same in both modes."""
     start = time.perf_counter()
     trivial = _trivial(obligation)
     if trivial is not None:
@@ -199,14 +204,15 @@ def discharge(obligation: Obligation, *, rlimit: int = DEFAULT_RLIMIT) -> Result
                                   solver="z3", solver_version=z3.get_version_string())
     problem = encode(obligation)
     try:
-        verdict, reason, extra = _check(problem, rlimit)
+        verdict, reason, extra = _check(problem, rlimit, confirm)
     except z3.Z3Exception as e:
         verdict, reason, extra = Verdict.UNKNOWN, f"z3 failed: {e}", {}
     return Result(verdict=verdict, reason=reason, elapsed=time.perf_counter() - start,
                   **common, **extra)
 
 
-def _check(problem: Problem, rlimit: int) -> Tuple[Verdict, str, Dict[str, Any]]:
+def _check(problem: Problem, rlimit: int,
+           confirm: bool = True) -> Tuple[Verdict, str, Dict[str, Any]]:
     ctx = z3.Context()
     enc = Z3Encoder(problem, ctx)
     s = _solver(ctx, rlimit)
@@ -217,6 +223,8 @@ def _check(problem: Problem, rlimit: int) -> Tuple[Verdict, str, Dict[str, Any]]
     if answer == z3.unsat:
         core = [str(c) for c in s.unsat_core()]
         return _verified(problem, core, rlimit, used)
+    if answer == z3.sat and not confirm:
+        return Verdict.UNKNOWN, "z3: sat (the model was not evaluated)", used
     if answer == z3.sat:
         verdict, reason, bindings = _confirm(problem, enc, s.model())
         return verdict, reason, {**used, "counterexample": bindings}

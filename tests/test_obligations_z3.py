@@ -166,3 +166,17 @@ def test_program_names_that_are_theory_symbols(name):
     v = var(name, REAL, 1)
     assert discharge(ob(ge(mul(v, v), 0))).verdict == Verdict.VERIFIED
     assert discharge(ob(gt(v, 0))).counterexample[0].name == f"{name}<1>"
+
+
+def test_decide_only_mode_does_not_confirm_models():
+    """confirm=False (rule selection) reports a satisfiable negation as unknown without
+    evaluating the model; verified answers are the same in both modes."""
+    x = var("x", REAL)
+    refutable = Obligation(kind=ObligationKind.ENTAILMENT, goal=gt(x, 0),
+                           provenance=Provenance("test", "n1", "x is positive"))
+    assert discharge(refutable).verdict == Verdict.REFUTED
+    quick = discharge(refutable, confirm=False)
+    assert quick.verdict == Verdict.UNKNOWN and not quick.counterexample
+    provable = Obligation(kind=ObligationKind.ENTAILMENT, hypotheses={"h_pos": gt(x, 1)},
+                          goal=gt(x, 0), provenance=Provenance("test", "n1", "x is positive"))
+    assert discharge(provable, confirm=False).verdict == Verdict.VERIFIED
