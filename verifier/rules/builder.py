@@ -55,6 +55,7 @@ class Builder:
         self._ids = itertools.count(1)
         self._names: Dict[str, int] = {}
         self._cache: Dict[str, Result] = {}
+        self._decided: Dict[str, Result] = {}  # rule-selection answers that were not verified
         self._vals = {v.name: v for v in program.vals()}
         self._lets = {d.name: d for d in program.lets()}
         self._range_checks: List[RangeCheck] = []
@@ -186,21 +187,32 @@ class Builder:
         """Discharge ``ob`` (cached by content)."""
         cached = self._cache.get(ob.id)
         if cached is None:
-            if ob.goal == T.boolean(True):
-                cached = Result(obligation=ob.id, verdict=Verdict.VERIFIED, method="trivial",
-                                reason="the goal is true")
-            else:
-                kwargs = {"rlimit": self.rlimit} if self.rlimit else {}
-                cached = discharge(ob, **kwargs)
+            cached = self._discharge(ob, confirm=True)
             self._cache[ob.id] = cached
         return cached
+
+    def proves(self, ob: Obligation) -> bool:
+        """Whether ``ob`` is verified — for choosing between rules: a counterexample would not
+        be shown, so none is confirmed (verified results are shared with ``prove``)."""
+        cached = self._cache.get(ob.id) or self._decided.get(ob.id)
+        if cached is None:
+            cached = self._discharge(ob, confirm=False)
+            (self._cache if cached.verdict == Verdict.VERIFIED else self._decided)[ob.id] = cached
+        return cached.verdict == Verdict.VERIFIED
+
+    def _discharge(self, ob: Obligation, confirm: bool) -> Result:
+        if ob.goal == T.boolean(True):
+            return Result(obligation=ob.id, verdict=Verdict.VERIFIED, method="trivial",
+                          reason="the goal is true")
+        kwargs = {"rlimit": self.rlimit} if self.rlimit else {}
+        return discharge(ob, confirm=confirm, **kwargs)
 
     def holds(self, ctx: Ctx, goal: T.Term) -> bool:
         """Whether ``goal`` is proved under ``ctx`` (used to choose between rules)."""
         if goal == T.boolean(True):
             return True
-        ob = self.oblige(ctx, ObligationKind.ENTAILMENT, goal, "rule selection", None, "select")
-        return self.prove(ob).verdict == Verdict.VERIFIED
+        return self.proves(self.oblige(ctx, ObligationKind.ENTAILMENT, goal, "rule selection",
+                                       None, "select"))
 
     def results(self) -> Dict[str, Result]:
         return dict(self._cache)
@@ -354,13 +366,14 @@ def simple_of(rt: A.RType) -> A.SimpleType:
 
 
 def bindings(env: Env, names: Iterable[str]) -> List[dict]:
-    """``[{"var", "left", "right"}]``: the terms ``names`` are bound to in ``env`` (those bound
-    to first-order values), as judgement data."""
+    """``[{"var", "left", "right"}]``: the terms ``names`` are bound to in ``env``, as
+    judgement data (``None`` for values that are not first-order, e.g. distributions)."""
     out = []
     for name in names:
         pair = env.lookup(name)
-        if pair and all(isinstance(v, (Scalar, DistV)) for v in pair):
-            out.append({"var": name, "left": pair[0].term, "right": pair[1].term})
+        first_order = pair and all(isinstance(v, (Scalar, DistV)) for v in pair)
+        out.append({"var": name, "left": pair[0].term if first_order else None,
+                    "right": pair[1].term if first_order else None})
     return out
 
 
