@@ -1,10 +1,11 @@
 """Writing certificates: a verification report as a self-contained JSON document.
 
-``certificate(report, source_text)`` turns the ``Report`` of ``verifier.verification`` (read
-through its attributes only: this module imports nothing from the verifier) into the JSON
-structure that ``checker/certificate.schema.json`` describes and ``checker.kernel`` checks;
-``dumps`` renders it deterministically (sorted keys, no timings outside ``"timings"``, no
-absolute paths except those the caller puts in the source name). See docs/certificates.md.
+``certificate(report, source_text, source_name)`` turns the ``Report`` of
+``verifier.verification`` (read through its attributes only: this module imports nothing from
+the verifier) into the JSON structure that ``checker/certificate.schema.json`` describes and
+``checker.kernel`` checks; ``dumps`` renders it deterministically (sorted keys, no timings
+outside ``"timings"``, no absolute path unless the caller's source name is one). See
+docs/certificates.md.
 
 This module is *not* part of the kernel: it only packages what the verifier did.
 """
@@ -14,12 +15,10 @@ import hashlib
 import json
 from typing import Any, Dict, Iterable, List, Mapping, Tuple
 
-import z3
-
 from checker import kernel
 from obligations import schemas
 from obligations.smtlib import to_smtlib
-from obligations.terms import FuncDecl, Term, term_to_json, vocabulary_of
+from obligations.terms import Term, term_to_json, vocabulary_of
 
 _RESULT_OF = {"verified": "unsat", "refuted": "sat", "unknown": "unknown"}
 
@@ -31,17 +30,21 @@ def certificate(report: Any, source_text: str, source_name: str) -> Dict[str, An
     nodes: List[Dict[str, Any]] = []
     obligations: Dict[str, Any] = {}
     results: Dict[str, Any] = {}
+    records: Dict[str, Tuple[schemas.Instance, ...]] = {}
     terms: List[Term] = []
     claims, timings = [], {"claims": {}, "obligations": {}}
+    lemma_ids, used = set(), set()  # of the verified claims
     for claim in report.claims:
-        root = None
+        root, index, cited, mine = None, None, [], {}
         if claim.derivation is not None:
-            root = _add_tree(claim.name, claim.derivation, nodes, terms)
-            for ob in claim.obligations:
-                obligations[ob.id] = ob
-                results[ob.id] = claim.results[ob.id]
-        index = nodes[_position(nodes, root)]["judgement"].get("index") if root else None
-        cited = _cited_lemmas(nodes, obligations, root)
+            start = len(nodes)
+            root = _add_tree(claim.name, claim.derivation, nodes, terms, mine)
+            index = nodes[start]["judgement"].get("index")
+            mine.update((ob.id, (ob, claim.results[ob.id])) for ob in claim.obligations)
+            for oid, (ob, result) in mine.items():
+                obligations[oid], results[oid] = ob, result
+                records[oid] = _axiom_records(ob)
+            cited = _cited_lemmas(nodes[start:], records)
         disputed = sorted(set(claim.disputed) | set(kernel.disputed_of(cited)))
         claims.append({
             "name": claim.name, "verdict": claim.verdict, "root": root,
@@ -49,21 +52,22 @@ def certificate(report: Any, source_text: str, source_name: str) -> Dict[str, An
             "disputed": disputed, "failure": claim.failure,
             "failing": list(getattr(claim, "failing", [])),
         })
+        if claim.verdict == "verified":
+            lemma_ids |= set(cited)
+            used |= set(mine)
         timings["claims"][claim.name] = round(claim.seconds, 4)
-    lemma_ids = sorted({l for c in claims if c["verdict"] == "verified"
-                        for l in _cited_lemmas(nodes, obligations, c["root"])})
-    cert = {
+    return {
         "format": kernel.FORMAT,
         "source": {"name": source_name, "text": source_text,
                    "sha256": hashlib.sha256(source_text.encode("utf-8")).hexdigest()},
         "claims": claims,
         "vocabulary": vocabulary_of(*terms).to_json(),
         "nodes": nodes,
-        "obligations": [_obligation(obligations[i], results[i], timings) for i in sorted(obligations)],
-        "trust_base": kernel.trust_base(lemma_ids, _solvers(results.values())),
+        "obligations": [_obligation(obligations[i], results[i], records[i], timings)
+                        for i in sorted(obligations)],
+        "trust_base": kernel.trust_base(sorted(lemma_ids), _solvers(results[i] for i in used)),
         "timings": timings,
     }
-    return cert
 
 
 def dumps(cert: Mapping[str, Any]) -> str:
@@ -73,16 +77,26 @@ def dumps(cert: Mapping[str, Any]) -> str:
 
 # ---- derivations --------------------------------------------------------------------------------
 
-def _add_tree(claim: str, root: Any, nodes: List[Dict[str, Any]], terms: List[Term]) -> str:
-    """Append the nodes of ``root``'s tree in preorder, with canonical ids ``claim/nK``."""
+def _add_tree(claim: str, root: Any, nodes: List[Dict[str, Any]], terms: List[Term],
+              selections: Dict[str, Any]) -> str:
+    """Append the nodes of ``root``'s tree in preorder, with canonical ids ``claim/nK``; the
+    obligations that selected a node's rule (and their results) go to ``selections``."""
     start = len(nodes)
     order = list(root.walk())
     ids = {id(n): f"{claim}/n{k}" for k, n in enumerate(order, 1)}
     if len(ids) != len(order):
         raise ValueError(f"the derivation of {claim} shares nodes: it must be a tree")
     for n in order:
+        judgement = dict(n.judgement)
+        if judgement.get("branch"):
+            branch = dict(judgement["branch"])
+            ob, result = branch.pop("obligation"), branch.pop("result")
+            branch["obligation"] = ob.id if ob is not None else None
+            if ob is not None:
+                selections[ob.id] = (ob, result)
+            judgement["branch"] = branch
         nodes.append({
-            "id": ids[id(n)], "rule": n.rule, "judgement": _judgement(n.judgement, terms),
+            "id": ids[id(n)], "rule": n.rule, "judgement": _judgement(judgement, terms),
             "premises": [ids[id(p)] for p in n.premises],
             "obligations": [ob.id for ob in n.obligations],
             "span": None if n.span is None else {"line": n.span.line, "col": n.span.col,
@@ -106,23 +120,13 @@ def _judgement(value: Any, terms: List[Term]) -> Any:
     return str(value)
 
 
-def _position(nodes: List[Dict[str, Any]], node_id: str) -> int:
-    return next(i for i, n in enumerate(nodes) if n["id"] == node_id)
-
-
-def _cited_lemmas(nodes, obligations, root) -> List[str]:
-    """The lemmas the tree of ``root`` cites: at its nodes and through its axioms."""
-    if root is None:
-        return []
-    claim = root.split("/")[0] + "/"
-    out = set()
+def _cited_lemmas(nodes: List[Dict[str, Any]], records) -> List[str]:
+    """The lemmas a claim's ``nodes`` cite: at the nodes and through their axioms."""
+    out = {n["judgement"]["lemma"] for n in nodes if "lemma" in n["judgement"]}
     for n in nodes:
-        if n["id"].startswith(claim):
-            if "lemma" in n["judgement"]:
-                out.add(n["judgement"]["lemma"])
-            for oid in n["obligations"]:
-                for inst in _axiom_records(obligations[oid]):
-                    out.update(schemas.SCHEMAS[inst.schema].lemma_ids(*inst.args))
+        for oid in kernel.obligation_ids(n):
+            for inst in records[oid]:
+                out.update(schemas.SCHEMAS[inst.schema].lemma_ids(*inst.args))
     return sorted(out)
 
 
@@ -138,7 +142,7 @@ def _axiom_records(ob) -> Tuple[schemas.Instance, ...]:
     return found
 
 
-def _obligation(ob, result, timings) -> Dict[str, Any]:
+def _obligation(ob, result, records, timings) -> Dict[str, Any]:
     verdict = result.verdict.value
     solved = result.method in ("z3", "cvc5")
     timings["obligations"][ob.id] = {"elapsed": round(result.elapsed, 4),
@@ -147,7 +151,7 @@ def _obligation(ob, result, timings) -> Dict[str, Any]:
         "id": ob.id,
         "obligation": ob.to_json(),
         "axioms": [{"name": i.name, "schema": i.schema, "args": [term_to_json(a) for a in i.args]}
-                   for i in _axiom_records(ob)],
+                   for i in records],
         "smtlib": to_smtlib(ob),
         "discharge": {"method": result.method, "verdict": verdict, "reason": result.reason,
                       "solver": result.solver, "version": result.solver_version,
@@ -158,14 +162,7 @@ def _obligation(ob, result, timings) -> Dict[str, Any]:
 
 
 def _solvers(results: Iterable[Any]) -> List[Dict[str, str]]:
-    used = {(r.solver, r.solver_version) for r in results if r.method in ("z3", "cvc5")}
-    return [{"name": s, "version": v or ""} for s, v in sorted(used)] or [
-        {"name": "z3", "version": z3.get_version_string()}]
-
-
-def smtlib_files(report: Any) -> Dict[str, str]:
-    """``{"<id>.smt2": script}`` for every obligation of the report (each once)."""
-    return {f"{ob.id}.smt2": to_smtlib(ob) for c in report.claims for ob in c.obligations}
-
-
-__all__ = ["certificate", "dumps", "smtlib_files", "FuncDecl"]
+    """The solvers (name, version) that discharged the verified claims' obligations."""
+    used = {(r.solver, r.solver_version or "") for r in results
+            if r.method in ("z3", "cvc5") and r.verdict.value == "verified"}
+    return [{"name": s, "version": v} for s, v in sorted(used)]

@@ -259,7 +259,7 @@ def test_command_exits_1_on_a_mismatch_and_writes_both_files(capsys, suite, tmp_
     assert [p["program"] for p in data["programs"]] == [
         "bad/wrong_verdict.pinf", "good/half_count.pinf", "good/noisy_sum.pinf"]
     first = data["programs"][2]
-    assert first["status"] == "ok" and first["check_seconds"] is None
+    assert first["status"] == "ok" and first["check_seconds"] >= 0  # the certificate checked
     assert first["obligations"]["total"] == sum(first["obligations"]["by_kind"].values())
     md = (out / "results.md").read_text()
     assert "| [good/noisy_sum.pinf](../programs/good/noisy_sum.pinf) | verified | verified | ok |" in md

@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the suite's root folder (default benchmarks/programs/)")
     parser.add_argument("--json", action="store_true",
                         help="print the results document instead of the summary")
+    parser.add_argument("--no-check", action="store_true",
+                        help="do not write and check certificates (no check-time column)")
     parser.add_argument("--no-audit", action="store_true",
                         help="skip the exact privacy audits (privinfer audit) of the programs "
                              "they apply to")
@@ -55,8 +57,10 @@ def run(args: argparse.Namespace) -> int:
         raise PrivInferError(Diagnostic("U001", f"{args.programs} is not a folder of "
                                                 "benchmark programs"))
     try:
-        result = runner.run_suite(args.programs, filters=args.filter, repeat=args.repeat,
-                                  auditor=None if args.no_audit else runner.exact_audits)
+        result = runner.run_suite(
+            args.programs, filters=args.filter, repeat=args.repeat,
+            certifier=None if args.no_check else runner.certify_and_check,
+            auditor=None if args.no_audit else runner.exact_audits)
     except runner.NoPrograms as exc:
         raise PrivInferError(Diagnostic("U002", str(exc))) from None
     written = runner.write_results(result, args.out)

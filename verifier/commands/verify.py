@@ -1,4 +1,10 @@
-"""``privinfer verify FILE [--json] [--explain] [--dot OUT]``: prove the val claims of a file.
+"""``privinfer verify FILE [--json] [--explain] [--dot OUT] [--certificate OUT.json]
+[--smtlib DIR]``: prove the val claims of a file.
+
+``--certificate`` writes a certificate of every claim (``checker.certify``; check it with
+``privinfer check``); ``--smtlib`` writes each obligation as a standalone ``<id>.smt2``. Both
+name the source by the path given (relative to the working directory when it is absolute and
+below it, else by its base name), so that they hold no absolute path.
 
 Exit 0 when every claim is verified, 1 when any is rejected or unknown, 2 on input errors.
 """
@@ -6,11 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 from typing import Any, Dict
 
-from verifier.language.parser import parse_file
+from verifier.language.parser import parse_file, parse_program
+from verifier.language.source import read_source
 from verifier.language.typecheck import typecheck_program
 from verifier.verification import VERIFIED, Report, verify_program
 
@@ -23,12 +31,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dot", metavar="OUT", help="write the derivations as a Graphviz graph")
     parser.add_argument("--only", metavar="NAME", action="append",
                         help="verify only this claim (repeatable)")
+    parser.add_argument("--certificate", metavar="OUT.json",
+                        help="write a certificate of every claim (check it with privinfer check)")
+    parser.add_argument("--smtlib", metavar="DIR",
+                        help="write each obligation as a standalone SMT-LIB 2 file DIR/<id>.smt2")
 
 
 def run(args: argparse.Namespace) -> int:
-    program = parse_file(args.file)
+    exported = args.certificate or args.smtlib
+    if args.certificate and args.only:
+        print("error: --certificate covers every claim of the file; drop --only",
+              file=sys.stderr)
+        return 2
+    if exported:
+        program = parse_program(read_source(args.file), source_name(args.file))
+    else:
+        program = parse_file(args.file)
     typed = typecheck_program(program)
     report = verify_program(program, typed, only=args.only)
+    if args.certificate:
+        from checker.certify import certificate, dumps
+        with open(args.certificate, "w", encoding="utf-8") as out:
+            out.write(dumps(certificate(report, program.source, program.file)))
+    if args.smtlib:
+        from obligations.smtlib import write_smtlib_dir
+        unique = {ob.id: ob for c in report.claims for ob in c.obligations}
+        write_smtlib_dir(unique.values(), args.smtlib)
     if args.json:
         print(json.dumps(report_json(report), indent=2))
     else:
@@ -37,6 +65,15 @@ def run(args: argparse.Namespace) -> int:
         from verifier.graph import write_dot
         write_dot(report, args.dot)
     return 0 if report.ok else 1
+
+
+def source_name(path: str) -> str:
+    """``path`` as certificates name it: as given, unless absolute (then relative to the working
+    directory when below it, else its base name)."""
+    if not os.path.isabs(path):
+        return path
+    relative = os.path.relpath(path)
+    return os.path.basename(path) if relative.startswith("..") else relative
 
 
 def render(report: Report, explain: bool = False) -> str:

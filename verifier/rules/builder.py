@@ -209,10 +209,13 @@ class Builder:
 
     def holds(self, ctx: Ctx, goal: T.Term) -> bool:
         """Whether ``goal`` is proved under ``ctx`` (used to choose between rules)."""
-        if goal == T.boolean(True):
-            return True
-        return self.proves(self.oblige(ctx, ObligationKind.ENTAILMENT, goal, "rule selection",
-                                       None, "select"))
+        return goal == T.boolean(True) or self.proved(ctx, goal) is not None
+
+    def proved(self, ctx: Ctx, goal: T.Term) -> Optional[Tuple[Obligation, Result]]:
+        """The obligation ``ctx ⊢ goal`` and its result, when it is proved: a side condition
+        that selects a rule (the rule records both in its judgement, for certificates)."""
+        ob = self.oblige(ctx, ObligationKind.ENTAILMENT, goal, "rule selection", None, "select")
+        return (ob, self._cache[ob.id]) if self.proves(ob) else None
 
     def results(self) -> Dict[str, Result]:
         return dict(self._cache)
@@ -363,18 +366,6 @@ def simple_of(rt: A.RType) -> A.SimpleType:
     if isinstance(rt, A.RArrow):
         return A.TArrow(simple_of(rt.dom), simple_of(rt.cod))
     raise NoRule("unsupported relational type", rt.span)
-
-
-def bindings(env: Env, names: Iterable[str]) -> List[dict]:
-    """``[{"var", "left", "right"}]``: the terms ``names`` are bound to in ``env``, as
-    judgement data (``None`` for values that are not first-order, e.g. distributions)."""
-    out = []
-    for name in names:
-        pair = env.lookup(name)
-        first_order = pair and all(isinstance(v, (Scalar, DistV)) for v in pair)
-        out.append({"var": name, "left": pair[0].term if first_order else None,
-                    "right": pair[1].term if first_order else None})
-    return out
 
 
 def relevant(hyps: Sequence[Tuple[str, T.Term]], goal: T.Term) -> Tuple[Tuple[str, T.Term], ...]:

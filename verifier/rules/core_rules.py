@@ -13,12 +13,12 @@ from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
 from verifier.rules import logic as L
-from verifier.rules.builder import Builder, Synth, bindings, equal_term, simple_of
+from verifier.rules.builder import Builder, Synth, equal_term, simple_of
 from verifier.rules.context import Claim, Cost, Ctx, zero_cost
 from verifier.rules.derivation import Derivation
 from verifier.rules.monadic_rules import short
 from verifier.rules.registry import monadic_rule
-from verifier.rules.symbolic import Env, Monadic, Scalar, SymValue
+from verifier.rules.symbolic import DistV, Env, Monadic, Scalar, SymValue
 from verifier.rules.translate import NoRule
 
 EQUAL_FAMILIES = ("SD", "HD", "KL")
@@ -37,15 +37,16 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     ctx = Ctx(env=b.env_at(decl), function=decl.name if decl.recursive else None, params=names)
     val_env = b.top_env
     premises: List[Derivation] = []
-    refined: List[str] = []  # the variables the val's refinements name
+    parameters: List[dict] = []  # each parameter's refinement variable and terms (judgement)
     while isinstance(rt, A.RArrow):
         if not params:
             if isinstance(body, A.Fun):
                 params, body = list(body.params), body.body
             else:
                 raise NoRule(f"{decl.name} takes fewer parameters than its val says", decl.span)
-        ctx, val_env = bind_parameter(b, ctx, val_env, params.pop(0), rt.dom)
-        refined += [v for v in [_refinement_parts(rt.dom)[0]] if v is not None]
+        ctx, val_env, terms = bind_parameter(b, ctx, val_env, params.pop(0), rt.dom)
+        parameters.append({"var": _refinement_parts(rt.dom)[0], "left": terms and terms[0],
+                           "right": terms and terms[1]})
         rt = rt.cod
     if params:
         raise NoRule(f"{decl.name} takes more parameters than its val says", decl.span)
@@ -62,7 +63,8 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     rule = "LetRec-Induction" if decl.recursive else "Abs"
     return b.node(rule, None, decl.span, f"{decl.name} :: {pretty_rtype(val.rtype)}", premises,
                   claim=pretty_rtype(val.rtype), function=decl.name, index=index,
-                  parameters=bindings(val_env, refined))
+                  parameters=parameters,
+                  assumptions=[{"name": n, "term": t} for n, t in ctx.hyps])
 
 
 def _refinement_parts(rt: A.RType) -> Tuple[Optional[str], A.RType, List[A.Expr]]:
@@ -101,15 +103,16 @@ def hyp_name(name: str) -> str:
 
 
 def bind_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RType
-                   ) -> Tuple[Ctx, Env]:
-    """Bind a parameter to fresh variables and assume its refinement and range."""
+                   ) -> Tuple[Ctx, Env, Optional[Tuple[T.Term, T.Term]]]:
+    """Bind a parameter to fresh variables and assume its refinement and range; also return
+    its terms in both runs (None for a computation)."""
     var, base, assertions = _refinement_parts(dom)
     pname = p.name if isinstance(p, A.PVar) else (var or "arg")
     if isinstance(base, A.RMonad):
         equal = monad_is_equality(b, val_env, base)
         value = Monadic(None, None, equal_in_runs=equal, rtype=base, name=pname)
         ctx = _bind_both(ctx, p, value, value)
-        return ctx, val_env.bind(var, value, value) if var else val_env
+        return ctx, val_env.bind(var, value, value) if var else val_env, None
     if not isinstance(base, A.RSimple):
         raise NoRule("parameters of function type are not supported by the verifier", dom.span)
     sort = L.sort_of_type(base.type)
@@ -126,7 +129,7 @@ def bind_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RTyp
     for a in assertions:
         if not isinstance(a, A.SameRuns):
             ctx = ctx.assume(hyp_name(pname), b.assertion(val_env, a, refined=var))
-    return ctx, val_env
+    return ctx, val_env, (left, right)
 
 
 def _bind_both(ctx: Ctx, p: A.Pattern, left: SymValue, right: SymValue) -> Ctx:
@@ -169,13 +172,14 @@ def make_claim(b: Builder, env: Env, rt: A.RMonad) -> Claim:
 def check_pure(b: Builder, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType) -> Derivation:
     """``ctx ⊢ body :: rt`` for a pure result type."""
     if isinstance(body, A.Match):
-        cases = split_match(b, ctx, body)
+        cases, branch = split_match(b, ctx, body)
         premises = [check_pure(b, c, val_env, e, rt) for c, e in cases]
-        return b.node("Match", ctx, body.span, f"match {short(body.scrutinee)}", premises)
+        return b.node("Match", ctx, body.span, f"match {short(body.scrutinee)}", premises,
+                      branch=branch)
     if isinstance(body, A.If):
-        cases = split_if(b, ctx, body)
+        cases, branch = split_if(b, ctx, body)
         premises = [check_pure(b, c, val_env, e, rt) for c, e in cases]
-        return b.node("If", ctx, body.span, f"if {short(body.cond)}", premises)
+        return b.node("If", ctx, body.span, f"if {short(body.cond)}", premises, branch=branch)
     var, base, assertions = _refinement_parts(rt)
     (left, right), ranges = b.translate_pair(ctx, body)
     obligations = list(ranges)
@@ -197,8 +201,16 @@ def check_pure(b: Builder, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType) ->
 
 # ---- match and if -------------------------------------------------------------------------
 
-def split_match(b: Builder, ctx: Ctx, e: A.Match) -> List[Tuple[Ctx, A.Expr]]:
-    """The cases of a match, each with its context (Match-Sync or Match-Split)."""
+def _branch(mode: str, terms: Tuple[T.Term, T.Term], proved) -> dict:
+    """Judgement data: why both runs take the same branch (``proved``: the obligation and its
+    result, or None when the two terms are one)."""
+    ob, result = proved or (None, None)
+    return {"mode": mode, "terms": terms, "obligation": ob, "result": result}
+
+
+def split_match(b: Builder, ctx: Ctx, e: A.Match) -> Tuple[List[Tuple[Ctx, A.Expr]], dict]:
+    """The cases of a match, each with its context (Match-Sync or Match-Split), and why the
+    two runs take the same branch (the lists are equal, or have equal lengths)."""
     (left, right), _ = b.translate_pair(ctx, e.scrutinee)
     l1, l2 = Scalar_term(left, e), Scalar_term(right, e)
     key = L.list_key_of(l1.sort)
@@ -211,14 +223,17 @@ def split_match(b: Builder, ctx: Ctx, e: A.Match) -> List[Tuple[Ctx, A.Expr]]:
         if name in ctx.params or any(t == name for _, t in ctx.smaller):
             smaller = smaller + ((name, e.tail),)
     esort = L.elem_sort(key)
-    if l1 == l2 or b.holds(ctx, T.eq(l1, l2)):
+    same = None if l1 == l2 else b.proved(ctx, T.eq(l1, l2))
+    if l1 == l2 or same is not None:
         h, _ = b.fresh_pair(e.head if e.head != "_" else "hd", esort, True)
         t, _ = b.fresh_pair(e.tail if e.tail != "_" else "tl", l1.sort, True)
         nil_ctx = ctx.assume("h_nil", T.and_(T.eq(l1, nil), T.eq(l2, nil))).in_case("[]")
         cons_ctx = ctx.assume("h_cons", T.and_(T.eq(l1, L.cons(h, t)), T.eq(l2, L.cons(h, t))))
         cons_ctx = _bind_cons(replace(cons_ctx, smaller=smaller), e, (h, h), (t, t))
-        return [(nil_ctx, e.nil_body), (cons_ctx.in_case("::"), e.cons_body)]
-    if not b.holds(ctx, T.eq(L.length(l1), L.length(l2))):
+        return ([(nil_ctx, e.nil_body), (cons_ctx.in_case("::"), e.cons_body)],
+                _branch("sync", (l1, l2), same))
+    lengths = b.proved(ctx, T.eq(L.length(l1), L.length(l2)))
+    if lengths is None:
         raise NoRule("the two runs may take different branches of this match (the lists may "
                      "have different lengths)", e.scrutinee.span)
     h1, h2 = b.fresh_pair(e.head if e.head != "_" else "hd", esort, False)
@@ -240,7 +255,7 @@ def split_match(b: Builder, ctx: Ctx, e: A.Match) -> List[Tuple[Ctx, A.Expr]]:
             continue
         cases = [(c.assume(f"{hyp}_{label}", d).in_case(label), body)
                  for c, body in cases for label, d in _unfold(atom, h1, h2, t1, t2)]
-    return [(nil_ctx, e.nil_body)] + cases
+    return [(nil_ctx, e.nil_body)] + cases, _branch("split", (l1, l2), lengths)
 
 
 def _unfold(atom: T.Apply, h1, h2, t1, t2) -> List[Tuple[str, T.Term]]:
@@ -266,30 +281,33 @@ def Scalar_term(v: SymValue, e: A.Node) -> T.Term:
     return v.term
 
 
-def split_if(b: Builder, ctx: Ctx, e: A.If) -> List[Tuple[Ctx, A.Expr]]:
+def split_if(b: Builder, ctx: Ctx, e: A.If) -> Tuple[List[Tuple[Ctx, A.Expr]], dict]:
+    """The two branches with their contexts, and why both runs take the same one."""
     (left, right), _ = b.translate_pair(ctx, e.cond)
     c1, c2 = Scalar_term(left, e.cond), Scalar_term(right, e.cond)
-    if not (c1 == c2 or b.holds(ctx, T.eq(c1, c2))):
+    same = None if c1 == c2 else b.proved(ctx, T.eq(c1, c2))
+    if not (c1 == c2 or same is not None):
         raise NoRule("the two runs may take different branches of this if", e.cond.span)
-    return [(ctx.assume("h_then", T.and_(c1, c2)).in_case("then"), e.then),
-            (ctx.assume("h_else", T.and_(T.not_(c1), T.not_(c2))).in_case("else"), e.else_)]
+    return ([(ctx.assume("h_then", T.and_(c1, c2)).in_case("then"), e.then),
+             (ctx.assume("h_else", T.and_(T.not_(c1), T.not_(c2))).in_case("else"), e.else_)],
+            _branch("if", (c1, c2), same))
 
 
 @monadic_rule(A.Match)
 def Match(b: Builder, ctx: Ctx, e: A.Match):
     """Match-Sync when the scrutinee is equal in both runs, Match-Split otherwise."""
-    cases = split_match(b, ctx, e)
+    cases, branch = split_match(b, ctx, e)
     premises = [b.check_monadic(c, body) for c, body in cases]
     rule = "Match-Split" if len(cases) > 2 or any("same" in c.case for c, _ in cases) else "Match"
-    return b.node(rule, ctx, e.span, f"match {short(e.scrutinee)}", premises)
+    return b.node(rule, ctx, e.span, f"match {short(e.scrutinee)}", premises, branch=branch)
 
 
 @monadic_rule(A.If)
 def If(b: Builder, ctx: Ctx, e: A.If):
     """Both runs take the same branch (the condition is equal in both)."""
-    cases = split_if(b, ctx, e)
+    cases, branch = split_if(b, ctx, e)
     premises = [b.check_monadic(c, body) for c, body in cases]
-    return b.node("If", ctx, e.span, f"if {short(e.cond)}", premises)
+    return b.node("If", ctx, e.span, f"if {short(e.cond)}", premises, branch=branch)
 
 
 # ---- application of a function with a val --------------------------------------------------
@@ -313,10 +331,11 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
         _check_decreasing(ctx, e, args)
     env = b.top_env
     obligations = []
-    refined: List[str] = []
+    arguments: List[dict] = []  # judgement: each argument's terms and how many obligations
     for i, (arg, dom) in enumerate(zip(args, doms), 1):
         var, base, assertions = _refinement_parts(dom)
-        refined += [var] if var is not None else []
+        start = len(obligations)
+        arguments.append({"var": var, "left": None, "right": None, "obligations": 0})
         if isinstance(base, A.RMonad):
             if not monad_is_equality(b, env, base):
                 raise NoRule(f"argument {i} of {name} has a monadic type the verifier "
@@ -327,10 +346,13 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
                 raise NoRule(f"argument {i} of {name} must be the same distribution in both runs",
                              arg.span)
             obligations += same.node.obligations
+            arguments[-1]["obligations"] = len(obligations) - start
             value = Monadic(None, None, equal_in_runs=True, name=f"arg{i}")
             env = env.bind(var, value, value) if var else env
             continue
         (left, right), ranges = b.translate_pair(ctx, arg)
+        if isinstance(left, (Scalar, DistV)) and isinstance(right, (Scalar, DistV)):
+            arguments[-1].update(left=left.term, right=right.term)
         obligations += ranges
         if var is not None:
             env = env.bind(var, left, right)
@@ -353,11 +375,12 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
             obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
                                         f"argument {i} of {name} satisfies its refinement "
                                         f"{pretty_rtype(dom)}", arg.span, "App-Val"))
+        arguments[-1]["obligations"] = len(obligations) - start
     if not isinstance(rt, A.RMonad):
         raise NoRule(f"{name} does not return a distribution", e.span)
     cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span)
     node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}",
-                  obligations=obligations, uses=name, arguments=bindings(env, refined))
+                  obligations=obligations, uses=name, arguments=arguments)
     sort = _out_sort(rt)
     output: SymValue = (Scalar(b.fresh(ctx.binder or "out", sort)) if sort is not None
                         else Monadic(None, None, equal_in_runs=True, name=f"out{node.id}"))

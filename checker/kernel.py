@@ -1,0 +1,788 @@
+"""The certificate kernel: checks a certificate without trusting the verifier that wrote it.
+
+``check(data, solver="z3")`` returns an ``Outcome``: valid, or invalid with the first reason.
+It imports nothing of the derivation builder (``verifier.rules``, ``verifier.verification``);
+it relies on the language front end (``checker.source``), the term language and SMT back end
+(``obligations``), the axiom schemas (``obligations.schemas``) and the lemma library with its
+artifact re-checker (``lemmas``). docs/certificates.md lists what is checked and what trusted.
+
+The checks, in order (the first failure is the reason): the JSON Schema; the source (hash,
+parse, its vals are the claims); the derivation DAG (canonical ids, references, one parent,
+reachability); for each *verified* claim its root, the parameters' assumptions and the index
+re-derived from the source, every node against its rule's schema, the costs along every
+monadic path and the Budget obligations rebuilt from them, the calls' arguments, every
+obligation (content hash, axioms rebuilt from their schemas, SMT-LIB regenerated and re-run,
+or trivially true), every lemma re-checked, the disputed flags; the trust base; the labels of
+the other claims.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+import jsonschema
+
+from checker import source as S
+from obligations import terms as T
+from obligations import vocabulary as V
+from obligations.model import Obligation, ObligationKind
+from obligations.schemas import SCHEMAS, SchemaError
+from obligations.smtlib import SmtLibError, check_smtlib, to_smtlib
+from obligations.z3_backend import _trivial
+
+FORMAT = "privinfer-certificate/1"
+SCHEMA = json.loads((Path(__file__).with_name("certificate.schema.json")).read_text())
+E, R, SC = ObligationKind.ENTAILMENT, ObligationKind.RANGE, ObligationKind.SIDE_CONDITION
+ZERO = ("ZERO", T.real(0), T.real(0))
+#: rule -> (number of premises, None for one or more; obligation kinds allowed)
+RULES = {
+    "Safety": (0, {R}), "Budget": (1, {E}), "BindM": (2, set()), "Let": (1, set()),
+    "Unfold": (1, set()), "Match": (None, set()), "Match-Split": (None, set()),
+    "If": (None, set()), "UnitM": (0, {E}), "EqualInputs": (0, {E}), "Var": (0, set()),
+    "Ran": (0, set()), "LapMech": (0, {E}), "GaussMech": (0, {E, SC}), "ExpMech": (0, {E}),
+    "HellingerMech": (0, {E}), "HellingerMechPure": (0, {E}), "App-Val": (0, {E, R}),
+    "ObserveFold": (0, {E}), "Sub": (0, {E}),
+}
+THEOREM = {"LapMech": "mech.laplace", "GaussMech": "mech.gaussian", "ExpMech": "mech.exponential",
+           "HellingerMechPure": "mech.hellinger.pure",
+           "HellingerMech": "mech.hellinger.poster_corrected"}
+#: the hypotheses Safety's walk adds to the context of its obligations
+SAFETY_HYPOTHESES = r"h_(draw|then|else|nil|cons|candidate)"
+#: (lemma id, SHA-256 of its artifact) -> "" when it re-checked, else the reason it did not
+LEMMA_CHECKS: Dict[Tuple[str, str], str] = {}
+CONJUGACY = {"bernoulli": r"conj\.beta_bernoulli\.list", "normal": r"conj\.normal_normal\.list",
+             "categorical": r"conj\.dirichlet_categorical\.list/k=[0-9]+"}
+
+
+class Invalid(Exception):
+    """The certificate does not check: the message is the (first) reason."""
+
+
+class Unreadable(Exception):
+    """The input is not a readable JSON document."""
+
+
+@dataclass
+class Outcome:
+    """What ``check`` concluded. ``claims``: name, verdict, statement (and disputed theorems)
+    of each claim; ``notes``: remarks that do not affect validity (solver versions...)."""
+
+    valid: bool
+    reason: str = ""
+    claims: List[Dict[str, Any]] = field(default_factory=list)
+    trust_base: Dict[str, Any] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
+    seconds: Dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"valid": self.valid, "reason": self.reason, "claims": self.claims,
+                "trust_base": self.trust_base, "notes": self.notes,
+                "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
+
+
+def load(path: str) -> Any:
+    """The JSON document at ``path``; ``Unreadable`` if it cannot be read or parsed."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise Unreadable(f"{path}: {exc}") from None
+
+
+def check(data: Any, solver: str = "z3", allow_unknown: bool = False) -> Outcome:
+    """Check a certificate (parsed JSON). Never raises on bad input: fails closed."""
+    kernel = _Kernel(data, solver, allow_unknown)
+    try:
+        kernel.run()
+        return Outcome(True, "", kernel.summary, data.get("trust_base", {}), kernel.notes,
+                       kernel.seconds)
+    except Invalid as exc:
+        return Outcome(False, str(exc), kernel.summary, {}, kernel.notes, kernel.seconds)
+    except Exception as exc:  # a malformed certificate the checks above did not foresee
+        return Outcome(False, f"cannot check: {type(exc).__name__}: {exc}", kernel.summary, {},
+                       kernel.notes, kernel.seconds)
+
+
+# ---- the lemma library: closure, trust base, re-check ----------------------------------------
+
+def lemma_closure(ids: Sequence[str]) -> Dict[str, Any]:
+    """The lemmas ``ids`` rest on, transitively through the citations of their artifacts."""
+    import lemmas
+    out: Dict[str, Any] = {}
+    todo = list(ids)
+    while todo:
+        lid = todo.pop()
+        if lid not in out:
+            try:
+                out[lid] = lemmas.get(lid)
+            except KeyError:
+                raise Invalid(f"lemma {lid} is not in the library") from None
+            todo += list(out[lid].cited)
+    return out
+
+
+def trust_base(ids: Sequence[str], solvers: Sequence[Dict[str, str]]) -> Dict[str, Any]:
+    """The trust base of claims citing the lemmas ``ids`` and discharged by ``solvers``: every
+    lemma used (with its status), the theorems taken without proof (literature, disputed) and
+    the facts, rules and tools of their artifacts."""
+    from lemmas.checking import trust_base as assumed
+    closure = lemma_closure(ids)
+    entries = sorted({e for l in closure.values() for e in assumed(l)})
+    return {"solvers": sorted(solvers, key=lambda s: (s["name"], s["version"])),
+            "lemmas": [{"id": i, "status": closure[i].status} for i in sorted(closure)],
+            "theorems": [e for e in entries if e.split(":")[0] in ("literature", "disputed")],
+            "assumed": [e for e in entries if e.split(":")[0] not in ("literature", "disputed")]}
+
+
+def obligation_ids(n: Dict[str, Any]) -> List[str]:
+    """The obligations node ``n`` rests on: its own, and the one that selected its rule (why
+    both runs take the same branch of a match or if)."""
+    branch = n["judgement"].get("branch") or {}
+    return n["obligations"] + ([branch["obligation"]] if branch.get("obligation") else [])
+
+
+def disputed_of(ids: Sequence[str]) -> List[str]:
+    return sorted(i for i, l in lemma_closure(ids).items() if l.status == "disputed")
+
+
+# ---- the kernel ------------------------------------------------------------------------------
+
+class _Kernel:
+    def __init__(self, data: Any, solver: str, allow_unknown: bool):
+        self.data, self.solver, self.allow_unknown = data, solver, allow_unknown
+        self.summary: List[Dict[str, Any]] = []
+        self.notes: List[str] = []
+        self.seconds: Dict[str, float] = {}
+        self.justified: Dict[str, Set[str]] = {}      # obligation id -> lemma ids of its axioms
+        self.parsed: Dict[str, Obligation] = {}
+
+    def time(self, what: str, start: float) -> None:
+        self.seconds[what] = self.seconds.get(what, 0.0) + time.perf_counter() - start
+
+    def run(self) -> None:
+        t = time.perf_counter()
+        error = jsonschema.exceptions.best_match(
+            jsonschema.Draft202012Validator(SCHEMA).iter_errors(self.data))
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path) or "the document"
+            raise Invalid(f"not a certificate (JSON Schema, at {where}): {error.message}")
+        d = self.data
+        src = d["source"]
+        if hashlib.sha256(src["text"].encode("utf-8")).hexdigest() != src["sha256"]:
+            raise Invalid("source: the text does not have the recorded SHA-256")
+        try:
+            self.program = S.parse(src["text"], src["name"])
+        except Exception as exc:
+            raise Invalid(f"source: does not parse: {exc}") from None
+        self.vocabulary = T.Vocabulary.from_json(d["vocabulary"])
+        self.nodes = {n["id"]: n for n in d["nodes"]}
+        self.obligations = {o["id"]: o for o in d["obligations"]}
+        self.check_claims_match_source()
+        self.check_dag()
+        self.time("structure", t)
+        lemma_ids: Set[str] = set()
+        solvers: Set[Tuple[str, str]] = set()
+        for claim in d["claims"]:
+            if claim["verdict"] == "verified":
+                lemma_ids |= self.check_verified(claim, solvers)
+            else:
+                self.check_unverified(claim)
+            self.summary.append({"name": claim["name"], "verdict": claim["verdict"],
+                                 "statement": claim["guarantee"]["statement"],
+                                 "disputed": claim["disputed"]})
+        t = time.perf_counter()
+        expected = trust_base(sorted(lemma_ids), [{"name": s, "version": v} for s, v in solvers])
+        if d["trust_base"] != expected:
+            key = next(k for k in expected if d["trust_base"].get(k) != expected[k])
+            raise Invalid(f"trust base: {key} should be {json.dumps(expected[key])}")
+        self.time("lemmas", t)
+
+    # ---- source and structure --------------------------------------------------------------
+
+    def check_claims_match_source(self) -> None:
+        vals = self.program.vals()
+        names = [c["name"] for c in self.data["claims"]]
+        if names != [v.name for v in vals]:
+            raise Invalid(f"claims: {names} are not the vals of the source "
+                          f"{[v.name for v in vals]}")
+        for claim, val in zip(self.data["claims"], vals):
+            if claim["guarantee"]["statement"] != S.statement(val):
+                raise Invalid(f"claim {val.name}: the guarantee {claim['guarantee']['statement']!r}"
+                              f" is not the source's val {S.statement(val)!r}")
+            if claim["verdict"] == "verified" and claim["root"] is None:
+                raise Invalid(f"claim {val.name}: a verified claim needs a derivation")
+
+    def check_dag(self) -> None:
+        order: List[str] = []
+        seen: Set[str] = set()
+        for claim in self.data["claims"]:
+            if claim["root"] is None:
+                continue
+            stack, k = [claim["root"]], 0
+            while stack:
+                nid = stack.pop()
+                if nid not in self.nodes:
+                    raise Invalid(f"derivation of {claim['name']}: node {nid} does not exist")
+                if nid in seen:
+                    raise Invalid(f"derivation of {claim['name']}: node {nid} has two parents "
+                                  "(or is on a cycle)")
+                seen.add(nid)
+                k += 1
+                canonical = f"{claim['name']}/n{k}"
+                if nid != canonical:
+                    raise Invalid(f"derivation of {claim['name']}: node {nid} should be "
+                                  f"{canonical} (ids number the nodes in preorder)")
+                order.append(nid)
+                stack += reversed(self.nodes[nid]["premises"])
+                for oid in obligation_ids(self.nodes[nid]):
+                    if oid not in self.obligations:
+                        raise Invalid(f"node {nid}: obligation {oid} does not exist")
+        listed = [n["id"] for n in self.data["nodes"]]
+        if listed != order:
+            extra = [i for i in listed if i not in seen]
+            raise Invalid(f"nodes: {extra[0]} is not reachable from a claim" if extra else
+                          "nodes: not listed in canonical order (claims in order, preorder)")
+        used = {o for n in self.data["nodes"] for o in obligation_ids(n)}
+        ids = [o["id"] for o in self.data["obligations"]]
+        if ids != sorted(set(ids)):
+            raise Invalid("obligations: not sorted by id, or repeated")
+        if set(ids) - used:
+            raise Invalid(f"obligations: {sorted(set(ids) - used)[0]} is used by no node")
+
+    def check_unverified(self, claim) -> None:
+        if not claim["failure"]:
+            raise Invalid(f"claim {claim['name']}: a {claim['verdict']} claim must say why")
+        for oid in claim["failing"]:
+            record = self.obligations.get(oid, {"discharge": {"verdict": None}})
+            if record["discharge"]["verdict"] in (None, "verified"):
+                raise Invalid(f"claim {claim['name']}: {oid} is not a failed obligation")
+
+    # ---- verified claims ---------------------------------------------------------------------
+
+    def tree(self, root: str) -> List[Dict[str, Any]]:
+        out, stack = [], [root]
+        while stack:
+            n = self.nodes[stack.pop()]
+            out.append(n)
+            stack += reversed(n["premises"])
+        return out
+
+    def check_verified(self, claim, solvers: Set[Tuple[str, str]]) -> Set[str]:
+        name = claim["name"]
+        val = next(v for v in self.program.vals() if v.name == name)
+        decls = [d for d in self.program.lets() if d.name == name]
+        if claim["failure"] or claim["failing"]:
+            raise Invalid(f"claim {name}: a verified claim has no failure")
+        if len(decls) != 1:
+            raise Invalid(f"claim {name}: the val needs exactly one definition, not {len(decls)}")
+        root = self.nodes[claim["root"]]
+        want = "LetRec-Induction" if decls[0].recursive else "Abs"
+        j = root["judgement"]
+        if root["rule"] != want or j.get("function") != name or root["obligations"]:
+            raise Invalid(f"node {root['id']}: the root of {name} must be {want} for {name}")
+        if j.get("claim") != S.statement(val).split(" :: ", 1)[1]:
+            raise Invalid(f"node {root['id']}: the judgement is not the val's type")
+        premises = [self.nodes[p] for p in root["premises"]]
+        if len(premises) < 2 or premises[0]["rule"] != "Safety" or any(
+                p["rule"] != "ObserveFold" for p in premises[2:]):
+            raise Invalid(f"node {root['id']}: premises must be Safety, the body, observe-folds")
+        self.claim_name, self.recursive = name, decls[0].recursive
+        self.uses: Set[str] = set()
+        doms, rt = S.arrow(val)
+        try:
+            assumed = self.check_assumptions(root, doms)
+            index = S.index(self.program, rt, self.bindings(j["parameters"], root)) \
+                if isinstance(rt, S.A.RMonad) else None
+        except S.SourceError as exc:
+            raise Invalid(f"claim {name}: {exc}") from None
+        recorded = self.index(j.get("index"))
+        if recorded != index or self.index(claim["guarantee"]["index"]) != index:
+            raise Invalid(f"claim {name}: the index recorded is not the val's "
+                          f"{_show_index(index)}")
+        lemma_ids: Set[str] = set()
+        self.check_contexts(root, set(assumed), False)
+        for n in self.tree(root["id"])[1:]:
+            lemma_ids |= self.check_node(n)
+        if index is None:
+            self.check_pure(premises[1])
+        else:
+            self.check_path(premises[1], [], index)
+        for callee in sorted(self.uses - {name}):
+            other = next((c for c in self.data["claims"] if c["name"] == callee), None)
+            if other is None or other["verdict"] != "verified":
+                raise Invalid(f"claim {name}: uses the val of {callee}, which is not verified")
+        t = time.perf_counter()
+        for n in self.tree(root["id"]):
+            for oid in obligation_ids(n):
+                wrong = [h.name for h in self.obligation(oid).hypotheses
+                         if h.name in assumed and h.term != assumed[h.name]]
+                if wrong:
+                    raise Invalid(f"obligation {oid}: {wrong[0]} is not the assumption the val "
+                                  "makes")
+                lemma_ids |= self.justify(oid, solvers)
+        self.time("obligations", t)
+        t = time.perf_counter()
+        self.recheck_lemmas(lemma_ids)
+        if claim["disputed"] != disputed_of(sorted(lemma_ids)):
+            raise Invalid(f"claim {name}: the disputed theorems it rests on are "
+                          f"{disputed_of(sorted(lemma_ids))}, not {claim['disputed']}")
+        self.time("lemmas", t)
+        return lemma_ids
+
+    def check_assumptions(self, root, doms) -> Dict[str, T.Term]:
+        """The root's context is what the val's parameters say: for each parameter its range
+        (from its type) and its refinements, translated from the source; returns it by name."""
+        params = root["judgement"]["parameters"]
+        if len(params) != len(doms):
+            raise Invalid(f"node {root['id']}: {len(params)} parameters for {len(doms)} in the val")
+        bindings: S.Bindings = {}
+        expected: List[T.Term] = []
+        for p, dom in zip(params, doms):
+            var, base, assertions = S.refined_var(dom)
+            if p["var"] != var:
+                raise Invalid(f"node {root['id']}: parameter {p['var']} should be {var}")
+            if isinstance(base, S.A.RMonad):
+                bindings[var] = (None, None)
+                continue
+            if not isinstance(base, S.A.RSimple) or p["left"] is None:
+                raise Invalid(f"node {root['id']}: parameter {var} has no terms")
+            left, right = self.pair([p["left"], p["right"]], root)
+            shared = var is not None and S.equal_in_runs(var, assertions)
+            if shared != (left == right):
+                raise Invalid(f"node {root['id']}: parameter {var} is equal in both runs iff "
+                              "its refinement says so")
+            facts = S.range_facts(base.type, left) + (
+                () if shared else S.range_facts(base.type, right))
+            expected += _conjuncts(T.and_(*facts)) if facts else []
+            if var is not None:
+                bindings[var] = (left, right)
+            for a in assertions:
+                if not isinstance(a, S.A.SameRuns):
+                    expected += _conjuncts(S.assertion(self.program, a, dict(bindings), var))
+        recorded = [(a["name"], self.terms([a["term"]])[0])
+                    for a in root["judgement"]["assumptions"]]
+        if [t for _, t in recorded] != expected:
+            raise Invalid(f"node {root['id']}: the assumptions are not the val's "
+                          f"{[T.pretty(t) for t in expected]}")
+        return dict(recorded)
+
+    def check_contexts(self, n, parent: Set[str], case: bool) -> None:
+        """Contexts grow only where rules add hypotheses: the cases of a match or an if
+        (``case``), and the candidate facts of ``expMech`` (``h_candidate``); below the root
+        they start from the val's assumptions."""
+        names = set(n["judgement"].get("hypotheses", parent))
+        new = sorted(h for h in names - parent if not (case or h.startswith("h_candidate")))
+        if new:
+            raise Invalid(f"node {n['id']}: {new[0]} enters the context without a rule")
+        for p in n["premises"]:
+            self.check_contexts(self.nodes[p], names, n["rule"] in ("Match", "Match-Split", "If"))
+
+    # ---- one node against its rule -------------------------------------------------------------
+
+    def check_node(self, n) -> Set[str]:
+        """Premise arity, obligation kinds, hypotheses from the context, the lemma cited."""
+        rule, j = n["rule"], n["judgement"]
+        if rule not in RULES:
+            raise Invalid(f"node {n['id']}: rule {rule} has no schema in this kernel")
+        arity, kinds = RULES[rule]
+        if len(n["premises"]) != arity if arity is not None else not n["premises"]:
+            raise Invalid(f"node {n['id']}: {rule} takes {arity or 'one or more'} premises, "
+                          f"not {len(n['premises'])}")
+        context = set(j.get("hypotheses", ()))
+        if rule in ("Match", "Match-Split", "If"):
+            self.check_branch(n, rule, j)
+            kinds = {E}  # the same-branch obligation
+        for ob in [self.obligation(i) for i in obligation_ids(n)]:
+            if ob.kind not in kinds:
+                raise Invalid(f"node {n['id']}: {rule} cannot have a {ob.kind.value} obligation")
+            extra = [h.name for h in ob.hypotheses if h.name not in context and not (
+                rule == "Safety" and re.match(SAFETY_HYPOTHESES, h.name))]
+            if extra:
+                raise Invalid(f"node {n['id']}: obligation {ob.id} assumes {extra[0]}, which is "
+                              "not in the node's context")
+        lemma = j.get("lemma")
+        expected = THEOREM.get(rule)
+        if rule == "Ran":
+            expected = {"SD": "sd.metric", "HD": "fdiv.hd.one_minus_bc"}.get(j["cost"]["family"])
+        if rule == "ObserveFold":
+            if not re.fullmatch(CONJUGACY.get(j.get("family"), "-"), str(lemma)):
+                raise Invalid(f"node {n['id']}: {lemma} is not the conjugacy lemma of "
+                              f"{j.get('family')}")
+            expected = lemma
+        if lemma != expected:
+            raise Invalid(f"node {n['id']}: {rule} rests on {expected}, not {lemma}")
+        if j.get("disputed") != ("mech.hellinger.poster_corrected" if rule == "HellingerMech"
+                                 else None):
+            raise Invalid(f"node {n['id']}: the disputed flag of {rule} is wrong")
+        return {lemma} if lemma else set()
+
+    def check_branch(self, n, rule: str, j) -> None:
+        """Both runs take the same branch: the scrutinees (conditions) are one term, or proved
+        equal; or, for Match-Split, the lists are proved to have equal lengths."""
+        branch = j.get("branch") or {}
+        modes = {"If": ("if",), "Match": ("sync", "split"), "Match-Split": ("split",)}[rule]
+        if branch.get("mode") not in modes:
+            raise Invalid(f"node {n['id']}: {rule} needs why both runs take the same branch")
+        x1, x2 = self.pair(branch["terms"], n)
+        goal = T.eq(V.length(x1), V.length(x2)) if branch["mode"] == "split" else T.eq(x1, x2)
+        oid = branch["obligation"]
+        if oid is None and (x1 != x2 or branch["mode"] == "split"):
+            raise Invalid(f"node {n['id']}: no obligation that both runs take the same branch")
+        if oid is not None and self.obligation(oid).goal != goal:
+            raise Invalid(f"node {n['id']}: the same-branch obligation must be {T.pretty(goal)}")
+
+    def check_pure(self, n) -> None:
+        if n["rule"] in ("Match", "If"):
+            for p in n["premises"]:
+                self.check_pure(self.nodes[p])
+        elif n["rule"] != "Sub":
+            raise Invalid(f"node {n['id']}: {n['rule']} is not a rule of pure claims")
+
+    def check_path(self, n, spent: List[Tuple], index) -> None:
+        """A monadic path from the claim's root: the costs spent so far are ``spent``."""
+        rule, prem = n["rule"], [self.nodes[p] for p in n["premises"]]
+        if "cost" in n["judgement"] and rule != "Budget":
+            raise Invalid(f"node {n['id']}: {rule} with a cost cannot be checked against the "
+                          "claim (a Budget must close the path)")
+        if rule == "BindM":
+            self.check_path(prem[1], spent + [self.synth(prem[0])], index)
+        elif rule in ("Let", "Match", "Match-Split", "If"):
+            for p in prem:
+                self.check_path(p, spent, index)
+        elif rule == "Budget":
+            if prem[0]["rule"] == "UnitM" and len(prem[0]["obligations"]) != 1:
+                raise Invalid(f"node {prem[0]['id']}: a return that ends a path needs the "
+                              "obligation that its value is equal in both runs")
+            self.check_budget(n, spent + [self.synth(prem[0])], index)
+        else:
+            raise Invalid(f"node {n['id']}: {rule} cannot end a monadic path")
+
+    def check_budget(self, n, costs: List[Tuple], index) -> None:
+        j = n["judgement"]
+        if [self.cost(c) for c in j["costs"]] != costs:
+            raise Invalid(f"node {n['id']}: the costs recorded are not those of the path "
+                          f"{[_show_cost(c) for c in costs]}")
+        if self.index(j["index"]) != index:
+            raise Invalid(f"node {n['id']}: the index is not the claim's")
+        family, eps, delta = index
+        used = {c[0] for c in costs} - {"ZERO"}
+        bad = used - ({"DP", "SD"} if family == "DP" else {family})
+        if bad:
+            raise Invalid(f"node {n['id']}: a {sorted(bad)[0]} cost cannot pay for {family}")
+        goals = [T.le(_total([c[1] for c in costs if c[0] == "DP"]), eps)] if family == "DP" else []
+        goals.append(T.le(_total([c[2] for c in costs]), delta))
+        if [ob.goal for ob in self.obs(n)] != goals:
+            raise Invalid(f"node {n['id']}: the budget obligations must be "
+                          f"{[T.pretty(g) for g in goals]}")
+
+    def synth(self, n) -> Tuple:
+        """The cost of a computation, from its rule; it must be the cost it records."""
+        rule, j, prem = n["rule"], n["judgement"], [self.nodes[p] for p in n["premises"]]
+        if "cost" not in j:
+            raise Invalid(f"node {n['id']}: {rule} is not a computation with a cost here")
+        if rule == "BindM":
+            cost = _add(self.synth(prem[0]), self.synth(prem[1]), n["id"])
+        elif rule in ("Let", "Unfold"):
+            cost = self.synth(prem[0])
+        else:
+            cost = self.leaf_cost(n, rule, j)
+        if self.cost(j["cost"]) != cost:
+            raise Invalid(f"node {n['id']}: the cost recorded is not {rule}'s {_show_cost(cost)}")
+        return cost
+
+    def leaf_cost(self, n, rule: str, j) -> Tuple:
+        obs = self.obs(n)
+        if rule in ("EqualInputs", "UnitM", "Var"):
+            if len(obs) > (rule != "Var") or not all(_equalities(ob.goal) for ob in obs):
+                raise Invalid(f"node {n['id']}: {rule} has at most one equality obligation")
+            return ZERO
+        if rule == "App-Val":
+            return self.app_val(n, j)
+        if rule == "Ran":
+            d1, d2 = self.pair(j["dists"], n)
+            family = j["cost"]["family"]
+            if family not in ("SD", "HD"):
+                raise Invalid(f"node {n['id']}: ran has a bound in SD and HD only")
+            h = V.hellinger(d1, d2)
+            return (family, T.real(0), V.tv(d1, d2) if family == "SD" else T.mul(h, h))
+        if rule not in THEOREM:
+            raise Invalid(f"node {n['id']}: {rule} is not a computation")
+        e1 = self.public(n, j, "eps", obs)
+        delta = self.public(n, j, "delta", obs) if "delta" in j else T.real(0)
+        if rule == "LapMech":
+            v1, v2 = self.pair(j["value"], n)
+            return ("DP", T.mul(e1, T.abs_(T.sub(v1, v2))), T.real(0))
+        if rule == "GaussMech":
+            v1, v2 = self.pair(j["value"], n)
+            k = T.abs_(T.sub(v1, v2))
+            side = [ob for ob in obs if ob.kind == SC]
+            if [ob.goal for ob in side] != [T.lt(T.mul(k, e1), 1)]:
+                raise Invalid(f"node {n['id']}: the Gaussian mechanism needs the side "
+                              f"condition {T.pretty(T.lt(T.mul(k, e1), 1))}")
+            return ("DP", T.mul(k, e1), delta)
+        if rule == "ExpMech":
+            s1, s2 = self.pair(j["score"], n)
+            if j.get("candidates") is not None:
+                self.public(n, j, "candidates", obs)
+            return ("DP", T.mul(e1, T.abs_(T.sub(s1, s2))), T.real(0))
+        self.public(n, j, "prior", obs)
+        l1, l2 = self.pair(j["data"], n)
+        if not any(ob.goal == V.adj(l1, l2) for ob in obs):
+            raise Invalid(f"node {n['id']}: {rule} needs the data adjacent")
+        if rule == "HellingerMechPure":
+            return ("DP", e1, T.real(0))
+        return ("DP", e1, T.div(T.mul(T.exp(T.div(e1, 2)), delta), 2))
+
+    def public(self, n, j, key: str, obs) -> T.Term:
+        """Run 1's term of a parameter that must be public: one term, or proved equal."""
+        t1, t2 = self.pair(j[key], n)
+        if t1 != t2 and not any(ob.kind == E and ob.goal == T.eq(t1, t2) for ob in obs):
+            raise Invalid(f"node {n['id']}: no obligation that the {key} is public")
+        return t1
+
+    def app_val(self, n, j) -> Tuple:
+        """App-Val: the obligations that the arguments meet the callee's val, rebuilt from the
+        source, and the cost its val states."""
+        callee = j.get("uses")
+        vals = [v for v in self.program.vals() if v.name == callee]
+        if not vals or (callee == self.claim_name and not self.recursive):
+            raise Invalid(f"node {n['id']}: no val of {callee} to apply")
+        self.uses.add(callee)
+        doms, rt = S.arrow(vals[0])
+        if len(j["arguments"]) != len(doms):
+            raise Invalid(f"node {n['id']}: {callee} takes {len(doms)} arguments")
+        obs, bindings = self.obs(n), {}
+        try:
+            for i, (arg, dom) in enumerate(zip(j["arguments"], doms), 1):
+                chunk, obs = obs[:arg["obligations"]], obs[arg["obligations"]:]
+                got = [(ob.kind, ob.goal) for ob in chunk]
+                expected = self.argument(n, arg, dom, bindings)
+                if got != expected and (expected is not None or not all(
+                        k == E and _equalities(g) for k, g in got)):
+                    raise Invalid(f"node {n['id']}: the obligations of argument {i} are not "
+                                  f"what the val of {callee} requires")
+            if obs:
+                raise Invalid(f"node {n['id']}: obligations beyond the arguments' ones")
+            return S.instantiated_cost(self.program, rt, bindings)
+        except S.SourceError as exc:
+            raise Invalid(f"node {n['id']}: {exc}") from None
+
+    def argument(self, n, arg, dom, bindings: S.Bindings) -> Optional[List[Tuple]]:
+        """The obligations (kind, goal) an argument must have: the range of its type in each
+        run, then each refinement of ``dom`` (``bindings``: the callee's variables, extended
+        here). None for a computation, which must be the same distribution in both runs: its
+        obligations (EqualInputs') are equalities, taken as they are."""
+        var, base, assertions = S.refined_var(dom)
+        if arg["var"] != var:
+            raise Invalid(f"node {n['id']}: argument {arg['var']} should be {var}")
+        if isinstance(base, S.A.RMonad):
+            if S.instantiated_cost(self.program, base, bindings)[0] != "ZERO":
+                raise Invalid(f"node {n['id']}: a computation argument must have a val type "
+                              "of equal distributions")
+            bindings[var] = (None, None)
+            return None
+        expected: List[Tuple] = []
+        if arg["left"] is not None:
+            left, right = self.pair([arg["left"], arg["right"]], n)
+            bindings[var] = (left, right)
+            for t in (left, right):
+                facts = S.range_facts(base.type, t)
+                expected += [(R, T.and_(*facts))] if facts else []
+        elif assertions:
+            raise Invalid(f"node {n['id']}: cannot check the refinement of argument {var}")
+        for a in assertions:
+            if isinstance(a, S.A.SameRuns):
+                expected.append((E, T.TRUE if left == right else T.eq(left, right)))
+            else:
+                expected.append((E, S.assertion(self.program, a, dict(bindings), var)))
+        return expected
+
+    # ---- obligations ---------------------------------------------------------------------------
+
+    def obs(self, n) -> List[Obligation]:
+        return [self.obligation(oid) for oid in n["obligations"]]
+
+    def obligation(self, oid: str) -> Obligation:
+        """The obligation ``oid``, checked to be the normal form of its content and to have
+        the id its content hashes to (so a changed formula shows)."""
+        rec = self.obligations[oid]
+        if oid not in self.parsed:
+            try:
+                ob = Obligation.from_json(rec["obligation"])
+            except Exception as exc:
+                raise Invalid(f"obligation {oid}: malformed: {exc}") from None
+            if ob.id != oid or ob.to_json() != rec["obligation"]:
+                raise Invalid(f"obligation {oid}: its JSON is not the normal form of its terms")
+            fresh = Obligation(kind=ob.kind, hypotheses=ob.hypotheses, goal=ob.goal,
+                               axioms=ob.axioms, provenance=ob.provenance, lemma=ob.lemma)
+            if fresh.id != oid:
+                raise Invalid(f"obligation {oid}: the id is not the hash of its content "
+                              f"({fresh.id}): the formula was changed")
+            self.parsed[oid] = ob
+        return self.parsed[oid]
+
+    def justify(self, oid: str, solvers: Set[Tuple[str, str]]) -> Set[str]:
+        """Check that obligation ``oid`` holds; return the lemmas its axioms cite."""
+        if oid in self.justified:
+            return self.justified[oid]
+        ob, rec = self.obligation(oid), self.obligations[oid]
+        lemma_ids = self.check_axioms(ob, rec["axioms"])
+        text = to_smtlib(ob)
+        if text != rec["smtlib"]:
+            raise Invalid(f"obligation {oid}: the SMT-LIB text is not the obligation's")
+        d = rec["discharge"]
+        if d["verdict"] != "verified" or ob.lemma is not None:
+            raise Invalid(f"obligation {oid}: {d['verdict']} (by {d['method']}), not verified")
+        if d["method"] == "trivial":
+            if _trivial(ob) is None:
+                raise Invalid(f"obligation {oid}: recorded as trivial, but it is not")
+        elif d["method"] in ("z3", "cvc5") and d["result"] == "unsat":
+            solvers.add((d["solver"], d["version"] or ""))
+            self.rerun(oid, text, d)
+        else:
+            raise Invalid(f"obligation {oid}: discharged by {d['method']} with result "
+                          f"{d['result']}: the kernel accepts unsat from a solver, or trivial")
+        self.justified[oid] = lemma_ids
+        return lemma_ids
+
+    def rerun(self, oid: str, text: str, d) -> None:
+        import z3
+        note = (f"obligations discharged by z3 {d['version']} are re-run with "
+                f"z3 {z3.get_version_string()}")
+        if d["solver"] == "z3" and d["version"] != z3.get_version_string() \
+                and note not in self.notes:
+            self.notes.append(note)
+        rlimit = d["rlimit"] if self.solver == d["solver"] else None
+        try:
+            answer = check_smtlib(text, self.solver, rlimit)
+            if answer == "unknown" and self.solver == "cvc5" and self.allow_unknown:
+                self.notes.append(f"{oid}: not re-checkable by cvc5 (unknown); re-run by z3")
+                answer = check_smtlib(text, "z3", d["rlimit"] if d["solver"] == "z3" else None)
+        except SmtLibError as exc:
+            raise Invalid(f"obligation {oid}: {exc}") from None
+        if answer == "unknown" and self.solver == "cvc5":
+            raise Invalid(f"obligation {oid}: not re-checkable by cvc5 (unknown); "
+                          "--allow-unknown re-runs such obligations with z3")
+        if answer != "unsat":
+            raise Invalid(f"obligation {oid}: {self.solver} answers {answer}, not unsat")
+
+    def check_axioms(self, ob: Obligation, records) -> Set[str]:
+        if [r["name"] for r in records] != [a.name for a in ob.axioms]:
+            raise Invalid(f"obligation {ob.id}: the axioms recorded are not its axioms")
+        lemma_ids: Set[str] = set()
+        vocabulary = ob.vocabulary
+        for axiom, r in zip(ob.axioms, records):
+            schema = SCHEMAS.get(r["schema"])
+            if schema is None:
+                raise Invalid(f"obligation {ob.id}: axiom {r['name']}: no schema {r['schema']}")
+            if not re.fullmatch(rf"ax_{re.escape(r['schema'])}_[0-9]+", r["name"]):
+                raise Invalid(f"obligation {ob.id}: axiom {r['name']} is not named after its "
+                              f"schema {r['schema']}")
+            try:
+                args = [T.term_from_json(a, vocabulary) for a in r["args"]]
+                instance = schema.instance(*args)
+            except (SchemaError, T.SortError, KeyError, ValueError) as exc:
+                raise Invalid(f"obligation {ob.id}: axiom {r['name']}: {exc}") from None
+            if instance != axiom.term:
+                raise Invalid(f"obligation {ob.id}: axiom {r['name']} is not the instance of "
+                              f"{r['schema']} at its arguments ({T.pretty(instance)})")
+            lemma_ids |= set(schema.lemma_ids(*args))
+        return lemma_ids
+
+    def recheck_lemmas(self, ids: Set[str]) -> None:
+        """Every lemma the claim rests on is in the library and its artifact re-checks (once
+        per process for one artifact: ``LEMMA_CHECKS``)."""
+        from lemmas.checking import check_lemma
+        for lid, lemma in sorted(lemma_closure(sorted(ids)).items()):
+            key = (lid, hashlib.sha256(json.dumps(lemma.artifact, sort_keys=True).encode())
+                   .hexdigest())
+            if key not in LEMMA_CHECKS:
+                result = check_lemma(lemma)
+                LEMMA_CHECKS[key] = result.reason if not result.ok else ""
+            if LEMMA_CHECKS[key]:
+                raise Invalid(f"lemma {lid}: its artifact does not re-check: {LEMMA_CHECKS[key]}")
+
+    # ---- judgement data ------------------------------------------------------------------------
+
+    def terms(self, data) -> List[T.Term]:
+        try:
+            return [T.term_from_json(t, self.vocabulary) for t in data]
+        except Exception as exc:
+            raise Invalid(f"a term of a judgement is malformed: {exc}") from None
+
+    def pair(self, data, n) -> List[T.Term]:
+        """A value's terms in run 1 and run 2 at node ``n``. Both runs execute the same code,
+        so run 2's term is run 1's with the runs exchanged (run 1's translation is trusted)."""
+        t1, t2 = self.terms(data)
+        if _swap(t1) != t2:
+            raise Invalid(f"node {n['id']}: {T.pretty(t2)} is not the run-2 form of "
+                          f"{T.pretty(t1)}")
+        return [t1, t2]
+
+    def cost(self, c) -> Tuple:
+        eps, delta = self.terms([c["eps"], c["delta"]])
+        return (c["family"], eps, delta)
+
+    def index(self, data) -> Optional[Tuple]:
+        if data is None:
+            return None
+        eps = self.terms([data["eps"]])[0] if data["eps"] is not None else None
+        return (data["family"], eps, self.terms([data["delta"]])[0])
+
+    def bindings(self, data, n) -> S.Bindings:
+        """The terms of the variables a val's refinements name at node ``n`` (``(None, None)``
+        for values that are not first-order)."""
+        return {b["var"]: tuple(self.pair([b["left"], b["right"]], n)) if b["left"] is not None
+                else (None, None) for b in data}
+
+
+def _conjuncts(t: T.Term) -> List[T.Term]:
+    """``t`` split at its conjunctions, without ``true`` (how contexts store assumptions)."""
+    if isinstance(t, T.Op) and t.op == T.OpKind.AND:
+        return [c for a in t.args for c in _conjuncts(a)]
+    return [] if t == T.TRUE else [t]
+
+
+def _total(terms: List[T.Term]) -> T.Term:
+    """The sum of ``terms``, leaving out constant zeros (0 for none), as Budget writes it."""
+    parts = [t for t in terms if not (isinstance(t, T.Const) and t.value == 0)]
+    return T.real(0) if not parts else parts[0] if len(parts) == 1 else T.add(*parts)
+
+
+def _add(c1: Tuple, c2: Tuple, where: str) -> Tuple:
+    """Sequential composition of two costs (Lemma 3.4): one family, epsilons and deltas add."""
+    if c1[0] == "ZERO":
+        return c2
+    if c2[0] == "ZERO":
+        return c1
+    if c1[0] != c2[0]:
+        raise Invalid(f"node {where}: cannot compose a {c1[0]} cost with a {c2[0]} cost")
+    return (c1[0], T.add(c1[1], c2[1]), T.add(c1[2], c2[2]))
+
+
+def _swap(t: T.Term) -> T.Term:
+    """``t`` with ``x<1>`` and ``x<2>`` exchanged."""
+    return T.substitute(t, {v: T.var(v.name, v.sort, 3 - v.run) for v in T.free_vars(t) if v.run})
+
+
+def _equalities(t: T.Term) -> bool:
+    """``t`` says that values are equal in both runs: true, ``x = x'`` where ``x'`` is ``x`` with
+    the runs exchanged, or a conjunction of those."""
+    return t == T.TRUE or isinstance(t, T.Op) and (
+        (t.op == T.OpKind.EQ and t.args[1] == _swap(t.args[0])) or (
+            t.op == T.OpKind.AND and all(_equalities(a) for a in t.args)))
+
+
+def _show_cost(c: Tuple) -> str:
+    return f"{c[0]}({T.pretty(c[1])}, {T.pretty(c[2])})"
+
+
+def _show_index(index) -> str:
+    if index is None:
+        return "(none: a pure claim)"
+    return f"{index[0]}, eps {T.pretty(index[1]) if index[1] is not None else '-'}, " \
+           f"delta {T.pretty(index[2])}"

@@ -1,0 +1,57 @@
+"""``privinfer check CERT.json [--solver z3|cvc5] [--allow-unknown] [--json]``: re-check a
+certificate with the independent kernel (``checker``; it imports nothing of the verifier's
+derivation builder).
+
+Exit 0 when the certificate is valid (its verified claims are justified and its other claims
+labelled as such), 1 when it is invalid (the first reason is printed), 2 when the input
+cannot be read as JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from checker import kernel
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("certificate", help="a certificate written by privinfer verify --certificate")
+    parser.add_argument("--solver", choices=("z3", "cvc5"), default="z3",
+                        help="the solver that re-runs the SMT obligations (default z3)")
+    parser.add_argument("--allow-unknown", action="store_true",
+                        help="with --solver cvc5: re-run with z3 what cvc5 answers unknown on")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        data = kernel.load(args.certificate)
+    except kernel.Unreadable as exc:
+        print(f"error: cannot read the certificate: {exc}", file=sys.stderr)
+        return 2
+    outcome = kernel.check(data, solver=args.solver, allow_unknown=args.allow_unknown)
+    if args.json:
+        print(json.dumps(outcome.to_json(), indent=2))
+    else:
+        print(render(args.certificate, outcome, args.solver))
+    return 0 if outcome.valid else 1
+
+
+def render(path: str, outcome: kernel.Outcome, solver: str = "z3") -> str:
+    """The outcome in words: the first reason, or each claim and the trust base."""
+    if not outcome.valid:
+        return f"{path}: INVALID: {outcome.reason}"
+    lines = [f"{path}: valid (SMT obligations re-run with {solver})"]
+    for c in outcome.claims:
+        lines.append(f"  {c['verdict']:<8}  {c['statement']}")
+        if c["disputed"]:
+            lines.append(f"            rests on disputed theorems: {', '.join(c['disputed'])}")
+    base = outcome.trust_base
+    if base:
+        solvers = ", ".join(f"{s['name']} {s['version']}" for s in base["solvers"]) or "none"
+        lines.append(f"  trust base: solvers {solvers}; theorems "
+                     f"{', '.join(base['theorems']) or 'none'}; "
+                     f"{len(base['lemmas'])} lemmas re-checked")
+    lines += [f"  note: {n}" for n in outcome.notes]
+    return "\n".join(lines)
