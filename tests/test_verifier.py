@@ -245,3 +245,13 @@ def test_a_proof_using_a_false_val_is_not_verified():
     assert outer.verdict == UNKNOWN and "val of inner" in outer.failure
     only = verify_program(program, typecheck_program(program), only=["outer"])
     assert [c.verdict for c in only.claims] == [UNKNOWN]
+
+
+def test_the_candidate_list_must_not_be_empty():
+    """expMech stops on an empty candidate list at run time: a list not known to be
+    non-empty is a refuted range condition; the same program with length cs >= 1 verifies."""
+    program = parse_file(str(ROOT / "tests/programs/empty_candidates.pinf"))
+    report = verify_program(program, typecheck_program(program))
+    assert claim(report, "pick").verdict == REJECTED
+    assert "candidate list of expMech is not empty" in claim(report, "pick").failure
+    assert claim(report, "pick2").verdict == VERIFIED

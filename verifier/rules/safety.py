@@ -229,7 +229,13 @@ class Safety:
         score = self.value(ctx, args[1])
         x = self.value(ctx, args[2])
         if len(args) == 4:
-            self.value(ctx, args[3])
+            candidates = self.b.translator.as_term(self.value(ctx, args[3]), args[3])
+            if not (isinstance(candidates, T.Apply)
+                    and candidates.func.name in ("cons", "posteriors")):
+                # a cons is non-empty, and posteriors (p, n) has at least n + 1 >= 1 elements
+                # (n >= 0 is its own range condition): anything else must be shown non-empty
+                self.require(ctx, T.ge(L.length(candidates), 1),
+                             "the candidate list of expMech is not empty", args[3].span)
             r, facts = fresh_value(self.b, self.b.candidate_type(e), "r")
         else:
             from verifier.rules.mechanism_rules import finite_candidate
