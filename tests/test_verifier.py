@@ -255,3 +255,9 @@ def test_the_candidate_list_must_not_be_empty():
     assert claim(report, "pick").verdict == REJECTED
     assert "candidate list of expMech is not empty" in claim(report, "pick").failure
     assert claim(report, "pick2").verdict == VERIFIED
+
+
+def test_a_helper_defined_as_a_lambda_is_unfolded():
+    program = parse_file(str(ROOT / "tests/programs/function_constant.pinf"))
+    report = verify_program(program, typecheck_program(program))
+    assert claim(report, "m").verdict == VERIFIED

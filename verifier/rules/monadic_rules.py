@@ -230,6 +230,8 @@ def _application(b: Builder, ctx: Ctx, e: A.App) -> Synth:
             parts = args[0].items if isinstance(args[0], A.TupleLit) else (args[0],)
             return registry.mechanism(head.name, e)(b, ctx, e, tuple(parts))
         fn = pair[0]
+        if isinstance(fn, Closure) and not fn.params and pair[0] == pair[1]:
+            fn = b.translator.expr(head, 1, ctx.env)  # a constant whose value is a function
         if isinstance(fn, NamedFun) and pair[0] == pair[1]:
             from verifier.rules.core_rules import apply_val
             return apply_val(b, ctx, e, head.name, args)

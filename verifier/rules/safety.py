@@ -191,6 +191,8 @@ class Safety:
                 raise NoRule(f"no safety rule for {head.name}", e.span)
             return rule(ctx, e, list(parts))
         fn = pair[self.run - 1]
+        if isinstance(fn, Closure) and not fn.params:  # a constant whose value is a function
+            fn = self.value(ctx, head)
         if isinstance(fn, NamedFun):
             return self._val_call(ctx, e, head.name, args)
         if isinstance(fn, Closure):
