@@ -51,6 +51,9 @@ def test_shared_examples_get_their_expected_verdict(path):
 def test_guarantees_in_words():
     program = parse_file(str(ROOT / "benchmarks/programs/paper/beta_output_hellinger.pinf"))
     report = verify_program(program, typecheck_program(program))
+    assert claim(report, "learnBias").guarantee == (
+        "learnBias gives equal output distributions (SD distance 0) when its inputs are equal "
+        "in both runs")
     assert claim(report, "main").guarantee == (
         "main is (rho * eps, 0)-differentially private with respect to adj on its 1st argument, "
         "for a >= 1.0 and b >= 1.0")

@@ -212,6 +212,13 @@ def _describe_parameter(dom: A.RType) -> Tuple[List[str], List[str]]:
     """The relational and the one-run conditions a parameter's refinement states
     (equality in both runs is left out: it says the parameter is public). A parameter with
     no refinement may take any two values: the claim covers every change of it."""
+    if isinstance(dom, A.RMonad):  # a computation: M[F] {x :: T | =} is the same one in both runs
+        if dom.delta is None and dom.div.kind != "DP":
+            return [], []
+        delta = pretty_expr(dom.delta) if dom.delta is not None else "0"
+        what = (f"DP({pretty_expr(dom.div.eps)}, {delta})" if dom.div.kind == "DP"
+                else f"{dom.div.kind} distance {delta}")
+        return [f"computations within {what}"], []
     if not isinstance(dom, A.RRefine):
         return ["any change"], []
     relational, unary = [], []
