@@ -132,31 +132,23 @@ def _score(b: Builder, fn, x, r, run: int, e: A.App) -> T.Term:
 
 def finite_candidate(b: Builder, e: A.App) -> Tuple[SymValue, List[T.Term]]:
     """A fresh candidate ranging over the finite range R of the call, with its range facts."""
-    from verifier.language import types as ty
+    from verifier.rules.safety import fresh_value
+    from verifier.rules.typing_bridge import to_syntax
     if b.typed is None:
         raise NoRule("the range of expMech is not known", e.span)
-    r_type = ty.resolve(b.typed.expmech_range(e))
-    return _fresh_of_type(b, r_type, e)
+    r_type = to_syntax(b.typed.expmech_range(e))
+    if r_type is None or not _finite(r_type):
+        raise NoRule("expMech without a candidate list needs a finite range (bool, [k], unit "
+                     "or tuples of them)", e.span)
+    return fresh_value(b, r_type, "r")
 
 
-def _fresh_of_type(b: Builder, t, e: A.App) -> Tuple[SymValue, List[T.Term]]:
-    from verifier.language import types as ty
-    if t == ty.BOOL:
-        return Scalar(b.fresh("r", T.BOOL)), []
-    if isinstance(t, ty.Fin) and t.k is not None:
-        v = b.fresh("r", T.INT)
-        return Scalar(v), [T.ge(v, 0), T.lt(v, t.k)]
-    if t == ty.UNIT:
-        from verifier.rules.symbolic import UnitV
-        return UnitV(), []
-    if isinstance(t, ty.TupleType):
-        items, facts = [], []
-        for item in t.items:
-            v, f = _fresh_of_type(b, item, e)
-            items.append(v)
-            facts += f
-        return TupleV(tuple(items)), facts
-    raise NoRule(f"expMech over the range {t} needs a candidate list", e.span)
+def _finite(t: A.SimpleType) -> bool:
+    if isinstance(t, A.TBase):
+        return t.name in ("bool", "unit")
+    if isinstance(t, A.TTuple):
+        return all(_finite(i) for i in t.items)
+    return isinstance(t, A.TFin)
 
 
 def _first_term(v: SymValue):

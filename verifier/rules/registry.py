@@ -1,11 +1,8 @@
 """The rule registry: which rule function handles which construct.
 
-Two judgement forms are checked by dispatch on the AST node class:
-
-* ``monadic``: ``G ⊢ e ~ e :: M[F, δ] {x :: T | =}`` against the budget of the context;
-* ``pure``: ``G ⊢ e ~ e :: {x :: T | A}``.
-
-and mechanisms (applications of a built-in returning ``M[...]``) are dispatched by name.
+Monadic judgements ``G ⊢ e ~ e :: M[F, δ] {x :: T | =}`` are checked by dispatch on the AST
+node class (pure refinements are checked by translation: ``core_rules.check_pure``), and
+mechanisms (applications of a built-in returning ``M[...]``) are dispatched by name.
 Lookups fail loudly (``NoRule``) when a construct has no rule. Tool builders add a mechanism
 with ``register_mechanism``.
 """
@@ -17,7 +14,6 @@ from verifier.language import ast as A
 from verifier.rules.translate import NoRule
 
 _MONADIC: Dict[Type[A.Expr], Callable] = {}
-_PURE: Dict[Type[A.Expr], Callable] = {}
 _MECHANISMS: Dict[str, Callable] = {}
 _SAFETY: Dict[str, Callable] = {}
 
@@ -29,17 +25,6 @@ def monadic_rule(*node_types: Type[A.Expr]):
             if t in _MONADIC:
                 raise ValueError(f"two monadic rules for {t.__name__}")
             _MONADIC[t] = fn
-        return fn
-    return register
-
-
-def pure_rule(*node_types: Type[A.Expr]):
-    """Register the decorated function as the pure rule for ``node_types``."""
-    def register(fn: Callable) -> Callable:
-        for t in node_types:
-            if t in _PURE:
-                raise ValueError(f"two pure rules for {t.__name__}")
-            _PURE[t] = fn
         return fn
     return register
 
@@ -75,10 +60,6 @@ def monadic(node: A.Expr) -> Callable:
     if rule is None:
         raise NoRule(f"no relational rule for {_describe(node)} in a monadic position", node.span)
     return rule
-
-
-def pure(node: A.Expr) -> Callable:
-    return _PURE.get(type(node), _PURE[A.Expr])
 
 
 def mechanism(name: str, node: A.Expr) -> Callable:

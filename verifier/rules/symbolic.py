@@ -112,11 +112,6 @@ class Env:
         return name in self._index
 
 
-def same(a: SymValue, b: SymValue) -> bool:
-    """Whether two symbolic values are syntactically the same (hence equal in both runs)."""
-    return a == b
-
-
 def value_terms(v: SymValue) -> Tuple[T.Term, ...]:
     """The terms a first-order value is made of (for equality obligations); () otherwise."""
     if isinstance(v, Scalar):
@@ -129,11 +124,3 @@ def value_terms(v: SymValue) -> Tuple[T.Term, ...]:
             out += value_terms(item)
         return out
     return ()
-
-
-def is_first_order(v: SymValue) -> bool:
-    if isinstance(v, (Scalar, DistV, UnitV)):
-        return True
-    if isinstance(v, TupleV):
-        return all(is_first_order(i) for i in v.items)
-    return False

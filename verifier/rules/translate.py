@@ -318,14 +318,7 @@ class Translator:
         head, args = flatten_app(e)
         fn = self._go(head, run, env)
         values = [self._go(a, run, env) for a in args]
-        return self.apply_at(fn, values, run, e)
-
-    def apply_at(self, fn: SymValue, values: Sequence[SymValue], run: int, e: A.Expr) -> SymValue:
-        for value in values:
-            fn = self._apply1(fn, value, run, e.span)
-        if isinstance(fn, Builtin) and fn.name in MONADIC_BUILTINS:
-            raise NoRule(f"{fn.name} needs its arguments as one tuple", e.span)
-        return fn
+        return self.apply(fn, values, run, e.span)
 
     def _apply1(self, fn: SymValue, arg: SymValue, run: int, span: A.Span) -> SymValue:
         if isinstance(fn, Closure):
