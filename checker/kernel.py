@@ -32,7 +32,7 @@ from obligations import terms as T
 from obligations import vocabulary as V
 from obligations.model import Obligation, ObligationKind
 from obligations.schemas import SCHEMAS, SchemaError
-from obligations.smtlib import SmtLibError, check_smtlib, to_smtlib
+from obligations.smtlib import SmtLibError, Z3Session, check_smtlib, to_smtlib
 from obligations.z3_backend import _trivial
 
 FORMAT = "privinfer-certificate/1"
@@ -154,6 +154,7 @@ def disputed_of(ids: Sequence[str]) -> List[str]:
 class _Kernel:
     def __init__(self, data: Any, solver: str, allow_unknown: bool):
         self.data, self.solver, self.allow_unknown = data, solver, allow_unknown
+        self.z3 = Z3Session()  # each obligation still gets a fresh solver: see Z3Session
         self.summary: List[Dict[str, Any]] = []
         self.notes: List[str] = []
         self.seconds: Dict[str, float] = {}
@@ -658,10 +659,11 @@ class _Kernel:
             self.notes.append(note)
         rlimit = d["rlimit"] if self.solver == d["solver"] else None
         try:
-            answer = check_smtlib(text, self.solver, rlimit)
+            answer = check_smtlib(text, self.solver, rlimit, self.z3)
             if answer == "unknown" and self.solver == "cvc5" and self.allow_unknown:
                 self.notes.append(f"{oid}: not re-checkable by cvc5 (unknown); re-run by z3")
-                answer = check_smtlib(text, "z3", d["rlimit"] if d["solver"] == "z3" else None)
+                answer = check_smtlib(text, "z3", d["rlimit"] if d["solver"] == "z3" else None,
+                                      self.z3)
         except SmtLibError as exc:
             raise Invalid(f"obligation {oid}: {exc}") from None
         if answer == "unknown" and self.solver == "cvc5":

@@ -68,12 +68,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from flint import arb, ctx
-
-from obligations.evaluate import PRECISION, Evaluator, Value
 from obligations.model import Obligation
 from obligations.terms import (INT, REAL, Apply, Const, FuncDecl, Op, OpKind, Quantifier,
                                Sort, SortError, Term, Var, and_, decimal_text, eq, free_vars, ge,
@@ -142,10 +140,14 @@ class Problem:
         if isinstance(x, Var):
             return "$" + x.label
         if isinstance(x, FuncDecl):
-            return dict(self.function_symbols)[x]
+            return self._function_symbol[x]
         if isinstance(x, Sort):
             return "$" + x.name
         raise TypeError(f"no symbol for {x!r}")
+
+    @cached_property
+    def _function_symbol(self) -> Dict[FuncDecl, str]:
+        return dict(self.function_symbols)
 
     @property
     def uninterpreted(self) -> bool:
@@ -242,11 +244,11 @@ class _Lowering:
     def __init__(self) -> None:
         self.pi: Optional[AuxVar] = None
         self.ground: Dict[Tuple[OpKind, Term], AuxVar] = {}   # in creation order
-        self.closed: Dict[AuxVar, Tuple[Term, Value]] = {}    # their values, when closed
+        self.closed: Dict[AuxVar, Tuple[Term, object]] = {}    # their values, when closed
         self.lifted: Dict[OpKind, AuxFunc] = {}               # used under a binder
 
     def term(self, t: Term, bound: frozenset = frozenset()) -> Term:
-        if isinstance(t, (Const, Var)):
+        if isinstance(t, (Const, Var)) or not _needs_lowering(t):
             return t
         if isinstance(t, Quantifier):
             inner = bound | {(v.name, v.run) for v in t.vars}
@@ -273,6 +275,7 @@ class _Lowering:
             if key not in self.ground:
                 aux = self.ground[key] = AuxVar(f"{op.value}!{len(self.ground)}", REAL)
                 if not free_vars(t):
+                    from obligations.evaluate import Evaluator  # flint, only when needed
                     self.closed[aux] = (t, Evaluator().value(t, {}))
             return self.ground[key]
         return Op(op, args)
@@ -323,10 +326,22 @@ class _Lowering:
         return out
 
 
-def _enclosure(c: AuxVar, value: Value) -> Optional[Term]:
+_LOWERED = frozenset({OpKind.ABS, OpKind.MIN, OpKind.MAX, OpKind.PI, OpKind.SQRT, OpKind.EXP,
+                      OpKind.LOG})
+
+
+@lru_cache(maxsize=1 << 16)
+def _needs_lowering(t: Term) -> bool:
+    """Whether ``t`` has an operation that the lowering rewrites (else it is its own image)."""
+    return any(isinstance(u, Op) and u.op in _LOWERED for u in subterms(t))
+
+
+def _enclosure(c: AuxVar, value: object) -> Optional[Term]:
     """``c = value`` for an exact value; ``lo < c < hi`` around a finite, moderate ball."""
     if isinstance(value, Fraction):
         return eq(c, value)
+    from flint import arb, ctx  # loaded with obligations.evaluate, which computed value
+    from obligations.evaluate import PRECISION
     if not isinstance(value, arb) or not value.is_finite() or not abs(value) < 10 ** 30:
         return None
     scale = 10 ** ENCLOSURE_DIGITS
@@ -336,7 +351,7 @@ def _enclosure(c: AuxVar, value: Value) -> Optional[Term]:
     return and_(le(lo, c), le(c, hi))
 
 
-def _dyadic(x: arb) -> Fraction:
+def _dyadic(x: Any) -> Fraction:
     """The exact value of an exact (dyadic) arb, such as a ball's endpoint."""
     man, exp = (int(v) for v in x.man_exp())
     return Fraction(man) * Fraction(2) ** exp
@@ -375,20 +390,29 @@ def _logic(terms: Sequence[Term], uninterpreted: bool) -> str:
     """The tightest SMT-LIB logic name for ``terms`` (e.g. ``QF_NRA``, ``UFLIRA``)."""
     quantified = ints = reals = nonlinear = False
     for term in terms:
-        for t in subterms(term):
-            found = [t.sort] + ([v.sort for v in t.vars] if isinstance(t, Quantifier) else [])
-            ints |= INT in found
-            reals |= REAL in found
-            quantified |= isinstance(t, Quantifier)
-            if isinstance(t, Op) and t.op == OpKind.MUL:
-                nonlinear |= sum(not _is_numeral(a) for a in t.args) > 1
-            if isinstance(t, Op) and t.op == OpKind.DIV:  # x / 0 is unspecified: nonlinear
-                nonlinear |= not _is_numeral(t.args[1]) or _numeral_value(t.args[1]) == 0
+        q, i, r, n = _features(term)
+        quantified, ints, reals, nonlinear = quantified or q, ints or i, reals or r, nonlinear or n
     arith = {(True, False): "IA", (False, True): "RA", (True, True): "IRA"}.get((ints, reals), "")
     if arith:
         arith = ("N" if nonlinear else "L") + arith
     name = ("UF" if uninterpreted or not arith else "") + arith
     return name if quantified else "QF_" + name
+
+
+@lru_cache(maxsize=1 << 16)
+def _features(term: Term) -> Tuple[bool, bool, bool, bool]:
+    """Whether ``term`` is quantified, uses integers, uses reals, is nonlinear."""
+    quantified = ints = reals = nonlinear = False
+    for t in subterms(term):
+        found = [t.sort] + ([v.sort for v in t.vars] if isinstance(t, Quantifier) else [])
+        ints |= INT in found
+        reals |= REAL in found
+        quantified |= isinstance(t, Quantifier)
+        if isinstance(t, Op) and t.op == OpKind.MUL:
+            nonlinear |= sum(not _is_numeral(a) for a in t.args) > 1
+        if isinstance(t, Op) and t.op == OpKind.DIV:  # x / 0 is unspecified: nonlinear
+            nonlinear |= not _is_numeral(t.args[1]) or _numeral_value(t.args[1]) == 0
+    return quantified, ints, reals, nonlinear
 
 
 def _is_numeral(t: Term) -> bool:

@@ -20,6 +20,7 @@ import json
 import re
 from dataclasses import dataclass
 from enum import Enum
+from functools import cached_property
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
 
 from obligations.terms import (BOOL, SortError, Term, Var, Vocabulary, free_vars, pretty,
@@ -54,8 +55,9 @@ class Named:
         if not isinstance(self.term, Term) or self.term.sort != BOOL:
             raise SortError(f"{self.name} must be a Bool term")
 
-    def to_json(self) -> Dict[str, Any]:
-        return {"name": self.name, "text": pretty(self.term), "term": term_to_json(self.term)}
+    def to_json(self, text: bool = True) -> Dict[str, Any]:
+        data = {"name": self.name, "term": term_to_json(self.term)}
+        return {"name": self.name, "text": pretty(self.term), **data} if text else data
 
     @staticmethod
     def from_json(data: Mapping[str, Any], vocabulary: Vocabulary) -> "Named":
@@ -137,10 +139,10 @@ class LemmaUse:
         if not all(isinstance(v, Term) for _, v in self.instantiation):
             raise SortError(f"the instantiation of {self.lemma} must map names to terms")
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self, text: bool = True) -> Dict[str, Any]:
         return {"lemma": self.lemma,
-                "instantiation": [{"param": k, "text": pretty(v), "term": term_to_json(v)}
-                                  for k, v in self.instantiation],
+                "instantiation": [{"param": k, **({"text": pretty(v)} if text else {}),
+                                   "term": term_to_json(v)} for k, v in self.instantiation],
                 "hypotheses": list(self.hypotheses)}
 
     @staticmethod
@@ -198,7 +200,8 @@ class Obligation:
                 raise SortError(f"{v.label} occurs at sorts {other.sort} and {v.sort}")
         self.vocabulary  # raises on conflicting declarations
         if self.id is None:
-            digest = hashlib.sha256(json.dumps(self._content(), sort_keys=True).encode()).hexdigest()
+            content = json.dumps(self._content(text=False), sort_keys=True)
+            digest = hashlib.sha256(content.encode()).hexdigest()
             object.__setattr__(self, "id", f"{self.kind.value}-{digest[:16]}")
         elif not isinstance(self.id, str) or not _ID.match(self.id):
             raise ValueError(f"obligation id {self.id!r} must be a file-name-safe string")
@@ -209,25 +212,28 @@ class Obligation:
         inst = tuple(t for _, t in self.lemma.instantiation) if self.lemma else ()
         return tuple(n.term for n in self.hypotheses + self.axioms) + (self.goal,) + inst
 
-    @property
+    @cached_property
     def free_vars(self) -> Tuple[Var, ...]:
         """The free variables of hypotheses, axioms and goal, in order of first occurrence."""
         return free_vars(*(n.term for n in self.hypotheses + self.axioms), self.goal)
 
-    @property
+    @cached_property
     def vocabulary(self) -> Vocabulary:
         """The uninterpreted sorts and functions the obligation uses."""
         return vocabulary_of(*self.terms)
 
-    def _content(self) -> Dict[str, Any]:
+    def _content(self, text: bool = True) -> Dict[str, Any]:
+        """The JSON content; the id hashes it without the ``text`` fields (printed forms of
+        the terms, for readers)."""
+        goal = {"term": term_to_json(self.goal)}
         return {
             "kind": self.kind.value,
             "provenance": self.provenance.to_json(),
             "vocabulary": self.vocabulary.to_json(),
-            "hypotheses": [h.to_json() for h in self.hypotheses],
-            "axioms": [a.to_json() for a in self.axioms],
-            "goal": {"text": pretty(self.goal), "term": term_to_json(self.goal)},
-            "lemma": None if self.lemma is None else self.lemma.to_json(),
+            "hypotheses": [h.to_json(text) for h in self.hypotheses],
+            "axioms": [a.to_json(text) for a in self.axioms],
+            "goal": {"text": pretty(self.goal), **goal} if text else goal,
+            "lemma": None if self.lemma is None else self.lemma.to_json(text),
         }
 
     def to_json(self) -> Dict[str, Any]:

@@ -21,6 +21,7 @@ imports nothing but ``obligations``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from obligations import terms as T
@@ -382,11 +383,8 @@ def instantiate(terms: Sequence[T.Term]) -> Tuple[Instance, ...]:
     for _ in range(_ROUNDS):
         new: List[Instance] = []
         for schema, args in _candidates(pool):
-            try:
-                axiom = schema.instance(*args)
-            except SchemaError:
-                continue
-            if axiom in seen or axiom == T.boolean(True):
+            axiom = _instance_or_none(schema.name, args)
+            if axiom is None or axiom in seen or axiom == T.boolean(True):
                 continue
             seen.add(axiom)
             k = counter.get(schema.name, 0) + 1
@@ -399,19 +397,38 @@ def instantiate(terms: Sequence[T.Term]) -> Tuple[Instance, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1 << 16)
+def _instance_or_none(schema: str, args: Tuple[T.Term, ...]) -> Optional[T.Term]:
+    """``SCHEMAS[schema].instance(*args)``, or None when it does not apply (memoised: the
+    obligations of one program share most of their terms)."""
+    try:
+        return SCHEMAS[schema].instance(*args)
+    except SchemaError:
+        return None
+
+
+@lru_cache(maxsize=1 << 16)
+def _lists_and_applications(t: T.Term) -> Tuple[Tuple[T.Term, ...], Tuple[T.Apply, ...]]:
+    """The list-sorted sub-terms and the applications in ``t``, in pre-order, each once."""
+    lists: Dict[T.Term, None] = {}
+    apps: Dict[T.Apply, None] = {}
+    for sub in T.subterms(t):
+        if sub.sort.name.startswith("List["):
+            lists.setdefault(sub, None)
+        if isinstance(sub, T.Apply):
+            apps.setdefault(sub, None)
+    return tuple(lists), tuple(apps)
+
+
 def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, ...]]]:
     """Schemas and arguments to try, in a fixed order (the order names the axioms)."""
-    apps: List[T.Apply] = []
-    lists: List[T.Term] = []
-    seen: set = set()
+    found_lists: Dict[T.Term, None] = {}
+    found_apps: Dict[T.Apply, None] = {}
     for t in pool:
-        for sub in T.subterms(t):
-            if sub.sort.name.startswith("List[") and sub not in seen:
-                seen.add(sub)
-                lists.append(sub)
-            if isinstance(sub, T.Apply) and ("app", sub) not in seen:
-                seen.add(("app", sub))
-                apps.append(sub)
+        ls, aps = _lists_and_applications(t)
+        found_lists.update(dict.fromkeys(ls))
+        found_apps.update(dict.fromkeys(aps))
+    lists, apps = list(found_lists), list(found_apps)
     conses = [l for l in lists if _is_app(l, "cons")]
     nils = [l for l in lists if isinstance(l, T.Apply) and l.func.name.startswith("nil_")]
     for l in lists:

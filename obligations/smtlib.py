@@ -18,7 +18,10 @@ z3 back end confirms counterexamples, a script cannot).
 
 ``check_smtlib(text, solver="z3" | "cvc5", rlimit=None)`` runs a script with a fresh
 solver and a deterministic resource limit and returns ``"unsat"``, ``"sat"`` or
-``"unknown"``; the certificate checker reuses it. Resource units are the solver's own: z3's
+``"unknown"``; the certificate checker reuses it. ``Z3Session`` runs scripts one after
+another in one z3 context, each from a ``(reset)`` (a fresh solver with no declarations and
+no assertions): the z3 back end and the checker use one session per program, which saves
+creating a z3 context (a few milliseconds) per obligation. Resource units are the solver's own: z3's
 ``rlimit`` (default ``DEFAULT_RLIMIT``) and cvc5's ``rlimit-per`` (default
 ``DEFAULT_CVC5_RLIMIT``, which is of the same order of effort), with a wall-clock backstop
 for cvc5 (``CVC5_TIME_BACKSTOP_MS``) because cvc5 does not count resources everywhere.
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterable, List, Optional, Union
+from typing import Any, Collection, Dict, Iterable, List, Optional, Tuple, Union
 
 import z3
 
@@ -35,7 +38,11 @@ from obligations.encoding import Problem, encode
 from obligations.model import Obligation
 from obligations.terms import (BOOL, INT, Apply, Const, Op, OpKind, Quantifier, Sort, Term, Var,
                                decimal_text)
-from obligations.z3_backend import DEFAULT_RLIMIT, SEED
+
+#: z3's resource limit per check (see ``obligations.z3_backend`` for the policy).
+DEFAULT_RLIMIT = 5_000_000
+#: The random seed given to z3 (its default, made explicit).
+SEED = 0
 
 #: cvc5's ``rlimit-per`` units for ``check_smtlib(..., solver="cvc5")``.
 DEFAULT_CVC5_RLIMIT = 500_000
@@ -101,26 +108,32 @@ def _comment(text: str) -> str:
     return "\n".join("; " + line for line in text.splitlines())
 
 
-def problem_to_smtlib(problem: Problem) -> str:
-    """The SMT-LIB script of an already lowered problem."""
+def problem_to_smtlib(problem: Problem, only: Optional[Collection[str]] = None, *,
+                      comments: bool = True) -> str:
+    """The SMT-LIB script of an already lowered problem; with ``only``, just the assertions
+    of those names (every declaration is kept), as when an unsat core is re-checked; with
+    ``comments=False``, the commands alone (what a solver reads; the same for two
+    obligations that differ only in their provenance)."""
     ob, p = problem.obligation, _Printer(problem)
-    prov = ob.provenance
-    lines = [
-        f"; privinfer proof obligation {ob.id}",
-        f"; kind: {ob.kind.value}",
-        f"; rule: {prov.rule}   node: {prov.node}"
-        + (f"   at: {prov.span}-{prov.span.end_line}:{prov.span.end_col}" if prov.span else ""),
-        _comment(prov.description),
-    ]
-    if ob.lemma is not None:
-        lines.append(f"; lemma: {ob.lemma.lemma}")
-    lines += [_comment(str(ob)), "(set-option :produce-unsat-cores true)",
-              f"(set-logic {problem.logic})"]
+    lines: List[str] = []
+    if comments:
+        prov = ob.provenance
+        lines += [
+            f"; privinfer proof obligation {ob.id}",
+            f"; kind: {ob.kind.value}",
+            f"; rule: {prov.rule}   node: {prov.node}"
+            + (f"   at: {prov.span}-{prov.span.end_line}:{prov.span.end_col}" if prov.span else ""),
+            _comment(prov.description),
+        ]
+        if ob.lemma is not None:
+            lines.append(f"; lemma: {ob.lemma.lemma}")
+        lines.append(_comment(str(ob)))
+    lines += ["(set-option :produce-unsat-cores true)", f"(set-logic {problem.logic})"]
     lines += [f"(declare-sort {p.sort(s)} 0)" for s in problem.sorts]
     for f in problem.functions:
         domain = " ".join(p.sort(s) for s in f.domain)
         lines.append(f"(declare-fun {p.sym(f)} ({domain}) {p.sort(f.range)})")
-    meaning = dict(problem.definitions)
+    meaning = dict(problem.definitions) if comments else {}
     for v in problem.constants:
         note = f" ; {meaning[v]}" if v in meaning else ""
         lines.append(f"(declare-const {p.sym(v)} {p.sort(v.sort)}){note}")
@@ -128,10 +141,13 @@ def problem_to_smtlib(problem: Problem) -> str:
                 "hypothesis": "; hypotheses", "axiom": "; axioms", "goal": "; the goal, negated"}
     role = None
     for a in problem.assertions:
-        if a.role != role:
+        if only is not None and a.name not in only:
+            continue
+        if comments and a.role != role:
             role = a.role
             lines.append(headings[role])
-        lines.append(_comment(a.comment))
+        if comments:
+            lines.append(_comment(a.comment))
         lines.append(f"(assert (! {p.term(a.term)} :named {quote(a.name)}))")
     lines += ["(check-sat)", "(exit)"]
     return "\n".join(lines) + "\n"
@@ -157,28 +173,77 @@ def write_smtlib_dir(obligations: Iterable[Obligation], directory: Union[str, Pa
     return paths
 
 
-def check_smtlib(text: str, solver: str = "z3", rlimit: Optional[int] = None) -> str:
+def check_smtlib(text: str, solver: str = "z3", rlimit: Optional[int] = None,
+                 session: Optional["Z3Session"] = None) -> str:
     """Run the script ``text`` with a fresh ``solver`` ("z3" or "cvc5") under a resource
     limit; return ``"unsat"``, ``"sat"`` or ``"unknown"`` (the answer to its last
-    ``check-sat``). Raises ``SmtLibError`` if the solver rejects the script."""
+    ``check-sat``). Raises ``SmtLibError`` if the solver rejects the script. z3 runs in
+    ``session`` when one is given (still from a fresh solver), else in a new context."""
     if solver == "z3":
-        return _check_z3(text, DEFAULT_RLIMIT if rlimit is None else rlimit)
+        return _check_z3(text, DEFAULT_RLIMIT if rlimit is None else rlimit, session)
     if solver == "cvc5":
         return _check_cvc5(text, DEFAULT_CVC5_RLIMIT if rlimit is None else rlimit)
     raise ValueError(f"unknown solver {solver!r} (expected 'z3' or 'cvc5')")
 
 
-def _check_z3(text: str, rlimit: int) -> str:
-    # Run the script through z3's own SMT-LIB interpreter, as the z3 binary would, so that
-    # :named assertions mean what SMT-LIB says (parse_smt2_string turns them into
-    # implications from fresh literals, which need to be assumed).
-    prelude = f"(set-option :rlimit {rlimit})\n(set-option :random-seed {SEED})\n"
-    ctx = z3.Context()  # keep a reference: the raw handle alone does not keep it alive
-    try:
-        output = z3.Z3_eval_smtlib2_string(ctx.ref(), prelude + text)
-    except z3.Z3Exception as e:
-        raise SmtLibError(f"z3 rejected the script: {e}") from None
-    return _last_answer(output, "z3")
+def _check_z3(text: str, rlimit: int, session: Optional["Z3Session"]) -> str:
+    return (session or Z3Session()).run(text, rlimit)[0]
+
+
+class Z3Session:
+    """A z3 context whose SMT-LIB interpreter runs one script after another.
+
+    Each ``run`` starts with ``(reset)``, so every script gets a fresh solver with no
+    declarations and no assertions, as the z3 binary would give it; ``query`` then asks about
+    the last script's answer (``(get-unsat-core)``, ``(get-info :reason-unknown)``). The
+    context's term store outlives a reset, so a solver's search (never its answer's
+    soundness) may depend on the scripts run earlier in the same session: a caller that wants
+    reproducible runs uses one session for one fixed sequence of scripts (one program).
+
+    Scripts are run through z3's own interpreter (not ``parse_smt2_string``) so that
+    ``:named`` assertions mean what SMT-LIB says and ``(get-unsat-core)`` names them.
+    Not thread-safe: one session per thread."""
+
+    def __init__(self) -> None:
+        self.ctx = z3.Context()  # keep a reference: the raw handle alone does not keep it alive
+        #: what callers remember about the scripts they ran here (the z3 back end's verdicts)
+        self.memo: Dict[Any, Any] = {}
+
+    def _eval(self, text: str) -> str:
+        try:
+            return z3.Z3_eval_smtlib2_string(self.ctx.ref(), text)
+        except z3.Z3Exception as e:
+            raise SmtLibError(f"z3 rejected the script: {e}") from None
+
+    def run(self, text: str, rlimit: int = DEFAULT_RLIMIT) -> Tuple[str, Optional[int]]:
+        """Run ``text`` from a fresh solver under ``rlimit``; return the answer to its last
+        ``check-sat`` and the resource units spent. Raises ``SmtLibError`` on a rejected
+        script."""
+        prelude = (f"(reset)\n(set-option :rlimit {rlimit})\n"
+                   f"(set-option :random-seed {SEED})\n(get-info :rlimit)\n")
+        output = self._eval(prelude + text)  # the script may end with (exit): count apart
+        counts = [int(c) for c in re.findall(r"^\(:rlimit (\d+)\)$",
+                                             output + self._eval("(get-info :rlimit)"),
+                                             re.MULTILINE)]
+        spent = counts[-1] - counts[0] if len(counts) >= 2 else None
+        return _last_answer(output, "z3"), spent
+
+    def query(self, command: str) -> str:
+        """The output of ``command`` run after the last script (its declarations live)."""
+        return self._eval(command).strip()
+
+    def unsat_core(self) -> List[str]:
+        """The names in the last script's unsat core (after an ``unsat`` answer)."""
+        text = self.query("(get-unsat-core)").strip("()")
+        return [_unquote(name) for name in re.findall(r"\|[^|]*\||[^\s|]+", text)]
+
+    def reason_unknown(self) -> str:
+        found = re.search(r'"(.*)"', self.query("(get-info :reason-unknown)"))
+        return found.group(1) if found else "unknown"
+
+
+def _unquote(symbol: str) -> str:
+    return symbol[1:-1] if symbol.startswith("|") and symbol.endswith("|") else symbol
 
 
 def _check_cvc5(text: str, rlimit: int) -> str:

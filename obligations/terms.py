@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from enum import Enum
 from fractions import Fraction
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
@@ -62,6 +63,13 @@ class Sort:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or _BAD_SORT_CHARS.search(self.name):
             raise SortError(f"invalid sort name {self.name!r} (no blanks, '|' or '\\')")
+        object.__setattr__(self, "_hash", hash(("Sort", self.name)))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined]
+
+    def __reduce__(self):
+        return (Sort, (self.name,))
 
     @property
     def is_builtin(self) -> bool:
@@ -112,6 +120,13 @@ class FuncDecl:
         object.__setattr__(self, "domain", tuple(self.domain))
         if not all(isinstance(s, Sort) for s in self.domain) or not isinstance(self.range, Sort):
             raise SortError(f"the signature of {self.name} must be made of sorts")
+        object.__setattr__(self, "_hash", hash((self.name, self.domain, self.range)))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined]
+
+    def __reduce__(self):
+        return (type(self), (self.name, self.domain, self.range))
 
     def _check_name(self) -> None:
         _check_name(self.name, "function")
@@ -321,6 +336,13 @@ class Var(Term):
             raise SortError(f"the sort of {self.name} must be a Sort, got {self.sort!r}")
         if self.run not in (None, 1, 2) or isinstance(self.run, bool):
             raise SortError(f"the run of {self.name} must be 1, 2 or None, got {self.run!r}")
+        object.__setattr__(self, "_hash", hash((self.name, self.sort, self.run)))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined]
+
+    def __reduce__(self):
+        return (type(self), (self.name, self.sort, self.run))
 
     def _check_name(self) -> None:
         _check_name(self.name, "variable")
@@ -434,6 +456,13 @@ class Op(Term):
         if not all(isinstance(a, Term) for a in self.args):
             raise SortError(f"the arguments of {self.op.value} must be terms")
         object.__setattr__(self, "sort", _op_sort(self.op, self.args))
+        object.__setattr__(self, "_hash", hash((self.op, self.args)))
+
+    def __hash__(self) -> int:  # cached: terms are deep and used as dictionary keys
+        return self._hash  # type: ignore[attr-defined]
+
+    def __reduce__(self):  # a string's hash differs between processes: recompute it
+        return (Op, (self.op, self.args))
 
 
 @dataclass(frozen=True)
@@ -453,6 +482,13 @@ class Apply(Term):
             shown = ", ".join(str(s) for s in got)
             raise SortError(f"{self.func} applied to ({shown})")
         object.__setattr__(self, "sort", self.func.range)
+        object.__setattr__(self, "_hash", hash((self.func, self.args)))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined]
+
+    def __reduce__(self):
+        return (Apply, (self.func, self.args))
 
 
 @dataclass(frozen=True)
@@ -712,6 +748,16 @@ def subterms(t: Term) -> Iterator[Term]:
 
 def free_vars(*terms: Term) -> Tuple[Var, ...]:
     """The free variables of ``terms``, in order of first occurrence."""
+    if len(terms) == 1:
+        return _free_vars_of(terms[0])
+    seen: Dict[Var, None] = {}
+    for term in terms:
+        seen.update(dict.fromkeys(_free_vars_of(term)))
+    return tuple(seen)
+
+
+@lru_cache(maxsize=1 << 16)
+def _free_vars_of(term: Term) -> Tuple[Var, ...]:
     seen: Dict[Var, None] = {}
 
     def walk(t: Term, bound: frozenset) -> None:
@@ -724,8 +770,7 @@ def free_vars(*terms: Term) -> Tuple[Var, ...]:
             for c in children(t):
                 walk(c, bound)
 
-    for term in terms:
-        walk(term, frozenset())
+    walk(term, frozenset())
     return tuple(seen)
 
 
@@ -733,9 +778,16 @@ def functions(*terms: Term) -> Tuple[FuncDecl, ...]:
     """The uninterpreted functions applied in ``terms``, in order of first occurrence."""
     seen: Dict[FuncDecl, None] = {}
     for term in terms:
-        for t in subterms(term):
-            if isinstance(t, Apply):
-                seen.setdefault(t.func, None)
+        seen.update(dict.fromkeys(_functions_of(term)))
+    return tuple(seen)
+
+
+@lru_cache(maxsize=1 << 16)
+def _functions_of(term: Term) -> Tuple[FuncDecl, ...]:
+    seen: Dict[FuncDecl, None] = {}
+    for t in subterms(term):
+        if isinstance(t, Apply):
+            seen.setdefault(t.func, None)
     return tuple(seen)
 
 
@@ -743,15 +795,22 @@ def sorts(*terms: Term) -> Tuple[Sort, ...]:
     """The uninterpreted sorts occurring in ``terms`` (also through binders and signatures)."""
     seen: Dict[Sort, None] = {}
     for term in terms:
-        for t in subterms(term):
-            found = [t.sort]
-            if isinstance(t, Quantifier):
-                found += [v.sort for v in t.vars]
-            if isinstance(t, Apply):
-                found += list(t.func.domain)
-            for s in found:
-                if not s.is_builtin:
-                    seen.setdefault(s, None)
+        seen.update(dict.fromkeys(_sorts_of(term)))
+    return tuple(seen)
+
+
+@lru_cache(maxsize=1 << 16)
+def _sorts_of(term: Term) -> Tuple[Sort, ...]:
+    seen: Dict[Sort, None] = {}
+    for t in subterms(term):
+        found = [t.sort]
+        if isinstance(t, Quantifier):
+            found += [v.sort for v in t.vars]
+        if isinstance(t, Apply):
+            found += list(t.func.domain)
+        for s in found:
+            if not s.is_builtin:
+                seen.setdefault(s, None)
     return tuple(seen)
 
 

@@ -120,5 +120,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     return result[0]
 
 
+def entry() -> None:
+    """The console script: ``main`` then an immediate exit.
+
+    Tearing down the interpreter (z3's contexts and the term stores of a verification) takes
+    longer than some verifications, and a command-line process has nothing left to do once
+    its output is flushed and its files are closed (every file is written under ``with``).
+    ``main`` itself returns normally, for callers that embed it."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from obligations.model import Obligation, Result, Verdict
+from obligations.smtlib import Z3Session
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_assertion, pretty_expr, pretty_rtype
 from verifier.rules import core_rules, mechanism_rules, monadic_rules  # noqa: F401  (registration)
@@ -62,8 +63,10 @@ class Report:
 
 def verify_program(program: A.Program, typed=None, *, rlimit: Optional[int] = None,
                    only: Optional[List[str]] = None) -> Report:
-    """Verify every ``val`` of ``program`` (or those named in ``only``)."""
+    """Verify every ``val`` of ``program`` (or those named in ``only``). The claims share one
+    z3 context (``Z3Session``), each obligation with its fresh solver."""
     twice = redefined_claims(program)
+    session = Z3Session()
     claims = []
     for val in program.vals():
         if val.name in twice:
@@ -73,7 +76,7 @@ def verify_program(program: A.Program, typed=None, *, rlimit: Optional[int] = No
                         "ambiguous which definition the val is about",
                 failure_span=val.span))
             continue
-        claims.append(verify_claim(program, typed, val, rlimit=rlimit))
+        claims.append(verify_claim(program, typed, val, rlimit=rlimit, session=session))
     require_dependencies(claims)
     if only:
         claims = [c for c in claims if c.name in only]
@@ -117,11 +120,11 @@ def redefined_claims(program: A.Program) -> set:
 
 
 def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
-                 rlimit: Optional[int] = None) -> ClaimReport:
+                 rlimit: Optional[int] = None, session: Optional[Z3Session] = None) -> ClaimReport:
     start = time.perf_counter()
     report = ClaimReport(val.name, pretty_rtype(val.rtype), UNKNOWN,
                          guarantee_text(val), val.span)
-    builder = Builder(program, typed, rlimit=rlimit)
+    builder = Builder(program, typed, rlimit=rlimit, session=session)
     try:
         root = builder.prove_claim(val)
     except NoRule as exc:

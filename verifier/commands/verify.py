@@ -1,5 +1,9 @@
-"""``privinfer verify FILE [--json] [--explain] [--dot OUT] [--certificate OUT.json]
-[--smtlib DIR]``: prove the val claims of a file.
+"""``privinfer verify FILE... [--json] [--explain] [--dot OUT] [--certificate OUT.json]
+[--smtlib DIR]``: prove the val claims of one or more files.
+
+Several files are verified one after the other in one process (one report each; with
+``--json`` a list of reports); ``--dot``, ``--certificate`` and ``--smtlib`` take one file.
+A file with an input error is reported (exit 2 at the end) and the others are still verified.
 
 ``--certificate`` writes a certificate of every claim (``checker.certify``; check it with
 ``privinfer check``); ``--smtlib`` writes each obligation as a standalone ``<id>.smt2``. Both
@@ -17,6 +21,7 @@ import sys
 from collections import Counter
 from typing import Any, Dict
 
+from verifier.errors import PrivInferError
 from verifier.language.parser import parse_file, parse_program
 from verifier.language.source import read_source
 from verifier.language.typecheck import typecheck_program
@@ -24,7 +29,7 @@ from verifier.verification import VERIFIED, Report, verify_program
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a .pinf program")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="a .pinf program")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--explain", action="store_true",
                         help="print each derivation tree with its obligations")
@@ -38,6 +43,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if len(args.files) > 1:
+        return _run_many(args)
+    args.file = args.files[0]
+    return _run_one(args)
+
+
+def _run_many(args: argparse.Namespace) -> int:
+    single = [f"--{name}" for name in ("dot", "certificate", "smtlib") if getattr(args, name)]
+    if single:
+        print(f"error: {', '.join(single)} takes one FILE", file=sys.stderr)
+        return 2
+    reports, status = [], 0
+    for path in args.files:
+        try:
+            program = parse_file(path)
+            report = verify_program(program, typecheck_program(program), only=args.only)
+        except PrivInferError as exc:
+            print(exc.render(), file=sys.stderr)
+            status = 2
+            continue
+        if args.json:
+            reports.append(report_json(report))
+        else:
+            print(render(report, explain=args.explain), flush=True)
+        status = max(status, 0 if report.ok else 1)
+    if args.json:
+        print(json.dumps(reports, indent=2))
+    return status
+
+
+def _run_one(args: argparse.Namespace) -> int:
     exported = args.certificate or args.smtlib
     if args.certificate and args.only:
         print("error: --certificate covers every claim of the file; drop --only",

@@ -1,8 +1,9 @@
 """Abstract syntax of the PrivInfer surface language (../shared/LANGUAGE.md).
 
-Every node is a frozen dataclass. Every node carries a ``span`` that is excluded from
-equality, so two trees compare equal when they have the same structure whatever their
-positions: the pretty-printer round trip (``parse(pretty(ast)) == ast``) relies on it.
+Every node is a frozen record (``@_record``: dataclass semantics, see below). Every node
+carries a ``span`` that is excluded from equality, so two trees compare equal when they have
+the same structure whatever their positions: the pretty-printer round trip
+(``parse(pretty(ast)) == ast``) relies on it.
 
 Four sorts of syntax live here:
 
@@ -17,12 +18,110 @@ The module has no behaviour beyond construction and generic traversal (``childre
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, Field, FrozenInstanceError, field
 from fractions import Fraction
-from typing import Callable, Iterator, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple, Union
 
 
-@dataclass(frozen=True)
+def _record(cls: type) -> type:
+    """``@dataclass(frozen=True)`` for syntax classes, without generated code.
+
+    The fields are the class's own annotations, in order; a class attribute gives a field's
+    default, and ``dataclasses.field(default=..., compare=False, repr=False)`` leaves it out
+    of equality and hashing, or of the repr. Instances are immutable (``FrozenInstanceError``)
+    and hashable; ``__match_args__`` lists the fields. ``record_fields(node)`` and
+    ``replace_fields(node, **changes)`` stand for ``dataclasses.fields`` and ``replace``.
+
+    Why not dataclasses: they compile six methods per class with ``exec``, and the fifty
+    classes of this module made a fifth of every ``privinfer`` run's start-up."""
+    names = tuple(cls.__dict__.get("__annotations__", {}))
+    defaults: Dict[str, Any] = {}
+    compared, shown = [], []
+    for name in names:
+        spec = cls.__dict__.get(name, MISSING)
+        compare = show = True
+        if isinstance(spec, Field):
+            spec, compare, show = spec.default, spec.compare, spec.repr
+        if spec is not MISSING:
+            defaults[name] = spec
+            setattr(cls, name, spec)
+        if compare:
+            compared.append(name)
+        if show:
+            shown.append(name)
+    compared_names, shown_names = tuple(compared), tuple(shown)
+    post_init = getattr(cls, "__post_init__", None)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(names):
+            raise TypeError(f"{cls.__name__}() takes {len(names)} arguments, got {len(args)}")
+        values = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in names or key in values:
+                raise TypeError(f"{cls.__name__}() got an unexpected or repeated argument {key!r}")
+            values[key] = value
+        for name in names:
+            if name in values:
+                object.__setattr__(self, name, values[name])
+            elif name in defaults:
+                object.__setattr__(self, name, defaults[name])
+            else:
+                raise TypeError(f"{cls.__name__}() missing argument {name!r}")
+        if post_init is not None:
+            post_init(self)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in compared_names)
+
+    def __hash__(self) -> int:
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((cls.__name__,) + tuple(getattr(self, n) for n in compared_names))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
+    def __repr__(self) -> str:
+        shown_fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in shown_names)
+        return f"{cls.__name__}({shown_fields})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self):  # the cached hash must not travel to another process
+        return (cls, tuple(getattr(self, n) for n in names))
+
+    for method in (__init__, __eq__, __hash__, __repr__, __setattr__, __delattr__, __reduce__):
+        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
+        if method.__name__ not in cls.__dict__:  # as dataclass: a method written stays
+            setattr(cls, method.__name__, method)
+    cls._record_fields = names  # type: ignore[attr-defined]
+    cls.__match_args__ = names  # type: ignore[attr-defined]
+    return cls
+
+
+def record_fields(node: Any) -> Tuple[str, ...]:
+    """The field names of a syntax record (class or instance), in order; a node class
+    written as a dataclass (by an extension) works too."""
+    found = getattr(node, "_record_fields", None)
+    if found is None:
+        import dataclasses
+        found = tuple(f.name for f in dataclasses.fields(node))
+    return found
+
+
+def replace_fields(node: Any, **changes: Any) -> Any:
+    """A copy of the syntax record ``node`` with some fields changed."""
+    values = {n: getattr(node, n) for n in record_fields(node)}
+    values.update(changes)
+    return type(node)(**values)
+
+
+@_record
 class Span:
     """A source region: 1-based line and column of the first and one-past-last character."""
 
@@ -55,10 +154,10 @@ class Node:
 
 def children(node: Node) -> Iterator[Node]:
     """The direct sub-nodes of ``node``, in field order (tuples are flattened)."""
-    for f in fields(node):  # type: ignore[arg-type]
-        if f.name == "span":
+    for name in record_fields(node):
+        if name == "span":
             continue
-        value = getattr(node, f.name)
+        value = getattr(node, name)
         if isinstance(value, Node):
             yield value
         elif isinstance(value, tuple):
@@ -79,7 +178,7 @@ class SimpleType(Node):
     pass
 
 
-@dataclass(frozen=True)
+@_record
 class TBase(SimpleType):
     """``unit``, ``bool``, ``nat``, ``int``, ``real``, ``real+``, ``real+inf`` or ``[0,1]``."""
 
@@ -87,7 +186,7 @@ class TBase(SimpleType):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class TFin(SimpleType):
     """``[k]``: the finite type {0, ..., k-1}, k >= 2."""
 
@@ -95,7 +194,7 @@ class TFin(SimpleType):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class TSimplex(SimpleType):
     """``[0,1]^k``: a point of the probability simplex with k >= 2 components."""
 
@@ -103,26 +202,26 @@ class TSimplex(SimpleType):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class TList(SimpleType):
     elem: SimpleType
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class TTuple(SimpleType):
     items: Tuple[SimpleType, ...]
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class TArrow(SimpleType):
     dom: SimpleType
     cod: SimpleType
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class TMonad(SimpleType):
     """``M[T]``: actual distributions."""
 
@@ -130,7 +229,7 @@ class TMonad(SimpleType):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class TDist(SimpleType):
     """``D[T]``: symbolic distributions (the result of ``infer``)."""
 
@@ -147,7 +246,7 @@ class Pattern(Node):
     pass
 
 
-@dataclass(frozen=True)
+@_record
 class PVar(Pattern):
     """A name, optionally annotated: ``x`` or ``(x : real)``."""
 
@@ -156,7 +255,7 @@ class PVar(Pattern):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class PWild(Pattern):
     """``_``, optionally annotated."""
 
@@ -164,14 +263,14 @@ class PWild(Pattern):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class PUnit(Pattern):
     """``()``."""
 
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class PTuple(Pattern):
     """``(p1, ..., pn)``, n >= 2."""
 
@@ -188,13 +287,13 @@ class Expr(Node):
     pass
 
 
-@dataclass(frozen=True)
+@_record
 class Var(Expr):
     name: str
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class RunVar(Expr):
     """``x<1>`` or ``x<2>`` (also written ``x◁`` / ``x▷``): the value of ``x`` in one run.
 
@@ -206,24 +305,24 @@ class RunVar(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class UnitLit(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class BoolLit(Expr):
     value: bool
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class IntLit(Expr):
     value: int
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class RealLit(Expr):
     """A literal with a decimal point or exponent. ``value`` is exact (``1e-8`` is 1/10^8)."""
 
@@ -232,33 +331,33 @@ class RealLit(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class ListLit(Expr):
     items: Tuple[Expr, ...]
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class TupleLit(Expr):
     items: Tuple[Expr, ...]  # at least two
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class App(Expr):
     fn: Expr
     arg: Expr
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Fun(Expr):
     params: Tuple[Pattern, ...]  # at least one
     body: Expr
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Let(Expr):
     pattern: Pattern
     value: Expr
@@ -266,7 +365,7 @@ class Let(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class LetRec(Expr):
     """``let rec name p1 ... pn = value in body`` (n >= 1)."""
 
@@ -277,7 +376,7 @@ class LetRec(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class If(Expr):
     cond: Expr
     then: Expr
@@ -285,7 +384,7 @@ class If(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Match(Expr):
     """``match scrutinee with | [] -> nil_body | head :: tail -> cons_body``.
 
@@ -300,7 +399,7 @@ class Match(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Cons(Expr):
     head: Expr
     tail: Expr
@@ -314,7 +413,7 @@ COMPARE_OPS = ("=", "<>", "<", "<=", ">", ">=")
 LOGIC_OPS = ("&&", "||")
 
 
-@dataclass(frozen=True)
+@_record
 class BinOp(Expr):
     op: str
     left: Expr
@@ -322,7 +421,7 @@ class BinOp(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class UnOp(Expr):
     """``-e`` (op ``"-"``) or ``not e`` (op ``"not"``)."""
 
@@ -331,13 +430,13 @@ class UnOp(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Return(Expr):
     value: Expr
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class MLet(Expr):
     pattern: Pattern
     value: Expr
@@ -345,7 +444,7 @@ class MLet(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Observe(Expr):
     """``observe likelihood prior``: condition ``prior : M[T]`` on ``likelihood : T -> M[bool]``.
 
@@ -360,13 +459,13 @@ class Observe(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Infer(Expr):
     value: Expr
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Ran(Expr):
     value: Expr
     span: Span = _span()
@@ -379,14 +478,14 @@ class Ran(Expr):
 # connective nodes below.
 
 
-@dataclass(frozen=True)
+@_record
 class SameRuns(Expr):
     """The ``=`` shorthand of ``{x :: T | =}``: the refined value is equal in both runs."""
 
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Conj(Expr):
     """``A /\\ B``."""
 
@@ -395,7 +494,7 @@ class Conj(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Disj(Expr):
     """``A \\/ B``."""
 
@@ -404,7 +503,7 @@ class Disj(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Neg(Expr):
     """``~ A``."""
 
@@ -412,7 +511,7 @@ class Neg(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Implies(Expr):
     """``A => B`` (right associative)."""
 
@@ -421,7 +520,7 @@ class Implies(Expr):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Quant(Expr):
     """``forall x : T. A`` (kind ``"forall"``) or ``exists x : T. A`` (kind ``"exists"``)."""
 
@@ -437,7 +536,7 @@ class Quant(Expr):
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@_record
 class Divergence(Node):
     """The index F of ``M[F, e]``: ``DP(eps)``, ``SD``, ``HD`` or ``KL``."""
 
@@ -446,7 +545,7 @@ class Divergence(Node):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class DivBound(Expr):
     """The assertion ``Delta[F] (e1, e2) <= bound``."""
 
@@ -461,7 +560,7 @@ class RType(Node):
     pass
 
 
-@dataclass(frozen=True)
+@_record
 class RSimple(RType):
     """A simple type used as a relational type: nothing is assumed of the two runs."""
 
@@ -469,7 +568,7 @@ class RSimple(RType):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class RRefine(RType):
     """``{var :: base | assertion}``; ``{x :: T | =}`` has assertion ``SameRuns()``."""
 
@@ -479,7 +578,7 @@ class RRefine(RType):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class RArrow(RType):
     """``dom -> cod``; when ``dom`` is a refinement its variable is bound in ``cod``."""
 
@@ -488,7 +587,7 @@ class RArrow(RType):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class RMonad(RType):
     """``M[F, delta] body``; ``delta`` is ``None`` when written ``M[F] body`` (delta = 0)."""
 
@@ -507,7 +606,7 @@ class Decl(Node):
     name: str
 
 
-@dataclass(frozen=True)
+@_record
 class LetDecl(Decl):
     """``let [rec] name p1 ... pn = body`` (n may be 0 for a value)."""
 
@@ -518,7 +617,7 @@ class LetDecl(Decl):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class ValDecl(Decl):
     """``val name :: rtype``: a verification goal."""
 
@@ -527,7 +626,7 @@ class ValDecl(Decl):
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@_record
 class Program(Node):
     decls: Tuple[Decl, ...]
     file: str = field(default="<input>", compare=False)
@@ -577,14 +676,14 @@ def transform(node: Node, fn: Callable[[Node], Optional[Node]]) -> Node:
     if replacement is not None:
         return replacement
     changes = {}
-    for f in fields(node):  # type: ignore[arg-type]
-        value = getattr(node, f.name)
+    for name in record_fields(node):
+        value = getattr(node, name)
         if isinstance(value, Node):
             new = transform(value, fn)
             if new is not value:
-                changes[f.name] = new
+                changes[name] = new
         elif isinstance(value, tuple) and any(isinstance(v, Node) for v in value):
             new_items = tuple(transform(v, fn) if isinstance(v, Node) else v for v in value)
             if any(a is not b for a, b in zip(new_items, value)):
-                changes[f.name] = new_items
-    return replace(node, **changes) if changes else node
+                changes[name] = new_items
+    return replace_fields(node, **changes) if changes else node

@@ -17,6 +17,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from obligations.model import (Obligation, ObligationKind, Provenance, Result, SourceSpan,
                                Verdict)
+from obligations.smtlib import Z3Session
 from obligations.z3_backend import discharge
 from verifier.language import ast as A
 from verifier.rules import axioms as AX
@@ -48,7 +49,8 @@ class Synth:
 class Builder:
     """Builds derivations for the claims of one program."""
 
-    def __init__(self, program: A.Program, typed=None, *, rlimit: Optional[int] = None):
+    def __init__(self, program: A.Program, typed=None, *, rlimit: Optional[int] = None,
+                 session: Optional[Z3Session] = None):
         self.program = program
         self.typed = typed
         self.rlimit = rlimit
@@ -56,6 +58,7 @@ class Builder:
         self._names: Dict[str, int] = {}
         self._cache: Dict[str, Result] = {}
         self._decided: Dict[str, Result] = {}  # rule-selection answers that were not verified
+        self._session = session or Z3Session()  # one z3 context for the program: see Z3Session
         self._vals = {v.name: v for v in program.vals()}
         self._lets = {d.name: d for d in program.lets()}
         self._range_checks: List[RangeCheck] = []
@@ -205,7 +208,7 @@ class Builder:
             return Result(obligation=ob.id, verdict=Verdict.VERIFIED, method="trivial",
                           reason="the goal is true")
         kwargs = {"rlimit": self.rlimit} if self.rlimit else {}
-        return discharge(ob, confirm=confirm, **kwargs)
+        return discharge(ob, confirm=confirm, session=self._session, **kwargs)
 
     def holds(self, ctx: Ctx, goal: T.Term) -> bool:
         """Whether ``goal`` is proved under ``ctx`` (used to choose between rules)."""
