@@ -45,7 +45,7 @@ def certificate(report: Any, source_text: str, source_name: str) -> Dict[str, An
                 obligations[oid], results[oid] = ob, result
                 records[oid] = _axiom_records(ob)
             cited = _cited_lemmas(nodes[start:], records)
-        disputed = sorted(set(claim.disputed) | set(kernel.disputed_of(cited)))
+        disputed = sorted(set(claim.disputed) | set(kernel.library().disputed(cited)))
         claims.append({
             "name": claim.name, "verdict": claim.verdict, "root": root,
             "guarantee": {"statement": f"{claim.name} :: {claim.claim}", "index": index},
@@ -65,7 +65,7 @@ def certificate(report: Any, source_text: str, source_name: str) -> Dict[str, An
         "nodes": nodes,
         "obligations": [_obligation(obligations[i], results[i], records[i], timings)
                         for i in sorted(obligations)],
-        "trust_base": kernel.trust_base(sorted(lemma_ids), _solvers(results[i] for i in used)),
+        "trust_base": kernel.library().trust_base(sorted(lemma_ids), _solvers(results[i] for i in used)),
         "timings": timings,
     }
 

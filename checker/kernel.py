@@ -23,7 +23,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import jsonschema
 
@@ -34,6 +34,8 @@ from obligations.model import Obligation, ObligationKind
 from obligations.schemas import SCHEMAS, SchemaError
 from obligations.smtlib import SmtLibError, Z3Session, check_smtlib, to_smtlib
 from obligations.z3_backend import _trivial
+from checker.lemma_records import (LemmaFacts, LemmaRecord, artifact_sha256, facts_of,
+                                   record_path)
 
 FORMAT = "privinfer-certificate/1"
 SCHEMA = json.loads((Path(__file__).with_name("certificate.schema.json")).read_text())
@@ -53,8 +55,10 @@ THEOREM = {"LapMech": "mech.laplace", "GaussMech": "mech.gaussian", "ExpMech": "
            "HellingerMech": "mech.hellinger.poster_corrected"}
 #: the hypotheses Safety's walk adds to the context of its obligations
 SAFETY_HYPOTHESES = r"h_(draw|then|else|nil|cons|candidate)"
-#: (lemma id, SHA-256 of its artifact) -> "" when it re-checked, else the reason it did not
-LEMMA_CHECKS: Dict[Tuple[str, str], str] = {}
+#: (lemma id, SHA-256 of its artifact) -> its facts when it re-checked, else the reason it did not
+LEMMA_CHECKS: Dict[Tuple[str, str], Union[LemmaFacts, str]] = {}
+#: lemma records read in this process, by place
+RECORDS: Dict[str, LemmaRecord] = {}
 CONJUGACY = {"bernoulli": r"conj\.beta_bernoulli\.list", "normal": r"conj\.normal_normal\.list",
              "categorical": r"conj\.dirichlet_categorical\.list/k=[0-9]+"}
 
@@ -93,9 +97,12 @@ def load(path: str) -> Any:
         raise Unreadable(f"{path}: {exc}") from None
 
 
-def check(data: Any, solver: str = "z3", allow_unknown: bool = False) -> Outcome:
-    """Check a certificate (parsed JSON). Never raises on bad input: fails closed."""
-    kernel = _Kernel(data, solver, allow_unknown)
+def check(data: Any, solver: str = "z3", allow_unknown: bool = False,
+          recheck_lemmas: bool = False) -> Outcome:
+    """Check a certificate (parsed JSON). Never raises on bad input: fails closed. Lemmas
+    recorded as re-checked on this machine are not re-checked again, unless
+    ``recheck_lemmas`` (``checker.lemma_records``)."""
+    kernel = _Kernel(data, solver, allow_unknown, Lemmas(record_for(recheck_lemmas)))
     try:
         kernel.run()
         return Outcome(True, "", kernel.summary, data.get("trust_base", {}), kernel.notes,
@@ -109,33 +116,80 @@ def check(data: Any, solver: str = "z3", allow_unknown: bool = False) -> Outcome
 
 # ---- the lemma library: closure, trust base, re-check ----------------------------------------
 
-def lemma_closure(ids: Sequence[str]) -> Dict[str, Any]:
-    """The lemmas ``ids`` rest on, transitively through the citations of their artifacts."""
-    import lemmas
-    out: Dict[str, Any] = {}
-    todo = list(ids)
-    while todo:
-        lid = todo.pop()
-        if lid not in out:
-            try:
-                out[lid] = lemmas.get(lid)
-            except KeyError:
-                raise Invalid(f"lemma {lid} is not in the library") from None
-            todo += list(out[lid].cited)
-    return out
+class Lemmas:
+    """The lemmas claims rest on, each re-checked before it is used: facts recorded as
+    re-checked on this machine under the library's current fingerprint
+    (``checker.lemma_records``), or else the library's lemma with its artifact re-checked
+    here (once per process and artifact: ``LEMMA_CHECKS``) and then recorded."""
+
+    def __init__(self, record: Optional[LemmaRecord], recheck: bool = True):
+        self.record, self.recheck = record, recheck
+        self.recorded: Set[str] = set()   # used as recorded, not re-checked in this run
+        self.rechecked: Set[str] = set()  # re-checked in this run
+
+    def facts(self, lid: str) -> LemmaFacts:
+        recorded = self.record.get(lid) if self.record is not None else None
+        if recorded is not None:
+            if lid not in self.rechecked:
+                self.recorded.add(lid)
+            return recorded
+        import lemmas
+        from lemmas.checking import check_lemma
+        try:
+            lemma = lemmas.get(lid)
+        except KeyError:
+            raise Invalid(f"lemma {lid} is not in the library") from None
+        if not self.recheck:
+            return facts_of(lemma)
+        key = (lid, artifact_sha256(lemma))
+        self.rechecked.add(lid)
+        if key not in LEMMA_CHECKS:
+            result = check_lemma(lemma)
+            LEMMA_CHECKS[key] = facts_of(lemma) if result.ok else result.reason
+            if result.ok and self.record is not None:
+                self.record.add([LEMMA_CHECKS[key]])
+        if isinstance(LEMMA_CHECKS[key], str):
+            raise Invalid(f"lemma {lid}: its artifact does not re-check: {LEMMA_CHECKS[key]}")
+        return LEMMA_CHECKS[key]
+
+    def closure(self, ids: Sequence[str]) -> Dict[str, LemmaFacts]:
+        """The lemmas ``ids`` rest on, transitively through their artifacts' citations."""
+        out: Dict[str, LemmaFacts] = {}
+        todo = list(ids)
+        while todo:
+            lid = todo.pop()
+            if lid not in out:
+                out[lid] = self.facts(lid)
+                todo += list(out[lid].cited)
+        return out
+
+    def trust_base(self, ids: Sequence[str], solvers: Sequence[Dict[str, str]]) -> Dict[str, Any]:
+        """The trust base of claims citing the lemmas ``ids`` and discharged by ``solvers``:
+        every lemma used (with its status), the theorems taken without proof (literature,
+        disputed) and the facts, rules and tools of their artifacts."""
+        closure = self.closure(ids)
+        entries = sorted({e for l in closure.values() for e in l.trust})
+        return {"solvers": sorted(solvers, key=lambda s: (s["name"], s["version"])),
+                "lemmas": [{"id": i, "status": closure[i].status} for i in sorted(closure)],
+                "theorems": [e for e in entries if e.split(":")[0] in ("literature", "disputed")],
+                "assumed": [e for e in entries if e.split(":")[0] not in ("literature", "disputed")]}
+
+    def disputed(self, ids: Sequence[str]) -> List[str]:
+        return sorted(i for i, l in self.closure(ids).items() if l.status == "disputed")
 
 
-def trust_base(ids: Sequence[str], solvers: Sequence[Dict[str, str]]) -> Dict[str, Any]:
-    """The trust base of claims citing the lemmas ``ids`` and discharged by ``solvers``: every
-    lemma used (with its status), the theorems taken without proof (literature, disputed) and
-    the facts, rules and tools of their artifacts."""
-    from lemmas.checking import trust_base as assumed
-    closure = lemma_closure(ids)
-    entries = sorted({e for l in closure.values() for e in assumed(l)})
-    return {"solvers": sorted(solvers, key=lambda s: (s["name"], s["version"])),
-            "lemmas": [{"id": i, "status": closure[i].status} for i in sorted(closure)],
-            "theorems": [e for e in entries if e.split(":")[0] in ("literature", "disputed")],
-            "assumed": [e for e in entries if e.split(":")[0] not in ("literature", "disputed")]}
+def library(recheck: bool = False) -> Lemmas:
+    """The library as certificates are written from it (by default without re-checking
+    artifacts: the verifier trusts the library, the kernel re-checks it)."""
+    return Lemmas(record_for(False), recheck)
+
+
+def record_for(recheck_lemmas: bool) -> Optional[LemmaRecord]:
+    """The machine's lemma record (one object per place and process), unless re-checking all."""
+    path = None if recheck_lemmas else record_path()
+    if path is None:
+        return None
+    return RECORDS.setdefault(str(path), LemmaRecord(path))
 
 
 def obligation_ids(n: Dict[str, Any]) -> List[str]:
@@ -145,15 +199,12 @@ def obligation_ids(n: Dict[str, Any]) -> List[str]:
     return n["obligations"] + ([branch["obligation"]] if branch.get("obligation") else [])
 
 
-def disputed_of(ids: Sequence[str]) -> List[str]:
-    return sorted(i for i, l in lemma_closure(ids).items() if l.status == "disputed")
-
-
 # ---- the kernel ------------------------------------------------------------------------------
 
 class _Kernel:
-    def __init__(self, data: Any, solver: str, allow_unknown: bool):
+    def __init__(self, data: Any, solver: str, allow_unknown: bool, lemmas: Lemmas):
         self.data, self.solver, self.allow_unknown = data, solver, allow_unknown
+        self.lemmas = lemmas
         self.z3 = Z3Session()  # each obligation still gets a fresh solver: see Z3Session
         self.summary: List[Dict[str, Any]] = []
         self.notes: List[str] = []
@@ -196,11 +247,16 @@ class _Kernel:
                                  "statement": claim["guarantee"]["statement"],
                                  "disputed": claim["disputed"]})
         t = time.perf_counter()
-        expected = trust_base(sorted(lemma_ids), [{"name": s, "version": v} for s, v in solvers])
+        expected = self.lemmas.trust_base(sorted(lemma_ids),
+                                          [{"name": s, "version": v} for s, v in solvers])
         if d["trust_base"] != expected:
             key = next(k for k in expected if d["trust_base"].get(k) != expected[k])
             raise Invalid(f"trust base: {key} should be {json.dumps(expected[key])}")
         self.time("lemmas", t)
+        if self.lemmas.recorded:
+            self.notes.append(f"{len(self.lemmas.recorded)} lemma(s) re-checked earlier on this "
+                              f"machine were not re-checked again (record "
+                              f"{self.lemmas.record.path}; --recheck-lemmas re-checks them)")
 
     # ---- source and structure --------------------------------------------------------------
 
@@ -327,10 +383,10 @@ class _Kernel:
                 lemma_ids |= self.justify(oid, solvers)
         self.time("obligations", t)
         t = time.perf_counter()
-        self.recheck_lemmas(lemma_ids)
-        if claim["disputed"] != disputed_of(sorted(lemma_ids)):
+        disputed = self.lemmas.disputed(sorted(lemma_ids))  # re-checks every lemma used
+        if claim["disputed"] != disputed:
             raise Invalid(f"claim {name}: the disputed theorems it rests on are "
-                          f"{disputed_of(sorted(lemma_ids))}, not {claim['disputed']}")
+                          f"{disputed}, not {claim['disputed']}")
         self.time("lemmas", t)
         return lemma_ids
 
@@ -694,19 +750,6 @@ class _Kernel:
                               f"{r['schema']} at its arguments ({T.pretty(instance)})")
             lemma_ids |= set(schema.lemma_ids(*args))
         return lemma_ids
-
-    def recheck_lemmas(self, ids: Set[str]) -> None:
-        """Every lemma the claim rests on is in the library and its artifact re-checks (once
-        per process for one artifact: ``LEMMA_CHECKS``)."""
-        from lemmas.checking import check_lemma
-        for lid, lemma in sorted(lemma_closure(sorted(ids)).items()):
-            key = (lid, hashlib.sha256(json.dumps(lemma.artifact, sort_keys=True).encode())
-                   .hexdigest())
-            if key not in LEMMA_CHECKS:
-                result = check_lemma(lemma)
-                LEMMA_CHECKS[key] = result.reason if not result.ok else ""
-            if LEMMA_CHECKS[key]:
-                raise Invalid(f"lemma {lid}: its artifact does not re-check: {LEMMA_CHECKS[key]}")
 
     # ---- judgement data ------------------------------------------------------------------------
 

@@ -943,6 +943,7 @@ def _application(name: str, args: Tuple[Term, ...]) -> Tuple[str, int]:
     return f"{name} ({', '.join(_pp(a)[0] for a in args)})", _APP
 
 
+@lru_cache(maxsize=1 << 16)
 def pretty(t: Term) -> str:
     """``t`` in the program's assertion syntax: ``/\\ \\/ ~ =>``, ``x<1>``, ``f (a, b)``, ``0.5``."""
     return _pp(t)[0]

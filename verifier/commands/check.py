@@ -21,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the solver that re-runs the SMT obligations (default z3)")
     parser.add_argument("--allow-unknown", action="store_true",
                         help="with --solver cvc5: re-run with z3 what cvc5 answers unknown on")
+    parser.add_argument("--recheck-lemmas", action="store_true",
+                        help="re-check every lemma's artifact, even those recorded as "
+                             "re-checked on this machine")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
 
@@ -30,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
     except kernel.Unreadable as exc:
         print(f"error: cannot read the certificate: {exc}", file=sys.stderr)
         return 2
-    outcome = kernel.check(data, solver=args.solver, allow_unknown=args.allow_unknown)
+    outcome = kernel.check(data, solver=args.solver, allow_unknown=args.allow_unknown,
+                           recheck_lemmas=args.recheck_lemmas)
     if args.json:
         print(json.dumps(outcome.to_json(), indent=2))
     else:
@@ -52,6 +56,6 @@ def render(path: str, outcome: kernel.Outcome, solver: str = "z3") -> str:
         solvers = ", ".join(f"{s['name']} {s['version']}" for s in base["solvers"]) or "none"
         lines.append(f"  trust base: solvers {solvers}; theorems "
                      f"{', '.join(base['theorems']) or 'none'}; "
-                     f"{len(base['lemmas'])} lemmas re-checked")
+                     f"{len(base['lemmas'])} lemmas, their artifacts re-checked")
     lines += [f"  note: {n}" for n in outcome.notes]
     return "\n".join(lines)

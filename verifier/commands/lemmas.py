@@ -6,7 +6,8 @@ lemma, ``ok`` or ``FAILED: reason``; the exit status is 0 if every artifact re-c
 otherwise. ``--artifacts DIR`` checks the artifacts stored in DIR (as written by ``--export``)
 against the library's statements instead of the built-in ones; ``--id`` restricts the command
 to some lemmas (``family/k=K`` selects a Dirichlet dimension); ``--show ID`` prints one lemma
-with its artifact; ``--json`` prints machine-readable output.
+with its artifact; ``--json`` prints machine-readable output. The lemmas whose built-in artifacts
+re-check are recorded for the certificate kernel (``checker/lemma_records.py``).
 """
 from __future__ import annotations
 
@@ -78,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
                 raise error("U001", f"{args.artifacts} is not a directory")
             stored = checking.load_artifacts(args.artifacts)
         results = checking.check_library(selected, stored)
+        if stored is None:  # the library's own artifacts: the certificate kernel may reuse this
+            from checker.lemma_records import LemmaRecord, facts_of, record_path
+            ok = {r.lemma_id for r in results if r.ok}
+            LemmaRecord(record_path()).add(facts_of(l) for l in selected if l.id in ok)
         if args.json:
             print(json.dumps({"ok": all(r.ok for r in results),
                               "lemmas": [r.to_json() for r in results]}, indent=1))
