@@ -34,6 +34,7 @@ from obligations.model import Obligation, ObligationKind
 from obligations.schemas import SCHEMAS, SchemaError
 from obligations.smtlib import SmtLibError, Z3Session, check_smtlib, to_smtlib
 from obligations.z3_backend import _trivial
+from obligations.z3_native import version_string
 from checker.lemma_records import (LemmaFacts, LemmaRecord, artifact_sha256, facts_of,
                                    record_path)
 
@@ -707,10 +708,9 @@ class _Kernel:
         return lemma_ids
 
     def rerun(self, oid: str, text: str, d) -> None:
-        import z3
-        note = (f"obligations discharged by z3 {d['version']} are re-run with "
-                f"z3 {z3.get_version_string()}")
-        if d["solver"] == "z3" and d["version"] != z3.get_version_string() \
+        running = version_string()
+        note = (f"obligations discharged by z3 {d['version']} are re-run with z3 {running}")
+        if d["solver"] == "z3" and d["version"] != running \
                 and note not in self.notes:
             self.notes.append(note)
         rlimit = d["rlimit"] if self.solver == d["solver"] else None

@@ -32,12 +32,11 @@ import re
 from pathlib import Path
 from typing import Any, Collection, Dict, Iterable, List, Optional, Tuple, Union
 
-import z3
-
 from obligations.encoding import Problem, encode
 from obligations.model import Obligation
 from obligations.terms import (BOOL, INT, Apply, Const, Op, OpKind, Quantifier, Sort, Term, Var,
                                decimal_text)
+from obligations.z3_native import NativeContext, Z3Error
 
 #: z3's resource limit per check (see ``obligations.z3_backend`` for the policy).
 DEFAULT_RLIMIT = 5_000_000
@@ -205,14 +204,24 @@ class Z3Session:
     Not thread-safe: one session per thread."""
 
     def __init__(self) -> None:
-        self.ctx = z3.Context()  # keep a reference: the raw handle alone does not keep it alive
+        self._native = NativeContext()
+        self._python_context: Any = None
         #: what callers remember about the scripts they ran here (the z3 back end's verdicts)
         self.memo: Dict[Any, Any] = {}
 
+    @property
+    def python_context(self) -> Any:
+        """A ``z3.Context`` for work through z3's Python API (building a model), made on
+        first use: importing z3's Python package costs more than most verifications."""
+        if self._python_context is None:
+            import z3
+            self._python_context = z3.Context()
+        return self._python_context
+
     def _eval(self, text: str) -> str:
         try:
-            return z3.Z3_eval_smtlib2_string(self.ctx.ref(), text)
-        except z3.Z3Exception as e:
+            return self._native.eval(text)
+        except Z3Error as e:
             raise SmtLibError(f"z3 rejected the script: {e}") from None
 
     def run(self, text: str, rlimit: int = DEFAULT_RLIMIT) -> Tuple[str, Optional[int]]:

@@ -41,12 +41,11 @@ from __future__ import annotations
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import z3
-
 from obligations.encoding import GOAL, Problem, encode
 from obligations.model import Obligation, Result, Verdict
 from obligations.smtlib import DEFAULT_RLIMIT, SmtLibError, Z3Session, problem_to_smtlib
 from obligations.terms import TRUE, Op, OpKind
+from obligations.z3_native import Z3Error, version_string
 
 
 
@@ -78,11 +77,11 @@ def discharge(obligation: Obligation, *, rlimit: int = DEFAULT_RLIMIT,
         return Result(obligation=obligation.id, verdict=Verdict.VERIFIED, method="trivial",
                       reason=trivial[0], core=trivial[1], elapsed=time.perf_counter() - start)
     common: Dict[str, Any] = dict(obligation=obligation.id, rlimit=rlimit, method="z3",
-                                  solver="z3", solver_version=z3.get_version_string())
+                                  solver="z3", solver_version=version_string())
     problem = encode(obligation)
     try:
         verdict, reason, extra = _check(problem, rlimit, confirm, session or Z3Session())
-    except (z3.Z3Exception, SmtLibError) as e:
+    except (Z3Error, SmtLibError) as e:
         verdict, reason, extra = Verdict.UNKNOWN, f"z3 failed: {e}", {}
     return Result(verdict=verdict, reason=reason, elapsed=time.perf_counter() - start,
                   **common, **extra)
@@ -110,8 +109,13 @@ def _solve(problem: Problem, script: str, rlimit: int, confirm: bool,
     if answer == "sat" and not confirm:
         return Verdict.UNKNOWN, "z3: sat (the model was not evaluated)", used
     if answer == "sat":
-        from obligations.counterexamples import model_check  # rarely needed: flint and all
-        return model_check(problem, rlimit, session.ctx, used)
+        import z3  # rarely needed, like flint: z3's Python API only builds models
+
+        from obligations.counterexamples import model_check
+        try:
+            return model_check(problem, rlimit, session.python_context, used)
+        except z3.Z3Exception as e:
+            return Verdict.UNKNOWN, f"z3 failed while building a model: {e}", used
     return (Verdict.UNKNOWN, f"z3 returned unknown: {session.reason_unknown()} (rlimit {rlimit})",
             used)
 
