@@ -67,12 +67,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from fractions import Fraction
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from obligations.model import Obligation
+from obligations.records import record
 from obligations.terms import (INT, REAL, Apply, Const, FuncDecl, Op, OpKind, Quantifier,
                                Sort, SortError, Term, Var, and_, decimal_text, eq, free_vars, ge,
                                gt, implies, ite, le, lt, subterms, vocabulary_of)
@@ -86,7 +86,7 @@ ENCLOSURE_DIGITS = 20
 GOAL = "goal"
 
 
-@dataclass(frozen=True)
+@record
 class AuxVar(Var):
     """A constant introduced by the encoding (``pi!``, ``sqrt!0``); never a program variable."""
 
@@ -95,7 +95,7 @@ class AuxVar(Var):
             raise SortError(f"invalid encoding constant {self.name!r}")
 
 
-@dataclass(frozen=True)
+@record
 class AuxFunc(FuncDecl):
     """A function introduced by the encoding (``sqrt!``, ``exp!``, ``log!``)."""
 
@@ -104,7 +104,7 @@ class AuxFunc(FuncDecl):
             raise SortError(f"invalid encoding function {self.name!r}")
 
 
-@dataclass(frozen=True)
+@record
 class Assertion:
     """A named assertion of the lowered problem.
 
@@ -118,7 +118,7 @@ class Assertion:
     comment: str
 
 
-@dataclass(frozen=True)
+@record
 class Problem:
     """An obligation lowered to the SMT fragment: satisfiable iff a candidate
     counterexample exists, unsatisfiable only if the obligation is valid."""

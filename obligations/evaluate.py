@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from flint import arb, ctx, fmpq
 
+from obligations.records import record
 from obligations.terms import (BOOL, Apply, Const, FuncDecl, Op, OpKind, Quantifier, Sort, Term,
                                Var, pretty)
 
@@ -35,7 +35,7 @@ PRECISION = 256
 MAX_QUANTIFIER_POINTS = 4096
 
 
-@dataclass(frozen=True)
+@record
 class Element:
     """The ``index``-th element of a finite universe of an uninterpreted sort."""
 

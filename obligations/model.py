@@ -18,11 +18,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
 
+from obligations.records import record
 from obligations.terms import (BOOL, SortError, Term, Var, Vocabulary, free_vars, pretty,
                                term_from_json, term_to_json, vocabulary_of)
 
@@ -44,7 +44,7 @@ _HYPOTHESIS_NAME = re.compile(r"h_[A-Za-z0-9_]+\Z")
 _AXIOM_NAME = re.compile(r"ax_[A-Za-z0-9_]+\Z")
 
 
-@dataclass(frozen=True)
+@record
 class Named:
     """A named Boolean term: a hypothesis (``h_...``) or an axiom (``ax_...``)."""
 
@@ -73,7 +73,7 @@ def _named(items: Union[Mapping[str, Term], Iterable[NamedLike]]) -> Tuple[Named
     return tuple(i if isinstance(i, Named) else Named(*i) for i in items)
 
 
-@dataclass(frozen=True)
+@record
 class SourceSpan:
     """A source region, 1-based, end exclusive (the fields of ``verifier.language.ast.Span``)."""
 
@@ -100,7 +100,7 @@ class SourceSpan:
         return SourceSpan(data["file"], data["line"], data["col"], data["end_line"], data["end_col"])
 
 
-@dataclass(frozen=True)
+@record
 class Provenance:
     """Where an obligation comes from: the typing rule, the derivation node, the source span
     and a one-line description (``"the 1st argument of beta is positive"``)."""
@@ -121,7 +121,7 @@ class Provenance:
                           None if span is None else SourceSpan.from_json(span))
 
 
-@dataclass(frozen=True)
+@record
 class LemmaUse:
     """An applied lemma: its id, the instantiation of its parameters (parameter name to
     term, in order) and the ids of the obligations that discharge its hypotheses."""
@@ -153,7 +153,7 @@ class LemmaUse:
                         tuple(data["hypotheses"]))
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(kw_only=True)
 class Obligation:
     """A proof obligation: ``hypotheses`` and ``axioms`` entail ``goal`` for all values of the
     free variables.
@@ -267,7 +267,7 @@ class Verdict(Enum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
+@record
 class Binding:
     """One line of a counterexample: a printed program variable (or ground application such
     as ``length l<1>``), its exact printed value (``"-1/2"``) and a decimal rendering
@@ -285,7 +285,7 @@ class Binding:
         return Binding(data["name"], data["value"], data.get("approx"))
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(kw_only=True)
 class Result:
     """The outcome of discharging one obligation.
 

@@ -20,12 +20,12 @@ imports nothing but ``obligations``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from obligations import terms as T
 from obligations import vocabulary as V
+from obligations.records import record
 
 RHO = T.sqrt(T.sub(1, T.div(T.pi(), 4)))                       # sqrt(1 - pi/4)
 ZETA = T.sqrt(T.mul(2, T.sub(1, T.div(T.pi(), 4))))            # sqrt(2 (1 - pi/4))
@@ -37,7 +37,7 @@ class SchemaError(ValueError):
     """A schema applied to arguments it does not fit."""
 
 
-@dataclass(frozen=True)
+@record
 class Schema:
     """An axiom schema. ``build(*args)`` returns the instance or None when the arguments do
     not fit; ``lemmas`` are the ids of the lemmas the instances follow from, where ``{k}``
@@ -69,7 +69,7 @@ class Schema:
         return tuple(l.replace("{k}", str(k)) for l in self.lemmas)
 
 
-@dataclass(frozen=True)
+@record
 class Instance:
     """One axiom of an obligation: its name, term, schema and the schema's arguments."""
 

@@ -1,6 +1,6 @@
 """A small typed first-order term language for proof obligations, independent of any solver.
 
-Terms are immutable, hashable frozen dataclasses. Every constructor checks sorts when the
+Terms are immutable, hashable frozen records. Every constructor checks sorts when the
 node is built (``__post_init__``), so an ill-sorted term cannot exist: building one raises
 ``SortError`` at the faulty node. The node classes are strict (an ``Int`` where a ``Real`` is
 expected is an error); the smart constructors below (``add``, ``lt``, ``ite``, a
@@ -33,11 +33,12 @@ serialise it so that the round trip is exact (``term_from_json(term_to_json(t), 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from enum import Enum
 from fractions import Fraction
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+
+from obligations.records import field, record
 
 
 class SortError(TypeError):
@@ -54,7 +55,7 @@ _BAD_SORT_CHARS = re.compile(r"[|\\\s]")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_']*\Z")
 
 
-@dataclass(frozen=True)
+@record
 class Sort:
     """A sort: ``Real``, ``Int``, ``Bool`` or a named uninterpreted sort such as ``List[bool]``."""
 
@@ -103,7 +104,7 @@ def _check_name(name: Any, what: str) -> None:
         raise SortError(f"invalid {what} name {name!r} (expected an identifier)")
 
 
-@dataclass(frozen=True)
+@record
 class FuncDecl:
     """The signature of an uninterpreted function ``name : domain -> range``.
 
@@ -295,7 +296,7 @@ class Term:
 TermLike = Union[Term, int, Fraction, bool, str]
 
 
-@dataclass(frozen=True)
+@record
 class Const(Term):
     """A literal: an ``int`` (sort ``Int``), a ``Fraction`` (``Real``) or a ``bool``.
 
@@ -322,7 +323,7 @@ class Const(Term):
         raise SortError(f"a constant of sort {s} cannot hold {v!r}")
 
 
-@dataclass(frozen=True)
+@record
 class Var(Term):
     """A variable: a program name, a sort and a run tag (1, 2 or ``None``)."""
 
@@ -441,7 +442,7 @@ def _op_sort(op: OpKind, args: Tuple[Term, ...]) -> Sort:
     return REAL
 
 
-@dataclass(frozen=True)
+@record
 class Op(Term):
     """An interpreted operation applied to arguments; the sort is computed and checked."""
 
@@ -465,7 +466,7 @@ class Op(Term):
         return (Op, (self.op, self.args))
 
 
-@dataclass(frozen=True)
+@record
 class Apply(Term):
     """An uninterpreted function applied to arguments of exactly its domain sorts."""
 
@@ -491,7 +492,7 @@ class Apply(Term):
         return (Apply, (self.func, self.args))
 
 
-@dataclass(frozen=True)
+@record
 class Quantifier(Term):
     """``forall`` or ``exists`` over distinct variables; the body is a Bool."""
 

@@ -68,12 +68,12 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from obligations.records import field, record
 from verifier.errors import Diagnostic, PrivInferError, error
 from verifier.language import ast
 from verifier.language import types as ty
@@ -109,7 +109,7 @@ NO_CLAIM = "no claim"
 # ======================================================================================
 
 
-@dataclass(frozen=True)
+@record
 class WorstPair:
     """Two adjacent inputs and the output where their log-probabilities differ the most."""
 
@@ -127,7 +127,7 @@ class WorstPair:
                 "p_left": self.p_left, "p_right": self.p_right, "loss": _json_float(self.loss)}
 
 
-@dataclass
+@record(frozen=False)
 class ClaimCheck:
     """How the audit compares with the entry's ``val`` claim.
 
@@ -164,7 +164,7 @@ class ClaimCheck:
                 "verifier_failure": self.failure}
 
 
-@dataclass
+@record(frozen=False)
 class AuditResult:
     """Everything ``privinfer audit`` reports (see the module docstring)."""
 
@@ -293,7 +293,7 @@ def _json_float(x: Optional[float]) -> Any:
 # ======================================================================================
 
 
-@dataclass
+@record(frozen=False)
 class _Law:
     """One output distribution: float probabilities, and Arb log-probabilities when available."""
 
@@ -363,7 +363,7 @@ def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Call
     return ("value", value), lambda: _distribution_law({value: Fraction(1)})
 
 
-@dataclass
+@record(frozen=False)
 class _PairStat:
     """Loss and aligned probabilities for one (unordered) pair of distinct laws."""
 
@@ -419,7 +419,7 @@ def hockey_stick(a: np.ndarray, b: np.ndarray, eps: float) -> float:
 # ======================================================================================
 
 
-@dataclass
+@record(frozen=False)
 class _Claim:
     """The shape of a ``val`` as far as the audit needs it."""
 
@@ -824,7 +824,7 @@ def _prepare_claim(program: ast.Program, typed: Optional[TypedProgram], decl: as
     return _read_claim(val, len(decl.params)), check
 
 
-@dataclass
+@record(frozen=False)
 class _Fixed:
     """The parts of a claim that do not depend on the pair, evaluated once."""
 
@@ -997,7 +997,7 @@ def _pair_text(pair: Optional[Tuple[Value, Value]]) -> str:
 # ======================================================================================
 
 
-@dataclass(frozen=True)
+@record
 class AuditSpec:
     """One audit of a benchmark program: ``audit_program(path, entry, n, args)``."""
 

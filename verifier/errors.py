@@ -19,9 +19,9 @@ A code, once published, keeps its meaning; retire codes rather than reuse them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
+from obligations.records import field, record
 from verifier.language.ast import Span
 
 CODES = {
@@ -80,7 +80,7 @@ CODES = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Diagnostic:
     """One message about one place in the source."""
 

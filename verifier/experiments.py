@@ -60,11 +60,11 @@ import csv
 import math
 import os
 import time
-from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from obligations.records import field, record
 from verifier.semantics.hellinger_mech import HellingerMechanism
 
 #: CSV key -> label used in tables and plots.
@@ -85,7 +85,7 @@ DEFAULT_SEED = 20160101
 # ======================================================================================
 
 
-@dataclass(frozen=True)
+@record
 class AccuracyConfig:
     """One run of the study: data sizes per number of categories and the privacy parameters."""
 
@@ -261,7 +261,7 @@ def _bin_of(h: np.ndarray) -> np.ndarray:
 # ======================================================================================
 
 
-@dataclass(frozen=True)
+@record
 class AccuracyRow:
     """One line of ``accuracy.csv``."""
 
@@ -311,7 +311,7 @@ def measure_point(k: int, n: int, mechanism: str, config: AccuracyConfig) -> Acc
                        float(sens), time.perf_counter() - start)
 
 
-@dataclass
+@record(frozen=False)
 class AccuracyReport:
     """The rows of a run and the files written."""
 

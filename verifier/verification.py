@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from obligations.model import Obligation, Result, Verdict
+from obligations.records import field, record
 from obligations.smtlib import Z3Session
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_assertion, pretty_expr, pretty_rtype
@@ -24,7 +24,7 @@ from verifier.rules.translate import NoRule
 VERIFIED, REJECTED, UNKNOWN = "verified", "rejected", "unknown"
 
 
-@dataclass
+@record(frozen=False)
 class ClaimReport:
     """The outcome for one ``val``."""
 
@@ -51,7 +51,7 @@ class ClaimReport:
         return {"by_kind": dict(sorted(kinds.items())), "by_method": dict(sorted(methods.items()))}
 
 
-@dataclass
+@record(frozen=False)
 class Report:
     file: str
     claims: List[ClaimReport]

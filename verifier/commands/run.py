@@ -51,10 +51,10 @@ import io
 import json
 import re
 import sys
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from obligations.records import record
 from verifier.errors import Diagnostic, PrivInferError, error
 from verifier.language import ast
 from verifier.language import types as ty
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-@dataclass(frozen=True)
+@record
 class RunResult:
     """What ``privinfer run`` reports."""
 
@@ -156,7 +156,7 @@ def _with_source(exc: PrivInferError, program: ast.Program) -> PrivInferError:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Parameter:
     """One parameter of the entry: its name for ``--arg``, its position, its simple type
     (the written one if any, else the inferred one; ``None`` if unknown) and the type written

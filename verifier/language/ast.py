@@ -1,6 +1,6 @@
 """Abstract syntax of the PrivInfer surface language (../shared/LANGUAGE.md).
 
-Every node is a frozen record (``@_record``: dataclass semantics, see below). Every node
+Every node is a frozen record (``@_record``: ``obligations.records``, dataclass semantics). Every node
 carries a ``span`` that is excluded from equality, so two trees compare equal when they have
 the same structure whatever their positions: the pretty-printer round trip
 (``parse(pretty(ast)) == ast``) relies on it.
@@ -18,100 +18,25 @@ The module has no behaviour beyond construction and generic traversal (``childre
 """
 from __future__ import annotations
 
-from dataclasses import MISSING, Field, FrozenInstanceError, field
 from fractions import Fraction
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple, Union
+from typing import Any, Callable, Iterator, Optional, Tuple, Union
+
+from obligations.records import field, record
 
 
-def _record(cls: type) -> type:
-    """``@dataclass(frozen=True)`` for syntax classes, without generated code.
-
-    The fields are the class's own annotations, in order; a class attribute gives a field's
-    default, and ``dataclasses.field(default=..., compare=False, repr=False)`` leaves it out
-    of equality and hashing, or of the repr. Instances are immutable (``FrozenInstanceError``)
-    and hashable; ``__match_args__`` lists the fields. ``record_fields(node)`` and
-    ``replace_fields(node, **changes)`` stand for ``dataclasses.fields`` and ``replace``.
-
-    Why not dataclasses: they compile six methods per class with ``exec``, and the fifty
-    classes of this module made a fifth of every ``privinfer`` run's start-up."""
-    names = tuple(cls.__dict__.get("__annotations__", {}))
-    defaults: Dict[str, Any] = {}
-    compared, shown = [], []
-    for name in names:
-        spec = cls.__dict__.get(name, MISSING)
-        compare = show = True
-        if isinstance(spec, Field):
-            spec, compare, show = spec.default, spec.compare, spec.repr
-        if spec is not MISSING:
-            defaults[name] = spec
-            setattr(cls, name, spec)
-        if compare:
-            compared.append(name)
-        if show:
-            shown.append(name)
-    compared_names, shown_names = tuple(compared), tuple(shown)
-    post_init = getattr(cls, "__post_init__", None)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if len(args) > len(names):
-            raise TypeError(f"{cls.__name__}() takes {len(names)} arguments, got {len(args)}")
-        values = dict(zip(names, args))
-        for key, value in kwargs.items():
-            if key not in names or key in values:
-                raise TypeError(f"{cls.__name__}() got an unexpected or repeated argument {key!r}")
-            values[key] = value
-        for name in names:
-            if name in values:
-                object.__setattr__(self, name, values[name])
-            elif name in defaults:
-                object.__setattr__(self, name, defaults[name])
-            else:
-                raise TypeError(f"{cls.__name__}() missing argument {name!r}")
-        if post_init is not None:
-            post_init(self)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in compared_names)
-
-    def __hash__(self) -> int:
-        cached = self.__dict__.get("_hash")
-        if cached is None:
-            cached = hash((cls.__name__,) + tuple(getattr(self, n) for n in compared_names))
-            object.__setattr__(self, "_hash", cached)
-        return cached
-
-    def __repr__(self) -> str:
-        shown_fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in shown_names)
-        return f"{cls.__name__}({shown_fields})"
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __reduce__(self):  # the cached hash must not travel to another process
-        return (cls, tuple(getattr(self, n) for n in names))
-
-    for method in (__init__, __eq__, __hash__, __repr__, __setattr__, __delattr__, __reduce__):
-        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
-        if method.__name__ not in cls.__dict__:  # as dataclass: a method written stays
-            setattr(cls, method.__name__, method)
-    cls._record_fields = names  # type: ignore[attr-defined]
-    cls.__match_args__ = names  # type: ignore[attr-defined]
-    return cls
+#: Syntax classes: frozen records (``obligations.records``) whose hash is computed once per
+#: node, since trees are deep and used as dictionary keys.
+_record = record(cache_hash=True)
 
 
 def record_fields(node: Any) -> Tuple[str, ...]:
     """The field names of a syntax record (class or instance), in order; a node class
     written as a dataclass (by an extension) works too."""
-    found = getattr(node, "_record_fields", None)
+    found = getattr(node, "__record_fields__", None)
     if found is None:
         import dataclasses
-        found = tuple(f.name for f in dataclasses.fields(node))
-    return found
+        found = dataclasses.fields(node)
+    return tuple(f.name for f in found)
 
 
 def replace_fields(node: Any, **changes: Any) -> Any:

@@ -22,9 +22,9 @@ are proof obligations for the verifier and run-time checks for ``run``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
+from obligations.records import record
 from verifier.language.types import (
     BOOL, INT, REAL, UNIT, Arrow, Dist, Fin, ListType, Monad, Scheme, Simplex, TupleType, Type,
     TypeVar, generalize,
@@ -36,7 +36,7 @@ OVERLOADED = "overloaded"
 ASSERTION = "assertion"
 
 
-@dataclass(frozen=True)
+@record
 class Builtin:
     """One built-in name; see the module docstring."""
 

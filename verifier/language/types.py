@@ -1,6 +1,6 @@
 """The internal simple types used by type inference.
 
-Types are immutable trees (frozen dataclasses) except for ``TypeVar``, a mutable union-find
+Types are immutable trees (frozen records) except for ``TypeVar``, a mutable union-find
 cell: binding a variable links it to a type, and ``prune`` follows links. Two sorts of
 variables exist and never mix: *type* variables stand for types, *size* variables stand for
 the ``k`` of ``[k]`` and ``[0,1]^k`` (so that ``categorical : [0,1]^'k -> D[['k]]`` is an
@@ -27,9 +27,9 @@ the variables deeper than the current level.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from obligations.records import record
 from verifier.language import ast
 
 
@@ -65,21 +65,21 @@ class TypeVar(Type):
         return f"TypeVar({self.id}@{self.level}{state})"
 
 
-@dataclass(frozen=True)
+@record
 class Base(Type):
     """``unit``, ``bool``, ``int`` or ``real``."""
 
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class Size(Type):
     """The number ``k`` of ``[k]`` or ``[0,1]^k`` (a type-level natural)."""
 
     k: int
 
 
-@dataclass(frozen=True)
+@record
 class Fin(Type):
     """``[k]`` = {0, ..., k-1}; ``size`` is a ``Size`` or a size variable."""
 
@@ -91,7 +91,7 @@ class Fin(Type):
         return _size_value(self.size)
 
 
-@dataclass(frozen=True)
+@record
 class Simplex(Type):
     """``[0,1]^k``: a probability vector with ``k`` components."""
 
@@ -103,30 +103,30 @@ class Simplex(Type):
         return _size_value(self.size)
 
 
-@dataclass(frozen=True)
+@record
 class ListType(Type):
     elem: Type
 
 
-@dataclass(frozen=True)
+@record
 class TupleType(Type):
     items: Tuple[Type, ...]  # at least two
 
 
-@dataclass(frozen=True)
+@record
 class Arrow(Type):
     dom: Type
     cod: Type
 
 
-@dataclass(frozen=True)
+@record
 class Monad(Type):
     """``M[T]``: actual distributions."""
 
     elem: Type
 
 
-@dataclass(frozen=True)
+@record
 class Dist(Type):
     """``D[T]``: symbolic distributions."""
 
@@ -154,7 +154,7 @@ def arrows(params: List[Type], result: Type) -> Type:
     return result
 
 
-@dataclass(frozen=True)
+@record
 class Scheme:
     """A type scheme ``forall vars. body``; ``vars`` are unbound variables of ``body``."""
 

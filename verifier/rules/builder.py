@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import itertools
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
 from obligations.model import (Obligation, ObligationKind, Provenance, Result, SourceSpan,
                                Verdict)
+from obligations.records import record
 from obligations.smtlib import Z3Session
 from obligations.z3_backend import discharge
 from verifier.language import ast as A
@@ -30,7 +30,7 @@ from verifier.rules.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymV
 from verifier.rules.translate import NoRule, RangeCheck, Translator
 
 
-@dataclass(frozen=True)
+@record
 class Synth:
     """What a monadic computation in a bound position gives: its derivation, its cost, and its
     output in each run (usually one fresh variable shared by both runs: the output is equal)."""

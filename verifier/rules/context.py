@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 from typing import Optional, Tuple
 
 from obligations import terms as T
+from obligations.records import field, record, replace
 from verifier.language import ast as A
 from verifier.rules.symbolic import Env, SymValue
 
 
-@dataclass(frozen=True)
+@record
 class Cost:
     """What one monadic step spends: ``(eps, delta)`` in divergence ``family``.
 
@@ -36,7 +36,7 @@ def zero_cost(what: str, span: Optional[A.Span] = None) -> Cost:
     return Cost("ZERO", ZERO_REAL, ZERO_REAL, what, span)
 
 
-@dataclass(frozen=True)
+@record
 class Claim:
     """The index of the claimed monad ``M[F, delta]``: family, epsilon (DP only) and delta."""
 
@@ -51,7 +51,7 @@ class Claim:
         return {"family": self.family, "eps": self.eps, "delta": self.delta}
 
 
-@dataclass(frozen=True)
+@record
 class Ctx:
     """A relational context: bindings, named hypotheses, the costs spent on this path, the
     claim being checked, and what structural recursion allows.

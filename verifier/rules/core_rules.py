@@ -5,11 +5,11 @@ unfoldings of ``adj`` / ``adjWithin`` / ``dist``), ``if``, and pure refinements.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple
 
 from obligations import terms as T
 from obligations.model import ObligationKind
+from obligations.records import replace
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
 from verifier.rules import logic as L

@@ -6,14 +6,14 @@ obligations the rule generated. ``Derivation.walk()`` visits the tree depth firs
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional
 
 from obligations.model import Obligation
+from obligations.records import field, record
 from verifier.language.ast import Span
 
 
-@dataclass
+@record(frozen=False)
 class Derivation:
     """A rule application ``premises / conclusion`` with the obligations it generated."""
 

@@ -23,11 +23,11 @@ The induction itself is a derivation (nil and cons cases) recorded once per func
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from obligations import terms as T
 from obligations.model import ObligationKind
+from obligations.records import record
 from verifier.language import ast as A
 from verifier.rules import logic as L
 from verifier.rules.context import Ctx
@@ -42,7 +42,7 @@ CONJUGATE = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class FoldSpec:
     name: str
     params: Tuple[str, ...]

@@ -9,11 +9,11 @@ refinement types' unary facts (a draw from ``ran (beta …)`` lies in [0,1], an 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
 from obligations.model import Obligation, ObligationKind
+from obligations.records import record
 from verifier.language import ast as A
 from verifier.rules import logic as L
 from verifier.rules.builder import Builder, simple_of
@@ -23,7 +23,7 @@ from verifier.rules.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, 
 from verifier.rules.translate import NoRule, RangeCheck, bind_pattern, flatten_app
 
 
-@dataclass(frozen=True)
+@record
 class Elem:
     """What a monadic computation draws: an exact value, or a fresh value with the facts its
     type gives. ``make(b, name)`` returns the value and the facts; ``name`` (the program

@@ -7,31 +7,31 @@ functions are closures (unfolded on application) or named functions used through
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple, Union
 
 from obligations import terms as T
+from obligations.records import field, record
 from verifier.language import ast as A
 
 
-@dataclass(frozen=True)
+@record
 class Scalar:
     """A value of a sort: Real, Int, Bool, a list sort or ``Dist``."""
 
     term: T.Term
 
 
-@dataclass(frozen=True)
+@record
 class TupleV:
     items: Tuple["SymValue", ...]
 
 
-@dataclass(frozen=True)
+@record
 class UnitV:
     pass
 
 
-@dataclass(frozen=True)
+@record
 class DistV:
     """A symbolic distribution of a known family with its parameters.
 
@@ -46,7 +46,7 @@ class DistV:
     origin: str = field(default="", compare=False)
 
 
-@dataclass(frozen=True)
+@record
 class Closure:
     """A function to unfold on application: a lambda or a helper without ``val``."""
 
@@ -56,7 +56,7 @@ class Closure:
     name: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class NamedFun:
     """A top-level function used through its ``val`` (or as an opaque deterministic symbol)."""
 
@@ -64,13 +64,13 @@ class NamedFun:
     args: Tuple[Tuple["SymValue", "SymValue"], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Builtin:
     name: str
     args: Tuple["SymValue", ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Monadic:
     """A monadic value: code and the environment it closes over (checked by the monadic rules).
 
@@ -88,13 +88,13 @@ class Monadic:
 SymValue = Union[Scalar, TupleV, UnitV, DistV, Closure, NamedFun, Builtin, Monadic]
 
 
-@dataclass(frozen=True)
+@record
 class Env:
     """A persistent map from program names to their symbolic values in run 1 and run 2."""
 
     bindings: Tuple[Tuple[str, Tuple[SymValue, SymValue]], ...] = ()
     _index: Dict[str, Tuple[SymValue, SymValue]] = field(default_factory=dict, compare=False,
-                                                         repr=False, hash=False)
+                                                         repr=False)
 
     def __post_init__(self) -> None:
         if not self._index and self.bindings:

@@ -12,11 +12,11 @@ the ``RangeSink`` with the guard under which they are evaluated; the caller turn
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
+from obligations.records import record
 from verifier.language import ast as A
 from verifier.rules import logic as L
 from verifier.rules.symbolic import (Builtin, Closure, DistV, Env, Monadic, NamedFun, Scalar,
@@ -32,7 +32,7 @@ class NoRule(Exception):
         self.span = span
 
 
-@dataclass(frozen=True)
+@record
 class RangeCheck:
     """A range condition: ``condition`` must hold whenever ``guard`` does, in run ``run``."""
 

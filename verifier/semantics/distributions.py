@@ -41,10 +41,10 @@ Distances between distributions (``hellinger``, ``total_variation``):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
+from obligations.records import record
 from verifier.errors import error
 from verifier.language.ast import Span
 from verifier.semantics.values import (
@@ -111,7 +111,7 @@ class Distribution:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Bernoulli(Distribution):
     p: Prob
     family: ClassVar[str] = "bernoulli"
@@ -140,7 +140,7 @@ class Bernoulli(Distribution):
         return bool(source.bernoulli(float(self.p)))
 
 
-@dataclass(frozen=True)
+@record
 class Beta(Distribution):
     a: Value
     b: Value
@@ -166,7 +166,7 @@ class Beta(Distribution):
         return source.beta(float(self.a), float(self.b))
 
 
-@dataclass(frozen=True)
+@record
 class Uniform(Distribution):
     """``uniform ()``: the uniform law on [0, 1], i.e. ``beta(1, 1)`` (so conjugate to bernoulli)."""
 
@@ -197,7 +197,7 @@ class Uniform(Distribution):
         return source.uniform()
 
 
-@dataclass(frozen=True)
+@record
 class Normal(Distribution):
     mu: Value
     var: Value
@@ -220,7 +220,7 @@ class Normal(Distribution):
         return source.normal(float(self.mu), float(self.var))
 
 
-@dataclass(frozen=True)
+@record
 class Dirichlet(Distribution):
     alphas: Tuple[Value, ...]
     family: ClassVar[str] = "dirichlet"
@@ -257,7 +257,7 @@ class Dirichlet(Distribution):
         return tuple(source.dirichlet(tuple(float(a) for a in self.alphas)))
 
 
-@dataclass(frozen=True)
+@record
 class Categorical(Distribution):
     probs: Tuple[Prob, ...]
     family: ClassVar[str] = "categorical"
@@ -282,7 +282,7 @@ class Categorical(Distribution):
         return int(source.categorical(tuple(float(p) for p in self.probs)))
 
 
-@dataclass(frozen=True)
+@record
 class Finite(Distribution):
     """A distribution with finite support: ``items`` are ``(value, probability)`` pairs in
     canonical order, with positive probabilities summing to 1."""

@@ -46,13 +46,13 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterator, Sequence
 
 import numpy as np
 from scipy.special import gammaln
 
+from obligations.records import record
 from verifier.semantics.noise import NoiseSource
 
 __all__ = [
@@ -251,7 +251,7 @@ _CHUNK_MAX = 1 << 21          # largest chunk (candidates) handed to numpy at on
 _MASTER_MAX = 1 << 23         # cache the (s, u) triangle up to this many entries
 
 
-@dataclass(frozen=True)
+@record
 class CandidateChunk:
     """A contiguous block of candidates in the canonical order.
 
