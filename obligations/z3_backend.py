@@ -12,7 +12,8 @@
    Every assertion (the encoding's facts, hypotheses, axioms and the negated goal) is
    ``:named``.
 3. ``unsat``: the unsat core is re-checked by another fresh solver given only the core
-   assertions. ``verified`` only if that is ``unsat`` as well; the core's hypothesis and
+   assertions (unless the core is every assertion: that script was just run). ``verified``
+   only if that is ``unsat`` as well; the core's hypothesis and
    axiom names are reported. A core without the goal means the assumptions contradict
    each other, which the reason says.
 4. ``sat``: the problem is built again through z3's Python API to obtain a model; the model's values of the program variables (and of the uninterpreted
@@ -130,8 +131,9 @@ def recheck_core(problem: Problem, core: Sequence[str], rlimit: int,
 
 def _verified(problem: Problem, core: List[str], rlimit: int, used: Dict[str, Any],
               session: Z3Session) -> Tuple[Verdict, str, Dict[str, Any]]:
-    again = recheck_core(problem, core, rlimit, session)
-    if again != "unsat":
+    whole = set(core) == {a.name for a in problem.assertions}
+    again = "unsat" if whole else recheck_core(problem, core, rlimit, session)
+    if again != "unsat":  # a core of every assertion is the script just run: no re-run
         return (Verdict.UNKNOWN,
                 f"z3 answered unsat but its unsat core re-checked as {again}", used)
     user = tuple(a.name for a in problem.assertions
@@ -140,8 +142,9 @@ def _verified(problem: Problem, core: List[str], rlimit: int, used: Dict[str, An
         return (Verdict.UNKNOWN, "internal error: the encoding's facts alone were found "
                 f"contradictory ({', '.join(core)})", used)
     uses = f" (uses {', '.join(user)})" if user else ""
+    checked = "the unsat core is every assertion" if whole else "unsat core re-checked"
     if GOAL not in core:
-        reason = f"the assumptions are contradictory{uses}; unsat core re-checked"
+        reason = f"the assumptions are contradictory{uses}; {checked}"
     else:
-        reason = f"z3: unsat; unsat core re-checked{uses}"
+        reason = f"z3: unsat; {checked}{uses}"
     return Verdict.VERIFIED, reason, {**used, "core": user}

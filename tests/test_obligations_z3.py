@@ -138,8 +138,16 @@ def test_unsat_core_is_rechecked():
 
 def test_a_core_that_fails_its_recheck_is_not_trusted(monkeypatch):
     monkeypatch.setattr(z3_backend, "recheck_core", lambda *args: "sat")
-    r = discharge(ob(lt(div(eps, 2), eps), {"h_eps_pos": gt(eps, 0)}))
+    r = discharge(ob(lt(div(eps, 2), eps), {"h_eps_pos": gt(eps, 0), "h_unused": gt(x, 3)}))
     assert r.verdict == Verdict.UNKNOWN and "re-checked as sat" in r.reason
+
+
+def test_a_core_of_every_assertion_is_not_run_again(monkeypatch):
+    calls = []
+    monkeypatch.setattr(z3_backend, "recheck_core", lambda *args: calls.append(args) or "sat")
+    r = discharge(ob(lt(div(eps, 2), eps), {"h_eps_pos": gt(eps, 0)}))
+    assert r.verdict == Verdict.VERIFIED and "core is every assertion" in r.reason
+    assert not calls
 
 
 def test_contradictory_assumptions_are_reported():
