@@ -174,6 +174,31 @@ let avg l eps = lapMech (eps * length l, sum l / length l)
     assert claim(verify_text(text.replace("LEN", "0")), "avg").verdict in (REJECTED, UNKNOWN)
 
 
+MEAN_WITH_VAL = """
+val mean :: {l :: real list | adjWithin (l<1>, l<2>, 1.0) /\\ length l<1> >= 1}
+         -> {m :: real | m<1> - m<2> <= 1.0 / length l<1> /\\ m<2> - m<1> <= 1.0 / length l<1>}
+let mean db = sum db / length db
+
+val noisyMean :: {l :: real list | adjWithin (l<1>, l<2>, 1.0) /\\ length l<1> >= 1}
+              -> {eps :: real+ | =} -> M[DP(eps)] {z :: real | =}
+let noisyMean db eps = lapMech (eps * length db, CALL)
+"""
+
+
+def test_a_counterexample_through_an_opaque_call_is_not_a_refutation():
+    # calls of a function with a val are opaque symbols: a model may give them values the
+    # val excludes, so the claim is unknown, not refuted; without the val it is inlined
+    report = verify_text(MEAN_WITH_VAL.replace("CALL", "mean db"))
+    assert claim(report, "mean").verdict == VERIFIED
+    noisy = claim(report, "noisyMean")
+    assert noisy.verdict == UNKNOWN
+    failing = [noisy.results[i] for i in noisy.failing]
+    assert failing and all(not r.counterexample for r in failing)
+    assert any("opaque" in r.reason and "mean" in r.reason for r in failing)
+    inlined = verify_text(MEAN_WITH_VAL.replace("CALL", "sum db / length db"))
+    assert claim(inlined, "noisyMean").verdict == VERIFIED
+
+
 def test_cli_exit_codes(tmp_path):
     good = ROOT / "benchmarks/programs/course/composition.pinf"
     bad = ROOT / "benchmarks/programs/negative/count_wrong_scale.pinf"

@@ -16,7 +16,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from obligations.model import (Obligation, ObligationKind, Provenance, Result, SourceSpan,
                                Verdict)
-from obligations.records import record
+from obligations.records import record, replace
 from obligations.smtlib import Z3Session
 from obligations.z3_backend import discharge
 from verifier.language import ast as A
@@ -190,9 +190,26 @@ class Builder:
         """Discharge ``ob`` (cached by content)."""
         cached = self._cache.get(ob.id)
         if cached is None:
-            cached = self._discharge(ob, confirm=True)
+            cached = self._unless_opaque(ob, self._discharge(ob, confirm=True))
             self._cache[ob.id] = cached
         return cached
+
+    def _unless_opaque(self, ob: Obligation, result: Result) -> Result:
+        """A refutation that gives values to calls of functions with a ``val`` is not one:
+        such calls are opaque symbols (their postconditions are not assumed), so the values
+        may be ones the function's ``val`` excludes."""
+        if result.verdict != Verdict.REFUTED:
+            return result
+        calls = sorted({f.name for f in T.functions(ob.goal, *(h.term for h in ob.hypotheses))
+                        if f.name in self._vals})
+        if not calls:
+            return result
+        shown = ", ".join(calls)
+        return replace(result, verdict=Verdict.UNKNOWN, counterexample=(), reason=(
+            f"z3 found a candidate counterexample, but it gives values to calls of {shown}, "
+            f"which the verifier treats as opaque: the postconditions in the val of {shown} "
+            "are not assumed at call sites, so the values may be ones it excludes "
+            f"(inline the function, i.e. drop its val, to let the verifier see its body)"))
 
     def proves(self, ob: Obligation) -> bool:
         """Whether ``ob`` is verified — for choosing between rules: a counterexample would not
