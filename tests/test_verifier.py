@@ -185,18 +185,35 @@ let noisyMean db eps = lapMech (eps * length db, CALL)
 """
 
 
-def test_a_counterexample_through_an_opaque_call_is_not_a_refutation():
-    # calls of a function with a val are opaque symbols: a model may give them values the
-    # val excludes, so the claim is unknown, not refuted; without the val it is inlined
+def test_the_val_of_a_pure_function_holds_at_its_calls():
     report = verify_text(MEAN_WITH_VAL.replace("CALL", "mean db"))
+    assert claim(report, "mean").verdict == VERIFIED
+    assert claim(report, "noisyMean").verdict == VERIFIED
+    assert claim(report, "noisyMean").called == ["mean"]
+    inlined = verify_text(MEAN_WITH_VAL.replace("CALL", "sum db / length db"))
+    assert claim(inlined, "noisyMean").verdict == VERIFIED and not claim(inlined, "noisyMean").called
+
+
+def test_call_facts_need_the_callee_verified():
+    false_val = MEAN_WITH_VAL.replace("CALL", "mean db").replace("<= 1.0 / length", "<= 0.1 / length")
+    false_val = false_val.replace("lapMech (eps * length db,", "lapMech (eps * length db * 10.0,")
+    report = verify_text(false_val)
+    assert claim(report, "mean").verdict == REJECTED
+    noisy = claim(report, "noisyMean")
+    assert noisy.verdict == UNKNOWN and "val of mean" in noisy.failure
+
+
+def test_a_counterexample_through_an_opaque_call_is_not_a_refutation():
+    # a call is known only through its val's postcondition: a model may give it a value the
+    # function never returns, so the claim is unknown, not refuted
+    weak = MEAN_WITH_VAL.replace("CALL", "mean db").replace("<= 1.0 / length", "<= 2.0 / length")
+    report = verify_text(weak)
     assert claim(report, "mean").verdict == VERIFIED
     noisy = claim(report, "noisyMean")
     assert noisy.verdict == UNKNOWN
     failing = [noisy.results[i] for i in noisy.failing]
     assert failing and all(not r.counterexample for r in failing)
-    assert any("opaque" in r.reason and "mean" in r.reason for r in failing)
-    inlined = verify_text(MEAN_WITH_VAL.replace("CALL", "sum db / length db"))
-    assert claim(inlined, "noisyMean").verdict == VERIFIED
+    assert any("postcondition of their val" in r.reason and "mean" in r.reason for r in failing)
 
 
 def test_cli_exit_codes(tmp_path):

@@ -40,6 +40,7 @@ class ClaimReport:
     failure_span: Optional[A.Span] = None
     failing: List[str] = field(default_factory=list)  # ids of refuted / unknown obligations
     disputed: List[str] = field(default_factory=list)  # disputed theorems the proof rests on
+    called: List[str] = field(default_factory=list)  # functions whose call facts it assumes
     seconds: float = 0.0
 
     def counts(self) -> Dict[str, Dict[str, int]]:
@@ -86,9 +87,9 @@ def verify_program(program: A.Program, typed=None, *, rlimit: Optional[int] = No
 def require_dependencies(claims: List[ClaimReport]) -> None:
     """A proof that uses another function's val holds only if that val is verified too.
 
-    The callees are read off the App-Val nodes; a claim whose derivation assumes the val of a
-    function that is not verified (rejected, unknown, or not checked in this run) is
-    downgraded to unknown, naming it. Recursive calls to the function itself are the
+    The callees are read off the App-Val nodes and the call facts; a claim whose derivation
+    assumes the val of a function that is not verified (rejected, unknown, or not checked in
+    this run) is downgraded to unknown, naming it. Recursive calls to the function itself are the
     induction hypothesis and need nothing more."""
     by_name = {c.name: c for c in claims}
     changed = True
@@ -109,8 +110,10 @@ def require_dependencies(claims: List[ClaimReport]) -> None:
 
 
 def uses_of(claim: ClaimReport) -> set:
-    """The functions whose val the derivation of ``claim`` assumes."""
-    return {n.judgement["uses"] for n in claim.derivation.walk() if "uses" in n.judgement}
+    """The functions whose val the derivation of ``claim`` assumes: at App-Val nodes, and
+    through the call facts of its obligations (``verifier.rules.call_facts``)."""
+    nodes = {n.judgement["uses"] for n in claim.derivation.walk() if "uses" in n.judgement}
+    return nodes | set(claim.called)
 
 
 def redefined_claims(program: A.Program) -> set:
@@ -140,6 +143,7 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
     report.obligations = root.all_obligations()
     for ob in report.obligations:
         report.results[ob.id] = builder.prove(ob)
+    report.called = sorted(builder.called)
     refuted = [ob for ob in report.obligations if report.results[ob.id].verdict == Verdict.REFUTED]
     unknown = [ob for ob in report.obligations if report.results[ob.id].verdict == Verdict.UNKNOWN]
     if refuted or unknown:

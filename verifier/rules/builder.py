@@ -23,6 +23,7 @@ from verifier.language import ast as A
 from verifier.rules import axioms as AX
 from verifier.rules import logic as L
 from verifier.rules import registry
+from verifier.rules.call_facts import call_facts, called_functions, pure_signature
 from verifier.rules.context import Cost, Ctx
 from verifier.rules.derivation import Derivation
 from verifier.rules.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
@@ -66,6 +67,10 @@ class Builder:
                                      self.signature, self.list_key)
         self.top_env = self._top_env()
         self.folds: Dict[str, Derivation] = {}
+        #: functions whose val's call facts some obligation assumes (the claim depends on them)
+        self.called: set = set()
+        self.call_fact_cache: Dict[tuple, Optional[T.Term]] = {}
+        self._pure_vals: Optional[frozenset] = None
 
     # ---- names ----------------------------------------------------------------------------
 
@@ -160,6 +165,13 @@ class Builder:
     def val_of(self, name: str) -> Optional[A.ValDecl]:
         return self._vals.get(name)
 
+    def pure_vals(self) -> frozenset:
+        """The functions whose val is a pure arrow of simple types (their calls get facts)."""
+        if self._pure_vals is None:
+            self._pure_vals = frozenset(n for n, v in self._vals.items()
+                                        if pure_signature(v) is not None)
+        return self._pure_vals
+
     def let_of(self, name: str) -> Optional[A.LetDecl]:
         return self._lets.get(name)
 
@@ -181,6 +193,10 @@ class Builder:
                span: Optional[A.Span], rule: str) -> Obligation:
         """An obligation ``ctx.hyps ⊢ goal`` with the axioms its symbols need."""
         hyps = relevant(ctx.hyps, goal)
+        facts = call_facts(self, ctx.function, [t for _, t in hyps] + [goal])
+        if facts:
+            self.called.update(called_functions(facts, self.pure_vals()))
+            hyps = tuple(hyps) + facts
         axioms = AX.instantiate([t for _, t in hyps] + [goal])
         return Obligation(kind=kind, hypotheses=hyps, goal=goal, axioms=axioms,
                           provenance=Provenance(rule=rule, node="", description=description,
@@ -196,8 +212,8 @@ class Builder:
 
     def _unless_opaque(self, ob: Obligation, result: Result) -> Result:
         """A refutation that gives values to calls of functions with a ``val`` is not one:
-        such calls are opaque symbols (their postconditions are not assumed), so the values
-        may be ones the function's ``val`` excludes."""
+        such calls are opaque symbols constrained at most by their val's postcondition
+        (``call_facts``), so the values may be ones the function never returns."""
         if result.verdict != Verdict.REFUTED:
             return result
         calls = sorted({f.name for f in T.functions(ob.goal, *(h.term for h in ob.hypotheses))
@@ -207,9 +223,8 @@ class Builder:
         shown = ", ".join(calls)
         return replace(result, verdict=Verdict.UNKNOWN, counterexample=(), reason=(
             f"z3 found a candidate counterexample, but it gives values to calls of {shown}, "
-            f"which the verifier treats as opaque: the postconditions in the val of {shown} "
-            "are not assumed at call sites, so the values may be ones it excludes "
-            f"(inline the function, i.e. drop its val, to let the verifier see its body)"))
+            "which the verifier knows only through the postcondition of their val (and not "
+            "at all in their own body), so the values may be ones the function never returns"))
 
     def proves(self, ob: Obligation) -> bool:
         """Whether ``ob`` is verified — for choosing between rules: a counterexample would not
@@ -374,6 +389,19 @@ class Builder:
 
 
 # ---- helpers --------------------------------------------------------------------------------
+
+def refinement_parts(rt: A.RType) -> Tuple[Optional[str], A.RType, List[A.Expr]]:
+    """``{x :: {y :: T | B} | A}`` as (x, T, [A, B]) (inner variables renamed to x)."""
+    var, assertions = None, []
+    while isinstance(rt, A.RRefine):
+        if var is None:
+            var = rt.var
+        elif rt.var != var:
+            raise NoRule("nested refinements must use one variable name", rt.span)
+        assertions.append(rt.assertion)
+        rt = rt.base
+    return var, rt, assertions
+
 
 def simple_of(rt: A.RType) -> A.SimpleType:
     """The simple type under refinements."""

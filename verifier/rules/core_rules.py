@@ -13,7 +13,7 @@ from obligations.records import replace
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
 from verifier.rules import logic as L
-from verifier.rules.builder import Builder, Synth, equal_term, simple_of
+from verifier.rules.builder import Builder, Synth, equal_term, refinement_parts, simple_of
 from verifier.rules.context import Claim, Cost, Ctx, zero_cost
 from verifier.rules.derivation import Derivation
 from verifier.rules.monadic_rules import short
@@ -45,7 +45,7 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
             else:
                 raise NoRule(f"{decl.name} takes fewer parameters than its val says", decl.span)
         ctx, val_env, terms = bind_parameter(b, ctx, val_env, params.pop(0), rt.dom)
-        parameters.append({"var": _refinement_parts(rt.dom)[0], "left": terms and terms[0],
+        parameters.append({"var": refinement_parts(rt.dom)[0], "left": terms and terms[0],
                            "right": terms and terms[1]})
         rt = rt.cod
     if params:
@@ -65,19 +65,6 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
                   claim=pretty_rtype(val.rtype), function=decl.name, index=index,
                   parameters=parameters,
                   assumptions=[{"name": n, "term": t} for n, t in ctx.hyps])
-
-
-def _refinement_parts(rt: A.RType) -> Tuple[Optional[str], A.RType, List[A.Expr]]:
-    """``{x :: {y :: T | B} | A}`` as (x, T, [A, B]) (inner variables renamed to x)."""
-    var, assertions = None, []
-    while isinstance(rt, A.RRefine):
-        if var is None:
-            var = rt.var
-        elif rt.var != var:
-            raise NoRule("nested refinements must use one variable name", rt.span)
-        assertions.append(rt.assertion)
-        rt = rt.base
-    return var, rt, assertions
 
 
 def _shared(var: str, assertions: Sequence[A.Expr]) -> bool:
@@ -106,7 +93,7 @@ def bind_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RTyp
                    ) -> Tuple[Ctx, Env, Optional[Tuple[T.Term, T.Term]]]:
     """Bind a parameter to fresh variables and assume its refinement and range; also return
     its terms in both runs (None for a computation)."""
-    var, base, assertions = _refinement_parts(dom)
+    var, base, assertions = refinement_parts(dom)
     pname = p.name if isinstance(p, A.PVar) else (var or "arg")
     if isinstance(base, A.RMonad):
         equal = monad_is_equality(b, val_env, base)
@@ -145,7 +132,7 @@ def monad_is_equality(b: Builder, env: Env, rt: A.RMonad) -> bool:
     and a divergence for which 0 means equality (SD, HD, KL, or DP(0))."""
     if rt.delta is not None and b.index_term(env, rt.delta) != T.real(0):
         return False
-    var, _, assertions = _refinement_parts(rt.body)
+    var, _, assertions = refinement_parts(rt.body)
     if var is None or not _shared(var, assertions):
         return False
     if rt.div.kind in EQUAL_FAMILIES:
@@ -154,7 +141,7 @@ def monad_is_equality(b: Builder, env: Env, rt: A.RMonad) -> bool:
 
 
 def make_claim(b: Builder, env: Env, rt: A.RMonad) -> Claim:
-    var, base, assertions = _refinement_parts(rt.body)
+    var, base, assertions = refinement_parts(rt.body)
     if var is None or not any(isinstance(a, A.SameRuns) for a in assertions) or len(assertions) != 1:
         raise NoRule("the verifier supports monadic claims of the form M[F, delta] {x :: T | =}",
                      rt.body.span)
@@ -180,7 +167,7 @@ def check_pure(b: Builder, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType) ->
         cases, branch = split_if(b, ctx, body)
         premises = [check_pure(b, c, val_env, e, rt) for c, e in cases]
         return b.node("If", ctx, body.span, f"if {short(body.cond)}", premises, branch=branch)
-    var, base, assertions = _refinement_parts(rt)
+    var, base, assertions = refinement_parts(rt)
     (left, right), ranges = b.translate_pair(ctx, body)
     obligations = list(ranges)
     if var is not None:
@@ -333,7 +320,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     obligations = []
     arguments: List[dict] = []  # judgement: each argument's terms and how many obligations
     for i, (arg, dom) in enumerate(zip(args, doms), 1):
-        var, base, assertions = _refinement_parts(dom)
+        var, base, assertions = refinement_parts(dom)
         start = len(obligations)
         arguments.append({"var": var, "left": None, "right": None, "obligations": 0})
         if isinstance(base, A.RMonad):
@@ -388,7 +375,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
 
 
 def _out_sort(rt: A.RMonad) -> Optional[T.Sort]:
-    _, base, _ = _refinement_parts(rt.body)
+    _, base, _ = refinement_parts(rt.body)
     if isinstance(base, A.RSimple):
         return L.sort_of_type(base.type)
     return None
@@ -397,7 +384,7 @@ def _out_sort(rt: A.RMonad) -> Optional[T.Sort]:
 def _instantiated_cost(b: Builder, env: Env, rt: A.RMonad, what: str, span) -> Cost:
     if monad_is_equality(b, env, rt):
         return zero_cost(what, span)
-    var, _, assertions = _refinement_parts(rt.body)
+    var, _, assertions = refinement_parts(rt.body)
     if var is None or not any(isinstance(a, A.SameRuns) for a in assertions):
         raise NoRule("the verifier supports results of the form M[F, delta] {x :: T | =}",
                      rt.span)

@@ -1,0 +1,147 @@
+"""Call facts: what the ``val`` of a pure function says about its calls in an obligation.
+
+In pure code a call ``f a`` of a function with a ``val`` is an opaque symbol ``f(a)``
+(``Translator._opaque_call``). Its val ``{x1 :: T1 | P1} -> ... -> {r :: R | Q}`` states, for
+every two argument tuples ``a`` (run 1) and ``b`` (run 2),
+
+    P(a, b) ==> Q(f(a), f(b))
+
+where ``P`` collects the domain refinements and ranges (``x<1>``, ``x<2>`` read as ``a``,
+``b``; later refinements may name earlier arguments) and ``Q`` the codomain's (``r<1>``,
+``r<2>`` read as ``f(a)``, ``f(b)``). This is the application rule of HOARe² with dependent
+types, stated once per pair of calls in the obligation (``a = b`` included: a relational
+type holds of any two related inputs).
+
+Such a fact is an obligation's hypothesis ``h_call_<k>``: it holds when ``f``'s claim is
+verified. Three restrictions keep that true:
+
+* a function's own calls in its body (recursion) get no fact: that would assume what is
+  being proved (calls stay opaque there);
+* only functions whose val has simple (not monadic) domains and codomain, whose assertions
+  the translator understands;
+* the claim that uses a fact depends on ``f``'s claim (``verification.require_dependencies``
+  downgrades it to unknown unless ``f`` is verified); the certificate kernel rebuilds every
+  fact from the val and checks the dependency too.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from obligations import terms as T
+from verifier.language import ast as A
+from verifier.rules import logic as L
+from verifier.rules.symbolic import Scalar
+from verifier.rules.translate import NoRule
+
+#: At most this many calls of one function per obligation get facts (pairs grow as its square).
+MAX_CALLS = 6
+PREFIX = "h_call_"
+
+
+def ground_calls(terms: Sequence[T.Term], names) -> Dict[str, List[T.Apply]]:
+    """Applications of the functions ``names`` outside quantifiers, by function, in order of
+    first occurrence."""
+    found: Dict[str, Dict[T.Apply, None]] = {}
+
+    def walk(t: T.Term) -> None:
+        if isinstance(t, T.Quantifier):
+            return
+        if isinstance(t, T.Apply) and t.func.name in names and t.args:
+            found.setdefault(t.func.name, {}).setdefault(t, None)
+        for c in T.children(t):
+            walk(c)
+
+    for t in terms:
+        walk(t)
+    return {name: list(calls) for name, calls in found.items()}
+
+
+def pure_signature(val: A.ValDecl) -> Optional[Tuple[List[A.RType], A.RType]]:
+    """The domains and codomain of a val whose types are all simple (refined or not)."""
+    rt, doms = val.rtype, []
+    while isinstance(rt, A.RArrow):
+        doms.append(rt.dom)
+        rt = rt.cod
+    if not doms:
+        return None
+    from verifier.rules.builder import refinement_parts
+    for part in doms + [rt]:
+        try:
+            _, base, _ = refinement_parts(part)
+        except NoRule:
+            return None
+        if not isinstance(base, A.RSimple) or isinstance(base.type, (A.TMonad, A.TArrow)):
+            return None
+    return doms, rt
+
+
+def call_facts(builder, function: Optional[str],
+               terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term], ...]:
+    """The named call facts for the calls in ``terms`` (see the module docstring), outside
+    the body of ``function``."""
+    names = {n for n in builder.pure_vals() if n != function}
+    if not names:
+        return ()
+    facts: List[T.Term] = []
+    for name, calls in ground_calls(terms, names).items():
+        calls = calls[:MAX_CALLS]
+        for left in calls:
+            for right in calls:
+                fact = _fact(builder, name, left, right)
+                if fact is not None and fact != T.boolean(True) and fact not in facts:
+                    facts.append(fact)
+    return tuple((f"{PREFIX}{k}", fact) for k, fact in enumerate(facts, 1))
+
+
+def called_functions(facts: Sequence[Tuple[str, T.Term]], names) -> List[str]:
+    """The functions whose vals ``facts`` rest on."""
+    return sorted(ground_calls([t for _, t in facts], names))
+
+
+def _fact(builder, name: str, left: T.Apply, right: T.Apply) -> Optional[T.Term]:
+    key = (name, left, right)
+    if key not in builder.call_fact_cache:
+        builder.call_fact_cache[key] = _build_fact(builder, name, left, right)
+    return builder.call_fact_cache[key]
+
+
+def _build_fact(builder, name: str, left: T.Apply, right: T.Apply) -> Optional[T.Term]:
+    from verifier.rules.builder import refinement_parts, simple_of
+    signature = pure_signature(builder.val_of(name))
+    if signature is None:
+        return None
+    doms, cod = signature
+    if len(doms) != len(left.args) or len(doms) != len(right.args):
+        return None
+    env = builder.top_env
+    try:
+        pre: List[T.Term] = []
+        for dom, a, b in zip(doms, left.args, right.args):
+            var, base, assertions = refinement_parts(dom)
+            pre += _ranges(simple_of(base), a) + _ranges(simple_of(base), b)
+            if var is not None:
+                env = env.bind(var, Scalar(a), Scalar(b))
+            pre += [_assertion(builder, env, x, var, a, b) for x in assertions]
+        var, base, assertions = refinement_parts(cod)
+        post = _ranges(simple_of(base), left) + _ranges(simple_of(base), right)
+        if var is not None:
+            env = env.bind(var, Scalar(left), Scalar(right))
+        post += [_assertion(builder, env, x, var, left, right) for x in assertions]
+    except (NoRule, T.SortError):
+        return None
+    if not post:
+        return None
+    return T.implies(T.and_(*pre), T.and_(*post)) if pre else T.and_(*post)
+
+
+def _ranges(simple: A.SimpleType, t: T.Term) -> List[T.Term]:
+    return list(L.range_facts(simple, t))
+
+
+def _assertion(builder, env, a: A.Expr, var: Optional[str], left: T.Term,
+               right: T.Term) -> T.Term:
+    if isinstance(a, A.SameRuns):
+        if left.sort != right.sort:
+            raise NoRule("cannot compare these values in the logic", a.span)
+        return T.eq(left, right)
+    return builder.assertion(env, a, refined=var)
