@@ -10,10 +10,10 @@ The checks, in order (the first failure is the reason): the JSON Schema; the sou
 parse, its vals are the claims); the derivation DAG (canonical ids, references, one parent,
 reachability); for each *verified* claim its root, the parameters' assumptions and the index
 re-derived from the source, every node against its rule's schema, the costs along every
-monadic path and the Budget obligations rebuilt from them, the calls' arguments, every
-obligation (content hash, axioms rebuilt from their schemas, SMT-LIB regenerated and re-run,
-or trivially true), every lemma re-checked, the disputed flags; the trust base; the labels of
-the other claims.
+monadic path and the Budget obligations rebuilt from them, the calls' arguments and call
+facts, every obligation (content hash, axioms rebuilt from their schemas, SMT-LIB regenerated
+and re-run, or trivially true), every lemma re-checked, the disputed flags; the trust base;
+the labels of the other claims.
 """
 from __future__ import annotations
 
@@ -54,6 +54,8 @@ RULES = {
 THEOREM = {"LapMech": "mech.laplace", "GaussMech": "mech.gaussian", "ExpMech": "mech.exponential",
            "HellingerMechPure": "mech.hellinger.pure",
            "HellingerMech": "mech.hellinger.poster_corrected"}
+#: the prefix of call facts, hypotheses that hold by the val of a verified pure function
+CALL_FACT = "h__call_"
 #: the hypotheses Safety's walk adds to the context of its obligations
 SAFETY_HYPOTHESES = r"h_(draw|then|else|nil|cons|candidate)"
 #: (lemma id, SHA-256 of its artifact) -> its facts when it re-checked, else the reason it did not
@@ -458,7 +460,8 @@ class _Kernel:
             if ob.kind not in kinds:
                 raise Invalid(f"node {n['id']}: {rule} cannot have a {ob.kind.value} obligation")
             extra = [h.name for h in ob.hypotheses if h.name not in context and not (
-                rule == "Safety" and re.match(SAFETY_HYPOTHESES, h.name))]
+                rule == "Safety" and re.match(SAFETY_HYPOTHESES, h.name))
+                and not self.call_fact(n, h)]
             if extra:
                 raise Invalid(f"node {n['id']}: obligation {ob.id} assumes {extra[0]}, which is "
                               "not in the node's context")
@@ -659,6 +662,28 @@ class _Kernel:
                 expected.append((E, S.assertion(self.program, a, dict(bindings), var)))
         return expected
 
+    def call_fact(self, n, h) -> bool:
+        """Whether hypothesis ``h`` is a call fact: ``P(a, b) ==> Q(f(a), f(b))`` for two calls
+        ``f(a)``, ``f(b)`` it mentions of a function ``f`` (not the claim's own) whose val has
+        simple types, rebuilt from the val (domains' ranges and refinements, then the
+        codomain's). The claim then depends on ``f``'s claim being verified."""
+        if not h.name.startswith(CALL_FACT):
+            return False
+        pure = {v.name: v for v in self.program.vals() if v.name != self.claim_name}
+        for name, calls in _ground_calls(h.term, set(pure)).items():
+            doms, cod = S.arrow(pure[name])
+            for a in calls:
+                for b in calls:
+                    try:
+                        fact = _call_fact(self.program, doms, cod, a, b)
+                    except (S.SourceError, T.SortError):
+                        fact = None
+                    if fact is not None and fact == h.term:
+                        self.uses.add(name)
+                        return True
+        raise Invalid(f"node {n['id']}: {h.name} is not what the val of a function says of "
+                      "two of its calls")
+
     # ---- obligations ---------------------------------------------------------------------------
 
     def obs(self, n) -> List[Obligation]:
@@ -831,3 +856,49 @@ def _show_index(index) -> str:
         return "(none: a pure claim)"
     return f"{index[0]}, eps {T.pretty(index[1]) if index[1] is not None else '-'}, " \
            f"delta {T.pretty(index[2])}"
+
+
+def _ground_calls(t: T.Term, names) -> Dict[str, List[T.Apply]]:
+    """The applications of functions ``names`` in ``t`` outside quantifiers, in order."""
+    found: Dict[str, Dict[T.Apply, None]] = {}
+    todo = [t]
+    while todo:
+        u = todo.pop(0)
+        if isinstance(u, T.Quantifier):
+            continue
+        if isinstance(u, T.Apply) and u.func.name in names and u.args:
+            found.setdefault(u.func.name, {}).setdefault(u, None)
+        todo[0:0] = list(T.children(u))
+    return {name: list(calls) for name, calls in found.items()}
+
+
+def _call_fact(program, doms, cod, a: T.Apply, b: T.Apply) -> Optional[T.Term]:
+    """``P(a, b) ==> Q(f(a), f(b))`` from the val's domains ``doms`` and codomain ``cod``."""
+    if len(doms) != len(a.args) or len(doms) != len(b.args):
+        return None
+    bindings: S.Bindings = {}
+    pre: List[T.Term] = []
+    for dom, x, y in zip(doms, a.args, b.args):
+        var, base, assertions = S.refined_var(dom)
+        if not isinstance(base, S.A.RSimple):
+            return None
+        pre += [*S.range_facts(base.type, x), *S.range_facts(base.type, y)]
+        if var is not None:
+            bindings[var] = (x, y)
+        pre += [_refinement(program, e, bindings, var, x, y) for e in assertions]
+    var, base, assertions = S.refined_var(cod)
+    if not isinstance(base, S.A.RSimple):
+        return None
+    post = [*S.range_facts(base.type, a), *S.range_facts(base.type, b)]
+    if var is not None:
+        bindings[var] = (a, b)
+    post += [_refinement(program, e, bindings, var, a, b) for e in assertions]
+    if not post:
+        return None
+    return T.implies(T.and_(*pre), T.and_(*post)) if pre else T.and_(*post)
+
+
+def _refinement(program, e, bindings, var, x: T.Term, y: T.Term) -> T.Term:
+    if isinstance(e, S.A.SameRuns):
+        return T.eq(x, y)
+    return S.assertion(program, e, dict(bindings), var)

@@ -383,3 +383,34 @@ def test_the_kernel_imports_nothing_of_the_derivation_builder(tmp_path):
                                                      "verifier.semantics", "checker.certify"))]
     assert not forbidden, forbidden
     assert "checker.kernel" in modules and "verifier.language.parser" in modules
+
+
+# ---- call facts: the val of a pure function at its calls -----------------------------------
+
+PURE_CALL = ROOT / "tests" / "programs" / "pure_call.pinf"
+
+
+def test_call_facts_check_and_depend_on_the_callee():
+    cert = cert_of(PURE_CALL)
+    facts = [h for o in cert["obligations"] for h in o["obligation"]["hypotheses"]
+             if h["name"].startswith("h__call_")]
+    assert facts and check(cert).valid
+    mean = next(c for c in cert["claims"] if c["name"] == "mean")
+    mean.update(verdict="unknown", failure="not checked")
+    invalid(cert, "noisyMean", "val of mean", "not verified")
+
+
+def test_a_call_fact_that_is_not_the_val_is_refused(monkeypatch):
+    from verifier.rules import call_facts
+
+    real_fact = call_facts._build_fact
+
+    def stronger(builder, name, left, right):  # what a wishful verifier would assume
+        fact = real_fact(builder, name, left, right)
+        return None if fact is None else T.implies(fact.args[0], T.and_(fact.args[1], T.eq(left, right)))
+
+    monkeypatch.setattr(call_facts, "_build_fact", stronger)
+    program = parse_file(str(PURE_CALL.relative_to(ROOT)))
+    report = verify_program(program, typecheck_program(program))
+    cert = json.loads(dumps(certificate(report, program.source, program.file)))
+    invalid(cert, "h__call_1", "not what the val")

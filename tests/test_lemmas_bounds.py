@@ -153,7 +153,6 @@ def moves(counts):
 
 @pytest.mark.parametrize("alphas", [(1, 1, 1), (1, 2, F(3, 2)), (3, 1, 5)])
 def test_dirichlet_rho_for_priors_at_least_one(alphas):
-    prior = Dirichlet(alphas)
     a0 = min(alphas)
     bound = (1 - cf.g_arb(a0, PREC) ** 2).sqrt()
     for n in range(1, 5):

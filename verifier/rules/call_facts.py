@@ -12,7 +12,7 @@ where ``P`` collects the domain refinements and ranges (``x<1>``, ``x<2>`` read 
 types, stated once per pair of calls in the obligation (``a = b`` included: a relational
 type holds of any two related inputs).
 
-Such a fact is an obligation's hypothesis ``h_call_<k>``: it holds when ``f``'s claim is
+Such a fact is an obligation's hypothesis ``h__call_<k>``: it holds when ``f``'s claim is
 verified. Three restrictions keep that true:
 
 * a function's own calls in its body (recursion) get no fact: that would assume what is
@@ -35,7 +35,7 @@ from verifier.rules.translate import NoRule
 
 #: At most this many calls of one function per obligation get facts (pairs grow as its square).
 MAX_CALLS = 6
-PREFIX = "h_call_"
+PREFIX = "h__call_"  # context names never start with "h__" (Ctx.assume strips underscores)
 
 
 def ground_calls(terms: Sequence[T.Term], names) -> Dict[str, List[T.Apply]]:
