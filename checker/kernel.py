@@ -25,9 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
-import jsonschema
-
 from checker import source as S
+from checker.jsonschema_subset import Subset
 from obligations import terms as T
 from obligations import vocabulary as V
 from obligations.model import Obligation, ObligationKind
@@ -40,6 +39,8 @@ from checker.lemma_records import (LemmaFacts, LemmaRecord, artifact_sha256, fac
 
 FORMAT = "privinfer-certificate/1"
 SCHEMA = json.loads((Path(__file__).with_name("certificate.schema.json")).read_text())
+#: the schema, validated without the jsonschema package (see ``check_format``)
+VALIDATOR = Subset(SCHEMA)
 E, R, SC = ObligationKind.ENTAILMENT, ObligationKind.RANGE, ObligationKind.SIDE_CONDITION
 ZERO = ("ZERO", T.real(0), T.real(0))
 #: rule -> (number of premises, None for one or more; obligation kinds allowed)
@@ -193,6 +194,20 @@ def record_for(recheck_lemmas: bool) -> Optional[LemmaRecord]:
     return RECORDS.setdefault(str(path), LemmaRecord(path))
 
 
+def check_format(data: Any) -> None:
+    """``data`` satisfies the JSON Schema. ``jsonschema_subset`` accepts only documents the
+    schema accepts; when it refuses one, the ``jsonschema`` package (slow to import) decides
+    and names what is wrong."""
+    if VALIDATOR.valid(data):
+        return
+    import jsonschema
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(SCHEMA).iter_errors(data))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "the document"
+        raise Invalid(f"not a certificate (JSON Schema, at {where}): {error.message}")
+
+
 def obligation_ids(n: Dict[str, Any]) -> List[str]:
     """The obligations node ``n`` rests on: its own, and the one that selected its rule (why
     both runs take the same branch of a match or if)."""
@@ -218,11 +233,7 @@ class _Kernel:
 
     def run(self) -> None:
         t = time.perf_counter()
-        error = jsonschema.exceptions.best_match(
-            jsonschema.Draft202012Validator(SCHEMA).iter_errors(self.data))
-        if error is not None:
-            where = "/".join(str(p) for p in error.absolute_path) or "the document"
-            raise Invalid(f"not a certificate (JSON Schema, at {where}): {error.message}")
+        check_format(self.data)
         d = self.data
         src = d["source"]
         if hashlib.sha256(src["text"].encode("utf-8")).hexdigest() != src["sha256"]:
