@@ -19,6 +19,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Optional, Tuple
@@ -45,18 +47,45 @@ class LemmaFacts:
 
 def fingerprint() -> str:
     """The SHA-256 of the library's code and of the versions of its tools."""
-    from importlib.metadata import PackageNotFoundError, version
     digest = hashlib.sha256()
     for package in FINGERPRINTED:
         for path in sorted((ROOT / package).rglob("*.py")):
             digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     for tool in TOOLS:
-        try:
-            found = version(tool)
-        except PackageNotFoundError:
-            found = "absent"
-        digest.update(f"{tool}=={found}\0".encode())
+        digest.update(f"{tool}=={tool_version(tool)}\0".encode())
     return digest.hexdigest()
+
+
+def tool_version(distribution: str) -> str:
+    """The installed version of ``distribution`` (``"absent"`` if it is not installed): the
+    ``Version`` of the first ``<name>-<version>.dist-info`` on ``sys.path``, as
+    ``importlib.metadata.version`` finds it, which is used where that is not found (other
+    installs). Importing ``importlib.metadata`` alone takes longer than checking a small
+    certificate."""
+    wanted = _normalized(distribution)
+    for entry in sys.path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".dist-info") and _normalized(name[:-10].rpartition("-")[0]) == wanted:
+                try:
+                    text = (Path(entry or ".") / name / "METADATA").read_text(encoding="utf-8")
+                except OSError:
+                    continue
+                for line in text.split("\n\n", 1)[0].splitlines():
+                    if line.startswith("Version:"):
+                        return line[len("Version:"):].strip()
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "absent"
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def record_path() -> Optional[Path]:

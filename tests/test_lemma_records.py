@@ -108,6 +108,13 @@ def test_the_fingerprint_follows_the_code_and_the_tools(tmp_path, monkeypatch):
     assert lemma_records.fingerprint() != changed
 
 
+def test_tool_versions_are_those_importlib_metadata_reads():
+    from importlib.metadata import version
+    for tool in lemma_records.TOOLS + ("jsonschema",):
+        assert lemma_records.tool_version(tool) == version(tool)
+    assert lemma_records.tool_version("no-such-tool") == "absent"
+
+
 def test_verify_takes_several_files(capsys):
     good = str(PROGRAM)
     bad = str(ROOT / "benchmarks" / "programs" / "negative" / "count_wrong_scale.pinf")
