@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from checker import source as S
 from checker.jsonschema_subset import Subset
+from checker.reading import Reader
 from obligations import terms as T
 from obligations import vocabulary as V
 from obligations.model import Obligation, ObligationKind
@@ -227,6 +228,9 @@ class _Kernel:
         self.seconds: Dict[str, float] = {}
         self.justified: Dict[str, Set[str]] = {}      # obligation id -> lemma ids of its axioms
         self.parsed: Dict[str, Obligation] = {}
+        self.read = Reader()
+        self.instances: Dict[Tuple, Set[str]] = {}     # (schema, args, axiom) -> its lemmas
+        self.answers: Dict[Tuple, str] = {}            # (formula, solver, rlimit) -> answer
 
     def time(self, what: str, start: float) -> None:
         self.seconds[what] = self.seconds.get(what, 0.0) + time.perf_counter() - start
@@ -242,7 +246,7 @@ class _Kernel:
             self.program = S.parse(src["text"], src["name"])
         except Exception as exc:
             raise Invalid(f"source: does not parse: {exc}") from None
-        self.vocabulary = T.Vocabulary.from_json(d["vocabulary"])
+        self.vocabulary = self.read.vocabulary(d["vocabulary"])
         self.nodes = {n["id"]: n for n in d["nodes"]}
         self.obligations = {o["id"]: o for o in d["obligations"]}
         self.check_claims_match_source()
@@ -681,16 +685,14 @@ class _Kernel:
         rec = self.obligations[oid]
         if oid not in self.parsed:
             try:
-                ob = Obligation.from_json(rec["obligation"])
+                ob = self.read.obligation(rec["obligation"])  # its id hashes its content
             except Exception as exc:
                 raise Invalid(f"obligation {oid}: malformed: {exc}") from None
-            if ob.id != oid or ob.to_json() != rec["obligation"]:
+            if {**ob.to_json(), "id": oid} != rec["obligation"]:
                 raise Invalid(f"obligation {oid}: its JSON is not the normal form of its terms")
-            fresh = Obligation(kind=ob.kind, hypotheses=ob.hypotheses, goal=ob.goal,
-                               axioms=ob.axioms, provenance=ob.provenance, lemma=ob.lemma)
-            if fresh.id != oid:
+            if ob.id != oid:
                 raise Invalid(f"obligation {oid}: the id is not the hash of its content "
-                              f"({fresh.id}): the formula was changed")
+                              f"({ob.id}): the formula was changed")
             self.parsed[oid] = ob
         return self.parsed[oid]
 
@@ -711,14 +713,24 @@ class _Kernel:
                 raise Invalid(f"obligation {oid}: recorded as trivial, but it is not")
         elif d["method"] in ("z3", "cvc5") and d["result"] == "unsat":
             solvers.add((d["solver"], d["version"] or ""))
-            self.rerun(oid, text, d)
+            self.rerun(oid, ob, text, d)
         else:
             raise Invalid(f"obligation {oid}: discharged by {d['method']} with result "
                           f"{d['result']}: the kernel accepts unsat from a solver, or trivial")
         self.justified[oid] = lemma_ids
         return lemma_ids
 
-    def rerun(self, oid: str, text: str, d) -> None:
+    def solve(self, ob: Obligation, text: str, solver: str, rlimit: Optional[int]) -> str:
+        """``solver``'s answer to the script ``text`` of ``ob``, run from a fresh solver, once
+        per formula: two obligations with the same hypotheses, axioms and goal have the same
+        commands (their scripts differ only in comments: id, provenance), hence the same
+        answer under the same resource limit, as in the verifier."""
+        key = (ob.hypotheses, ob.axioms, ob.goal, solver, rlimit)
+        if key not in self.answers:
+            self.answers[key] = check_smtlib(text, solver, rlimit, self.z3)
+        return self.answers[key]
+
+    def rerun(self, oid: str, ob: Obligation, text: str, d) -> None:
         running = version_string()
         note = (f"obligations discharged by z3 {d['version']} are re-run with z3 {running}")
         if d["solver"] == "z3" and d["version"] != running \
@@ -726,11 +738,10 @@ class _Kernel:
             self.notes.append(note)
         rlimit = d["rlimit"] if self.solver == d["solver"] else None
         try:
-            answer = check_smtlib(text, self.solver, rlimit, self.z3)
+            answer = self.solve(ob, text, self.solver, rlimit)
             if answer == "unknown" and self.solver == "cvc5" and self.allow_unknown:
                 self.notes.append(f"{oid}: not re-checkable by cvc5 (unknown); re-run by z3")
-                answer = check_smtlib(text, "z3", d["rlimit"] if d["solver"] == "z3" else None,
-                                      self.z3)
+                answer = self.solve(ob, text, "z3", d["rlimit"] if d["solver"] == "z3" else None)
         except SmtLibError as exc:
             raise Invalid(f"obligation {oid}: {exc}") from None
         if answer == "unknown" and self.solver == "cvc5":
@@ -743,7 +754,7 @@ class _Kernel:
         if [r["name"] for r in records] != [a.name for a in ob.axioms]:
             raise Invalid(f"obligation {ob.id}: the axioms recorded are not its axioms")
         lemma_ids: Set[str] = set()
-        vocabulary = ob.vocabulary
+        vocabulary = self.read.vocabulary(self.obligations[ob.id]["obligation"]["vocabulary"])
         for axiom, r in zip(ob.axioms, records):
             schema = SCHEMAS.get(r["schema"])
             if schema is None:
@@ -752,21 +763,24 @@ class _Kernel:
                 raise Invalid(f"obligation {ob.id}: axiom {r['name']} is not named after its "
                               f"schema {r['schema']}")
             try:
-                args = [T.term_from_json(a, vocabulary) for a in r["args"]]
-                instance = schema.instance(*args)
+                args = tuple(self.read.term(a, vocabulary) for a in r["args"])
+                key = (r["schema"], args, axiom.term)  # an instance recurs: checked once
+                if key not in self.instances:
+                    instance = schema.instance(*args)
+                    if instance != axiom.term:
+                        raise Invalid(f"obligation {ob.id}: axiom {r['name']} is not the instance"
+                                      f" of {r['schema']} at its arguments ({T.pretty(instance)})")
+                    self.instances[key] = set(schema.lemma_ids(*args))
             except (SchemaError, T.SortError, KeyError, ValueError) as exc:
                 raise Invalid(f"obligation {ob.id}: axiom {r['name']}: {exc}") from None
-            if instance != axiom.term:
-                raise Invalid(f"obligation {ob.id}: axiom {r['name']} is not the instance of "
-                              f"{r['schema']} at its arguments ({T.pretty(instance)})")
-            lemma_ids |= set(schema.lemma_ids(*args))
+            lemma_ids |= self.instances[key]
         return lemma_ids
 
     # ---- judgement data ------------------------------------------------------------------------
 
     def terms(self, data) -> List[T.Term]:
         try:
-            return [T.term_from_json(t, self.vocabulary) for t in data]
+            return [self.read.term(t, self.vocabulary) for t in data]
         except Exception as exc:
             raise Invalid(f"a term of a judgement is malformed: {exc}") from None
 
