@@ -110,9 +110,9 @@ def test_the_fingerprint_follows_the_code_and_the_tools(tmp_path, monkeypatch):
 
 def test_tool_versions_are_those_importlib_metadata_reads():
     from importlib.metadata import version
-    for tool in lemma_records.TOOLS + ("jsonschema",):
-        assert lemma_records.tool_version(tool) == version(tool)
-    assert lemma_records.tool_version("no-such-tool") == "absent"
+    tools = lemma_records.TOOLS + ("jsonschema", "no-such-tool")
+    versions = lemma_records.tool_versions(tools)
+    assert versions == {**{t: version(t) for t in tools[:-1]}, "no-such-tool": "absent"}
 
 
 def test_verify_takes_several_files(capsys):
