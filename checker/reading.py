@@ -39,12 +39,12 @@ class Reader:
         """``term_from_json(data, vocabulary)``, the same object for equal terms."""
         tag = data["t"]
         if tag == "op":
-            args = tuple(self.term(a, vocabulary) for a in data["args"])
+            args = tuple([self.term(a, vocabulary) for a in data["args"]])
             key: Tuple = (tag, data["op"], args)
             if key not in self._terms:
                 self._terms[key] = T.Op(T.OpKind(data["op"]), args)
         elif tag == "apply":
-            args = tuple(self.term(a, vocabulary) for a in data["args"])
+            args = tuple([self.term(a, vocabulary) for a in data["args"]])
             func = vocabulary[1].lookup(data["fn"], [a.sort for a in args])
             key = (tag, func, args)
             if key not in self._terms:
@@ -53,7 +53,7 @@ class Reader:
             if tag in ("forall", "exists"):  # its body may apply functions of the vocabulary
                 key = (vocabulary[0], json.dumps(data))
             else:  # a constant or a variable: its fields, with their JSON types (true is not 1)
-                key = tuple((k, type(v), v) for k, v in data.items())
+                key = tuple([(k, type(v), v) for k, v in data.items()])
             if key not in self._terms:
                 self._terms[key] = T.term_from_json(data, vocabulary[1])
         return self._terms[key]
