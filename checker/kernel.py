@@ -759,7 +759,9 @@ class _Kernel:
             schema = SCHEMAS.get(r["schema"])
             if schema is None:
                 raise Invalid(f"obligation {ob.id}: axiom {r['name']}: no schema {r['schema']}")
-            if not re.fullmatch(rf"ax_{re.escape(r['schema'])}_[0-9]+", r["name"]):
+            number = r["name"][len(f"ax_{r['schema']}_"):]  # ax_<schema>_<k>
+            if not (r["name"].startswith(f"ax_{r['schema']}_") and number.isascii()
+                    and number.isdigit()):
                 raise Invalid(f"obligation {ob.id}: axiom {r['name']} is not named after its "
                               f"schema {r['schema']}")
             try:
