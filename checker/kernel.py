@@ -222,7 +222,7 @@ class _Kernel:
     def __init__(self, data: Any, solver: str, allow_unknown: bool, lemmas: Lemmas):
         self.data, self.solver, self.allow_unknown = data, solver, allow_unknown
         self.lemmas = lemmas
-        self.z3 = Z3Session()  # each obligation still gets a fresh solver: see Z3Session
+        self._z3: Optional[Z3Session] = None
         self.summary: List[Dict[str, Any]] = []
         self.notes: List[str] = []
         self.seconds: Dict[str, float] = {}
@@ -231,6 +231,14 @@ class _Kernel:
         self.read = Reader()
         self.instances: Dict[Tuple, Set[str]] = {}     # (schema, args, axiom) -> its lemmas
         self.answers: Dict[Tuple, str] = {}            # (formula, solver, rlimit) -> answer
+
+    @property
+    def z3(self) -> Z3Session:
+        """One z3 context for the certificate, made when first needed (each obligation still
+        gets a fresh solver: see ``Z3Session``)."""
+        if self._z3 is None:
+            self._z3 = Z3Session()
+        return self._z3
 
     def time(self, what: str, start: float) -> None:
         self.seconds[what] = self.seconds.get(what, 0.0) + time.perf_counter() - start
@@ -727,7 +735,8 @@ class _Kernel:
         answer under the same resource limit, as in the verifier."""
         key = (ob.hypotheses, ob.axioms, ob.goal, solver, rlimit)
         if key not in self.answers:
-            self.answers[key] = check_smtlib(text, solver, rlimit, self.z3)
+            self.answers[key] = check_smtlib(text, solver, rlimit,
+                                             self.z3 if solver == "z3" else None)
         return self.answers[key]
 
     def rerun(self, oid: str, ob: Obligation, text: str, d) -> None:
