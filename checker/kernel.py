@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
-import jsonschema
-
 from checker import source as S
+from checker.jsonschema_subset import Subset
+from checker.reading import Reader
 from obligations import terms as T
 from obligations import vocabulary as V
 from obligations.model import Obligation, ObligationKind
@@ -40,6 +40,8 @@ from checker.lemma_records import (LemmaFacts, LemmaRecord, artifact_sha256, fac
 
 FORMAT = "privinfer-certificate/1"
 SCHEMA = json.loads((Path(__file__).with_name("certificate.schema.json")).read_text())
+#: the schema, validated without the jsonschema package (see ``check_format``)
+VALIDATOR = Subset(SCHEMA)
 E, R, SC = ObligationKind.ENTAILMENT, ObligationKind.RANGE, ObligationKind.SIDE_CONDITION
 ZERO = ("ZERO", T.real(0), T.real(0))
 #: rule -> (number of premises, None for one or more; obligation kinds allowed)
@@ -195,6 +197,20 @@ def record_for(recheck_lemmas: bool) -> Optional[LemmaRecord]:
     return RECORDS.setdefault(str(path), LemmaRecord(path))
 
 
+def check_format(data: Any) -> None:
+    """``data`` satisfies the JSON Schema. ``jsonschema_subset`` accepts only documents the
+    schema accepts; when it refuses one, the ``jsonschema`` package (slow to import) decides
+    and names what is wrong."""
+    if VALIDATOR.valid(data):
+        return
+    import jsonschema
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(SCHEMA).iter_errors(data))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "the document"
+        raise Invalid(f"not a certificate (JSON Schema, at {where}): {error.message}")
+
+
 def obligation_ids(n: Dict[str, Any]) -> List[str]:
     """The obligations node ``n`` rests on: its own, and the one that selected its rule (why
     both runs take the same branch of a match or if)."""
@@ -208,23 +224,30 @@ class _Kernel:
     def __init__(self, data: Any, solver: str, allow_unknown: bool, lemmas: Lemmas):
         self.data, self.solver, self.allow_unknown = data, solver, allow_unknown
         self.lemmas = lemmas
-        self.z3 = Z3Session()  # each obligation still gets a fresh solver: see Z3Session
+        self._z3: Optional[Z3Session] = None
         self.summary: List[Dict[str, Any]] = []
         self.notes: List[str] = []
         self.seconds: Dict[str, float] = {}
         self.justified: Dict[str, Set[str]] = {}      # obligation id -> lemma ids of its axioms
         self.parsed: Dict[str, Obligation] = {}
+        self.read = Reader()
+        self.instances: Dict[Tuple, Set[str]] = {}     # (schema, args, axiom) -> its lemmas
+        self.answers: Dict[Tuple, str] = {}            # (formula, solver, rlimit) -> answer
+
+    @property
+    def z3(self) -> Z3Session:
+        """One z3 context for the certificate, made when first needed (each obligation still
+        gets a fresh solver: see ``Z3Session``)."""
+        if self._z3 is None:
+            self._z3 = Z3Session()
+        return self._z3
 
     def time(self, what: str, start: float) -> None:
         self.seconds[what] = self.seconds.get(what, 0.0) + time.perf_counter() - start
 
     def run(self) -> None:
         t = time.perf_counter()
-        error = jsonschema.exceptions.best_match(
-            jsonschema.Draft202012Validator(SCHEMA).iter_errors(self.data))
-        if error is not None:
-            where = "/".join(str(p) for p in error.absolute_path) or "the document"
-            raise Invalid(f"not a certificate (JSON Schema, at {where}): {error.message}")
+        check_format(self.data)
         d = self.data
         src = d["source"]
         if hashlib.sha256(src["text"].encode("utf-8")).hexdigest() != src["sha256"]:
@@ -233,7 +256,7 @@ class _Kernel:
             self.program = S.parse(src["text"], src["name"])
         except Exception as exc:
             raise Invalid(f"source: does not parse: {exc}") from None
-        self.vocabulary = T.Vocabulary.from_json(d["vocabulary"])
+        self.vocabulary = self.read.vocabulary(d["vocabulary"])
         self.nodes = {n["id"]: n for n in d["nodes"]}
         self.obligations = {o["id"]: o for o in d["obligations"]}
         self.check_claims_match_source()
@@ -695,16 +718,14 @@ class _Kernel:
         rec = self.obligations[oid]
         if oid not in self.parsed:
             try:
-                ob = Obligation.from_json(rec["obligation"])
+                ob = self.read.obligation(rec["obligation"])  # its id hashes its content
             except Exception as exc:
                 raise Invalid(f"obligation {oid}: malformed: {exc}") from None
-            if ob.id != oid or ob.to_json() != rec["obligation"]:
+            if {**ob.to_json(), "id": oid} != rec["obligation"]:
                 raise Invalid(f"obligation {oid}: its JSON is not the normal form of its terms")
-            fresh = Obligation(kind=ob.kind, hypotheses=ob.hypotheses, goal=ob.goal,
-                               axioms=ob.axioms, provenance=ob.provenance, lemma=ob.lemma)
-            if fresh.id != oid:
+            if ob.id != oid:
                 raise Invalid(f"obligation {oid}: the id is not the hash of its content "
-                              f"({fresh.id}): the formula was changed")
+                              f"({ob.id}): the formula was changed")
             self.parsed[oid] = ob
         return self.parsed[oid]
 
@@ -725,14 +746,25 @@ class _Kernel:
                 raise Invalid(f"obligation {oid}: recorded as trivial, but it is not")
         elif d["method"] in ("z3", "cvc5") and d["result"] == "unsat":
             solvers.add((d["solver"], d["version"] or ""))
-            self.rerun(oid, text, d)
+            self.rerun(oid, ob, text, d)
         else:
             raise Invalid(f"obligation {oid}: discharged by {d['method']} with result "
                           f"{d['result']}: the kernel accepts unsat from a solver, or trivial")
         self.justified[oid] = lemma_ids
         return lemma_ids
 
-    def rerun(self, oid: str, text: str, d) -> None:
+    def solve(self, ob: Obligation, text: str, solver: str, rlimit: Optional[int]) -> str:
+        """``solver``'s answer to the script ``text`` of ``ob``, run from a fresh solver, once
+        per formula: two obligations with the same hypotheses, axioms and goal have the same
+        commands (their scripts differ only in comments: id, provenance), hence the same
+        answer under the same resource limit, as in the verifier."""
+        key = (ob.hypotheses, ob.axioms, ob.goal, solver, rlimit)
+        if key not in self.answers:
+            self.answers[key] = check_smtlib(text, solver, rlimit,
+                                             self.z3 if solver == "z3" else None)
+        return self.answers[key]
+
+    def rerun(self, oid: str, ob: Obligation, text: str, d) -> None:
         running = version_string()
         note = (f"obligations discharged by z3 {d['version']} are re-run with z3 {running}")
         if d["solver"] == "z3" and d["version"] != running \
@@ -740,11 +772,10 @@ class _Kernel:
             self.notes.append(note)
         rlimit = d["rlimit"] if self.solver == d["solver"] else None
         try:
-            answer = check_smtlib(text, self.solver, rlimit, self.z3)
+            answer = self.solve(ob, text, self.solver, rlimit)
             if answer == "unknown" and self.solver == "cvc5" and self.allow_unknown:
                 self.notes.append(f"{oid}: not re-checkable by cvc5 (unknown); re-run by z3")
-                answer = check_smtlib(text, "z3", d["rlimit"] if d["solver"] == "z3" else None,
-                                      self.z3)
+                answer = self.solve(ob, text, "z3", d["rlimit"] if d["solver"] == "z3" else None)
         except SmtLibError as exc:
             raise Invalid(f"obligation {oid}: {exc}") from None
         if answer == "unknown" and self.solver == "cvc5":
@@ -757,30 +788,35 @@ class _Kernel:
         if [r["name"] for r in records] != [a.name for a in ob.axioms]:
             raise Invalid(f"obligation {ob.id}: the axioms recorded are not its axioms")
         lemma_ids: Set[str] = set()
-        vocabulary = ob.vocabulary
+        vocabulary = self.read.vocabulary(self.obligations[ob.id]["obligation"]["vocabulary"])
         for axiom, r in zip(ob.axioms, records):
             schema = SCHEMAS.get(r["schema"])
             if schema is None:
                 raise Invalid(f"obligation {ob.id}: axiom {r['name']}: no schema {r['schema']}")
-            if not re.fullmatch(rf"ax_{re.escape(r['schema'])}_[0-9]+", r["name"]):
+            number = r["name"][len(f"ax_{r['schema']}_"):]  # ax_<schema>_<k>
+            if not (r["name"].startswith(f"ax_{r['schema']}_") and number.isascii()
+                    and number.isdigit()):
                 raise Invalid(f"obligation {ob.id}: axiom {r['name']} is not named after its "
                               f"schema {r['schema']}")
             try:
-                args = [T.term_from_json(a, vocabulary) for a in r["args"]]
-                instance = schema.instance(*args)
+                args = tuple(self.read.term(a, vocabulary) for a in r["args"])
+                key = (r["schema"], args, axiom.term)  # an instance recurs: checked once
+                if key not in self.instances:
+                    instance = schema.instance(*args)
+                    if instance != axiom.term:
+                        raise Invalid(f"obligation {ob.id}: axiom {r['name']} is not the instance"
+                                      f" of {r['schema']} at its arguments ({T.pretty(instance)})")
+                    self.instances[key] = set(schema.lemma_ids(*args))
             except (SchemaError, T.SortError, KeyError, ValueError) as exc:
                 raise Invalid(f"obligation {ob.id}: axiom {r['name']}: {exc}") from None
-            if instance != axiom.term:
-                raise Invalid(f"obligation {ob.id}: axiom {r['name']} is not the instance of "
-                              f"{r['schema']} at its arguments ({T.pretty(instance)})")
-            lemma_ids |= set(schema.lemma_ids(*args))
+            lemma_ids |= self.instances[key]
         return lemma_ids
 
     # ---- judgement data ------------------------------------------------------------------------
 
     def terms(self, data) -> List[T.Term]:
         try:
-            return [T.term_from_json(t, self.vocabulary) for t in data]
+            return [self.read.term(t, self.vocabulary) for t in data]
         except Exception as exc:
             raise Invalid(f"a term of a judgement is malformed: {exc}") from None
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Optional, Tuple
@@ -45,18 +47,55 @@ class LemmaFacts:
 
 def fingerprint() -> str:
     """The SHA-256 of the library's code and of the versions of its tools."""
-    from importlib.metadata import PackageNotFoundError, version
     digest = hashlib.sha256()
     for package in FINGERPRINTED:
         for path in sorted((ROOT / package).rglob("*.py")):
             digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    versions = tool_versions(TOOLS)
     for tool in TOOLS:
-        try:
-            found = version(tool)
-        except PackageNotFoundError:
-            found = "absent"
-        digest.update(f"{tool}=={found}\0".encode())
+        digest.update(f"{tool}=={versions[tool]}\0".encode())
     return digest.hexdigest()
+
+
+def tool_versions(distributions: Iterable[str]) -> Dict[str, str]:
+    """The installed version of each of ``distributions`` (``"absent"`` if not installed):
+    the ``Version`` in the metadata of its first ``<name>-<version>.dist-info`` on
+    ``sys.path`` (where ``importlib.metadata.version`` looks first), or else what
+    ``importlib.metadata.version`` says (other kinds of installs). Importing
+    ``importlib.metadata`` alone takes longer than checking a small certificate."""
+    wanted = {_normalized(d): d for d in distributions}
+    found: Dict[str, str] = {}
+    for entry in sys.path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith(".dist-info"):
+                continue
+            dist = wanted.get(_normalized(name[:-10].rpartition("-")[0]))
+            if dist is not None and dist not in found:
+                try:
+                    text = (Path(entry or ".") / name / "METADATA").read_text(encoding="utf-8")
+                except OSError:
+                    continue
+                for line in text.split("\n\n", 1)[0].splitlines():
+                    if line.startswith("Version:"):
+                        found[dist] = line[len("Version:"):].strip()
+                        break
+    missing = [d for d in wanted.values() if d not in found]
+    if missing:
+        from importlib.metadata import PackageNotFoundError, version
+        for d in missing:
+            try:
+                found[d] = version(d)
+            except PackageNotFoundError:
+                found[d] = "absent"
+    return found
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def record_path() -> Optional[Path]:

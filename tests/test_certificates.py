@@ -104,6 +104,7 @@ def test_the_disputed_theorem_is_flagged_in_the_claim_and_the_trust_base():
 LAPLACE = ROOT / "benchmarks/programs/paper/beta_output_laplace.pinf"
 EXPMECH = ROOT / "benchmarks/programs/paper/beta_output_hellinger.pinf"
 NEGATIVE = ROOT / "benchmarks/programs/negative/beta_output_laplace_undercharged.pinf"
+NORMAL = ROOT / "benchmarks/programs/paper/normal_output_laplace.pinf"
 
 
 def test_mutation_guarantee_statement():
@@ -190,6 +191,24 @@ def test_mutation_lemma_instantiation():
     invalid(cert, ob["id"], "axiom")
 
 
+def test_mutation_an_axiom_instance_at_each_of_its_occurrences():
+    # the kernel checks an instance (schema, arguments, axiom) once: every other occurrence
+    # with other arguments is still checked
+    cert = cert_of(EXPMECH)
+    seen = {}
+    for o in cert["obligations"]:
+        for i, a in enumerate(o["axioms"]):
+            seen.setdefault(json.dumps([a["schema"], a["args"]]), []).append((o["id"], i))
+    shared = next(places for places in seen.values() if len(places) > 1)
+    for oid, i in shared:
+        cert = cert_of(EXPMECH)
+        ax = record(cert, oid)["axioms"][i]
+        other = next(a for o in cert["obligations"] for a in o["axioms"]
+                     if a["schema"] == ax["schema"] and a["args"] != ax["args"])
+        ax["args"] = other["args"]
+        invalid(cert, oid, "axiom")
+
+
 def test_mutation_lemma_of_a_node():
     cert = cert_of(EXPMECH)
     exp = node(cert, "ExpMech")
@@ -206,6 +225,34 @@ def test_mutation_solver_result():
     ob = next(o for o in cert["obligations"] if o["discharge"]["method"] == "z3")
     ob["discharge"]["method"] = "trivial"
     invalid(cert, ob["id"], "trivial")
+
+
+def test_mutation_solver_result_of_an_obligation_whose_formula_recurs():
+    # the kernel runs a formula once (same hypotheses, axioms, goal): the discharge of every
+    # obligation is still checked
+    cert = cert_of(NORMAL)
+    formulas = {}
+    for o in cert["obligations"]:
+        ob = o["obligation"]
+        key = json.dumps([ob["hypotheses"], ob["axioms"], ob["goal"]])
+        if o["discharge"]["method"] == "z3":
+            formulas.setdefault(key, []).append(o["id"])
+    twice = next(ids for ids in formulas.values() if len(ids) > 1)
+    for oid in twice:
+        cert = cert_of(NORMAL)
+        record(cert, oid)["discharge"]["result"] = "unknown"
+        invalid(cert, oid, "unknown")
+
+
+def test_a_formula_that_recurs_is_run_once(monkeypatch):
+    cert = cert_of(NORMAL)
+    runs = []
+    monkeypatch.setattr(kernel, "check_smtlib", lambda text, *a: runs.append(text) or "unsat")
+    assert check(cert).valid
+    solved = [o for o in cert["obligations"] if o["discharge"]["method"] == "z3"]
+    commands = {"\n".join(line for line in o["smtlib"].splitlines() if not line.startswith(";"))
+                for o in solved}
+    assert len(runs) == len(commands) < len(solved)
 
 
 def test_mutation_source_byte():
@@ -364,6 +411,22 @@ def test_cvc5_rechecks_a_certificate():
     cert = cert_of(LAPLACE)
     outcome = kernel.check(cert, solver="cvc5")
     assert outcome.valid, outcome.reason
+
+
+def test_the_kernel_reads_terms_as_term_from_json_and_shares_equal_subterms():
+    from checker.reading import Reader
+    reader, seen = Reader(), {}
+    for o in cert_of(EXPMECH)["obligations"]:
+        ob = o["obligation"]
+        vocabulary = reader.vocabulary(ob["vocabulary"])
+        for n in ob["hypotheses"] + ob["axioms"] + [ob["goal"]]:
+            t = reader.term(n["term"], vocabulary)
+            assert t == T.term_from_json(n["term"], vocabulary[1])
+            for u in T.subterms(t):
+                assert seen.setdefault(u, u) is u
+    reader.term({"t": "const", "sort": "Int", "value": 1}, vocabulary)
+    with pytest.raises(T.SortError):  # not taken for the 1 just read (True == 1 in Python)
+        reader.term({"t": "const", "sort": "Int", "value": True}, vocabulary)
 
 
 def test_the_kernel_imports_nothing_of_the_derivation_builder(tmp_path):

@@ -108,6 +108,35 @@ def test_the_fingerprint_follows_the_code_and_the_tools(tmp_path, monkeypatch):
     assert lemma_records.fingerprint() != changed
 
 
+def test_a_check_from_the_record_loads_neither_the_lemma_library_nor_jsonschema(
+        cert, record_dir):
+    import os
+    import subprocess
+    import sys
+    assert kernel.check(cert).valid  # fills the record
+    path = record_dir / "cert.json"
+    path.write_text(dumps(cert))
+    script = ("import sys\n"
+              "from verifier.cli import _dispatch\n"
+              f"code = _dispatch(['check', {str(path)!r}])\n"
+              "print('MODULES', sorted(sys.modules))\n"
+              "sys.exit(code)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, env={**os.environ, "PRIVINFER_CACHE_DIR": str(record_dir)})
+    assert done.returncode == 0 and RECORDED in done.stdout, done.stdout + done.stderr
+    modules = eval(done.stdout.split("MODULES", 1)[1])
+    loaded = [m for m in modules if m.split(".")[0] in ("sympy", "lemmas", "jsonschema")
+              or m == "importlib.metadata"]
+    assert not loaded, loaded
+
+
+def test_tool_versions_are_those_importlib_metadata_reads():
+    from importlib.metadata import version
+    tools = lemma_records.TOOLS + ("jsonschema", "no-such-tool")
+    versions = lemma_records.tool_versions(tools)
+    assert versions == {**{t: version(t) for t in tools[:-1]}, "no-such-tool": "absent"}
+
+
 def test_verify_takes_several_files(capsys):
     good = str(PROGRAM)
     bad = str(ROOT / "benchmarks" / "programs" / "negative" / "count_wrong_scale.pinf")
