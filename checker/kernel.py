@@ -21,7 +21,6 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
@@ -31,6 +30,7 @@ from checker.reading import Reader
 from obligations import terms as T
 from obligations import vocabulary as V
 from obligations.model import Obligation, ObligationKind
+from obligations.records import field, record
 from obligations.schemas import SCHEMAS, SchemaError
 from obligations.smtlib import SmtLibError, Z3Session, check_smtlib, to_smtlib
 from obligations.z3_backend import _trivial
@@ -76,7 +76,7 @@ class Unreadable(Exception):
     """The input is not a readable JSON document."""
 
 
-@dataclass
+@record(frozen=False)
 class Outcome:
     """What ``check`` concluded. ``claims``: name, verdict, statement (and disputed theorems)
     of each claim; ``notes``: remarks that do not affect validity (solver versions...)."""

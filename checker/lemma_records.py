@@ -21,16 +21,17 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Optional, Tuple
+
+from obligations.records import record
 
 ROOT = Path(__file__).resolve().parent.parent
 FINGERPRINTED = ("lemmas", "obligations")
 TOOLS = ("sympy", "mpmath", "python-flint", "z3-solver")
 
 
-@dataclass(frozen=True)
+@record
 class LemmaFacts:
     """What a claim needs to know of a lemma once its artifact has re-checked."""
 
