@@ -134,9 +134,9 @@ def main() -> int:
     if args.worker:
         worker(*args.worker)
         return 0
-    os.environ["PRIVINFER_CACHE_DIR"] = tempfile.mkdtemp(prefix="privinfer-bench-")
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(prefix="privinfer-bench-") as tmp:
+        os.environ["PRIVINFER_CACHE_DIR"] = tmp  # the lemma record, and the certificates
         for d in DIRS:
             for path in sorted((ROOT / "benchmarks" / "programs" / d).glob("*.pinf")):
                 name = f"{d}/{path.name}"
