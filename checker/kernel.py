@@ -896,16 +896,11 @@ def _show_index(index) -> str:
 
 def _ground_calls(t: T.Term, names) -> Dict[str, List[T.Apply]]:
     """The applications of functions ``names`` in ``t`` outside quantifiers, in order."""
-    found: Dict[str, Dict[T.Apply, None]] = {}
-    todo = [t]
-    while todo:
-        u = todo.pop(0)
-        if isinstance(u, T.Quantifier):
-            continue
-        if isinstance(u, T.Apply) and u.func.name in names and u.args:
-            found.setdefault(u.func.name, {}).setdefault(u, None)
-        todo[0:0] = list(T.children(u))
-    return {name: list(calls) for name, calls in found.items()}
+    found: Dict[str, List[T.Apply]] = {}
+    for app in T.ground_applications(t):
+        if app.func.name in names and app.args:
+            found.setdefault(app.func.name, []).append(app)
+    return found
 
 
 def _call_fact(program, doms, cod, a: T.Apply, b: T.Apply) -> Optional[T.Term]:

@@ -22,10 +22,10 @@ from flint import arb, ctx as flint_ctx, fmpq
 
 from obligations.encoding import GOAL, Problem
 from obligations.evaluate import PRECISION, Element, Evaluator, Interpretation, Value
-from obligations.model import Binding, Obligation, Verdict
+from obligations.model import Binding, Verdict
 from obligations.smtlib import SEED
 from obligations.terms import (BOOL, INT, REAL, Apply, Const, FuncDecl, Op, OpKind, Quantifier,
-                               Sort, Term, Var, children, pretty, subterms)
+                               Sort, Term, Var, ground_applications, pretty, subterms)
 
 #: Decimal digits of the rational enclosures taken of algebraic numbers in models.
 ALGEBRAIC_DIGITS = 40
@@ -201,7 +201,8 @@ def _confirm(problem: Problem, enc: Z3Encoder,
     if goal is None:
         return (Verdict.UNKNOWN, f"z3 found a candidate counterexample, but the goal cannot be "
                 f"decided there{notes()}", ())
-    for app in _ground_applications(ob):
+    assumptions = (n.term for n in ob.hypotheses + ob.axioms)
+    for app in ground_applications(*assumptions, ob.goal):
         z = model.eval(enc.expr(app), model_completion=True)
         bindings.append(_binding(pretty(app), z, enc.value(z)))
     relative = " (relative to the axioms of the uninterpreted symbols)" if problem.uninterpreted else ""
@@ -213,24 +214,6 @@ def _polynomial(term: Term) -> bool:
     """No division and no transcendental: z3 evaluates such a formula exactly at a model
     (its algebraic numbers are exact), with no unspecified value involved."""
     return not any(isinstance(t, Op) and t.op in _NOT_POLYNOMIAL for t in subterms(term))
-
-
-def _ground_applications(ob: Obligation) -> List[Apply]:
-    """The applications of uninterpreted functions outside quantifiers, in order."""
-    seen: Dict[Apply, None] = {}
-
-    def walk(t: Term) -> None:
-        if isinstance(t, Quantifier):
-            return
-        if isinstance(t, Apply):
-            seen.setdefault(t, None)
-        for c in children(t):
-            walk(c)
-
-    for term in (n.term for n in ob.hypotheses + ob.axioms):
-        walk(term)
-    walk(ob.goal)
-    return list(seen)
 
 
 def _binding(name: str, z: z3.ExprRef, value: Value) -> Binding:

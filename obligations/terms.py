@@ -747,6 +747,21 @@ def subterms(t: Term) -> Iterator[Term]:
         stack.extend(reversed(children(u)))
 
 
+def ground_applications(*terms: Term) -> Tuple["Apply", ...]:
+    """The applications of uninterpreted functions outside quantifiers, each once, in
+    left-to-right pre-order over ``terms``."""
+    seen: Dict[Apply, None] = {}
+    stack = list(reversed(terms))
+    while stack:
+        u = stack.pop()
+        if isinstance(u, Quantifier):
+            continue
+        if isinstance(u, Apply):
+            seen.setdefault(u, None)
+        stack.extend(reversed(children(u)))
+    return tuple(seen)
+
+
 def free_vars(*terms: Term) -> Tuple[Var, ...]:
     """The free variables of ``terms``, in order of first occurrence."""
     if len(terms) == 1:

@@ -219,3 +219,12 @@ def test_json_round_trip_is_exact(t):
     back = term_from_json(data, VOCAB)
     assert back == t and back.sort == t.sort
     assert pretty(back) == pretty(t)
+
+
+def test_ground_applications_skip_quantifiers_and_repeats():
+    from obligations.terms import forall, ground_applications, gt, var
+    f = FuncDecl("f", (REAL,), REAL)
+    x, y = var("x", REAL), var("y", REAL)
+    inside = forall([y], gt(f(y), 0))
+    t1, t2 = gt(f(x), f(f(x))), gt(f(x), 1)
+    assert ground_applications(t1, inside, t2) == (f(x), f(f(x)))

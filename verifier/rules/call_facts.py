@@ -41,19 +41,11 @@ PREFIX = "h__call_"  # context names never start with "h__" (Ctx.assume strips u
 def ground_calls(terms: Sequence[T.Term], names) -> Dict[str, List[T.Apply]]:
     """Applications of the functions ``names`` outside quantifiers, by function, in order of
     first occurrence."""
-    found: Dict[str, Dict[T.Apply, None]] = {}
-
-    def walk(t: T.Term) -> None:
-        if isinstance(t, T.Quantifier):
-            return
-        if isinstance(t, T.Apply) and t.func.name in names and t.args:
-            found.setdefault(t.func.name, {}).setdefault(t, None)
-        for c in T.children(t):
-            walk(c)
-
-    for t in terms:
-        walk(t)
-    return {name: list(calls) for name, calls in found.items()}
+    found: Dict[str, List[T.Apply]] = {}
+    for app in T.ground_applications(*terms):
+        if app.func.name in names and app.args:
+            found.setdefault(app.func.name, []).append(app)
+    return found
 
 
 def pure_signature(val: A.ValDecl) -> Optional[Tuple[List[A.RType], A.RType]]:
