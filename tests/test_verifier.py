@@ -306,3 +306,18 @@ def test_a_helper_defined_as_a_lambda_is_unfolded():
     program = parse_file(str(ROOT / "tests/programs/function_constant.pinf"))
     report = verify_program(program, typecheck_program(program))
     assert claim(report, "m").verdict == VERIFIED
+
+
+@pytest.mark.parametrize("claim_text, verdict", [("2.0 * eps", VERIFIED), ("1.5 * eps", REJECTED)])
+def test_a_tuple_pattern_takes_apart_the_pair_a_helper_returns(claim_text, verdict):
+    # the inner ``return (a, b)`` has equal inputs: its output is the pair itself, not an
+    # opaque value, so the tuple pattern of the outer mlet can take it apart
+    text = f"""
+let pair db e = mlet a = lapMech (e, count db) in mlet b = lapMech (e, count db) in return (a, b)
+val main :: {{l :: bool list | adj (l<1>, l<2>)}} -> {{eps :: real+ | =}}
+         -> M[DP({claim_text})] {{r :: real | =}}
+let main db eps =
+  mlet (x, y) = pair db eps in
+  return (x + y)
+"""
+    assert claim(verify_text(text), "main").verdict == verdict

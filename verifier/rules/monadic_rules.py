@@ -57,15 +57,24 @@ def equal_inputs(b: Builder, ctx: Ctx, e: A.Expr) -> Optional[Synth]:
         if not b.proves(ob):
             return None
         obligations.append(ob)
-    out = _fresh_output(b, ctx, e)
+    if isinstance(e, A.Return):  # its value, not a fresh one: the continuation may use it
+        out_pair = b.translate_pair(ctx, e.value)[0]
+    else:
+        out = _fresh_output(b, ctx, e)
+        out_pair = (out, out)
     node = b.node("EqualInputs", ctx, e.span,
                   f"{short(e)} has equal inputs, hence equal distributions",
                   obligations=obligations)
-    return Synth(node, zero_cost(f"{short(e, 30)} (equal inputs)", e.span), (out, out))
+    return Synth(node, zero_cost(f"{short(e, 30)} (equal inputs)", e.span), out_pair)
 
 
 def _fresh_output(b: Builder, ctx: Ctx, e: A.Expr) -> SymValue:
-    """A fresh value standing for the (equal) output of ``e`` in both runs."""
+    """A fresh value standing for the (equal) output of ``e`` in both runs: a tuple of fresh
+    values for a tuple type, so that a tuple pattern can take it apart."""
+    from verifier.rules.safety import fresh_value
+    t = b.type_of(e)
+    if isinstance(t, A.TMonad) and isinstance(t.elem, A.TTuple):
+        return fresh_value(b, t.elem, ctx.binder or "out")[0]
     sort = _result_sort(b, e)
     if sort is None:
         return Monadic(None, None, equal_in_runs=True, name=f"out{b.node_id()}")
