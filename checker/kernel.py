@@ -376,6 +376,7 @@ class _Kernel:
         self.claim_name, self.recursive = name, decls[0].recursive
         self.uses: Set[str] = set()
         doms, rt = S.arrow(val)
+        self.induction = self.induction_measure(root)
         try:
             assumed = self.check_assumptions(root, doms)
             index = S.index(self.program, rt, self.bindings(j["parameters"], root)) \
@@ -415,6 +416,25 @@ class _Kernel:
                           f"{disputed}, not {claim['disputed']}")
         self.time("lemmas", t)
         return lemma_ids
+
+    def induction_measure(self, root) -> Optional[Tuple[int, T.Term, T.Term]]:
+        """The list parameter (position, run-1 and run-2 terms) whose length measures the
+        structural induction of a recursive definition; None when there is none. Any list
+        parameter gives a well-founded measure, so the position is only checked to be one."""
+        p = root["judgement"].get("induction")
+        if p is None:
+            return None
+        params = root["judgement"]["parameters"]
+        if not self.recursive or p >= len(params) or params[p]["left"] is None:
+            raise Invalid(f"node {root['id']}: no list parameter {p} to do induction on")
+        x1, x2 = self.pair([params[p]["left"], params[p]["right"]], root)
+        if V.list_key_of(x1.sort) is None:
+            raise Invalid(f"node {root['id']}: induction on parameter {p}, which is not a list")
+        return p, x1, x2
+
+    def shorter(self, args: Tuple[T.Term, T.Term]) -> T.Term:
+        """The induction hypothesis applies to calls whose lists are shorter (the measure)."""
+        return V.shorter(args, self.induction[1:])
 
     def check_assumptions(self, root, doms) -> Dict[str, T.Term]:
         """The root's context is what the val's parameters say: for each parameter its range
@@ -640,6 +660,15 @@ class _Kernel:
         if len(j["arguments"]) != len(doms):
             raise Invalid(f"node {n['id']}: {callee} takes {len(doms)} arguments")
         obs, bindings = self.obs(n), {}
+        if callee == self.claim_name:  # the induction hypothesis: first, the call is smaller
+            if self.induction is None:
+                raise Invalid(f"node {n['id']}: a recursive call without an induction measure")
+            arg = j["arguments"][self.induction[0]]
+            goal = self.shorter(tuple(self.pair([arg["left"], arg["right"]], n)))
+            if not obs or (obs[0].kind, obs[0].goal) != (E, goal):
+                raise Invalid(f"node {n['id']}: the recursive call needs the obligation that "
+                              f"its list is shorter, {T.pretty(goal)}")
+            obs = obs[1:]
         try:
             for i, (arg, dom) in enumerate(zip(j["arguments"], doms), 1):
                 chunk, obs = obs[:arg["obligations"]], obs[arg["obligations"]:]
@@ -692,13 +721,21 @@ class _Kernel:
         codomain's). The claim then depends on ``f``'s claim being verified."""
         if not h.name.startswith(CALL_FACT):
             return False
-        pure = {v.name: v for v in self.program.vals() if v.name != self.claim_name}
+        pure = {v.name: v for v in self.program.vals()
+                if v.name != self.claim_name or self.induction is not None}
         for name, calls in _ground_calls(h.term, set(pure)).items():
             doms, cod = S.arrow(pure[name])
             for a in calls:
                 for b in calls:
+                    guard = None
+                    if name == self.claim_name:  # the induction hypothesis, for shorter lists
+                        p = self.induction[0]
+                        if p >= len(a.args) or not a.args[p].sort == b.args[p].sort \
+                                == self.induction[1].sort:
+                            continue
+                        guard = self.shorter((a.args[p], b.args[p]))
                     try:
-                        fact = _call_fact(self.program, doms, cod, a, b)
+                        fact = _call_fact(self.program, doms, cod, a, b, guard)
                     except (S.SourceError, T.SortError):
                         fact = None
                     if fact is not None and fact == h.term:
@@ -903,12 +940,14 @@ def _ground_calls(t: T.Term, names) -> Dict[str, List[T.Apply]]:
     return found
 
 
-def _call_fact(program, doms, cod, a: T.Apply, b: T.Apply) -> Optional[T.Term]:
-    """``P(a, b) ==> Q(f(a), f(b))`` from the val's domains ``doms`` and codomain ``cod``."""
+def _call_fact(program, doms, cod, a: T.Apply, b: T.Apply,
+               guard: Optional[T.Term] = None) -> Optional[T.Term]:
+    """``P(a, b) ==> Q(f(a), f(b))`` from the val's domains ``doms`` and codomain ``cod``
+    (with ``guard`` the first premise, for the induction hypothesis)."""
     if len(doms) != len(a.args) or len(doms) != len(b.args):
         return None
     bindings: S.Bindings = {}
-    pre: List[T.Term] = []
+    pre: List[T.Term] = [guard] if guard is not None else []
     for dom, x, y in zip(doms, a.args, b.args):
         var, base, assertions = S.refined_var(dom)
         if not isinstance(base, S.A.RSimple):

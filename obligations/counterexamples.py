@@ -15,7 +15,7 @@ python-flint.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import z3
 from flint import arb, ctx as flint_ctx, fmpq
@@ -27,6 +27,8 @@ from obligations.smtlib import SEED
 from obligations.terms import (BOOL, INT, REAL, Apply, Const, FuncDecl, Op, OpKind, Quantifier,
                                Sort, Term, Var, ground_applications, pretty, subterms)
 
+#: The names of call-fact hypotheses (``verifier.rules.call_facts``): they assume a val.
+CALL_FACT = "h__call_"
 #: Decimal digits of the rational enclosures taken of algebraic numbers in models.
 ALGEBRAIC_DIGITS = 40
 
@@ -145,9 +147,11 @@ def _solver(ctx: z3.Context, rlimit: int) -> z3.Solver:
     return s
 
 
-def model_check(problem: Problem, rlimit: int, ctx: z3.Context,
-                 used: Dict[str, Any]) -> Tuple[Verdict, str, Dict[str, Any]]:
-    """Solve ``problem`` again through the API, for a model to confirm."""
+def model_check(problem: Problem, rlimit: int, ctx: z3.Context, used: Dict[str, Any],
+                opaque: FrozenSet[str] = frozenset()) -> Tuple[Verdict, str, Dict[str, Any]]:
+    """Solve ``problem`` again through the API, for a model to confirm. ``opaque`` names the
+    functions whose calls are opaque symbols (functions known only through their val): a
+    counterexample stands only if it does not depend on the values of their calls."""
     enc = Z3Encoder(problem, ctx)
     s = _solver(ctx, rlimit)
     for a in problem.assertions:
@@ -157,7 +161,71 @@ def model_check(problem: Problem, rlimit: int, ctx: z3.Context,
         return (Verdict.UNKNOWN, f"z3 answered sat, but {answer} when asked again for a model",
                 used)
     verdict, reason, bindings = _confirm(problem, enc, s.model())
+    if verdict == Verdict.REFUTED and opaque:
+        doubt = _depends_on_calls(problem, enc, s.model(), opaque, rlimit)
+        if doubt is not None:
+            return Verdict.UNKNOWN, doubt, used
+        reason += "; it holds whatever the opaque calls return"
     return verdict, reason, {**used, "counterexample": bindings}
+
+
+def _depends_on_calls(problem: Problem, enc: Z3Encoder, model: z3.ModelRef,
+                      opaque: FrozenSet[str], rlimit: int) -> Optional[str]:
+    """None when the goal is false at ``model`` whatever the calls of the ``opaque``
+    functions return; otherwise why that is not shown.
+
+    A call of a function known only through its val is an uninterpreted symbol, so z3's
+    model gives it a value the function may never return. The counterexample is kept only if
+    the goal stays false for *every* value of the calls: with the program's variables and
+    every call-free uninterpreted term fixed at their values in the model, the goal together
+    with the axioms (true facts) and the encoding's facts is unsatisfiable. The call facts
+    (hypotheses ``h__call_*``, which assume the val) are left out, and a path condition that
+    mentions a call makes the question undecided here (the path may not be taken)."""
+    ob = problem.obligation
+    terms = [n.term for n in ob.hypotheses + ob.axioms] + [ob.goal]
+    apps = ground_applications(*terms)
+    called = sorted({a.func.name for a in apps if a.func.name in opaque})
+    if not called:
+        return None
+    shown = ", ".join(called)
+    doubt = (f"z3 found a candidate counterexample, but it gives values to calls of {shown}, "
+             "which the verifier knows only through the postcondition of their val (and not at "
+             "all in their own body), and the goal is not false for every value they could "
+             "take, so the values may be ones the function never returns")
+
+    def calls_in(t: Term) -> bool:
+        return any(isinstance(x, Apply) and x.func.name in opaque for x in subterms(t))
+
+    if any(calls_in(h.term) for h in ob.hypotheses if not h.name.startswith(CALL_FACT)):
+        return doubt + " (a hypothesis of the path mentions a call)"
+    s = _solver(enc.ctx, rlimit)
+    for a in problem.assertions:
+        if a.role == "goal":
+            s.add(enc.expr(a.term.args[0]))  # type: ignore[attr-defined]  # the goal itself
+        elif not a.name.startswith(CALL_FACT):
+            s.add(enc.expr(a.term))
+    groups: Dict[Tuple[str, int], List[z3.ExprRef]] = {}
+    fixed = [v for v in ob.free_vars] + [a for a in apps if not calls_in(a)]
+    for t in fixed:
+        try:
+            z = enc.const(t) if isinstance(t, Var) else enc.expr(t)
+        except AssertionError:  # not in the solver's fragment: left free (less is shown)
+            continue
+        value = model.eval(z, model_completion=True)
+        if t.sort.is_builtin:
+            s.add(z == value)
+        else:
+            groups.setdefault((t.sort.name, _element_index(value)), []).append(z)
+    for members in groups.values():
+        s.add(*[members[0] == m for m in members[1:]])
+    representatives = [m[0] for m in groups.values()]
+    by_sort: Dict[Any, List[z3.ExprRef]] = {}
+    for r in representatives:
+        by_sort.setdefault(r.sort(), []).append(r)
+    for same in by_sort.values():
+        if len(same) > 1:
+            s.add(z3.Distinct(*same))
+    return None if s.check() == z3.unsat else doubt
 
 
 def _confirm(problem: Problem, enc: Z3Encoder,

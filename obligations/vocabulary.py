@@ -117,3 +117,19 @@ def posteriors_list(prior: T.Term, n: T.Term) -> T.Term:
 def opaque(name: str, args: Tuple[T.Term, ...], rng: T.Sort) -> T.Term:
     """An application of a program function treated as an uninterpreted (deterministic) symbol."""
     return _fn(name, tuple(a.sort for a in args), rng)(*args)
+
+
+def shorter(args: Tuple[T.Term, T.Term], params: Tuple[T.Term, T.Term]) -> T.Term:
+    """``max(length a1, length a2) < max(length x1, length x2)``: a recursive call on the
+    lists ``args`` (run 1, run 2) is below the call on ``params`` in the measure of structural
+    induction on a list parameter (a pair of calls is smaller when both of its lists are
+    shorter than the longer of the two parameters)."""
+    x1, x2 = params
+
+    def below(a: T.Term) -> T.Term:
+        if x1 == x2:
+            return T.lt(length(a), length(x1))
+        return T.or_(T.lt(length(a), length(x1)), T.lt(length(a), length(x2)))
+
+    a1, a2 = args
+    return below(a1) if a1 == a2 else T.and_(below(a1), below(a2))

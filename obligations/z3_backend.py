@@ -40,7 +40,7 @@ short. A certificate records the limit it was checked with.
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from obligations.encoding import GOAL, Problem, encode
 from obligations.model import Obligation, Result, Verdict
@@ -64,14 +64,17 @@ def _trivial(ob: Obligation) -> Optional[Tuple[str, Tuple[str, ...]]]:
 
 
 def discharge(obligation: Obligation, *, rlimit: int = DEFAULT_RLIMIT,
-              confirm: bool = True, session: Optional[Z3Session] = None) -> Result:
+              confirm: bool = True, session: Optional[Z3Session] = None,
+              opaque: FrozenSet[str] = frozenset()) -> Result:
     """Decide ``obligation`` with z3 (see the module docstring). Never raises on solver
     trouble: a z3 exception becomes an ``unknown`` result.
 
     With ``confirm=False`` a satisfiable negation is reported ``unknown`` without evaluating
     the model (for callers that only need to know whether the obligation is *verified*, such
     as a verifier choosing between rules); ``verified`` means the same in both modes.
-    ``session`` is the z3 context to run in (a new one when omitted)."""
+    ``session`` is the z3 context to run in (a new one when omitted). ``opaque`` names the
+    functions whose calls are known only through their val: a counterexample must not depend
+    on the values z3 gives their calls (``counterexamples.model_check``)."""
     start = time.perf_counter()
     trivial = _trivial(obligation)
     if trivial is not None:
@@ -81,28 +84,29 @@ def discharge(obligation: Obligation, *, rlimit: int = DEFAULT_RLIMIT,
                                   solver="z3", solver_version=version_string())
     problem = encode(obligation)
     try:
-        verdict, reason, extra = _check(problem, rlimit, confirm, session or Z3Session())
+        verdict, reason, extra = _check(problem, rlimit, confirm, session or Z3Session(),
+                                        opaque)
     except (Z3Error, SmtLibError) as e:
         verdict, reason, extra = Verdict.UNKNOWN, f"z3 failed: {e}", {}
     return Result(verdict=verdict, reason=reason, elapsed=time.perf_counter() - start,
                   **common, **extra)
 
 
-def _check(problem: Problem, rlimit: int, confirm: bool,
-           session: Z3Session) -> Tuple[Verdict, str, Dict[str, Any]]:
+def _check(problem: Problem, rlimit: int, confirm: bool, session: Z3Session,
+           opaque: FrozenSet[str] = frozenset()) -> Tuple[Verdict, str, Dict[str, Any]]:
     """The verdict of ``problem``, remembered by the session for its script: two obligations
     that differ only in provenance are the same SMT problem and get the same answer."""
     script = problem_to_smtlib(problem, comments=False)
-    for key in ((script, rlimit, confirm), (script, rlimit, True)):
+    for key in ((script, rlimit, confirm, opaque), (script, rlimit, True, opaque)):
         if key in session.memo:
             return session.memo[key]
-    session.memo[(script, rlimit, confirm)] = found = _solve(problem, script, rlimit, confirm,
-                                                              session)
+    session.memo[(script, rlimit, confirm, opaque)] = found = _solve(
+        problem, script, rlimit, confirm, session, opaque)
     return found
 
 
-def _solve(problem: Problem, script: str, rlimit: int, confirm: bool,
-           session: Z3Session) -> Tuple[Verdict, str, Dict[str, Any]]:
+def _solve(problem: Problem, script: str, rlimit: int, confirm: bool, session: Z3Session,
+           opaque: FrozenSet[str] = frozenset()) -> Tuple[Verdict, str, Dict[str, Any]]:
     answer, spent = session.run(script, rlimit)
     used = {"resources": spent}
     if answer == "unsat":
@@ -114,7 +118,7 @@ def _solve(problem: Problem, script: str, rlimit: int, confirm: bool,
 
         from obligations.counterexamples import model_check
         try:
-            return model_check(problem, rlimit, session.python_context, used)
+            return model_check(problem, rlimit, session.python_context, used, opaque)
         except z3.Z3Exception as e:
             return Verdict.UNKNOWN, f"z3 failed while building a model: {e}", used
     return (Verdict.UNKNOWN, f"z3 returned unknown: {session.reason_unknown()} (rlimit {rlimit})",

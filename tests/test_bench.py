@@ -304,3 +304,15 @@ def test_the_exact_audits_of_a_suite_program():
     cells = runner.exact_audits(path)
     assert cells and all(not bug for _, bug in cells)
     assert any("1.023" in text for text, _ in cells)
+
+
+def test_a_filtered_run_writes_results_only_with_out(capsys, suite, monkeypatch, tmp_path):
+    default = tmp_path / "default-results"
+    monkeypatch.setattr(runner, "RESULTS", default)
+    code, stdout, _ = bench(capsys, "--programs", str(suite), "--filter", "good/", "--no-check",
+                            "--no-audit")
+    assert code == 0 and not default.exists() and "wrote" not in stdout
+    out = tmp_path / "chosen"
+    code, stdout, _ = bench(capsys, "--programs", str(suite), "--filter", "good/", "--no-check",
+                            "--no-audit", "--out", str(out))
+    assert (out / "results.json").exists() and "wrote" in stdout

@@ -38,9 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeat", metavar="N", type=_positive_int, default=1,
                         help="verify each program N times and report the median time "
                              "(default 1)")
-    parser.add_argument("--out", metavar="DIR", type=Path, default=runner.RESULTS,
-                        help="where to write results.json and results.md "
-                             "(default benchmarks/results/)")
+    parser.add_argument("--out", metavar="DIR", type=Path, default=None,
+                        help="where to write results.json and results.md (default "
+                             "benchmarks/results/ for a run of the whole suite; a run with "
+                             "--filter writes them only when --out is given)")
     parser.add_argument("--programs", metavar="DIR", type=Path, default=runner.PROGRAMS,
                         help="the suite's root folder (default benchmarks/programs/)")
     parser.add_argument("--json", action="store_true",
@@ -63,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
             auditor=None if args.no_audit else runner.exact_audits)
     except runner.NoPrograms as exc:
         raise PrivInferError(Diagnostic("U002", str(exc))) from None
-    written = runner.write_results(result, args.out)
+    out = args.out if args.out is not None or args.filter else runner.RESULTS
+    written = runner.write_results(result, out) if out is not None else ()
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:

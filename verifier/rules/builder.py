@@ -193,7 +193,7 @@ class Builder:
                span: Optional[A.Span], rule: str) -> Obligation:
         """An obligation ``ctx.hyps ⊢ goal`` with the axioms its symbols need."""
         hyps = relevant(ctx.hyps, goal)
-        facts = call_facts(self, ctx.function, [t for _, t in hyps] + [goal])
+        facts = call_facts(self, ctx, [t for _, t in hyps] + [goal])
         if facts:
             self.called.update(called_functions(facts, self.pure_vals()))
             hyps = tuple(hyps) + facts
@@ -203,28 +203,14 @@ class Builder:
                                                 span=_source_span(span)))
 
     def prove(self, ob: Obligation) -> Result:
-        """Discharge ``ob`` (cached by content)."""
+        """Discharge ``ob`` (cached by content). A counterexample stands only if it does not
+        depend on the values of calls of functions with a ``val``: such calls are opaque
+        symbols constrained at most by their val's postcondition (``call_facts``), so z3 may
+        give them values the function never returns (``counterexamples.model_check``)."""
         cached = self._cache.get(ob.id)
         if cached is None:
-            cached = self._unless_opaque(ob, self._discharge(ob, confirm=True))
-            self._cache[ob.id] = cached
+            cached = self._cache[ob.id] = self._discharge(ob, confirm=True)
         return cached
-
-    def _unless_opaque(self, ob: Obligation, result: Result) -> Result:
-        """A refutation that gives values to calls of functions with a ``val`` is not one:
-        such calls are opaque symbols constrained at most by their val's postcondition
-        (``call_facts``), so the values may be ones the function never returns."""
-        if result.verdict != Verdict.REFUTED:
-            return result
-        calls = sorted({f.name for f in T.functions(ob.goal, *(h.term for h in ob.hypotheses))
-                        if f.name in self._vals})
-        if not calls:
-            return result
-        shown = ", ".join(calls)
-        return replace(result, verdict=Verdict.UNKNOWN, counterexample=(), reason=(
-            f"z3 found a candidate counterexample, but it gives values to calls of {shown}, "
-            "which the verifier knows only through the postcondition of their val (and not "
-            "at all in their own body), so the values may be ones the function never returns"))
 
     def proves(self, ob: Obligation) -> bool:
         """Whether ``ob`` is verified — for choosing between rules: a counterexample would not
@@ -240,7 +226,9 @@ class Builder:
             return Result(obligation=ob.id, verdict=Verdict.VERIFIED, method="trivial",
                           reason="the goal is true")
         kwargs = {"rlimit": self.rlimit} if self.rlimit else {}
-        return discharge(ob, confirm=confirm, session=self._session, **kwargs)
+        opaque = frozenset(f.name for f in T.functions(ob.goal, *(h.term for h in ob.hypotheses))
+                           if f.name in self._vals)
+        return discharge(ob, confirm=confirm, session=self._session, opaque=opaque, **kwargs)
 
     def holds(self, ctx: Ctx, goal: T.Term) -> bool:
         """Whether ``goal`` is proved under ``ctx`` (used to choose between rules)."""

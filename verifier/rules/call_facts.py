@@ -15,8 +15,11 @@ type holds of any two related inputs).
 Such a fact is an obligation's hypothesis ``h__call_<k>``: it holds when ``f``'s claim is
 verified. Three restrictions keep that true:
 
-* a function's own calls in its body (recursion) get no fact: that would assume what is
-  being proved (calls stay opaque there);
+* in its own body, a recursive function's calls get the *induction hypothesis* instead:
+  ``shorter(a, b) and P(a, b) ==> Q(f(a), f(b))``, where ``shorter`` says the lists at the
+  induction position are shorter than the function's own (``vocabulary.shorter``, the measure
+  of the structural induction on that parameter; ``Ctx.induction``); without an induction
+  position its calls stay opaque;
 * only functions whose val has simple (not monadic) domains and codomain, whose assertions
   the translator understands;
 * the claim that uses a fact depends on ``f``'s claim (``verification.require_dependencies``
@@ -67,11 +70,11 @@ def pure_signature(val: A.ValDecl) -> Optional[Tuple[List[A.RType], A.RType]]:
     return doms, rt
 
 
-def call_facts(builder, function: Optional[str],
-               terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term], ...]:
-    """The named call facts for the calls in ``terms`` (see the module docstring), outside
-    the body of ``function``."""
-    names = {n for n in builder.pure_vals() if n != function}
+def call_facts(builder, ctx, terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term], ...]:
+    """The named call facts for the calls in ``terms`` (see the module docstring) in context
+    ``ctx`` (in the body of ``ctx.function``, its calls get the induction hypothesis)."""
+    own = ctx.function
+    names = {n for n in builder.pure_vals() if n != own or ctx.induction is not None}
     if not names:
         return ()
     facts: List[T.Term] = []
@@ -79,7 +82,8 @@ def call_facts(builder, function: Optional[str],
         calls = calls[:MAX_CALLS]
         for left in calls:
             for right in calls:
-                fact = _fact(builder, name, left, right)
+                induction = ctx.induction if name == own else None
+                fact = _fact(builder, name, left, right, induction)
                 if fact is not None and fact != T.boolean(True) and fact not in facts:
                     facts.append(fact)
     return tuple((f"{PREFIX}{k}", fact) for k, fact in enumerate(facts, 1))
@@ -90,14 +94,26 @@ def called_functions(facts: Sequence[Tuple[str, T.Term]], names) -> List[str]:
     return sorted(ground_calls([t for _, t in facts], names))
 
 
-def _fact(builder, name: str, left: T.Apply, right: T.Apply) -> Optional[T.Term]:
-    key = (name, left, right)
+def _fact(builder, name: str, left: T.Apply, right: T.Apply, induction) -> Optional[T.Term]:
+    key = (name, left, right, induction)
     if key not in builder.call_fact_cache:
-        builder.call_fact_cache[key] = _build_fact(builder, name, left, right)
+        parts = _fact_parts(builder, name, left, right)
+        fact = None
+        if parts is not None:
+            pre, post = parts
+            if induction is not None:
+                position, x1, x2 = induction
+                a, b = left.args[position], right.args[position]
+                pre = [L.shorter((a, b), (x1, x2))] + pre if a.sort == b.sort == x1.sort else None
+            if pre is not None:
+                fact = T.implies(T.and_(*pre), T.and_(*post)) if pre else T.and_(*post)
+        builder.call_fact_cache[key] = fact
     return builder.call_fact_cache[key]
 
 
-def _build_fact(builder, name: str, left: T.Apply, right: T.Apply) -> Optional[T.Term]:
+def _fact_parts(builder, name: str, left: T.Apply, right: T.Apply
+                ) -> Optional[Tuple[List[T.Term], List[T.Term]]]:
+    """The premises ``P(a, b)`` and conclusions ``Q(f(a), f(b))`` of the fact, as lists."""
     from verifier.rules.builder import refinement_parts, simple_of
     signature = pure_signature(builder.val_of(name))
     if signature is None:
@@ -123,7 +139,7 @@ def _build_fact(builder, name: str, left: T.Apply, right: T.Apply) -> Optional[T
         return None
     if not post:
         return None
-    return T.implies(T.and_(*pre), T.and_(*post)) if pre else T.and_(*post)
+    return pre, post
 
 
 def _ranges(simple: A.SimpleType, t: T.Term) -> List[T.Term]:

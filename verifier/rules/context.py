@@ -65,8 +65,7 @@ class Ctx:
     costs: Tuple[Cost, ...] = ()
     claim: Optional[Claim] = None
     function: Optional[str] = None
-    params: Tuple[str, ...] = ()
-    smaller: Tuple[Tuple[str, str], ...] = ()
+    induction: Optional[Tuple[int, T.Term, T.Term]] = None
     case: str = field(default="", compare=False)
     binder: Optional[str] = field(default=None, compare=False)  # the mlet variable being bound
 

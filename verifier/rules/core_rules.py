@@ -33,8 +33,8 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     params: List[A.Pattern] = list(decl.params)
     body = decl.body
     rt = val.rtype
-    names = tuple(p.name for p in params if isinstance(p, A.PVar))
-    ctx = Ctx(env=b.env_at(decl), function=decl.name if decl.recursive else None, params=names)
+    ctx = Ctx(env=b.env_at(decl), function=decl.name if decl.recursive else None)
+    position = induction_position(decl) if decl.recursive else None
     val_env = b.top_env
     premises: List[Derivation] = []
     parameters: List[dict] = []  # each parameter's refinement variable and terms (judgement)
@@ -45,6 +45,8 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
             else:
                 raise NoRule(f"{decl.name} takes fewer parameters than its val says", decl.span)
         ctx, val_env, terms = bind_parameter(b, ctx, val_env, params.pop(0), rt.dom)
+        if len(parameters) == position and terms and L.list_key_of(terms[0].sort):
+            ctx = replace(ctx, induction=(position, *terms))
         parameters.append({"var": refinement_parts(rt.dom)[0], "left": terms and terms[0],
                            "right": terms and terms[1]})
         rt = rt.cod
@@ -63,8 +65,22 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     rule = "LetRec-Induction" if decl.recursive else "Abs"
     return b.node(rule, None, decl.span, f"{decl.name} :: {pretty_rtype(val.rtype)}", premises,
                   claim=pretty_rtype(val.rtype), function=decl.name, index=index,
-                  parameters=parameters,
+                  parameters=parameters, induction=ctx.induction and ctx.induction[0],
                   assumptions=[{"name": n, "term": t} for n, t in ctx.hyps])
+
+
+def induction_position(decl: A.LetDecl) -> Optional[int]:
+    """The parameter a recursive definition is proved by induction on: the first one its body
+    matches on (any list parameter gives a sound measure; this one is the likely to decrease)."""
+    names = [p.name if isinstance(p, A.PVar) else None for p in decl.params]
+    stack: List[A.Node] = [decl.body]
+    while stack:  # preorder
+        node = stack.pop()
+        if isinstance(node, A.Match) and isinstance(node.scrutinee, A.Var) \
+                and node.scrutinee.name in names:
+            return names.index(node.scrutinee.name)
+        stack += reversed(list(A.children(node)))
+    return None
 
 
 def _shared(var: str, assertions: Sequence[A.Expr]) -> bool:
@@ -163,10 +179,12 @@ def check_pure(b: Builder, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType) ->
         premises = [check_pure(b, c, val_env, e, rt) for c, e in cases]
         return b.node("Match", ctx, body.span, f"match {short(body.scrutinee)}", premises,
                       branch=branch)
-    if isinstance(body, A.If):
+    if isinstance(body, A.If) and same_branch(b, ctx, body):
         cases, branch = split_if(b, ctx, body)
         premises = [check_pure(b, c, val_env, e, rt) for c, e in cases]
         return b.node("If", ctx, body.span, f"if {short(body.cond)}", premises, branch=branch)
+    # otherwise (an if whose runs may take different branches included) the body is
+    # translated: the logic's ite relates the two runs' branches
     var, base, assertions = refinement_parts(rt)
     (left, right), ranges = b.translate_pair(ctx, body)
     obligations = list(ranges)
@@ -204,11 +222,6 @@ def split_match(b: Builder, ctx: Ctx, e: A.Match) -> Tuple[List[Tuple[Ctx, A.Exp
     if key is None:
         raise NoRule("match on a value that is not a list", e.scrutinee.span)
     nil = L.nil(l1.sort)
-    smaller = ctx.smaller
-    if isinstance(e.scrutinee, A.Var) and e.tail != "_":
-        name = e.scrutinee.name
-        if name in ctx.params or any(t == name for _, t in ctx.smaller):
-            smaller = smaller + ((name, e.tail),)
     esort = L.elem_sort(key)
     same = None if l1 == l2 else b.proved(ctx, T.eq(l1, l2))
     if l1 == l2 or same is not None:
@@ -216,7 +229,7 @@ def split_match(b: Builder, ctx: Ctx, e: A.Match) -> Tuple[List[Tuple[Ctx, A.Exp
         t, _ = b.fresh_pair(e.tail if e.tail != "_" else "tl", l1.sort, True)
         nil_ctx = ctx.assume("h_nil", T.and_(T.eq(l1, nil), T.eq(l2, nil))).in_case("[]")
         cons_ctx = ctx.assume("h_cons", T.and_(T.eq(l1, L.cons(h, t)), T.eq(l2, L.cons(h, t))))
-        cons_ctx = _bind_cons(replace(cons_ctx, smaller=smaller), e, (h, h), (t, t))
+        cons_ctx = _bind_cons(cons_ctx, e, (h, h), (t, t))
         return ([(nil_ctx, e.nil_body), (cons_ctx.in_case("::"), e.cons_body)],
                 _branch("sync", (l1, l2), same))
     lengths = b.proved(ctx, T.eq(L.length(l1), L.length(l2)))
@@ -227,7 +240,7 @@ def split_match(b: Builder, ctx: Ctx, e: A.Match) -> Tuple[List[Tuple[Ctx, A.Exp
     t1, t2 = b.fresh_pair(e.tail if e.tail != "_" else "tl", l1.sort, False)
     nil_ctx = ctx.assume("h_nil", T.and_(T.eq(l1, nil), T.eq(l2, nil))).in_case("[]")
     cons_ctx = ctx.assume("h_cons", T.and_(T.eq(l1, L.cons(h1, t1)), T.eq(l2, L.cons(h2, t2))))
-    cons_ctx = _bind_cons(replace(cons_ctx, smaller=smaller), e, (h1, h2), (t1, t2))
+    cons_ctx = _bind_cons(cons_ctx, e, (h1, h2), (t1, t2))
     # the unfoldings of LANGUAGE.md at h1 :: t1 ~ h2 :: t2: dist and adj as equations, and a
     # case split on the disjuncts of every adj / adjWithin hypothesis about the two lists
     cons_ctx = cons_ctx.assume("h_dist_unfold", T.eq(
@@ -266,6 +279,12 @@ def Scalar_term(v: SymValue, e: A.Node) -> T.Term:
     if not isinstance(v, Scalar):
         raise NoRule("expected a list", e.span)
     return v.term
+
+
+def same_branch(b: Builder, ctx: Ctx, e: A.If) -> bool:
+    """Whether both runs take the same branch of ``e`` (its condition is equal in both)."""
+    c1, c2 = b.term_pair(ctx, e.cond)
+    return c1 == c2 or b.holds(ctx, T.eq(c1, c2))
 
 
 def split_if(b: Builder, ctx: Ctx, e: A.If) -> Tuple[List[Tuple[Ctx, A.Expr]], dict]:
@@ -314,10 +333,8 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     if len(args) != len(doms):
         raise NoRule(f"{name} is applied to {len(args)} arguments; its val has {len(doms)}",
                      e.span)
-    if name == ctx.function:
-        _check_decreasing(ctx, e, args)
     env = b.top_env
-    obligations = []
+    obligations = [] if name != ctx.function else [_decreasing(b, ctx, e, args)]
     arguments: List[dict] = []  # judgement: each argument's terms and how many obligations
     for i, (arg, dom) in enumerate(zip(args, doms), 1):
         var, base, assertions = refinement_parts(dom)
@@ -394,14 +411,15 @@ def _instantiated_cost(b: Builder, env: Env, rt: A.RMonad, what: str, span) -> C
     return Cost(rt.div.kind, T.real(0), delta, what, span)
 
 
-def _check_decreasing(ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> None:
-    """Structural recursion: some list parameter receives the tail it was matched into."""
-    for param, arg in zip(ctx.params, args):
-        below = {param}
-        for bigger, tail in ctx.smaller:  # pairs are recorded outermost first
-            if bigger in below:
-                below.add(tail)
-        if isinstance(arg, A.Var) and arg.name != param and arg.name in below:
-            return
-    raise NoRule(f"the recursive call {short(e)} is not on the tail of a matched list "
-                 "parameter (only structural recursion is accepted)", e.span)
+def _decreasing(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]):
+    """A recursive call is an instance of the induction hypothesis: its list at the induction
+    position is shorter, in both runs, than the longer of the two lists the function was
+    called with (the obligation ``vocabulary.shorter``)."""
+    if ctx.induction is None:
+        raise NoRule(f"the recursive call {short(e)} needs structural recursion: the function "
+                     "must match on a list parameter and recur on its tail", e.span)
+    position, x1, x2 = ctx.induction
+    a1, a2 = b.term_pair(ctx, args[position])
+    return b.oblige(ctx, ObligationKind.ENTAILMENT, L.shorter((a1, a2), (x1, x2)),
+                    f"the recursive call {short(e)} is on a shorter list (structural recursion: "
+                    "induction on its length)", e.span, "App-Val")

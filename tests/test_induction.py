@@ -1,0 +1,176 @@
+"""Structural induction for recursive definitions with a ``val``.
+
+A recursive call is an instance of the induction hypothesis when its list at the induction
+position is shorter, in both runs, than the longer of the two lists the function was called
+with (``vocabulary.shorter``): for monadic functions an App-Val obligation, for pure ones the
+premise of the call fact the call gets in the function's own body. The certificate kernel
+rebuilds both from the root's parameters and refuses them otherwise.
+"""
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from checker import kernel
+from checker.certify import certificate, dumps
+from obligations import terms as T
+from obligations import vocabulary as V
+from verifier.language.parser import parse_program
+from verifier.language.typecheck import typecheck_program
+from verifier.verification import REJECTED, UNKNOWN, VERIFIED, verify_program
+
+
+def verify(text: str):
+    program = parse_program(text, "test.pinf")
+    report = verify_program(program, typecheck_program(program))
+    cert = json.loads(dumps(certificate(report, program.source, program.file)))
+    return {c.name: c for c in report.claims}, cert
+
+
+SUM = """
+val mysum :: {l :: real list | adjWithin (l<1>, l<2>, 1.0)} -> {s :: real | abs (s<1> - s<2>) <= BOUND}
+let rec mysum l = match l with
+  | [] -> 0.0
+  | x :: xs -> x + mysum xs
+val main :: {l :: real list | adjWithin (l<1>, l<2>, 1.0)} -> {eps :: real+ | =}
+         -> M[DP(CLAIM)] {r :: real | =}
+let main db eps = lapMech (eps, mysum db)
+"""
+
+
+@pytest.mark.parametrize("bound, claim, verdicts", [
+    ("1.0", "eps", (VERIFIED, VERIFIED)),
+    ("2.0", "2.0 * eps", (VERIFIED, VERIFIED)),
+    ("1.0", "eps / 2.0", (VERIFIED, UNKNOWN)),  # only the val of mysum is known
+    ("0.5", "eps / 2.0", (REJECTED, UNKNOWN)),
+])
+def test_a_recursive_pure_sum_is_proved_by_induction(bound, claim, verdicts):
+    claims, cert = verify(SUM.replace("BOUND", bound).replace("CLAIM", claim))
+    assert (claims["mysum"].verdict, claims["main"].verdict) == verdicts
+    assert kernel.check(cert).valid
+
+
+def test_a_false_pure_recursive_val_is_refuted_whatever_the_recursive_call_returns():
+    claims, _ = verify("""
+val badSum :: {l :: real list | adj (l<1>, l<2>)} -> {s :: real | abs (s<1> - s<2>) <= 1.0}
+let rec badSum l = match l with
+  | [] -> 0.0
+  | x :: xs -> x + badSum xs
+""")
+    bad = claims["badSum"]
+    assert bad.verdict == REJECTED
+    assert "refuted" in bad.failure
+
+
+def test_a_count_with_a_private_branch_in_pure_code():
+    # the runs may take different branches of the if: the pure body is translated with ite
+    claims, cert = verify("""
+val cnt :: {l :: bool list | adj (l<1>, l<2>)} -> {n :: int | abs (n<1> - n<2>) <= 1}
+let rec cnt l = match l with
+  | [] -> 0
+  | x :: xs -> if x then 1 + cnt xs else cnt xs
+val main :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {r :: real | =}
+let main db eps = lapMech (eps, cnt db)
+""")
+    assert claims["cnt"].verdict == VERIFIED and claims["main"].verdict == VERIFIED
+    assert kernel.check(cert).valid
+
+
+def test_calls_that_are_not_smaller_get_no_induction_hypothesis():
+    claims, _ = verify("""
+val f :: {l :: bool list | adj (l<1>, l<2>)} -> {k :: bool list | =} -> {r :: int | r<1> = r<2>}
+let rec f l k = match k with
+  | [] -> 0
+  | x :: xs -> f k l
+""")
+    assert claims["f"].verdict == UNKNOWN
+    # a tail's name rebound to the whole list is not smaller either
+    claims, _ = verify("""
+val g :: {l :: bool list | adj (l<1>, l<2>)} -> {r :: int | r<1> = r<2>}
+let rec g l = match l with
+  | [] -> 0
+  | x :: xs -> let xs = l in g xs
+""")
+    assert claims["g"].verdict == UNKNOWN
+
+
+def test_a_monadic_recursive_call_on_a_rebound_name_is_not_structural():
+    claims, _ = verify("""
+val loop :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {r :: bool list | =}
+let rec loop l eps = match l with
+  | [] -> return []
+  | x :: xs -> let xs = x :: xs in loop xs eps
+""")
+    assert claims["loop"].verdict == REJECTED
+    assert "structural recursion" in claims["loop"].failure
+
+
+HISTOGRAM = """
+val countCat :: {c :: int | =} -> {l :: [3] list | adj (l<1>, l<2>)}
+             -> {n :: real | abs (n<1> - n<2>) <= 1.0}
+let rec countCat c db = match db with
+  | [] -> 0
+  | x :: xs -> (if x = c then 1 else 0) + countCat c xs
+val histogram :: {l :: [3] list | adj (l<1>, l<2>)} -> {eps :: real+ | =}
+              -> M[DP(3.0 * eps)] {h :: real list | =}
+let histogram db eps =
+  mlet h0 = lapMech (eps, countCat 0 db) in
+  mlet h1 = lapMech (eps, countCat 1 db) in
+  mlet h2 = lapMech (eps, countCat 2 db) in
+  return [h0; h1; h2]
+"""
+
+
+def test_the_induction_position_and_the_kernel():
+    claims, cert = verify(HISTOGRAM)
+    assert claims["countCat"].verdict == VERIFIED and claims["histogram"].verdict == VERIFIED
+    root = next(n for n in cert["nodes"] if n["rule"] == "LetRec-Induction")
+    assert root["judgement"]["induction"] == 1  # the list parameter, not c
+    assert kernel.check(cert).valid
+
+    moved = copy.deepcopy(cert)
+    next(n for n in moved["nodes"] if n["rule"] == "LetRec-Induction")["judgement"]["induction"] = 0
+    assert not kernel.check(moved).valid
+
+    # a call fact whose induction premise is dropped is not what the val says
+    weak = copy.deepcopy(cert)
+    changed = False
+    for o in weak["obligations"]:
+        for h in o["obligation"]["hypotheses"]:
+            term = h["term"]
+            if h["name"].startswith("h__call_") and "countCat" in json.dumps(term) \
+                    and term.get("op") == "=>" and term["args"][0].get("op") == "and":
+                term["args"][0]["args"] = term["args"][0]["args"][1:]  # the measure is first
+                changed = True
+    assert changed
+    outcome = kernel.check(weak)
+    assert not outcome.valid
+
+
+def test_a_monadic_recursive_call_needs_its_measure_obligation_in_the_certificate():
+    claims, cert = verify("""
+val noisy :: {l :: real list | adjWithin (l<1>, l<2>, 1.0)} -> {eps :: real+ | =}
+          -> M[DP(eps)] {r :: real list | =}
+let rec noisy db eps = match db with
+  | [] -> return []
+  | x :: xs -> mlet z = lapMech (eps, x) in mlet zs = noisy xs eps in return (z :: zs)
+""")
+    assert claims["noisy"].verdict == VERIFIED and kernel.check(cert).valid
+    call = next(n for n in cert["nodes"] if n["rule"] == "App-Val")
+    first = next(o for o in cert["obligations"] if o["id"] == call["obligations"][0])
+    assert "shorter" in first["obligation"]["provenance"]["description"] or \
+        "structural recursion" in first["obligation"]["provenance"]["description"]
+    call["obligations"] = call["obligations"][1:]
+    cert["obligations"] = [o for o in cert["obligations"] if o["id"] != first["id"]]
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "shorter" in outcome.reason
+
+
+def test_the_measure():
+    lst = V.list_sort("bool")
+    a1, a2, x1, x2 = (T.var(n, lst) for n in ("a1", "a2", "x1", "x2"))
+    assert V.shorter((a1, a1), (x1, x1)) == T.lt(V.length(a1), V.length(x1))
+    both = V.shorter((a1, a2), (x1, x2))
+    assert T.pretty(both).count("<") == 4
