@@ -56,7 +56,6 @@ def test_run_variables_are_single_tokens():
 def test_comparison_with_spaces_is_not_a_run_variable():
     assert kinds("a < 1") == ["IDENT", "<", "INT"]
     assert kinds("a <1 > b") == ["IDENT", "<", "INT", ">", "IDENT"]
-    assert kinds("x<3>") == ["IDENT", "<", "INT", ">"]
     assert kinds("x<=1") == ["IDENT", "<=", "INT"]
 
 
@@ -159,6 +158,13 @@ def test_malformed_numbers(text):
 def test_huge_literals_are_refused():
     assert lex_error("1e99999999").first.code == "P004"
     assert lex_error("1" * 5000).first.code == "P004"
+
+
+def test_a_run_index_other_than_1_or_2_is_an_error():
+    # ``x<3>`` can only be a mistyped run variable: as a comparison it compares a bool with >
+    err = lex_error("adj (l<1>, l<3>)").first
+    assert err.code == "P005" and "l<3>" in err.message and "l<1> and l<2>" in err.hint
+    assert kinds("x < 3 > y") == ["IDENT", "<", "INT", ">", "IDENT"]
 
 
 def test_keyword_cannot_be_run_indexed():

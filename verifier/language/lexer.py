@@ -45,7 +45,7 @@ MAX_LITERAL_DIGITS = 4000
 _MASTER = re.compile(
     r"[ \t]*(?:"
     r"(?P<nl>\n[ \t\n]*)"
-    r"|(?P<word>(?P<name>[^\W\d][\w']*)(?:<[12]>|[◁▷])?)"
+    r"|(?P<word>(?P<name>[^\W\d][\w']*)(?:<[0-9]+>|[◁▷])?)"
     r"|(?P<number>[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?(?P<badnum>[\w'.]+)?)"
     r"|(?P<comment>\(\*)"
     r"|(?P<sym>" + "|".join(re.escape(s) for s in SYMBOLS) + ")"
@@ -184,6 +184,12 @@ def _run_var(word: str, name: str, start: int, end: int, line: int, col: int,
     if name in KEYWORDS or name == "_":
         raise error("P005", f"'{name}' cannot be run-indexed",
                     Span(filename, line, col, line, col + end - start))
+    if word.endswith(">") and not word.endswith(("<1>", "<2>")):
+        index = word[len(name):]
+        raise error("P005", f"'{word}' has the run index {index[1:-1]}: there are two runs",
+                    Span(filename, line, col, line, col + end - start),
+                    f"{name}<1> and {name}<2> are the values of {name} in the left and right "
+                    f"runs; for comparisons put spaces around '<' and '>'")
     run = 2 if word.endswith(("<2>", "▷")) else 1
     return Token("RUNVAR", word, (name, run), start, end, line, col, filename)
 
