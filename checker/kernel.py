@@ -48,10 +48,10 @@ ZERO = ("ZERO", T.real(0), T.real(0))
 RULES = {
     "Safety": (0, {R}), "Budget": (1, {E}), "BindM": (2, set()), "Let": (1, set()),
     "Unfold": (1, set()), "Match": (None, set()), "Match-Split": (None, set()),
-    "If": (None, set()), "UnitM": (0, {E}), "EqualInputs": (0, {E}), "Var": (0, set()),
-    "Ran": (0, set()), "LapMech": (0, {E}), "GaussMech": (0, {E, SC}), "ExpMech": (0, {E}),
-    "HellingerMech": (0, {E}), "HellingerMechPure": (0, {E}), "App-Val": (0, {E, R}),
-    "ObserveFold": (0, {E}), "Sub": (0, {E}),
+    "If": (None, set()), "If-Lift": (1, set()), "UnitM": (0, {E}), "EqualInputs": (0, {E}),
+    "Var": (0, set()), "Ran": (0, set()), "LapMech": (0, {E}), "GaussMech": (0, {E, SC}),
+    "ExpMech": (0, {E}), "HellingerMech": (0, {E}), "HellingerMechPure": (0, {E}),
+    "App-Val": (0, {E, R}), "ObserveFold": (0, {E}), "Sub": (0, {E}),
 }
 THEOREM = {"LapMech": "mech.laplace", "GaussMech": "mech.gaussian", "ExpMech": "mech.exponential",
            "HellingerMechPure": "mech.hellinger.pure",
@@ -554,7 +554,7 @@ class _Kernel:
                           "claim (a Budget must close the path)")
         if rule == "BindM":
             self.check_path(prem[1], spent + [self.synth(prem[0])], index)
-        elif rule in ("Let", "Match", "Match-Split", "If"):
+        elif rule in ("Let", "Match", "Match-Split", "If", "If-Lift"):
             for p in prem:
                 self.check_path(p, spent, index)
         elif rule == "Budget":
@@ -590,13 +590,31 @@ class _Kernel:
             raise Invalid(f"node {n['id']}: {rule} is not a computation with a cost here")
         if rule == "BindM":
             cost = _add(self.synth(prem[0]), self.synth(prem[1]), n["id"])
-        elif rule in ("Let", "Unfold"):
+        elif rule in ("Let", "Unfold", "If-Lift"):
             cost = self.synth(prem[0])
+        elif rule in ("If", "Match"):
+            cost = self.cases(n, rule, j, prem)
         else:
             cost = self.leaf_cost(n, rule, j)
         if self.cost(j["cost"]) != cost:
             raise Invalid(f"node {n['id']}: the cost recorded is not {rule}'s {_show_cost(cost)}")
         return cost
+
+    def cases(self, n, rule: str, j, prem) -> Tuple:
+        """An if, or a Match-Sync, in a bound position: both runs take the same case
+        (``check_branch``), so the cost is the one of the case taken — ``ite(guard, cost1,
+        cost2)``, the guard being run 1's condition, or that its list is empty."""
+        labels = {"If": ("then", "else"), "Match": ("[]", "::")}[rule]
+        branch = j["branch"]
+        if rule == "Match" and branch["mode"] != "sync":
+            raise Invalid(f"node {n['id']}: a match in a bound position must be synchronous")
+        if len(prem) != 2 or any(not p["judgement"].get("case", "").endswith(label)
+                                 for p, label in zip(prem, labels)):
+            raise Invalid(f"node {n['id']}: {rule} in a bound position has the cases "
+                          f"{' and '.join(labels)}, in that order")
+        x1 = self.pair(branch["terms"], n)[0]
+        guard = x1 if rule == "If" else T.eq(x1, V.nil(x1.sort))
+        return _case(guard, self.synth(prem[0]), self.synth(prem[1]), n["id"])
 
     def leaf_cost(self, n, rule: str, j) -> Tuple:
         obs = self.obs(n)
@@ -905,6 +923,19 @@ def _add(c1: Tuple, c2: Tuple, where: str) -> Tuple:
     if c1[0] != c2[0]:
         raise Invalid(f"node {where}: cannot compose a {c1[0]} cost with a {c2[0]} cost")
     return (c1[0], T.add(c1[1], c2[1]), T.add(c1[2], c2[2]))
+
+
+def _case(guard: T.Term, c1: Tuple, c2: Tuple, where: str) -> Tuple:
+    """The cost that is ``c1`` where ``guard`` holds and ``c2`` elsewhere: one family (``ZERO``
+    is zero in any), the ``ite`` of the epsilons and of the deltas (one term when they agree)."""
+    families = {c1[0], c2[0]} - {"ZERO"}
+    if len(families) > 1:
+        raise Invalid(f"node {where}: the cases have costs in different families "
+                      f"{sorted(families)}")
+    if not families:
+        return ZERO
+    return (families.pop(),) + tuple(x if x == y else T.ite(guard, x, y)
+                                     for x, y in zip(c1[1:], c2[1:]))
 
 
 def _swap(t: T.Term) -> T.Term:

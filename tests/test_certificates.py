@@ -316,6 +316,65 @@ def test_mutation_same_branch_condition():
     invalid(cert, split["id"], "same branch")
 
 
+BOUND_IF = ROOT / "benchmarks/programs/classic/adaptive_composition_bound_if.pinf"
+IF_RULES = ROOT / "tests/programs/if_rules.pinf"
+CLIPPED = ROOT / "benchmarks/programs/classic/clipped_count.pinf"
+
+
+def test_mutation_cost_of_an_if_in_a_bound_position():
+    cert = cert_of(BOUND_IF)
+    branch = node(cert, "If")
+    branch["judgement"]["cost"]["eps"] = branch["judgement"]["cost"]["eps"]["args"][1]
+    invalid(cert, branch["id"], "the cost recorded is not If's")   # the then branch's only
+    cert = cert_of(BOUND_IF)
+    branch = node(cert, "If")
+    lap = cert["nodes"][[n["id"] for n in cert["nodes"]].index(branch["premises"][1])]
+    lap["judgement"]["cost"]["eps"] = real("0")                    # the else branch is free
+    invalid(cert, lap["id"], "cost")
+
+
+def test_mutation_same_branch_obligation_of_an_if_in_a_bound_position():
+    cert = cert_of(IF_RULES)   # sameCount: the conditions are two terms, proved equal
+    branch = node(cert, "If", "sameCount")
+    oid = branch["judgement"]["branch"]["obligation"]
+    assert oid is not None
+    branch["judgement"]["branch"]["obligation"] = None
+    invalid(cert, branch["id"], "no obligation that both runs take the same branch")
+    cert = cert_of(IF_RULES)
+    branch = node(cert, "If", "sameCount")
+    budget = node(cert, "Budget", "sameCount")
+    branch["judgement"]["branch"]["obligation"] = budget["obligations"][0]
+    invalid(cert, branch["id"], "the same-branch obligation must be")
+
+
+def test_mutation_cases_of_a_bound_if_or_match():
+    cert = cert_of(BOUND_IF)
+    branch = node(cert, "If")
+    nodes = {n["id"]: n for n in cert["nodes"]}
+    for p, case in zip(branch["premises"], ("else", "then")):   # the costs' orientation
+        nodes[p]["judgement"]["case"] = case
+    invalid(cert, branch["id"], "the cases then and else, in that order")
+    cert = cert_of(IF_RULES)
+    match = node(cert, "Match", "byShape")
+    match["judgement"]["branch"]["mode"] = "split"
+    invalid(cert, match["id"])
+
+
+def test_mutation_a_lifted_if():
+    cert = cert_of(CLIPPED)
+    lap = node(cert, "LapMech")
+    lap["judgement"]["cost"]["eps"] = real("0")
+    invalid(cert, lap["id"], "the cost recorded is not LapMech's")
+    cert = cert_of(IF_RULES)   # lifted: an If-Lift in a bound position has its premise's cost
+    lift = node(cert, "If-Lift", "lifted")
+    lift["judgement"]["cost"]["eps"] = real("0")
+    invalid(cert, lift["id"], "the cost recorded is not If-Lift's")
+    cert = cert_of(CLIPPED)
+    lift = node(cert, "If-Lift")
+    lift["rule"] = "If"   # passed off as an if both runs take alike: it has no same-branch proof
+    invalid(cert, "branch")
+
+
 def test_mutation_assumptions_of_the_parameters():
     cert = cert_of(EXPMECH)   # main assumes a >= 1.0: make it a >= 2.0
     root = node(cert, "Abs", "main")

@@ -156,11 +156,15 @@ let rec loop l eps = match l with
     assert "structural recursion" in loop.failure
 
 
-def test_branching_on_private_data_is_rejected():
-    report = verify_text("""
+def test_branching_on_private_data_is_rejected_unless_both_branches_apply_one_mechanism():
+    text = """
 val branch :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {r :: real | =}
-let branch l eps = if count l > 3 then lapMech (eps, 1.0) else lapMech (eps, 0.0)
-""")
+let branch l eps = if count l > 3 then lapMech (eps, 1.0) else ELSE
+"""
+    # lapMech (eps, if count l > 3 then 1.0 else 0.0): LiftIf (tests/test_if_rules.py)
+    report = verify_text(text.replace("ELSE", "lapMech (eps, 0.0)"))
+    assert claim(report, "branch").verdict == VERIFIED
+    report = verify_text(text.replace("ELSE", "return 0.0"))
     assert claim(report, "branch").verdict == REJECTED
 
 

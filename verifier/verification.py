@@ -16,7 +16,8 @@ from obligations.records import field, record
 from obligations.smtlib import Z3Session
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_assertion, pretty_expr, pretty_rtype
-from verifier.rules import core_rules, mechanism_rules, monadic_rules  # noqa: F401  (registration)
+from verifier.rules import (core_rules, lifting, mechanism_rules,  # noqa: F401  (registration)
+                            monadic_rules)
 from verifier.rules.builder import Builder
 from verifier.rules.derivation import Derivation
 from verifier.rules.translate import NoRule

@@ -71,6 +71,9 @@ class Builder:
         self.called: set = set()
         self.call_fact_cache: Dict[tuple, Optional[T.Term]] = {}
         self._pure_vals: Optional[frozenset] = None
+        #: id of a node a rule built (not in the program) -> (that node, the program's node
+        #: whose simple type it has); the node is kept so that its id is not reused
+        self._twins: Dict[int, Tuple[A.Expr, A.Expr]] = {}
 
     # ---- names ----------------------------------------------------------------------------
 
@@ -138,15 +141,30 @@ class Builder:
             arity, rt = arity + 1, rt.cod
         return arity, L.sort_of_type(simple_of(rt))
 
-    def type_of(self, e: A.Expr):
-        """The simple type of ``e`` as surface syntax, when the type checker knows it."""
-        from verifier.rules.typing_bridge import to_syntax
+    def twin(self, new: A.Expr, original: A.Expr) -> A.Expr:
+        """Record that ``new``, an expression a rule built, has the simple type of the program's
+        ``original`` (and, for an ``expMech`` call, its range); return ``new``."""
+        self._twins[id(new)] = (new, self._twins.get(id(original), (None, original))[1])
+        return new
+
+    def simple_type(self, e: A.Expr):
+        """The simple type of ``e`` (the type checker's), or None when it is not known."""
         if self.typed is None:
             return None
         try:
-            return to_syntax(self.typed.type_of(e))
-        except (KeyError, LookupError):
+            return self.typed.type_of(self._twins.get(id(e), (None, e))[1])
+        except (KeyError, LookupError, AttributeError):
             return None
+
+    def expmech_range(self, app: A.App):
+        """The range of the candidates of the ``expMech`` call ``app`` (the type checker's)."""
+        return self.typed.expmech_range(self._twins.get(id(app), (None, app))[1])
+
+    def type_of(self, e: A.Expr):
+        """The simple type of ``e`` as surface syntax, when the type checker knows it."""
+        from verifier.rules.typing_bridge import to_syntax
+        t = self.simple_type(e)
+        return None if t is None else to_syntax(t)
 
     def list_key(self, e: A.Expr) -> Optional[str]:
         """The element key of the list sort of list-typed ``e`` (e.g. ``bool``, ``fin3``)."""

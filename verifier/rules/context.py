@@ -56,8 +56,11 @@ class Ctx:
     """A relational context: bindings, named hypotheses, the costs spent on this path, the
     claim being checked, and what structural recursion allows.
 
-    ``smaller`` lists ``(parameter, tail)`` pairs: ``tail`` is the tail of the list that
-    parameter ``parameter`` held, so a recursive call may pass ``tail`` in its place.
+    ``induction`` is set in the body of a recursive function: ``(position, x1, x2)``, the
+    list parameter whose length (the longer of its two runs' lists) is the measure of the
+    induction, and its terms in run 1 and run 2. A recursive call is an instance of the
+    induction hypothesis when its list at ``position`` is shorter in both runs
+    (``vocabulary.shorter``).
     """
 
     env: Env

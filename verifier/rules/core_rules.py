@@ -16,10 +16,10 @@ from verifier.rules import logic as L
 from verifier.rules.builder import Builder, Synth, equal_term, refinement_parts, simple_of
 from verifier.rules.context import Claim, Cost, Ctx, zero_cost
 from verifier.rules.derivation import Derivation
-from verifier.rules.monadic_rules import short
-from verifier.rules.registry import monadic_rule
+from verifier.rules.monadic_rules import fresh_output, short
+from verifier.rules.registry import monadic_rule, synthesis_rule
 from verifier.rules.symbolic import DistV, Env, Monadic, Scalar, SymValue
-from verifier.rules.translate import NoRule
+from verifier.rules.translate import NoRule, NotApplicable, ite_value
 
 EQUAL_FAMILIES = ("SD", "HD", "KL")
 
@@ -293,7 +293,7 @@ def split_if(b: Builder, ctx: Ctx, e: A.If) -> Tuple[List[Tuple[Ctx, A.Expr]], d
     c1, c2 = Scalar_term(left, e.cond), Scalar_term(right, e.cond)
     same = None if c1 == c2 else b.proved(ctx, T.eq(c1, c2))
     if not (c1 == c2 or same is not None):
-        raise NoRule("the two runs may take different branches of this if", e.cond.span)
+        raise NotApplicable("the two runs may take different branches of this if", e.cond.span, e)
     return ([(ctx.assume("h_then", T.and_(c1, c2)).in_case("then"), e.then),
              (ctx.assume("h_else", T.and_(T.not_(c1), T.not_(c2))).in_case("else"), e.else_)],
             _branch("if", (c1, c2), same))
@@ -314,6 +314,68 @@ def If(b: Builder, ctx: Ctx, e: A.If):
     cases, branch = split_if(b, ctx, e)
     premises = [b.check_monadic(c, body) for c, body in cases]
     return b.node("If", ctx, e.span, f"if {short(e.cond)}", premises, branch=branch)
+
+
+# ---- match and if in a bound position ---------------------------------------------------------
+
+@synthesis_rule(A.If)
+def IfBound(b: Builder, ctx: Ctx, e: A.If) -> Synth:
+    """``mlet x = (if c then m1 else m2) in …`` with ``c`` equal in both runs: both runs take
+    the same branch, so the cost is the taken branch's and so is the output."""
+    cases, branch = split_if(b, ctx, e)
+    c1, c2 = branch["terms"]
+    return synth_cases(b, ctx, e, "If", cases, (c1, c2), branch)
+
+
+@synthesis_rule(A.Match)
+def MatchBound(b: Builder, ctx: Ctx, e: A.Match) -> Synth:
+    """Match-Sync in a bound position: the scrutinee is equal in both runs, so both take the
+    same case; the cost is the taken case's, and so is the output."""
+    cases, branch = split_match(b, ctx, e)
+    if branch["mode"] != "sync":
+        raise NoRule("a match that the two runs may take on different lists (Match-Split) has "
+                     "no rule in the bound position of an mlet: move the mlet's continuation "
+                     "into the cases", e.scrutinee.span)
+    l1, l2 = branch["terms"]
+    nil = L.nil(l1.sort)
+    return synth_cases(b, ctx, e, "Match", cases, (T.eq(l1, nil), T.eq(l2, nil)), branch)
+
+
+def synth_cases(b: Builder, ctx: Ctx, e: A.Expr, rule: str, cases, guards: Tuple[T.Term, T.Term],
+                branch: dict) -> Synth:
+    """Two cases that both runs take alike (the first where ``guards`` hold, in run 1 and run
+    2), each synthesised in its context: the cost is the taken case's, ``ite(guard1, cost1,
+    cost2)``, and so is the output in each run."""
+    (ctx1, body1), (ctx2, body2) = cases
+    first, second = b.synth_monadic(ctx1, body1), b.synth_monadic(ctx2, body2)
+    cost = case_cost(guards[0], first.cost, second.cost, e)
+    try:
+        output = tuple(x if x == y else ite_value(g, x, y, e)
+                       for g, x, y in zip(guards, first.output, second.output))
+    except NoRule:  # outputs the logic cannot name (e.g. distributions of distributions) ...
+        if any(out[0] != out[1] for out in (first.output, second.output)):
+            raise
+        out = fresh_output(b, ctx, e)  # ... but equal in both runs in each case
+        output = (out, out)
+    node = b.node(rule, ctx, e.span, f"{short(e, 40)}: the cost of the case taken",
+                  [first.node, second.node], branch=branch)
+    return Synth(node, cost, output, first.facts + second.facts)
+
+
+def case_cost(guard: T.Term, c1: Cost, c2: Cost, e: A.Expr) -> Cost:
+    """The cost of a computation that is ``c1``'s where ``guard`` holds, and ``c2``'s elsewhere:
+    one family (``ZERO`` is zero in any family), ``ite`` of the epsilons and of the deltas."""
+    families = {c1.family, c2.family} - {"ZERO"}
+    if len(families) > 1:
+        raise NoRule(f"the cases of this {'if' if isinstance(e, A.If) else 'match'} have costs "
+                     f"in different divergences ({' and '.join(sorted(families))})", e.span)
+    if not families:
+        return zero_cost(f"({c1.what} or {c2.what})", e.span)
+
+    def pick(x: T.Term, y: T.Term) -> T.Term:
+        return x if x == y else T.ite(guard, x, y)
+    return Cost(families.pop(), pick(c1.eps, c2.eps), pick(c1.delta, c2.delta),
+                f"({c1.what} or {c2.what})", e.span)
 
 
 # ---- application of a function with a val --------------------------------------------------

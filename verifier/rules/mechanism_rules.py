@@ -136,7 +136,7 @@ def finite_candidate(b: Builder, e: A.App) -> Tuple[SymValue, List[T.Term]]:
     from verifier.rules.typing_bridge import to_syntax
     if b.typed is None:
         raise NoRule("the range of expMech is not known", e.span)
-    r_type = to_syntax(b.typed.expmech_range(e))
+    r_type = to_syntax(b.expmech_range(e))
     if r_type is None or not _finite(r_type):
         raise NoRule("expMech without a candidate list needs a finite range (bool, [k], unit "
                      "or tuples of them)", e.span)

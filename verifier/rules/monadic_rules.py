@@ -60,7 +60,7 @@ def equal_inputs(b: Builder, ctx: Ctx, e: A.Expr) -> Optional[Synth]:
     if isinstance(e, A.Return):  # its value, not a fresh one: the continuation may use it
         out_pair = b.translate_pair(ctx, e.value)[0]
     else:
-        out = _fresh_output(b, ctx, e)
+        out = fresh_output(b, ctx, e)
         out_pair = (out, out)
     node = b.node("EqualInputs", ctx, e.span,
                   f"{short(e)} has equal inputs, hence equal distributions",
@@ -68,7 +68,7 @@ def equal_inputs(b: Builder, ctx: Ctx, e: A.Expr) -> Optional[Synth]:
     return Synth(node, zero_cost(f"{short(e, 30)} (equal inputs)", e.span), out_pair)
 
 
-def _fresh_output(b: Builder, ctx: Ctx, e: A.Expr) -> SymValue:
+def fresh_output(b: Builder, ctx: Ctx, e: A.Expr) -> SymValue:
     """A fresh value standing for the (equal) output of ``e`` in both runs: a tuple of fresh
     values for a tuple type, so that a tuple pattern can take it apart."""
     from verifier.rules.safety import fresh_value
@@ -83,11 +83,8 @@ def _fresh_output(b: Builder, ctx: Ctx, e: A.Expr) -> SymValue:
 
 def _result_sort(b: Builder, e: A.Expr) -> Optional[T.Sort]:
     """The sort of the values drawn from monadic ``e`` (from the simple types), if any."""
-    if b.typed is None:
-        return None
-    try:
-        ty = b.typed.type_of(e)
-    except (KeyError, AttributeError):
+    ty = b.simple_type(e)
+    if ty is None:
         return None
     from verifier.rules.typing_bridge import monad_elem_sort
     return monad_elem_sort(ty)
@@ -174,7 +171,7 @@ def synth_dispatch(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
         raise NoRule("observe with inputs that differ between the runs: the Observe rule needs "
                      "a divergence bound computed from closed-form posteriors, which only "
                      "observe-folds provide", e.span)
-    raise NoRule(f"no relational rule for {type(e).__name__} here", e.span)
+    return registry.synthesis(e)(b, ctx, e)
 
 
 def Ran(b: Builder, ctx: Ctx, e: A.Ran) -> Synth:
@@ -224,7 +221,7 @@ def _monadic_variable(b: Builder, ctx: Ctx, e: A.Var) -> Synth:
     pair = ctx.env.lookup(e.name)
     if pair and all(isinstance(v, Monadic) and v.equal_in_runs for v in pair):
         node = b.node("Var", ctx, e.span, f"{e.name} is the same distribution in both runs")
-        out = _fresh_output(b, ctx, e)
+        out = fresh_output(b, ctx, e)
         return Synth(node, zero_cost(e.name, e.span), (out, out))
     raise NoRule(f"{e.name} is not known to be the same distribution in both runs", e.span)
 

@@ -3,30 +3,51 @@
 Monadic judgements ``G ⊢ e ~ e :: M[F, δ] {x :: T | =}`` are checked by dispatch on the AST
 node class (pure refinements are checked by translation: ``core_rules.check_pure``), and
 mechanisms (applications of a built-in returning ``M[...]``) are dispatched by name.
-Lookups fail loudly (``NoRule``) when a construct has no rule. Tool builders add a mechanism
-with ``register_mechanism``.
+Computations in a bound position (``mlet x = HERE in ...``) are synthesised — their cost and
+output — by ``monadic_rules.synth_dispatch``, which dispatches the constructs it does not
+handle itself to the rules registered with ``synthesis_rule``.
+
+A construct may have several rules, registered with ``fallback=True`` after the first: they
+are tried in order, the next one when a rule raises ``NotApplicable`` for the node (e.g. If,
+when the two runs may take different branches, then LiftIf). Lookups fail loudly
+(``NoRule``) when a construct has no rule, or none applies. Tool builders add a mechanism with
+``register_mechanism``.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional, Tuple, Type
+from typing import Callable, Dict, List, Optional, Tuple, Type
 
 from verifier.language import ast as A
-from verifier.rules.translate import NoRule
+from verifier.rules.translate import NoRule, NotApplicable
 
-_MONADIC: Dict[Type[A.Expr], Callable] = {}
+_MONADIC: Dict[Type[A.Expr], List[Callable]] = {}
+_SYNTHESIS: Dict[Type[A.Expr], List[Callable]] = {}
 _MECHANISMS: Dict[str, Callable] = {}
 _SAFETY: Dict[str, Callable] = {}
 
 
-def monadic_rule(*node_types: Type[A.Expr]):
-    """Register the decorated function as the monadic rule for ``node_types``."""
+def _registrar(table: Dict[Type[A.Expr], List[Callable]], what: str,
+               node_types: Tuple[Type[A.Expr], ...], fallback: bool):
     def register(fn: Callable) -> Callable:
         for t in node_types:
-            if t in _MONADIC:
-                raise ValueError(f"two monadic rules for {t.__name__}")
-            _MONADIC[t] = fn
+            if (t in table) != fallback:
+                raise ValueError(f"two {what} rules for {t.__name__}" if not fallback else
+                                 f"a fallback {what} rule for {t.__name__}, which has no rule")
+            table.setdefault(t, []).append(fn)
         return fn
     return register
+
+
+def monadic_rule(*node_types: Type[A.Expr], fallback: bool = False):
+    """Register the decorated function ``rule(builder, ctx, e) -> Derivation`` as the monadic
+    rule for ``node_types`` (with ``fallback``: tried when the earlier ones do not apply)."""
+    return _registrar(_MONADIC, "monadic", node_types, fallback)
+
+
+def synthesis_rule(*node_types: Type[A.Expr], fallback: bool = False):
+    """Register ``rule(builder, ctx, e) -> Synth`` as the synthesis rule for ``node_types`` in a
+    bound position (with ``fallback``: tried when the earlier ones do not apply)."""
+    return _registrar(_SYNTHESIS, "synthesis", node_types, fallback)
 
 
 def register_mechanism(name: str, rule: Callable, *, safety: Optional[Callable] = None,
@@ -56,10 +77,31 @@ def safety_rule(name: str) -> Optional[Callable]:
 
 
 def monadic(node: A.Expr) -> Callable:
-    rule = _MONADIC.get(type(node))
-    if rule is None:
-        raise NoRule(f"no relational rule for {_describe(node)} in a monadic position", node.span)
-    return rule
+    return _dispatch(_MONADIC, node, "in a monadic position")
+
+
+def synthesis(node: A.Expr) -> Callable:
+    return _dispatch(_SYNTHESIS, node, "in the bound position of an mlet")
+
+
+def _dispatch(table: Dict[Type[A.Expr], List[Callable]], node: A.Expr, where: str) -> Callable:
+    rules = table.get(type(node))
+    if not rules:
+        raise NoRule(f"no relational rule for {_describe(node)} {where}", node.span)
+    if len(rules) == 1:
+        return rules[0]
+
+    def first_that_applies(b, ctx, e):
+        reasons = []
+        for rule in rules:
+            try:
+                return rule(b, ctx, e)
+            except NotApplicable as exc:
+                if exc.node is not e:
+                    raise
+                reasons.append(exc)
+        raise NoRule("; ".join(r.message for r in reasons), reasons[0].span)
+    return first_that_applies
 
 
 def mechanism(name: str, node: A.Expr) -> Callable:

@@ -32,6 +32,15 @@ class NoRule(Exception):
         self.span = span
 
 
+class NotApplicable(NoRule):
+    """A rule does not apply to ``node``: the next rule registered for the construct is tried
+    (``registry``). Raised for ``node`` only: a failure further down is a ``NoRule``."""
+
+    def __init__(self, message: str, span: Optional[A.Span], node: A.Expr):
+        super().__init__(message, span)
+        self.node = node
+
+
 @record
 class RangeCheck:
     """A range condition: ``condition`` must hold whenever ``guard`` does, in run ``run``."""
@@ -254,7 +263,7 @@ class Translator:
             other = self._go(e.else_, run, env)
         finally:
             self._guards.pop()
-        return _ite(cond, then, other, e)
+        return ite_value(cond, then, other, e)
 
     def _let(self, e: A.Let, run, env):
         value = self._go(e.value, run, env)
@@ -611,9 +620,11 @@ def _equal(a: SymValue, b: SymValue, e: A.Node) -> T.Term:
     return T.eq(ta, tb)
 
 
-def _ite(cond: T.Term, a: SymValue, b: SymValue, e: A.Node) -> SymValue:
+def ite_value(cond: T.Term, a: SymValue, b: SymValue, e: A.Node) -> SymValue:
+    """The value that is ``a`` where ``cond`` holds and ``b`` elsewhere; ``NoRule`` for values
+    the logic cannot name (functions, computations)."""
     if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
-        return TupleV(tuple(_ite(cond, x, y, e) for x, y in zip(a.items, b.items)))
+        return TupleV(tuple(ite_value(cond, x, y, e) for x, y in zip(a.items, b.items)))
     if isinstance(a, UnitV) and isinstance(b, UnitV):
         return a
     if isinstance(a, DistV) and isinstance(b, DistV) and a.family == b.family \
