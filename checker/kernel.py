@@ -395,20 +395,24 @@ class _Kernel:
             self.check_pure(premises[1])
         else:
             self.check_path(premises[1], [], index)
-        for callee in sorted(self.uses - {name}):
-            other = next((c for c in self.data["claims"] if c["name"] == callee), None)
-            if other is None or other["verdict"] != "verified":
-                raise Invalid(f"claim {name}: uses the val of {callee}, which is not verified")
         t = time.perf_counter()
+        vals = {v.name for v in self.program.vals()}
         for n in self.tree(root["id"]):
             for oid in obligation_ids(n):
-                wrong = [h.name for h in self.obligation(oid).hypotheses
+                ob = self.obligation(oid)
+                wrong = [h.name for h in ob.hypotheses
                          if h.name in assumed and h.term != assumed[h.name]]
                 if wrong:
                     raise Invalid(f"obligation {oid}: {wrong[0]} is not the assumption the val "
                                   "makes")
+                # an opaque call assumes that its function returns: it depends on its claim
+                self.uses |= {f.name for f in ob.vocabulary.functions if f.name in vals}
                 lemma_ids |= self.justify(oid, solvers)
         self.time("obligations", t)
+        for callee in sorted(self.uses - {name}):
+            other = next((c for c in self.data["claims"] if c["name"] == callee), None)
+            if other is None or other["verdict"] != "verified":
+                raise Invalid(f"claim {name}: uses the val of {callee}, which is not verified")
         t = time.perf_counter()
         disputed = self.lemmas.disputed(sorted(lemma_ids))  # re-checks every lemma used
         if claim["disputed"] != disputed:

@@ -112,7 +112,8 @@ def require_dependencies(claims: List[ClaimReport]) -> None:
 
 def uses_of(claim: ClaimReport) -> set:
     """The functions whose val the derivation of ``claim`` assumes: at App-Val nodes, and
-    through the call facts of its obligations (``verifier.rules.call_facts``)."""
+    wherever its obligations mention their calls (opaque values that presume the call
+    returns, with the call facts of ``verifier.rules.call_facts``)."""
     nodes = {n.judgement["uses"] for n in claim.derivation.walk() if "uses" in n.judgement}
     return nodes | set(claim.called)
 

@@ -23,7 +23,7 @@ from verifier.language import ast as A
 from verifier.rules import axioms as AX
 from verifier.rules import logic as L
 from verifier.rules import registry
-from verifier.rules.call_facts import call_facts, called_functions, pure_signature
+from verifier.rules.call_facts import call_facts, pure_signature
 from verifier.rules.context import Cost, Ctx
 from verifier.rules.derivation import Derivation
 from verifier.rules.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
@@ -213,8 +213,11 @@ class Builder:
         hyps = relevant(ctx.hyps, goal)
         facts = call_facts(self, ctx, [t for _, t in hyps] + [goal])
         if facts:
-            self.called.update(called_functions(facts, self.pure_vals()))
             hyps = tuple(hyps) + facts
+        # an opaque call assumes its function returns (terminates) and, through the call
+        # facts, its val: the claim depends on that function's claim
+        self.called.update(f.name for f in T.functions(goal, *(t for _, t in hyps))
+                           if f.name in self._vals)
         axioms = AX.instantiate([t for _, t in hyps] + [goal])
         return Obligation(kind=kind, hypotheses=hyps, goal=goal, axioms=axioms,
                           provenance=Provenance(rule=rule, node="", description=description,

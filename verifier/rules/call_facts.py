@@ -89,11 +89,6 @@ def call_facts(builder, ctx, terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term
     return tuple((f"{PREFIX}{k}", fact) for k, fact in enumerate(facts, 1))
 
 
-def called_functions(facts: Sequence[Tuple[str, T.Term]], names) -> List[str]:
-    """The functions whose vals ``facts`` rest on."""
-    return sorted(ground_calls([t for _, t in facts], names))
-
-
 def _fact(builder, name: str, left: T.Apply, right: T.Apply, induction) -> Optional[T.Term]:
     key = (name, left, right, induction)
     if key not in builder.call_fact_cache:

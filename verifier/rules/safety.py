@@ -19,7 +19,7 @@ from verifier.rules import logic as L
 from verifier.rules.builder import Builder, simple_of
 from verifier.rules.context import Ctx
 from verifier.rules.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, SymValue,
-                                     TupleV, UnitV)
+                                     TupleV, UnitV, value_terms)
 from verifier.rules.translate import NoRule, RangeCheck, bind_pattern, flatten_app
 
 
@@ -77,12 +77,30 @@ class Safety:
     # ---- pure code ------------------------------------------------------------------------
 
     def value(self, ctx: Ctx, e: A.Expr) -> SymValue:
-        """Translate pure ``e`` in this run, turning its range conditions into obligations."""
+        """Translate pure ``e`` in this run, turning its range conditions into obligations
+        (and, in a recursive function's body, the termination of its recursive calls)."""
         checks: List[RangeCheck] = []
         with self.b.collecting(checks):
             value = self.b.translator.expr(e, self.run, ctx.env)
         self._emit(ctx, checks)
+        if ctx.function is not None:
+            self._terminates(ctx, value_terms(value), e)
         return value
+
+    def _terminates(self, ctx: Ctx, terms: Sequence[T.Term], e: A.Expr) -> None:
+        """Each recursive call in ``terms`` (a pure body: calls are opaque symbols) is on a
+        shorter list than this run's at the induction position, on the path that evaluates it
+        (the branch conditions of the ``ite`` above it): the recursion terminates."""
+        for guard, call in _guarded_calls(terms, ctx.function):
+            if ctx.induction is None:
+                raise NoRule(f"the recursive call {T.pretty(call)} needs structural recursion: "
+                             f"{ctx.function} must match on a list parameter and recur on its "
+                             "tail", e.span)
+            position, *lists = ctx.induction
+            goal = T.lt(L.length(call.args[position]), L.length(lists[self.run - 1]))
+            self.require(ctx, goal if guard == T.boolean(True) else T.implies(guard, goal),
+                         f"the recursive call {T.pretty(call)} is on a shorter list "
+                         "(termination)", e.span)
 
     def apply(self, ctx: Ctx, fn: SymValue, args: Sequence[SymValue], span) -> SymValue:
         checks: List[RangeCheck] = []
@@ -345,6 +363,28 @@ def draw_of(d: DistV) -> Elem:
     if d.family == "dirichlet":
         return of_type(A.TSimplex(len(d.params)), "p")
     return OPAQUE
+
+
+def _guarded_calls(terms: Sequence[T.Term], name: str) -> List[Tuple[T.Term, T.Apply]]:
+    """The applications of ``name`` in ``terms`` with the conjunction of the ``ite``
+    conditions under which each is evaluated (``true`` outside any ``ite``)."""
+    found: List[Tuple[T.Term, T.Apply]] = []
+
+    def walk(t: T.Term, guard: Tuple[T.Term, ...]) -> None:
+        if isinstance(t, T.Op) and t.op == T.OpKind.ITE:
+            c, then, else_ = t.args
+            walk(c, guard)
+            walk(then, guard + (c,))
+            walk(else_, guard + (T.not_(c),))
+            return
+        if isinstance(t, T.Apply) and t.func.name == name:
+            found.append((T.and_(*guard) if guard else T.boolean(True), t))
+        for child in T.children(t):
+            walk(child, guard)
+
+    for term in terms:
+        walk(term, ())
+    return found
 
 
 def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool):
