@@ -18,16 +18,19 @@ the labels of the other claims.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
+from checker import finite
 from checker import source as S
 from checker.jsonschema_subset import Subset
 from checker.reading import Reader
 from obligations import terms as T
+from obligations import finite_laws as FL
 from obligations import vocabulary as V
 from obligations.model import Obligation, ObligationKind
 from obligations.records import field, record
@@ -51,7 +54,7 @@ RULES = {
     "If": (None, set()), "If-Lift": (1, set()), "UnitM": (0, {E}), "EqualInputs": (0, {E}),
     "Var": (0, set()), "Ran": (0, set()), "LapMech": (0, {E}), "GaussMech": (0, {E, SC}),
     "ExpMech": (0, {E}), "HellingerMech": (0, {E}), "HellingerMechPure": (0, {E}),
-    "App-Val": (0, {E, R}), "ObserveFold": (0, {E}), "Sub": (0, {E}),
+    "App-Val": (0, {E, R}), "ObserveFold": (0, {E}), "Sub": (0, {E}), "ExactFinite": (0, {E}),
 }
 THEOREM = {"LapMech": "mech.laplace", "GaussMech": "mech.gaussian", "ExpMech": "mech.exponential",
            "HellingerMechPure": "mech.hellinger.pure",
@@ -370,9 +373,11 @@ class _Kernel:
         if j.get("claim") != S.statement(val).split(" :: ", 1)[1]:
             raise Invalid(f"node {root['id']}: the judgement is not the val's type")
         premises = [self.nodes[p] for p in root["premises"]]
-        if len(premises) < 2 or premises[0]["rule"] != "Safety" or any(
-                p["rule"] != "ObserveFold" for p in premises[2:]):
-            raise Invalid(f"node {root['id']}: premises must be Safety, the body, observe-folds")
+        exact = [p["rule"] for p in premises] == ["ExactFinite"]
+        if not exact and (len(premises) < 2 or premises[0]["rule"] != "Safety" or any(
+                p["rule"] != "ObserveFold" for p in premises[2:])):
+            raise Invalid(f"node {root['id']}: premises must be Safety, the body, observe-folds"
+                          " (or ExactFinite alone)")
         self.claim_name, self.recursive = name, decls[0].recursive
         self.uses: Set[str] = set()
         doms, rt = S.arrow(val)
@@ -391,7 +396,9 @@ class _Kernel:
         self.check_contexts(root, set(assumed), False)
         for n in self.tree(root["id"])[1:]:
             lemma_ids |= self.check_node(n)
-        if index is None:
+        if exact:
+            self.check_exact(premises[0], root, decls[0], doms, index)
+        elif index is None:
             self.check_pure(premises[1])
         else:
             self.check_path(premises[1], [], index)
@@ -542,6 +549,57 @@ class _Kernel:
             raise Invalid(f"node {n['id']}: no obligation that both runs take the same branch")
         if oid is not None and self.obligation(oid).goal != goal:
             raise Invalid(f"node {n['id']}: the same-branch obligation must be {T.pretty(goal)}")
+
+    def check_exact(self, n, root, decl, doms, index) -> None:
+        """ExactFinite: the output distribution of ``decl`` at every valuation of its
+        parameters (``bool`` or ``[k]``), recomputed by the kernel's own exact evaluator
+        (``checker.finite``), is the one recorded, and the node's obligations are the goals
+        ``obligations.finite_laws`` builds from them and the claim's index."""
+        where = f"node {n['id']}"
+        if index is None:
+            raise Invalid(f"{where}: ExactFinite proves monadic claims only")
+        params = [self.pair([p["left"], p["right"]], root)
+                  for p in root["judgement"]["parameters"]]
+        domains = []
+        for (left, right), dom in zip(params, doms):
+            t = S.refined_var(dom)[1]
+            t = t.type if isinstance(t, S.A.RSimple) else None
+            if isinstance(t, S.A.TBase) and t.name == "bool":
+                domains.append(([False, True], T.BOOL))
+            elif isinstance(t, S.A.TFin):
+                domains.append((list(range(t.k)), T.INT))
+            else:
+                raise Invalid(f"{where}: ExactFinite needs parameters of type bool or [k]")
+            if not isinstance(left, T.Var) or left.sort != domains[-1][1]:
+                raise Invalid(f"{where}: a parameter's term must be a variable of its sort")
+        terms = [t for pair in params for t in dict.fromkeys(pair)]
+        if len(set(terms)) != len(terms):
+            raise Invalid(f"{where}: two parameters share a variable")
+        valuations = list(itertools.product(*(values for values, _ in domains)))
+        recorded = n["judgement"].get("distributions")
+        if not isinstance(recorded, list) or len(recorded) != len(valuations):
+            raise Invalid(f"{where}: one distribution per parameter valuation "
+                          f"({len(valuations)}) must be recorded")
+        evaluator, laws = finite.Evaluator(self.program), []
+        for a, rec in zip(valuations, recorded):
+            inputs = [FL.outcome_text(v) for v in a]
+            try:
+                law = FL.canonical(evaluator.law(decl, a))
+            except (finite.Outside, ValueError) as exc:
+                raise Invalid(f"{where}: {decl.name} {' '.join(inputs)} cannot be computed "
+                              f"exactly: {exc}") from None
+            shown = [[o, f"{p.numerator}/{p.denominator}"] for o, p in law]
+            if rec != {"inputs": inputs, "law": shown}:
+                raise Invalid(f"{where}: the distribution recorded for {decl.name} "
+                              f"{' '.join(inputs)} is not the program's {shown}")
+            laws.append((a, dict(law)))
+        try:
+            goals = [g for _, g in FL.goals(*index, params, laws)]
+        except (ValueError, T.SortError) as exc:
+            raise Invalid(f"{where}: {exc}") from None
+        if [(ob.kind, ob.goal) for ob in self.obs(n)] != [(E, g) for g in goals]:
+            raise Invalid(f"{where}: the obligations are not the claimed bound on the exact "
+                          f"distributions {[T.pretty(g) for g in goals]}")
 
     def check_pure(self, n) -> None:
         if n["rule"] in ("Match", "If"):

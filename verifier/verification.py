@@ -126,6 +126,9 @@ def redefined_claims(program: A.Program) -> set:
 
 def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
                  rlimit: Optional[int] = None, session: Optional[Z3Session] = None) -> ClaimReport:
+    """The verdict on one claim: by the relational rules, or else, when they fail and the
+    definition is finite and closed, by exact calculation (``ExactFinite``), whose verdict
+    then stands; otherwise the relational failure stands."""
     start = time.perf_counter()
     report = ClaimReport(val.name, pretty_rtype(val.rtype), UNKNOWN,
                          guarantee_text(val), val.span)
@@ -136,9 +139,22 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
         report.verdict = REJECTED
         report.failure = f"no rule applies: {exc.message}"
         report.failure_span = exc.span
-        report.seconds = time.perf_counter() - start
-        return report
-    root.premises.extend(builder.folds.values())
+    else:
+        root.premises.extend(builder.folds.values())
+        judge(report, builder, root, val)
+    if report.verdict != VERIFIED and program.find_let(val.name) is not None:
+        from verifier.rules.exact_finite import ExactFinite
+        exact = Builder(program, typed, rlimit=rlimit, session=session)
+        root = ExactFinite(exact, val, program.find_let(val.name))
+        if root is not None:
+            report = ClaimReport(val.name, report.claim, UNKNOWN, report.guarantee, val.span)
+            judge(report, exact, root, val)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def judge(report: ClaimReport, builder: Builder, root: Derivation, val: A.ValDecl) -> None:
+    """Discharge the obligations of the derivation ``root`` and record the verdict."""
     report.derivation = root
     report.disputed = sorted({n.judgement["disputed"] for n in root.walk()
                               if "disputed" in n.judgement})
@@ -158,8 +174,6 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
                                if span else val.span)
     else:
         report.verdict = VERIFIED
-    report.seconds = time.perf_counter() - start
-    return report
 
 
 def describe_failure(ob: Obligation, result: Result) -> str:

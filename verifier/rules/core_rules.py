@@ -30,14 +30,34 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     """Abstraction: ``let f p1 … pn = body`` has the type ``val f :: D1 -> … -> R`` when the
     body has type R in the context of the parameters' refinements (with f's own val assumed
     for structurally smaller recursive calls)."""
+    position = induction_position(decl) if decl.recursive else None
+    ctx, val_env, parameters, body, rt = bind_parameters(b, val, decl, position)
+    premises: List[Derivation] = []
+    from verifier.rules.safety import check_safety
+    with b.name_scope():  # the two passes may reuse the same names for their own variables
+        premises.append(check_safety(b, ctx, body, monadic=isinstance(rt, A.RMonad)))
+    index = None
+    if isinstance(rt, A.RMonad):
+        claim = make_claim(b, val_env, rt)
+        index = claim.as_judgement()
+        premises.append(b.check_monadic(replace(ctx, claim=claim), body))
+    else:
+        premises.append(check_pure(b, ctx, val_env, body, rt))
+    return abstraction(b, val, decl, ctx, premises, index, parameters)
+
+
+def bind_parameters(b: Builder, val: A.ValDecl, decl: A.LetDecl,
+                    position: Optional[int] = None) -> Tuple[Ctx, Env, List[dict], A.Expr, A.RType]:
+    """The context of ``decl``'s body under ``val``: its parameters bound to fresh variables
+    with the val's refinements assumed (and the induction measure at list parameter
+    ``position``); also each parameter's refinement variable and terms (judgement data), the
+    body after the parameters, and the val's result type."""
     params: List[A.Pattern] = list(decl.params)
     body = decl.body
     rt = val.rtype
     ctx = Ctx(env=b.env_at(decl), function=decl.name if decl.recursive else None)
-    position = induction_position(decl) if decl.recursive else None
     val_env = b.top_env
-    premises: List[Derivation] = []
-    parameters: List[dict] = []  # each parameter's refinement variable and terms (judgement)
+    parameters: List[dict] = []
     while isinstance(rt, A.RArrow):
         if not params:
             if isinstance(body, A.Fun):
@@ -52,16 +72,14 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
         rt = rt.cod
     if params:
         raise NoRule(f"{decl.name} takes more parameters than its val says", decl.span)
-    from verifier.rules.safety import check_safety
-    with b.name_scope():  # the two passes may reuse the same names for their own variables
-        premises.append(check_safety(b, ctx, body, monadic=isinstance(rt, A.RMonad)))
-    index = None
-    if isinstance(rt, A.RMonad):
-        claim = make_claim(b, val_env, rt)
-        index = claim.as_judgement()
-        premises.append(b.check_monadic(replace(ctx, claim=claim), body))
-    else:
-        premises.append(check_pure(b, ctx, val_env, body, rt))
+    return ctx, val_env, parameters, body, rt
+
+
+def abstraction(b: Builder, val: A.ValDecl, decl: A.LetDecl, ctx: Ctx,
+                premises: List[Derivation], index: Optional[dict],
+                parameters: List[dict]) -> Derivation:
+    """The root of a claim's derivation: the definition has the val's type, by ``premises``
+    in the context ``ctx`` of its parameters."""
     rule = "LetRec-Induction" if decl.recursive else "Abs"
     return b.node(rule, None, decl.span, f"{decl.name} :: {pretty_rtype(val.rtype)}", premises,
                   claim=pretty_rtype(val.rtype), function=decl.name, index=index,
