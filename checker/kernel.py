@@ -455,6 +455,7 @@ class _Kernel:
             raise Invalid(f"node {root['id']}: {len(params)} parameters for {len(doms)} in the val")
         bindings: S.Bindings = {}
         expected: List[T.Term] = []
+        seen: Set[T.Term] = set()
         for p, dom in zip(params, doms):
             var, base, assertions = S.refined_var(dom)
             if p["var"] != var:
@@ -469,6 +470,11 @@ class _Kernel:
             if shared != (left == right):
                 raise Invalid(f"node {root['id']}: parameter {var} is equal in both runs iff "
                               "its refinement says so")
+            if not (isinstance(left, T.Var) and isinstance(right, T.Var)) \
+                    or {left, right} & seen:  # a parameter is arbitrary: a variable of its own
+                raise Invalid(f"node {root['id']}: parameter {var} must have variables of its "
+                              "own")
+            seen |= {left, right}
             facts = S.range_facts(base.type, left) + (
                 () if shared else S.range_facts(base.type, right))
             expected += _conjuncts(T.and_(*facts)) if facts else []
@@ -570,11 +576,8 @@ class _Kernel:
                 domains.append((list(range(t.k)), T.INT))
             else:
                 raise Invalid(f"{where}: ExactFinite needs parameters of type bool or [k]")
-            if not isinstance(left, T.Var) or left.sort != domains[-1][1]:
+            if left.sort != domains[-1][1]:  # distinct variables: check_assumptions
                 raise Invalid(f"{where}: a parameter's term must be a variable of its sort")
-        terms = [t for pair in params for t in dict.fromkeys(pair)]
-        if len(set(terms)) != len(terms):
-            raise Invalid(f"{where}: two parameters share a variable")
         valuations = list(itertools.product(*(values for values, _ in domains)))
         recorded = n["judgement"].get("distributions")
         if not isinstance(recorded, list) or len(recorded) != len(valuations):

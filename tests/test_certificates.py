@@ -385,6 +385,15 @@ def test_mutation_assumptions_of_the_parameters():
     invalid(cert, root["id"], "assumptions")
 
 
+def test_mutation_two_parameters_share_a_variable():
+    cert = cert_of(LAPLACE)   # main db a b eps: make b's terms a's
+    root = node(cert, "Abs", "main")
+    params = root["judgement"]["parameters"]
+    a, b = (next(p for p in params if p["var"] == v) for v in ("a", "b"))
+    b["left"], b["right"] = a["left"], a["right"]
+    invalid(cert, root["id"], "variables of its own")
+
+
 def test_mutation_a_hypothesis_out_of_nowhere():
     cert = cert_of(LAPLACE)
     budget = node(cert, "Budget", "main")

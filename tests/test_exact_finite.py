@@ -441,7 +441,7 @@ let two a b = mlet h = ran (bernoulli 0.5) in if h then return a else ran (berno
     root = cert["nodes"][0]
     first = root["judgement"]["parameters"][0]
     root["judgement"]["parameters"][1].update(left=first["left"], right=first["right"])
-    invalid(cert, "two/n2", "two parameters share a variable")
+    invalid(cert, "two/n1", "parameter", "variables of its own")
 
 
 def test_a_verifier_computing_wrong_distributions_is_caught(monkeypatch):
