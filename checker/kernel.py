@@ -530,9 +530,11 @@ class _Kernel:
         if rule == "Ran":
             expected = {"SD": "sd.metric", "HD": "fdiv.hd.one_minus_bc"}.get(j["cost"]["family"])
         if rule == "ObserveFold":
-            if not re.fullmatch(CONJUGACY.get(j.get("family"), "-"), str(lemma)):
+            if not re.fullmatch(CONJUGACY.get(j.get("family"), "-"), str(lemma)) or (
+                    j["family"] == "categorical"
+                    and int(lemma.rsplit("=", 1)[1]) not in self.categories(j.get("function"))):
                 raise Invalid(f"node {n['id']}: {lemma} is not the conjugacy lemma of "
-                              f"{j.get('family')}")
+                              f"{j.get('family')} for {j.get('function')}")
             expected = lemma
         if lemma != expected:
             raise Invalid(f"node {n['id']}: {rule} rests on {expected}, not {lemma}")
@@ -540,6 +542,19 @@ class _Kernel:
                                  else None):
             raise Invalid(f"node {n['id']}: the disputed flag of {rule} is wrong")
         return {lemma} if lemma else set()
+
+    def categories(self, function) -> Set[int]:
+        """The numbers of categories k of the ``[k] list`` parameters in the val of
+        ``function`` (the data of a dirichlet-categorical fold is one of them)."""
+        ks: Set[int] = set()
+        for val in self.program.vals():
+            if val.name == function:
+                for dom in S.arrow(val)[0]:
+                    base = S.refined_var(dom)[1]
+                    t = base.type if isinstance(base, S.A.RSimple) else None
+                    if isinstance(t, S.A.TList) and isinstance(t.elem, S.A.TFin):
+                        ks.add(t.elem.k)
+        return ks
 
     def check_branch(self, n, rule: str, j) -> None:
         """Both runs take the same branch: the scrutinees (conditions) are one term, or proved

@@ -1,17 +1,23 @@
 """Closed-form posteriors of observe-folds (the ObserveFold rule).
 
 An *observe-fold* is a structurally recursive function over a data list whose nil case
-returns the prior and whose cons case observes the head with a conjugate likelihood on the
-recursive result::
+returns the prior and whose cons case observes the head with a conjugate likelihood, either
+on the recursive result (fold right)::
 
     let rec f db prior = match db with
       | [] -> prior
       | d :: dbs -> observe (fun r -> mlet z = ran (bernoulli r) in return (d = z)) (f dbs prior)
 
-(also ``mlet rec = f dbs prior in observe (...) rec``; other parameters are passed through
-unchanged). For such an ``f``, ``infer (f l (ran P))`` is computed by induction on ``l`` with the
-conjugacy lemmas — not by the data-processing argument of the paper, which is unsound for
-conditioning (NOTES.md §2):
+(also ``mlet rec = f dbs prior in observe (...) rec``) or on the prior, which the recursive
+call then carries as an accumulator (fold left, a tail-recursive learner)::
+
+      | d :: dbs -> f dbs (observe (fun r -> mlet z = ran (bernoulli r) in return (d = z)) prior)
+
+(also ``let p = observe (...) prior in f dbs p``). Other parameters are passed through
+unchanged, in any order. For such an ``f``, ``infer (f l (ran P))`` is computed by induction on
+``l`` with the conjugacy lemmas — not by the data-processing argument of the paper, which is
+unsound for conditioning (NOTES.md §2). Both shapes have the same closed form (conjugate updates
+commute: the posterior depends on the data only through its statistics):
 
 * beta–bernoulli: ``Beta(a, b)`` ↦ ``Beta(a + count l, b + length l − count l)``;
 * dirichlet–categorical: ``Dir(a_1..a_k)`` ↦ ``Dir(a_j + countOf (l, j))``;
@@ -19,16 +25,19 @@ conditioning (NOTES.md §2):
   ``v_n = 1 / (1/v + length l / V)`` and ``m_n = v_n (m/v + sum l / V)``.
 
 The induction itself is a derivation (nil and cons cases) recorded once per function in
-``Builder.folds``.
+``Builder.folds``; for an accumulator it is generalised over the prior (``_record_induction``).
+A function that is not exactly of one of these shapes is refused with the reason
+(``fold_shape``).
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import record
 from verifier.language import ast as A
+from verifier.language.pretty import pretty_expr
 from verifier.rules import logic as L
 from verifier.rules.context import Ctx
 from verifier.rules.symbolic import DistV, Env, NamedFun
@@ -50,42 +59,97 @@ class FoldSpec:
     prior: int           # index of the prior parameter
     family: str          # likelihood family
     variance: Optional[A.Expr]  # the known variance (normal), over the parameters
+    accumulator: bool = False   # the prior is updated before the recursive call (fold left)
 
 
 def recognize(decl: A.LetDecl) -> Optional[FoldSpec]:
     """The fold structure of ``decl``, or None if it is not an observe-fold."""
-    if not decl.recursive or not all(isinstance(p, A.PVar) for p in decl.params):
-        return None
+    shape = fold_shape(decl)
+    return shape if isinstance(shape, FoldSpec) else None
+
+
+def fold_shape(decl: A.LetDecl) -> Union[FoldSpec, str]:
+    """The fold structure of ``decl``, or why it is not an observe-fold."""
+    if not decl.recursive or not decl.params \
+            or not all(isinstance(p, A.PVar) for p in decl.params):
+        return "it is not a recursive function whose parameters are names"
     params = tuple(p.name for p in decl.params)
     body = decl.body
     if not (isinstance(body, A.Match) and isinstance(body.scrutinee, A.Var)
             and body.scrutinee.name in params and isinstance(body.nil_body, A.Var)
-            and body.nil_body.name in params):
-        return None
+            and body.nil_body.name in params and body.nil_body != body.scrutinee):
+        return ("its body is not a match on a parameter (the data) whose [] case returns "
+                "another parameter (the prior)")
     data, prior = params.index(body.scrutinee.name), params.index(body.nil_body.name)
-    cons = body.cons_body
-    if isinstance(cons, A.Observe):
-        lik, rec = cons.likelihood, cons.prior
-    elif isinstance(cons, A.MLet) and isinstance(cons.pattern, A.PVar) \
-            and isinstance(cons.body, A.Observe) and cons.body.prior == A.Var(cons.pattern.name):
-        lik, rec = cons.body.likelihood, cons.value
-    else:
-        return None
-    expected = tuple(A.Var(body.tail) if i == data else A.Var(p) for i, p in enumerate(params))
-    head, args = flatten_app(rec)
-    if head != A.Var(decl.name) or tuple(args) != expected:
-        return None
+    # the cons case must see the parameters (other than the data), the function and the head
+    # it names as themselves: a binder that hides one changes what the recursive call passes
+    hidden = ({body.head, body.tail} & (set(params) - {params[data]})) \
+        | ({decl.name} & ({body.head, body.tail} | set(params))) | ({body.head} & {body.tail})
+    if hidden:
+        return f"its :: case rebinds {sorted(hidden)[0]}"
+    case = _cons_case(decl, params, data, prior, body.head, body.tail, body.cons_body)
+    if isinstance(case, str):
+        return case
+    lik, accumulator = case
+    if isinstance(lik, A.Fun) and body.head in set(A.pattern_names(lik.params[0])) | set(
+            A.pattern_names(lik.body.pattern) if isinstance(lik.body, A.MLet) else ()):
+        return f"its likelihood rebinds the datum {body.head}, so it does not observe it"
     shape = likelihood_shape(lik, body.head)
     if shape is None:
-        return None
+        return (f"its likelihood is not fun r -> mlet z = ran (F r) in return ({body.head} = z) "
+                "with F bernoulli or categorical, or ran (normal (r, V)) with V a known variance")
     family, variance = shape
-    if variance is not None and ({body.head, body.tail, decl.name} & _names(variance)):
-        return None
-    return FoldSpec(decl.name, params, data, prior, family, variance)
+    if variance is not None and ({body.head, body.tail, decl.name, params[data], params[prior]}
+                                 & _names(variance)):
+        return ("the known variance of its likelihood depends on the data or the prior, which "
+                "change along the recursion")
+    return FoldSpec(decl.name, params, data, prior, family, variance, accumulator)
+
+
+def _cons_case(decl: A.LetDecl, params: Tuple[str, ...], data: int, prior: int,
+               head_name: str, tail: str, cons: A.Expr) -> Union[Tuple[A.Expr, bool], str]:
+    """The likelihood observed by the :: case and whether it is an accumulator, or why the
+    case is neither ``observe L (f dbs prior)`` (also ``mlet r = f dbs prior in observe L r``)
+    nor ``f dbs (observe L prior)`` (also ``let p = observe L prior in f dbs p``), with the
+    other parameters passed through unchanged."""
+    me, acc = A.Var(decl.name), A.Var(params[prior])
+    if isinstance(cons, A.Observe):
+        lik, call, passed, accumulator = cons.likelihood, cons.prior, acc, False
+    elif isinstance(cons, A.MLet) and isinstance(cons.pattern, A.PVar) \
+            and isinstance(cons.body, A.Observe) and cons.body.prior == A.Var(cons.pattern.name):
+        if cons.pattern.name == head_name:
+            return f"its :: case rebinds {head_name}"
+        lik, call, passed, accumulator = cons.body.likelihood, cons.value, acc, False
+    elif isinstance(cons, A.Let) and isinstance(cons.pattern, A.PVar) \
+            and isinstance(cons.value, A.Observe) and cons.value.prior == acc:
+        bound = cons.pattern.name
+        if bound in ({tail, decl.name} | set(params)) - {params[prior]}:
+            return f"its :: case rebinds {bound}"
+        lik, call, passed, accumulator = cons.value.likelihood, cons.body, A.Var(bound), True
+    else:
+        head, args = flatten_app(cons)
+        updated = args[prior] if head == me and len(args) == len(params) else None
+        if not isinstance(updated, A.Observe):
+            return (f"its :: case is neither observe L ({decl.name} ... {tail} ...) nor "
+                    f"{decl.name} ... {tail} ... (observe L {params[prior]})")
+        lik, call, passed, accumulator = updated.likelihood, cons, A.Observe(
+            updated.likelihood, acc), True
+    head, args = flatten_app(call)
+    if head != me or len(args) != len(params):
+        return f"its :: case does not call {decl.name} on all its {len(params)} arguments"
+    for i, arg in enumerate(args):
+        want = A.Var(tail) if i == data else passed if i == prior else A.Var(params[i])
+        if arg != want:
+            what = ("the tail" if i == data else "the updated prior" if i == prior and accumulator
+                    else "the prior" if i == prior else "unchanged")
+            return (f"its recursive call passes {_show(arg)} as {params[i]}, not "
+                    f"{_show(want)} ({what})")
+    return lik, accumulator
 
 
 def likelihood_shape(lik: A.Expr, datum: str) -> Optional[Tuple[str, Optional[A.Expr]]]:
-    """``fun r -> mlet z = ran (F r ...) in return (datum = z)``: (F, known variance or None)."""
+    """``fun r -> mlet z = ran (F r ...) in return (datum = z)``: (F, known variance or None).
+    Neither binder may hide ``datum`` (``return (d = d)`` would observe nothing)."""
     if not (isinstance(lik, A.Fun) and len(lik.params) == 1 and isinstance(lik.params[0], A.PVar)):
         return None
     r = lik.params[0].name
@@ -94,6 +158,8 @@ def likelihood_shape(lik: A.Expr, datum: str) -> Optional[Tuple[str, Optional[A.
             and isinstance(body.value, A.Ran) and isinstance(body.body, A.Return)):
         return None
     z = body.pattern.name
+    if datum in (r, z):
+        return None
     ret = body.body.value
     if not (isinstance(ret, A.BinOp) and ret.op == "="
             and {ret.left, ret.right} == {A.Var(datum), A.Var(z)}):
@@ -108,6 +174,14 @@ def likelihood_shape(lik: A.Expr, datum: str) -> Optional[Tuple[str, Optional[A.
             and call.arg.items[0] == A.Var(r) and r not in _names(call.arg.items[1]):
         return family, call.arg.items[1]
     return None
+
+
+def _show(e: A.Expr, limit: int = 40) -> str:
+    """``e`` printed on one line for a message (an observe without its likelihood)."""
+    if isinstance(e, A.Observe):
+        return f"observe L ({_show(e.prior, limit)})"
+    text = " ".join(pretty_expr(e).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _names(e: A.Expr) -> set:
@@ -126,17 +200,21 @@ def infer_closed_form(b, e: A.Expr, run: int, env: Env) -> DistV:
             raise NoRule("ran of a distribution whose family is not known", e.span)
         return value
     head, args = flatten_app(e)
+    why = ""
     if isinstance(head, A.Var):
         pair = env.lookup(head.name)
         fn = pair[run - 1 if run else 0] if pair else None
         if isinstance(fn, NamedFun):
             decl = b.let_of(head.name)
-            spec = recognize(decl) if decl is not None else None
-            if spec is not None and len(args) == len(spec.params):
+            spec = fold_shape(decl) if decl is not None else "it has no definition"
+            if isinstance(spec, FoldSpec) and len(args) != len(spec.params):
+                spec = f"it takes {len(spec.params)} arguments, not {len(args)}"
+            if isinstance(spec, FoldSpec):
                 return _fold_posterior(b, spec, decl, args, run, env, e)
+            why = f"; {head.name} is not an observe-fold: {spec}"
     raise NoRule("infer needs a closed form: the verifier knows ran of a distribution and "
                  "observe-folds with a conjugate likelihood (beta-bernoulli, "
-                 "dirichlet-categorical, normal-normal with known variance)", e.span)
+                 "dirichlet-categorical, normal-normal with known variance)" + why, e.span)
 
 
 def _fold_posterior(b, spec: FoldSpec, decl: A.LetDecl, args, run: int, env: Env,
@@ -149,31 +227,37 @@ def _fold_posterior(b, spec: FoldSpec, decl: A.LetDecl, args, run: int, env: Env
     if prior.family != expected:
         raise NoRule(f"{spec.name} observes a {spec.family} likelihood, which is conjugate to a "
                      f"{expected} prior, not to {prior.family}", prior_arg.span)
+    if spec.family == "categorical" and L.fin_size(L.list_key_of(data.sort)) != len(prior.params):
+        raise NoRule(f"the data of {spec.name} must be a [{len(prior.params)}] list for this "
+                     "prior", e.span)
     _record_induction(b, spec, decl, lemma, data.sort)
-    origin = f"observe-fold {spec.name}"
-    if spec.family == "bernoulli":
-        a, b_ = prior.params
+    variance = None
+    if spec.variance is not None:
+        call_env = env
+        for i, (name, arg) in enumerate(zip(spec.params, args)):
+            if i != spec.prior:
+                value = tr.expr(arg, run, env)
+                call_env = bind_pattern(call_env, A.PVar(name), value, value, arg.span)
+        variance = tr.term(spec.variance, run, call_env)
+        tr._check(T.gt(variance, 0), f"the known variance of {spec.name} is positive",
+                  spec.variance.span, run)
+    return _dist(expected, posterior(spec.family, prior.params, data, variance),
+                 f"observe-fold {spec.name}")
+
+
+def posterior(family: str, params: Sequence[T.Term], data: T.Term,
+              variance: Optional[T.Term]) -> Tuple[T.Term, ...]:
+    """The parameters of the conjugate posterior of a prior with ``params`` after observing
+    the list ``data`` with a ``family`` likelihood (the conjugacy lemmas of ``CONJUGATE``)."""
+    if family == "bernoulli":
+        a, b = params
         c, n = L.count(data), L.length(data)
-        return _dist("beta", (T.add(a, c), T.sub(T.add(b_, n), c)), origin)
-    if spec.family == "categorical":
-        k = len(prior.params)
-        if L.fin_size(L.list_key_of(data.sort)) != k:
-            raise NoRule(f"the data of {spec.name} must be a [{k}] list for this prior", e.span)
-        return _dist("dirichlet", tuple(T.add(a, L.count_of(data, j))
-                                        for j, a in enumerate(prior.params)), origin)
-    m, v = prior.params
-    call_env = env
-    for name, arg in zip(spec.params, args):
-        if name != decl.params[spec.prior].name:
-            call_env = bind_pattern(call_env, A.PVar(name), tr.expr(arg, run, env),
-                                    tr.expr(arg, run, env), arg.span)
-    variance = tr.term(spec.variance, run, call_env)
-    tr._check(T.gt(variance, 0), f"the known variance of {spec.name} is positive",
-              spec.variance.span, run)
-    precision = T.add(T.div(1, v), T.div(L.length(data), variance))
-    vn = T.div(1, precision)
-    mn = T.mul(vn, T.add(T.div(m, v), T.div(L.total(data), variance)))
-    return _dist("normal", (mn, vn), origin)
+        return T.add(a, c), T.sub(T.add(b, n), c)
+    if family == "categorical":
+        return tuple(T.add(a, L.count_of(data, j)) for j, a in enumerate(params))
+    m, v = params
+    vn = T.div(1, T.add(T.div(1, v), T.div(L.length(data), variance)))
+    return T.mul(vn, T.add(T.div(m, v), T.div(L.total(data), variance))), vn
 
 
 def _dist(family: str, params, origin: str) -> DistV:
@@ -181,38 +265,90 @@ def _dist(family: str, params, origin: str) -> DistV:
 
 
 def _record_induction(b, spec: FoldSpec, decl: A.LetDecl, lemma: str, lst: T.Sort) -> None:
-    """The induction proving the closed form, once per fold function: the statistics the
-    closed form uses (count, countOf, sum, length) are 0 on [] and unfold on d :: dbs, which
-    with the one-step conjugacy lemma is the inductive step."""
+    """The induction proving the closed form, once per fold function, as a node whose
+    obligations are its nil and cons cases.
+
+    Fold right (``observe L (f dbs P)``): the statistics the closed form uses (count, countOf,
+    sum, length) are 0 on [] and unfold on d :: dbs, which with the one-step conjugacy lemma
+    is the inductive step.
+
+    Accumulator (``f dbs (observe L P)``): the prior changes along the recursion, so the
+    statement proved is generalised over it — for every prior P of the family,
+    ``infer (f l (ran P))`` is ``post(P, l)``. Nil: ``post(P, []) = P``. Cons: the one-step
+    update ``P' = post(P, [d])`` (the list lemma at one datum) is again a prior of the family,
+    and the induction hypothesis at P' closes the case: ``post(P', dbs) = post(P, d :: dbs)``.
+    Both are stated over fresh prior parameters (and a fresh known variance), under the
+    conditions that make P a prior of the family."""
     if spec.name in b.folds:
         return
-    ctx = Ctx(env=b.top_env)
     key = L.list_key_of(lst)
     t = b.fresh("dbs", lst)
     h = b.fresh("d", L.elem_sort(key))
-    cons, nil = L.cons(h, t), L.nil(lst)
+    nil = L.nil(lst)
+    if spec.accumulator:
+        nil_goal, step_goal = _accumulator_cases(b, spec.family, L.fin_size(key), h, t, nil)
+        shape = "induction on the data, generalised over the prior"
+        step_text = ("one conjugate update of the prior, then the posterior of dbs, is the "
+                     "posterior of d :: dbs")
+    else:
+        nil_goal, step_goal = _statistics_cases(spec.family, L.fin_size(key), h, t, nil)
+        shape = "induction on the data"
+        step_text = "one conjugate update of the posterior of dbs is the posterior of d :: dbs"
+    ctx = Ctx(env=b.top_env)
+    obligations = [
+        b.oblige(ctx, ObligationKind.ENTAILMENT, nil_goal,
+                 f"{spec.name} []: the posterior is the prior", decl.span,
+                 "ObserveFold"),
+        b.oblige(ctx, ObligationKind.ENTAILMENT, step_goal,
+                 f"{spec.name} (d :: dbs): {step_text}", decl.span, "ObserveFold"),
+    ]
+    b.folds[spec.name] = b.node("ObserveFold", None, decl.span,
+                                f"{spec.name} computes the {CONJUGATE[spec.family][0]} "
+                                f"posterior in closed form ({shape})",
+                                obligations=obligations, function=spec.name, family=spec.family,
+                                lemma=lemma.replace("/k", f"/k={L.fin_size(key)}"))
+
+
+def _statistics_cases(family: str, k: Optional[int], h: T.Term, t: T.Term,
+                      nil: T.Term) -> Tuple[T.Term, T.Term]:
+    """Fold right: the statistics are 0 on [] and unfold on ``h :: t``."""
+    cons = L.cons(h, t)
     nil_parts = [T.eq(L.length(nil), 0)]
     step_parts = [T.eq(L.length(cons), T.add(L.length(t), 1))]
-    if spec.family == "bernoulli":
+    if family == "bernoulli":
         nil_parts.append(T.eq(L.count(nil), 0))
         step_parts.append(T.eq(L.count(cons), T.add(L.count(t), T.ite(h, 1, 0))))
-    elif spec.family == "categorical":
-        for j in range(L.fin_size(key) or 0):
+    elif family == "categorical":
+        for j in range(k or 0):
             nil_parts.append(T.eq(L.count_of(nil, j), 0))
             step_parts.append(T.eq(L.count_of(cons, j),
                                    T.add(L.count_of(t, j), T.ite(T.eq(h, j), 1, 0))))
     else:
         nil_parts.append(T.eq(L.total(nil), 0))
         step_parts.append(T.eq(L.total(cons), T.add(L.total(t), h)))
-    obligations = [
-        b.oblige(ctx, ObligationKind.ENTAILMENT, T.and_(*nil_parts),
-                 f"{spec.name} []: the posterior is the prior", decl.span, "ObserveFold"),
-        b.oblige(ctx, ObligationKind.ENTAILMENT, T.and_(*step_parts),
-                 f"{spec.name} (d :: dbs): one conjugate update of the posterior of dbs is "
-                 "the posterior of d :: dbs", decl.span, "ObserveFold"),
-    ]
-    b.folds[spec.name] = b.node("ObserveFold", None, decl.span,
-                                f"{spec.name} computes the {CONJUGATE[spec.family][0]} "
-                                f"posterior in closed form (induction on the data)",
-                                obligations=obligations, function=spec.name, family=spec.family,
-                                lemma=lemma.replace("/k", f"/k={L.fin_size(key)}"))
+    return T.and_(*nil_parts), T.and_(*step_parts)
+
+
+def _accumulator_cases(b, family: str, k: Optional[int], h: T.Term, t: T.Term,
+                       nil: T.Term) -> Tuple[T.Term, T.Term]:
+    """Accumulator: ``post(P, []) = P`` and ``P' = post(P, [h])`` is a prior of the family with
+    ``post(P', t) = post(P, h :: t)``, for fresh parameters of P (and known variance) that
+    make P a prior of the family."""
+    names = {"bernoulli": ("a", "b"), "categorical": tuple(f"a{j + 1}" for j in range(k or 0)),
+             "normal": ("m", "v")}[family]
+    prior = tuple(b.fresh(n, T.REAL) for n in names)
+    variance = b.fresh("kv", T.REAL) if family == "normal" else None
+    first = 1 if family == "normal" else 0  # a normal's mean is any real, its variance > 0
+    valid = [T.gt(x, 0) for x in prior[first:]]
+    if variance is not None:
+        valid.append(T.gt(variance, 0))
+
+    def same(xs, ys) -> List[T.Term]:
+        return [T.eq(x, y) for x, y in zip(xs, ys)]
+
+    step = posterior(family, prior, L.cons(h, nil), variance)
+    nil_goal = T.and_(*same(posterior(family, prior, nil, variance), prior))
+    step_goal = T.and_(*[T.gt(x, 0) for x in step[first:]],
+                       *same(posterior(family, step, t, variance),
+                             posterior(family, prior, L.cons(h, t), variance)))
+    return T.implies(T.and_(*valid), nil_goal), T.implies(T.and_(*valid), step_goal)
