@@ -54,7 +54,8 @@ RULES = {
     "If": (None, set()), "If-Lift": (1, set()), "UnitM": (0, {E}), "EqualInputs": (0, {E}),
     "Var": (0, set()), "Ran": (0, set()), "LapMech": (0, {E}), "GaussMech": (0, {E, SC}),
     "ExpMech": (0, {E}), "HellingerMech": (0, {E}), "HellingerMechPure": (0, {E}),
-    "App-Val": (0, {E, R}), "ObserveFold": (0, {E}), "Sub": (0, {E}), "ExactFinite": (0, {E}),
+    "App-Val": (0, {E, R}), "ObserveFold": (0, {E}), "Observe": (0, set()), "Sub": (0, {E}),
+    "ExactFinite": (0, {E}),
 }
 THEOREM = {"LapMech": "mech.laplace", "GaussMech": "mech.gaussian", "ExpMech": "mech.exponential",
            "HellingerMechPure": "mech.hellinger.pure",
@@ -375,9 +376,9 @@ class _Kernel:
         premises = [self.nodes[p] for p in root["premises"]]
         exact = [p["rule"] for p in premises] == ["ExactFinite"]
         if not exact and (len(premises) < 2 or premises[0]["rule"] != "Safety" or any(
-                p["rule"] != "ObserveFold" for p in premises[2:])):
+                p["rule"] not in ("ObserveFold", "Observe") for p in premises[2:])):
             raise Invalid(f"node {root['id']}: premises must be Safety, the body, observe-folds"
-                          " (or ExactFinite alone)")
+                          " and observes (or ExactFinite alone)")
         self.claim_name, self.recursive = name, decls[0].recursive
         self.uses: Set[str] = set()
         doms, rt = S.arrow(val)
@@ -535,6 +536,11 @@ class _Kernel:
                     and int(lemma.rsplit("=", 1)[1]) not in self.categories(j.get("function"))):
                 raise Invalid(f"node {n['id']}: {lemma} is not the conjugacy lemma of "
                               f"{j.get('family')} for {j.get('function')}")
+            expected = lemma
+        if rule == "Observe":  # one conjugate update: the list lemma at a one-element list
+            if not re.fullmatch(CONJUGACY.get(j.get("family"), "-"), str(lemma)):
+                raise Invalid(f"node {n['id']}: {lemma} is not the conjugacy lemma of "
+                              f"{j.get('family')}")
             expected = lemma
         if lemma != expected:
             raise Invalid(f"node {n['id']}: {rule} rests on {expected}, not {lemma}")

@@ -150,6 +150,16 @@ def _cons_case(decl: A.LetDecl, params: Tuple[str, ...], data: int, prior: int,
 def likelihood_shape(lik: A.Expr, datum: str) -> Optional[Tuple[str, Optional[A.Expr]]]:
     """``fun r -> mlet z = ran (F r ...) in return (datum = z)``: (F, known variance or None).
     Neither binder may hide ``datum`` (``return (d = d)`` would observe nothing)."""
+    parts = likelihood_parts(lik)
+    if parts is None or parts[2] != A.Var(datum):
+        return None
+    return parts[0], parts[1]
+
+
+def likelihood_parts(lik: A.Expr) -> Optional[Tuple[str, Optional[A.Expr], A.Expr]]:
+    """``fun r -> mlet z = ran (F r ...) in return (D = z)`` (or ``z = D``) with a conjugate
+    ``F``: (F, the known variance or None, the observed datum D). D mentions neither ``r``
+    nor ``z``, and the variance does not mention ``r``."""
     if not (isinstance(lik, A.Fun) and len(lik.params) == 1 and isinstance(lik.params[0], A.PVar)):
         return None
     r = lik.params[0].name
@@ -158,21 +168,21 @@ def likelihood_shape(lik: A.Expr, datum: str) -> Optional[Tuple[str, Optional[A.
             and isinstance(body.value, A.Ran) and isinstance(body.body, A.Return)):
         return None
     z = body.pattern.name
-    if datum in (r, z):
-        return None
     ret = body.body.value
-    if not (isinstance(ret, A.BinOp) and ret.op == "="
-            and {ret.left, ret.right} == {A.Var(datum), A.Var(z)}):
+    if not (isinstance(ret, A.BinOp) and ret.op == "=" and A.Var(z) in (ret.left, ret.right)):
+        return None
+    datum = ret.right if ret.left == A.Var(z) else ret.left
+    if {r, z} & _names(datum) or z == r:
         return None
     call = body.value.value
     if not (isinstance(call, A.App) and isinstance(call.fn, A.Var)):
         return None
     family = call.fn.name
     if family in ("bernoulli", "categorical") and call.arg == A.Var(r):
-        return family, None
+        return family, None, datum
     if family == "normal" and isinstance(call.arg, A.TupleLit) and len(call.arg.items) == 2 \
             and call.arg.items[0] == A.Var(r) and r not in _names(call.arg.items[1]):
-        return family, call.arg.items[1]
+        return family, call.arg.items[1], datum
     return None
 
 
@@ -199,6 +209,8 @@ def infer_closed_form(b, e: A.Expr, run: int, env: Env) -> DistV:
         if not isinstance(value, DistV):
             raise NoRule("ran of a distribution whose family is not known", e.span)
         return value
+    if isinstance(e, A.Observe):
+        return _observe_posterior(b, e, run, env)
     head, args = flatten_app(e)
     why = ""
     if isinstance(head, A.Var):
@@ -243,6 +255,52 @@ def _fold_posterior(b, spec: FoldSpec, decl: A.LetDecl, args, run: int, env: Env
                   spec.variance.span, run)
     return _dist(expected, posterior(spec.family, prior.params, data, variance),
                  f"observe-fold {spec.name}")
+
+
+def _observe_posterior(b, e: A.Observe, run: int, env: Env) -> DistV:
+    """``observe L prior`` with a conjugate likelihood ``L`` of one datum ``D`` and a prior
+    whose closed form is known: the posterior after the one-element list ``[D]``, by the
+    conjugacy lemma (the Observe rule discharged by calculation, not by data processing:
+    NOTES.md §2)."""
+    tr = b.translator
+    parts = likelihood_parts(e.likelihood)
+    if parts is None:
+        raise NoRule("infer of an observe needs a conjugate likelihood fun r -> mlet z = ran "
+                     "(bernoulli r | categorical r | normal (r, v)) in return (d = z), with d "
+                     "and v not depending on r or z", e.likelihood.span)
+    family, variance_expr, datum = parts
+    prior = infer_closed_form(b, e.prior, run, env)
+    expected, lemma = CONJUGATE[family]
+    if prior.family != expected:
+        raise NoRule(f"a {family} likelihood is conjugate to a {expected} prior, not to "
+                     f"{prior.family}", e.prior.span)
+    d = tr.term(datum, run, env)
+    if family == "categorical":
+        k = len(prior.params)
+        if d.sort != T.INT:
+            raise NoRule(f"the observed value must be one of the {k} categories", datum.span)
+        # another value would be observed with probability 0: no posterior
+        tr._check(T.and_(T.ge(d, 0), T.lt(d, k)), f"the observed value is one of the {k} "
+                  "categories of the prior", datum.span, run)
+        key = f"fin{k}"
+    else:
+        key = "bool" if family == "bernoulli" else "real"
+    one = L.cons(T.to_real(d) if key == "real" and d.sort == T.INT else d,
+                 L.nil(L.list_sort(key)))
+    variance = None
+    if variance_expr is not None:
+        variance = tr.term(variance_expr, run, env)
+        tr._check(T.gt(variance, 0), "the known variance of the likelihood is positive",
+                  variance_expr.span, run)
+    if family == "categorical":
+        lemma = lemma.replace("/k", f"/k={len(prior.params)}")
+    where = f"observe@{e.span.line}:{e.span.col}"
+    if where not in b.folds:
+        b.folds[where] = b.node("Observe", None, e.span, f"observe at line {e.span.line}: one "
+                                f"conjugate update of the {expected} prior", family=family,
+                                lemma=lemma)
+    return _dist(expected, posterior(family, prior.params, one, variance),
+                 f"observe at line {e.span.line}")
 
 
 def posterior(family: str, params: Sequence[T.Term], data: T.Term,

@@ -1,0 +1,109 @@
+"""``infer (observe L prior)`` outside an observe-fold: one conjugate update, by calculation.
+
+The posterior of a prior with a known closed form after one datum observed through a
+conjugate likelihood is the conjugacy lemma at the one-element list; the derivation cites it
+in an ``Observe`` node that the certificate kernel checks.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from checker import kernel
+from checker.certify import certificate, dumps
+from verifier.language.parser import parse_program
+from verifier.language.typecheck import typecheck_program
+from verifier.verification import REJECTED, VERIFIED, verify_program
+
+
+def verify(text: str):
+    program = parse_program(text, "test.pinf")
+    report = verify_program(program, typecheck_program(program))
+    cert = json.loads(dumps(certificate(report, program.source, program.file)))
+    return {c.name: c for c in report.claims}, cert
+
+
+BETA = """
+val main :: {d :: bool | true} -> {eps :: real+ | =} -> M[DP(CLAIM)] {r :: D[[0,1]] | =}
+let main d eps =
+  let post = infer (observe (fun r -> mlet z = ran (bernoulli r) in return (z = d))
+                            (ran (beta (1.0, 1.0)))) in
+  let (a, b) = getParams post in
+  mlet an = lapMech (eps, a) in
+  mlet bn = lapMech (eps, b) in
+  return (beta (max (an, 1.0), max (bn, 1.0)))
+"""
+
+
+@pytest.mark.parametrize("claim, verdict", [("2.0 * eps", VERIFIED), ("eps", REJECTED)])
+def test_one_bernoulli_observation_of_a_private_bit(claim, verdict):
+    claims, cert = verify(BETA.replace("CLAIM", claim))
+    assert claims["main"].verdict == verdict
+    if verdict == VERIFIED:
+        assert kernel.check(cert).valid
+        observe = next(n for n in cert["nodes"] if n["rule"] == "Observe")
+        assert observe["judgement"]["lemma"] == "conj.beta_bernoulli.list"
+        observe["judgement"]["lemma"] = "conj.normal_normal.list"
+        assert not kernel.check(cert).valid
+
+
+def test_two_observations_of_the_same_datum_move_the_parameters_by_two():
+    claims, _ = verify("""
+val main :: {d :: bool | true} -> {eps :: real+ | =} -> M[DP(CLAIM)] {r :: real | =}
+let main d eps =
+  let post = infer (observe x => (mlet z = ran (bernoulli x) in return (d = z)) in
+                    (observe y => (mlet z = ran (bernoulli y) in return (d = z)) in
+                     ran (beta (1.0, 1.0)))) in
+  let (a, b) = getParams post in
+  lapMech (eps, a)
+""".replace("CLAIM", "2.0 * eps"))
+    assert claims["main"].verdict == VERIFIED
+
+
+def test_a_categorical_observation_and_a_normal_reading():
+    claims, cert = verify("""
+val cat :: {d :: [3] | true} -> {eps :: real+ | =} -> M[DP(2.0 * eps)] {r :: real * real * real | =}
+let cat d eps =
+  let post = infer (observe (fun p -> mlet z = ran (categorical p) in return (d = z))
+                            (ran (dirichlet (1.0, 2.0, 3.0)))) in
+  let (a, b, c) = getParams post in
+  mlet an = lapMech (eps, a) in
+  mlet bn = lapMech (eps, b) in
+  mlet cn = lapMech (eps, c) in
+  return (an, bn, cn)
+
+val nor :: {x :: real | abs (x<1> - x<2>) <= 1.0} -> {eps :: real+ | =} -> M[DP(eps)] {r :: real | =}
+let nor x eps =
+  let post = infer (observe (fun m -> mlet z = ran (normal (m, 1.0)) in return (x = z))
+                            (ran (normal (0.0, 1.0)))) in
+  lapMech (eps * 2.0, mean post)
+""")
+    assert claims["cat"].verdict == VERIFIED and claims["nor"].verdict == VERIFIED
+    assert kernel.check(cert).valid
+
+
+def test_a_categorical_observation_needs_a_value_of_the_categories():
+    claims, _ = verify("""
+val main :: {d :: int | true} -> {eps :: real+ | =} -> M[DP(2.0 * eps)] {r :: real | =}
+let main d eps =
+  let post = infer (observe (fun p -> mlet z = ran (categorical p) in return (d = z))
+                            (ran (dirichlet (1.0, 2.0, 3.0)))) in
+  let (a, b, c) = getParams post in
+  lapMech (eps, a)
+""")
+    assert claims["main"].verdict == REJECTED
+    assert "one of the 3 categories" in claims["main"].failure
+
+
+def test_a_likelihood_that_observes_nothing_is_refused():
+    claims, _ = verify("""
+val main :: {d :: bool | true} -> {eps :: real+ | =} -> M[DP(eps)] {r :: real | =}
+let main d eps =
+  let post = infer (observe (fun r -> mlet z = ran (bernoulli r) in return (z = z))
+                            (ran (beta (1.0, 1.0)))) in
+  let (a, b) = getParams post in
+  lapMech (eps, a)
+""")
+    assert claims["main"].verdict == REJECTED
+    assert "conjugate likelihood" in claims["main"].failure
