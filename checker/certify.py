@@ -122,7 +122,7 @@ def _judgement(value: Any, terms: List[Term]) -> Any:
 
 def _cited_lemmas(nodes: List[Dict[str, Any]], records) -> List[str]:
     """The lemmas a claim's ``nodes`` cite: at the nodes and through their axioms."""
-    out = {n["judgement"]["lemma"] for n in nodes if "lemma" in n["judgement"]}
+    out = {lemma for n in nodes for lemma in kernel.cited_lemmas(n)}
     for n in nodes:
         for oid in kernel.obligation_ids(n):
             for inst in records[oid]:

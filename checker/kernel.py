@@ -32,6 +32,7 @@ from checker.reading import Reader
 from obligations import terms as T
 from obligations import finite_laws as FL
 from obligations import vocabulary as V
+from obligations.candidates import conjugate
 from obligations.model import Obligation, ObligationKind
 from obligations.records import field, record
 from obligations.schemas import SCHEMAS, SchemaError
@@ -64,6 +65,8 @@ THEOREM = {"LapMech": "mech.laplace", "GaussMech": "mech.gaussian", "ExpMech": "
 CALL_FACT = "h__call_"
 #: the hypotheses Safety's walk adds to the context of its obligations
 SAFETY_HYPOTHESES = r"h_(draw|then|else|nil|cons|candidate)"
+#: the prefix of the facts about the candidate an ``expMech`` drew (rebuilt by the kernel)
+CANDIDATE = "h_candidate"
 #: (lemma id, SHA-256 of its artifact) -> its facts when it re-checked, else the reason it did not
 LEMMA_CHECKS: Dict[Tuple[str, str], Union[LemmaFacts, str]] = {}
 #: lemma records read in this process, by place
@@ -213,6 +216,16 @@ def check_format(data: Any) -> None:
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "the document"
         raise Invalid(f"not a certificate (JSON Schema, at {where}): {error.message}")
+
+
+def cited_lemmas(n: Dict[str, Any]) -> Set[str]:
+    """The lemmas node ``n`` cites: its rule's theorem, and for an ExpMech whose candidate is
+    drawn from ``posteriors (P, n)`` the lemma giving the members' form."""
+    j = n["judgement"]
+    draw = j.get("draw") if n["rule"] == "ExpMech" else None
+    extra = {draw["lemma"]} if isinstance(draw, dict) and draw.get("from") == "posteriors" \
+        and isinstance(draw.get("lemma"), str) else set()
+    return ({j["lemma"]} if j.get("lemma") else set()) | extra
 
 
 def obligation_ids(n: Dict[str, Any]) -> List[str]:
@@ -394,7 +407,11 @@ class _Kernel:
             raise Invalid(f"claim {name}: the index recorded is not the val's "
                           f"{_show_index(index)}")
         lemma_ids: Set[str] = set()
-        self.check_contexts(root, set(assumed), False)
+        self.assumed, self.drawn, self.facts_drawn = assumed, {}, {}
+        self.fresh_drawn: Dict[T.Term, str] = {}
+        self.parameter_vars = set(T.free_vars(*[t for p in j["parameters"] if p["left"] is not None
+                                                for t in self.pair([p["left"], p["right"]], root)]))
+        self.check_contexts(root, set(assumed), False, frozenset())
         for n in self.tree(root["id"])[1:]:
             lemma_ids |= self.check_node(n)
         if exact:
@@ -491,16 +508,88 @@ class _Kernel:
                           f"{[T.pretty(t) for t in expected]}")
         return dict(recorded)
 
-    def check_contexts(self, n, parent: Set[str], case: bool) -> None:
+    def check_contexts(self, n, parent: Set[str], case: bool, drawn: frozenset) -> None:
         """Contexts grow only where rules add hypotheses: the cases of a match or an if
-        (``case``), and the candidate facts of ``expMech`` (``h_candidate``); below the root
-        they start from the val's assumptions."""
+        (``case``), and the facts about the candidates ``expMech`` drew (``h_candidate``);
+        below the root they start from the val's assumptions.
+
+        ``drawn`` are the candidate facts the context may hold: those of the computations
+        already done on the path — the first premise of a BindM for its second, the
+        computation a Budget closes for the Budget — rebuilt from their ExpMech nodes
+        (``draw_facts``). ``check_node`` checks each ``h_candidate`` hypothesis against it."""
+        rule, premises = n["rule"], [self.nodes[p] for p in n["premises"]]
+        outer = drawn
+        if rule == "Budget":
+            drawn = drawn | self.computation_facts(premises[0])
+        self.drawn[n["id"]] = drawn
         names = set(n["judgement"].get("hypotheses", parent))
-        new = sorted(h for h in names - parent if not (case or h.startswith("h_candidate")))
+        new = sorted(h for h in names - parent
+                     if not (case or (drawn and h.startswith(CANDIDATE))))
         if new:
             raise Invalid(f"node {n['id']}: {new[0]} enters the context without a rule")
-        for p in n["premises"]:
-            self.check_contexts(self.nodes[p], names, n["rule"] in ("Match", "Match-Split", "If"))
+        for i, p in enumerate(premises):
+            inner = outer if rule == "Budget" else drawn
+            if rule == "BindM" and i == 1:
+                inner = drawn | self.computation_facts(premises[0])
+            self.check_contexts(p, names, rule in ("Match", "Match-Split", "If"), inner)
+
+    def computation_facts(self, n) -> frozenset:
+        """The candidate facts a computation in a bound position yields: those of every
+        ExpMech in its derivation (computations in bound positions have no branches, so each
+        of those mechanisms has run when the computation has)."""
+        out: Set[T.Term] = set()
+        todo = [n]
+        while todo:
+            m = todo.pop()
+            if m["rule"] == "ExpMech":
+                out.update(self.draw_facts(m))
+            todo += [self.nodes[p] for p in m["premises"]]
+        return frozenset(out)
+
+    def draw_facts(self, n) -> Tuple[T.Term, ...]:
+        """The facts about the candidate ExpMech node ``n`` drew, rebuilt from how it says it
+        drew it (``draw``) and the candidate list: for a member of ``posteriors (P, n)`` the
+        member facts of ``obligations.candidates`` (the lemma ``posteriors.members.*``); for
+        the finite range of the call the range facts of its type; none from another list.
+        The candidate's variables must be fresh: shared by the runs, not the val's
+        parameters, not in the candidate list, drawn by no other ExpMech of the claim."""
+        if n["id"] in self.facts_drawn:
+            return self.facts_drawn[n["id"]]
+        j, where = n["judgement"], f"node {n['id']}"
+        draw = j.get("draw") or {}
+        kind = draw.get("from")
+        cands = self.pair(j["candidates"], n)[0] if j.get("candidates") is not None else None
+        try:
+            if kind == "posteriors":
+                conj = conjugate(cands) if cands is not None else None
+                if conj is None:
+                    raise Invalid(f"{where}: a candidate drawn from posteriors needs the "
+                                  "candidate list posteriors (P, n) with P a beta or dirichlet")
+                if draw.get("lemma") != conj.lemma:
+                    raise Invalid(f"{where}: the members of the candidate list have their form "
+                                  f"by {conj.lemma}, not {draw.get('lemma')}")
+                (r,), params, counts = (self.terms([draw["candidate"]]),
+                                        self.terms(draw["params"]), self.terms(draw["counts"]))
+                fresh, facts = [r, *params, *counts], conj.facts(r, params, counts)
+            elif kind == "range" and cands is None:
+                fresh = self.terms(draw["values"])
+                facts = S.finite_range_facts(draw["range"], fresh)
+            elif kind == "list" and cands is not None:
+                fresh, facts = self.terms([draw["candidate"]]), ()
+            else:
+                raise Invalid(f"{where}: ExpMech must say how its candidate is drawn: from "
+                              f"posteriors, another list or the finite range of the call")
+        except (T.SortError, S.SourceError, KeyError, TypeError, ValueError) as exc:
+            raise Invalid(f"{where}: the candidate drawn is malformed: {exc}") from None
+        listed = set(T.free_vars(cands)) if cands is not None else set()
+        for v in fresh:
+            if not isinstance(v, T.Var) or v.run is not None or v in self.parameter_vars \
+                    or v in listed or self.fresh_drawn.setdefault(v, n["id"]) != n["id"]:
+                raise Invalid(f"{where}: the candidate's {T.pretty(v)} is not a fresh variable")
+        if len(set(fresh)) != len(fresh):
+            raise Invalid(f"{where}: the candidate's variables are not distinct")
+        self.facts_drawn[n["id"]] = tuple(facts)
+        return self.facts_drawn[n["id"]]
 
     # ---- one node against its rule -------------------------------------------------------------
 
@@ -526,6 +615,11 @@ class _Kernel:
             if extra:
                 raise Invalid(f"node {n['id']}: obligation {ob.id} assumes {extra[0]}, which is "
                               "not in the node's context")
+            wrong = [h.name for h in ob.hypotheses if rule != "Safety" and h.name.startswith(
+                CANDIDATE) and h.name not in self.assumed and h.term not in self.drawn[n["id"]]]
+            if wrong:
+                raise Invalid(f"node {n['id']}: obligation {ob.id} assumes {wrong[0]}, which is "
+                              "not a fact about a candidate drawn on its path")
         lemma = j.get("lemma")
         expected = THEOREM.get(rule)
         if rule == "Ran":
@@ -547,7 +641,9 @@ class _Kernel:
         if j.get("disputed") != ("mech.hellinger.poster_corrected" if rule == "HellingerMech"
                                  else None):
             raise Invalid(f"node {n['id']}: the disputed flag of {rule} is wrong")
-        return {lemma} if lemma else set()
+        if rule == "ExpMech":
+            self.draw_facts(n)  # checks the draw and the lemma it cites
+        return cited_lemmas(n)
 
     def categories(self, function) -> Set[int]:
         """The numbers of categories k of the ``[k] list`` parameters in the val of

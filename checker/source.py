@@ -29,7 +29,7 @@ from typing import Dict, Optional, Tuple
 from obligations import terms as T
 from obligations import vocabulary as V
 from verifier.language import ast as A
-from verifier.language.parser import parse_program
+from verifier.language.parser import parse_program, parse_simple_type
 from verifier.language.pretty import pretty_rtype
 
 Bindings = Dict[str, Tuple[Optional[T.Term], Optional[T.Term]]]  # None: not a number
@@ -125,6 +125,37 @@ def range_facts(t: A.SimpleType, x: T.Term) -> Tuple[T.Term, ...]:
     if name == "real+":
         return (T.gt(x, 0),)
     return (T.ge(x, 0), T.le(x, 1)) if name == "[0,1]" else ()
+
+
+def finite_range_facts(text: str, values) -> Tuple[T.Term, ...]:
+    """What the finite simple type printed as ``text`` (``bool``, ``unit``, ``[k]`` and
+    tuples of them: the range of an ``expMech`` without a candidate list) says of a value
+    whose components are ``values`` (one term per ``bool`` or ``[k]`` component, in order)."""
+    try:
+        t = parse_simple_type(text)
+    except Exception as exc:
+        raise SourceError(f"{text!r} is not a simple type: {exc}") from None
+    todo, facts = list(values), []
+
+    def walk(t: A.SimpleType) -> None:
+        if isinstance(t, A.TTuple):
+            for item in t.items:
+                walk(item)
+            return
+        if isinstance(t, A.TBase) and t.name == "unit":
+            return
+        sort = T.INT if isinstance(t, A.TFin) else T.BOOL if (
+            isinstance(t, A.TBase) and t.name == "bool") else None
+        if sort is None:
+            raise SourceError(f"{text} is not a finite range")
+        if not todo or todo[0].sort != sort:
+            raise SourceError(f"the values do not match the range {text}")
+        facts.extend(range_facts(t, todo.pop(0)))
+
+    walk(t)
+    if todo:
+        raise SourceError(f"more values than the range {text} has components")
+    return tuple(facts)
 
 
 def instantiated_cost(program: A.Program, rt: A.RType, bindings: Bindings) -> Index:

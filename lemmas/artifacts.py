@@ -210,6 +210,17 @@ _STATIC_FACTS = [
          "the Beta, Normal and Bernoulli families are identifiable (distinct parameters give "
          "distinct densities); outside their ranges the constructors are free symbols, never "
          "evaluated (the Safety judgement's range obligations exclude those parameters)"),
+    Fact("lists.member", (("x", "dist"), ("l", "list")),
+         "Implies(Member(x, l), IsInteger(IndexOf(x, l)) & (IndexOf(x, l) >= 0) & "
+         "(IndexOf(x, l) + 1 <= Length(l)) & Eq(Nth(l, IndexOf(x, l)), x))",
+         "definition of an entry of a list: x is an entry of l when it is the entry at some "
+         "position 0 <= i < length l"),
+    Fact("posteriors.beta.definition", (("a", "pos"), ("b", "pos"), ("n", "nat"), ("i", "int")),
+         "Eq(Length(Posteriors(BetaDist(a, b), n)), n + 1) & Implies((i >= 0) & (i <= n), "
+         "Eq(Nth(Posteriors(BetaDist(a, b), n), i), BetaDist(a + i, b + n - i)))",
+         "definition of posteriors (LANGUAGE.md): posteriors (beta (a, b), n) lists "
+         "beta (a + k, b + n - k) for k = 0..n (verifier/semantics/distributions.py and "
+         "lemmas.conjugacy.posteriors list them in that order)"),
     Fact("normal.mean", (("m", "real"), ("v", "pos")),
          "Eq(Mean(NormalDist(m, v)), m) & Eq(Variance(NormalDist(m, v)), v)",
          "NormalDist(m, v) has mean m and variance v (LANGUAGE.md `normal`)"),
@@ -314,6 +325,22 @@ def _injective_fact(k: int) -> Fact:
                 "outside their ranges the constructors are free symbols, never evaluated")
 
 
+def _posteriors_dirichlet_fact(k: int) -> Fact:
+    """Every entry of posteriors (dirichlet (a1..ak), n) is Dir(a + c) for a count vector c."""
+    a = [f"a{i}" for i in range(1, k + 1)]
+    lst = f"Posteriors(DirichletDist({', '.join(a)}), n)"
+    counts = [f"PosteriorCount({lst}, i, {j})" for j in range(1, k + 1)]
+    parts = ([f"IsInteger({c}) & ({c} >= 0)" for c in counts]
+             + [f"Eq({' + '.join(counts)}, n)",
+                f"Eq(Nth({lst}, i), DirichletDist({', '.join(f'{x} + {c}' for x, c in zip(a, counts))}))"])
+    return Fact(f"posteriors.dirichlet.definition/k={k}",
+                tuple((n, "pos") for n in a) + (("n", "nat"), ("i", "int")),
+                f"Implies((i >= 0) & (i < Length({lst})), {' & '.join(parts)})",
+                "definition of posteriors (LANGUAGE.md): posteriors (dirichlet (a1, ..., ak), n) "
+                "lists one dirichlet (a1 + c1, ..., ak + ck) per count vector c of naturals "
+                "summing to n; PosteriorCount names the count vector of each entry")
+
+
 def fact(fact_id: str) -> Fact:
     """The fact with this id (``integral.dirichlet/k=N`` and ``bc.def/...`` are families)."""
     for f in _STATIC_FACTS:
@@ -332,6 +359,8 @@ def fact(fact_id: str) -> Fact:
             return _catcount_total_fact(_dimension(fact_id))
         if fact_id.startswith("distributions.injective.dirichlet/k="):
             return _injective_fact(_dimension(fact_id))
+        if fact_id.startswith("posteriors.dirichlet.definition/k="):
+            return _posteriors_dirichlet_fact(_dimension(fact_id))
         if fact_id.startswith("bc.def/DirichletDist/k="):
             return _bc_definition_fact("DirichletDist", _dimension(fact_id))
     except ValueError:

@@ -18,6 +18,16 @@ table; those facts are their trust base. One lemma per schema statement:
 | ``lists.dist.definition`` | ``dist (l1, l2) >= 0``, and 0 for equal lists |
 | ``lists.dist.count`` | equal lengths: ``abs (count l1 - count l2) <= dist (l1, l2)`` |
 | ``distributions.injective``, ``distributions.injective.dirichlet/k=K`` | equal distributions of one family have equal parameters |
+
+and one the ExpMech rule uses for a candidate drawn from ``posteriors (P, n)``
+(``obligations.candidates``), proved from the definitions of an entry of a list
+(``lists.member``) and of ``posteriors`` (``posteriors.beta.definition``,
+``posteriors.dirichlet.definition/k=K``):
+
+| lemma | statement |
+|---|---|
+| ``posteriors.members.beta`` | every entry of ``posteriors (beta (a, b), n)`` is ``beta (a + k, b + n - k)`` with k an integer, 0 <= k <= n |
+| ``posteriors.members.dirichlet/k=K`` | every entry of ``posteriors (dirichlet (a1..aK), n)`` is ``dirichlet (a1 + c1, ..., aK + cK)`` with naturals c summing to n |
 """
 from __future__ import annotations
 
@@ -163,3 +173,52 @@ def injective_k(k: int) -> Lemma:
                       "Two Dirichlet or two categorical distributions over k categories are "
                       "equal only with equal parameters.", P, (), concl,
                       f"distributions.injective.dirichlet/k={k}", [{n: S[n] for n in names}], k)
+
+
+def posteriors_beta() -> Lemma:
+    """Every entry of posteriors (beta (a, b), n) is beta (a + k, b + n - k), 0 <= k <= n."""
+    P = params(("a", "pos"), ("b", "pos"), ("n", "nat"), ("r", "dist"))
+    S = symbols(P)
+    a, b, n, r = S["a"], S["b"], S["n"], S["r"]
+    lst = F("Posteriors")(exprs.BetaDist(a, b), n)
+    k = F("IndexOf")(r, lst)
+    hyps = (F("Member")(r, lst),)
+    concl = sp.And(F("IsInteger")(k), sp.Ge(k, 0), sp.Le(k, n),
+                   eq(r, exprs.BetaDist(a + k, b + n - k)))
+    bld = ArtifactBuilder("posteriors.members.beta", "proved", P, hyps, concl)
+    member = bld.fact("lists.member")
+    definition = bld.fact("posteriors.beta.definition")
+    bld.qed([bld.ref(member, x=r, l=lst), bld.ref(definition, a=a, b=b, n=n, i=k)],
+            note="r is the entry at its position k, 0 <= k < length = n + 1, which is "
+                 "beta (a + k, b + n - k)")
+    return Lemma("posteriors.members.beta", "the members of posteriors (beta (a, b), n)",
+                 "Every entry r of posteriors (beta (a, b), n) is beta (a + k, b + n - k) for "
+                 "an integer k with 0 <= k <= n (its position in the list).", P, hyps, concl,
+                 SOURCE, "proved", bld.build())
+
+
+def posteriors_dirichlet(k: int) -> Lemma:
+    """Every entry of posteriors (dirichlet (a1..ak), n) is dirichlet (a1 + c1, ..., ak + ck)
+    for naturals c1..ck summing to n."""
+    names = [f"a{i}" for i in range(1, k + 1)]
+    P = params(*[(x, "pos") for x in names], ("n", "nat"), ("r", "dist"))
+    S = symbols(P)
+    a, n, r = [S[x] for x in names], S["n"], S["r"]
+    lst = F("Posteriors")(exprs.DirichletDist(*a), n)
+    i = F("IndexOf")(r, lst)
+    cs = [F("PosteriorCount")(lst, i, j) for j in range(1, k + 1)]
+    hyps = (F("Member")(r, lst),)
+    concl = sp.And(*[sp.And(F("IsInteger")(c), sp.Ge(c, 0)) for c in cs], eq(sp.Add(*cs), n),
+                   eq(r, exprs.DirichletDist(*[x + c for x, c in zip(a, cs)])))
+    lid = f"posteriors.members.dirichlet/k={k}"
+    bld = ArtifactBuilder(lid, "proved", P, hyps, concl)
+    member = bld.fact("lists.member")
+    definition = bld.fact(f"posteriors.dirichlet.definition/k={k}")
+    bld.qed([bld.ref(member, x=r, l=lst),
+             bld.ref(definition, **{x: y for x, y in zip(names, a)}, n=n, i=i)],
+            note="r is the entry at its position i, which is dirichlet (a + c) for the count "
+                 "vector c of that entry")
+    return Lemma(lid, f"the members of posteriors (dirichlet (a1..a{k}), n)",
+                 "Every entry r of posteriors (dirichlet (a1, ..., ak), n) is "
+                 "dirichlet (a1 + c1, ..., ak + ck) for naturals c1, ..., ck summing to n.",
+                 P, hyps, concl, SOURCE, "proved", bld.build(), k)

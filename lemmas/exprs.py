@@ -178,9 +178,18 @@ VOCABULARY: Dict[str, Signature] = {
                          "the entry of l1 at the position where l1, l2 differ "
                          "(bools as 0/1; any common position when they are equal)"),
     "DiffAt2": Signature((_O, _O), _R, "the entry of l2 at that same position"),
+    "Nth": Signature((_O, _R), _O, "the entry at position i (from 0) of a list of objects"),
+    "IndexOf": Signature((_O, _O), _R, "a position of x in the list l, when x is an entry of l"),
+    "Posteriors": Signature((_O, _R), _O,
+                            "the list posteriors (prior, n) of LANGUAGE.md: every posterior the "
+                            "conjugate prior reaches after n observations"),
+    "PosteriorCount": Signature((_O, _R, _R), _R,
+                                "the count of category j (from 1) in the count vector of the "
+                                "entry at position i of a list posteriors (dirichlet (...), n)"),
     # predicates
     "IsInteger": Signature((_R,), "B", "x is an integer (Z3: IsInt)"),
     "IsNil": Signature((_O,), "B", "l is the empty list []"),
+    "Member": Signature((_O, _O), "B", "x is an entry of the list l"),
     "Adj": Signature((_O, _O), "B", "same length, differ in at most one position"),
     "AdjWithin": Signature((_O, _O, _R), "B",
                            "same length, differ in at most one position, there by at most c"),

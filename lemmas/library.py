@@ -72,6 +72,7 @@ _BUILDERS = (
     ("lists.adjwithin.reflexive", df.adjwithin_reflexive),
     ("lists.dist.definition", df.dist_definition), ("lists.dist.count", df.dist_count),
     ("distributions.injective", df.injective),
+    ("posteriors.members.beta", df.posteriors_beta),
     # mechanisms
     ("mech.laplace", me.laplace), ("mech.gaussian.profile", me.gaussian_profile),
     ("mech.gaussian", me.gaussian), ("mech.gaussian.large_eps", me.gaussian_large_eps),
@@ -103,6 +104,8 @@ _FAMILIES = (
     LemmaFamily("lists.catcount.total", "category counts of a [k] list", df.catcount_total),
     LemmaFamily("distributions.injective.dirichlet",
                 "Dirichlet and categorical constructors are injective", df.injective_k),
+    LemmaFamily("posteriors.members.dirichlet", "the members of posteriors (dirichlet, n)",
+                df.posteriors_dirichlet, max_dimension=64),
     LemmaFamily("dirichlet.hellinger.adj_lists.rho", "learnP on adjacent lists: H <= rho",
                 se.dirichlet_adj_lists_rho, listed=(2, 3, 4), max_dimension=8),
 )

@@ -74,6 +74,9 @@ class Builder:
         #: id of a node a rule built (not in the program) -> (that node, the program's node
         #: whose simple type it has); the node is kept so that its id is not reused
         self._twins: Dict[int, Tuple[A.Expr, A.Expr]] = {}
+        #: fresh variables that only witness facts about a drawn value (the counts of a member
+        #: of ``posteriors``): their facts are relevant only to obligations that mention them
+        self.witnesses: set = set()
 
     # ---- names ----------------------------------------------------------------------------
 
@@ -87,11 +90,11 @@ class Builder:
     @contextmanager
     def name_scope(self):
         """Fresh names made inside are free again afterwards (for independent passes)."""
-        saved = dict(self._names)
+        saved, witnesses = dict(self._names), set(self.witnesses)
         try:
             yield
         finally:
-            self._names = saved
+            self._names, self.witnesses = saved, witnesses
 
     def fresh(self, name: str, sort: T.Sort, run: Optional[int] = None) -> T.Var:
         """A fresh logical variable (one run, or shared by both when ``run`` is None)."""
@@ -210,7 +213,7 @@ class Builder:
     def oblige(self, ctx: Ctx, kind: ObligationKind, goal: T.Term, description: str,
                span: Optional[A.Span], rule: str) -> Obligation:
         """An obligation ``ctx.hyps ⊢ goal`` with the axioms its symbols need."""
-        hyps = relevant(ctx.hyps, goal)
+        hyps = relevant(ctx.hyps, goal, self.witnesses)
         facts = call_facts(self, ctx, [t for _, t in hyps] + [goal])
         if facts:
             hyps = tuple(hyps) + facts
@@ -425,8 +428,14 @@ def simple_of(rt: A.RType) -> A.SimpleType:
     raise NoRule("unsupported relational type", rt.span)
 
 
-def relevant(hyps: Sequence[Tuple[str, T.Term]], goal: T.Term) -> Tuple[Tuple[str, T.Term], ...]:
+def relevant(hyps: Sequence[Tuple[str, T.Term]], goal: T.Term,
+             witnesses: Iterable[T.Var] = ()) -> Tuple[Tuple[str, T.Term], ...]:
     """The hypotheses connected to the goal through shared symbols (cone of influence).
+
+    A hypothesis that mentions ``witnesses`` (fresh variables that only say what a drawn
+    value is, such as the counts of a member of ``posteriors``) is connected only through
+    them: the facts ``0 <= k <= length l`` about a candidate's count k join an obligation
+    that mentions k, not every obligation about ``l``.
 
     Dropping unrelated hypotheses can only make an obligation harder to prove, never easier,
     so this is sound; it keeps obligations small and counterexamples readable.
@@ -441,13 +450,15 @@ def relevant(hyps: Sequence[Tuple[str, T.Term]], goal: T.Term) -> Tuple[Tuple[st
         return out
 
     wanted = symbols(goal)
-    pending = [(n, t, symbols(t)) for n, t in hyps]
+    anchors = {("v", w.name, w.run) for w in witnesses}
+    pending = [(n, t, syms, syms & anchors or syms)
+               for n, t in hyps for syms in (symbols(t),)]
     chosen: Dict[str, T.Term] = {}
     changed = True
     while changed:
         changed = False
-        for n, t, syms in pending:
-            if n not in chosen and (syms & wanted or not syms):
+        for n, t, syms, through in pending:
+            if n not in chosen and (through & wanted or not syms):
                 chosen[n] = t
                 wanted |= syms
                 changed = True

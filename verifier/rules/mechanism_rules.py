@@ -7,9 +7,10 @@ base. Tool builders add a mechanism with ``verifier.rules.registry.register_mech
 """
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
+from obligations.candidates import conjugate
 from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.rules import logic as L
@@ -17,7 +18,7 @@ from verifier.rules.builder import Builder, Synth
 from verifier.rules.context import Cost, Ctx
 from verifier.rules.monadic_rules import short
 from verifier.rules.registry import register_mechanism
-from verifier.rules.symbolic import Scalar, SymValue, TupleV
+from verifier.rules.symbolic import DistV, Scalar, SymValue, TupleV
 from verifier.rules.translate import NoRule
 
 
@@ -107,11 +108,7 @@ def exp_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
                 ctx, ObligationKind.ENTAILMENT, T.eq(l1, l2),
                 "the candidates of expMech do not depend on private data (equal in both runs)",
                 args[3].span, "ExpMech"))
-        key = L.list_key_of(l1.sort)
-        candidate: SymValue = Scalar(b.fresh("r", L.elem_sort(key)))
-        facts: List[T.Term] = []
-    else:
-        candidate, facts = finite_candidate(b, e)
+    candidate, facts, draw = draw_candidate(b, e, candidates and candidates[0])
     s1 = _score(b, f1, x1, candidate, 1, e)
     s2 = _score(b, f2, x2, candidate, 2, e)
     cost = Cost("DP", T.mul(eps, T.abs_(T.sub(s1, s2))), T.real(0),
@@ -119,7 +116,7 @@ def exp_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
     node = b.node("ExpMech", ctx, e.span, f"{short(e)}: eps·|score<1> - score<2>|",
                   obligations=obligations, lemma="mech.exponential",
                   candidate=str(_first_term(candidate)), eps=eps_pair, score=(s1, s2),
-                  candidates=candidates)
+                  candidates=candidates, draw=draw)
     return Synth(node, cost, (candidate, candidate), tuple(facts))
 
 
@@ -130,9 +127,59 @@ def _score(b: Builder, fn, x, r, run: int, e: A.App) -> T.Term:
     return T.to_real(term) if term.sort == T.INT else term
 
 
-def finite_candidate(b: Builder, e: A.App) -> Tuple[SymValue, List[T.Term]]:
+Drawn = Tuple[SymValue, List[T.Term], Dict[str, object]]
+
+
+def draw_candidate(b: Builder, e: A.App, candidates: Optional[T.Term]) -> Drawn:
+    """A fresh candidate of ``expMech``, the facts known of it, and how it was drawn (the
+    ExpMech node's ``draw``, from which the certificate kernel rebuilds the facts): from the
+    finite range of the call when there is no candidate list; from ``posteriors (P, n)``
+    with P of a known family (``posterior_member``); or, from any other list, an opaque
+    value of the element sort about which nothing is assumed."""
+    if candidates is None:
+        return finite_candidate(b, e)
+    member = posterior_member(b, candidates)
+    if member is not None:
+        return member
+    key = L.list_key_of(candidates.sort)
+    if key is None:
+        raise NoRule("the candidates of expMech must be a list", e.span)
+    r = b.fresh("r", L.elem_sort(key))
+    return Scalar(r), [], {"from": "list", "candidate": r}
+
+
+def posterior_member(b: Builder, candidates: T.Term) -> Optional[Drawn]:
+    """A fresh candidate drawn from ``candidates`` when the list is ``posteriors (P, n)``
+    with P of a known family (lemma ``posteriors.members.*``); None for other lists.
+
+    The candidate is a fresh opaque distribution ``r`` of P's family with fresh parameters
+    ``p1, p2`` (``getParams r`` is ``(p1, p2)``; ``hellinger (q, r)`` is a term about ``r``)
+    and fresh integer counts ``k``, under the member facts (``obligations.candidates``):
+    ``0 <= k``, ``k <= n``, ``p1 = a + k``, ``p2 = b + n - k``, ``r = beta (p1, p2)``. Fresh
+    names keep the candidate the same term in both runs (the list's ``n`` is run 1's term,
+    e.g. ``length l<1>``). The counts and parameters are *witnesses*
+    (``Builder.witnesses``): the facts join only the obligations that mention one of them,
+    so a score that uses only ``r`` (a distance to it) gets the obligations of an opaque
+    candidate (docs/verifier.md)."""
+    conj = conjugate(candidates)
+    if conj is None:
+        return None
+    names = ("k",) if conj.arity == 1 else tuple(f"c{i}" for i in range(1, conj.arity + 1))
+    counts = tuple(b.fresh(n, T.INT) for n in names)
+    r = b.fresh("r", L.DIST)
+    params = tuple(b.fresh(f"{r.name}_p{i}", T.REAL) for i in range(1, len(conj.prior) + 1))
+    b.witnesses.update(counts + params)
+    facts = list(conj.facts(r, params, counts))
+    draw = {"from": "posteriors", "candidate": r, "params": list(params),
+            "counts": list(counts), "lemma": conj.lemma}
+    return DistV(conj.family, params, r, origin="posteriors"), facts, draw
+
+
+def finite_candidate(b: Builder, e: A.App) -> Drawn:
     """A fresh candidate ranging over the finite range R of the call, with its range facts."""
+    from verifier.language.pretty import pretty_type
     from verifier.rules.safety import fresh_value
+    from verifier.rules.symbolic import value_terms
     from verifier.rules.typing_bridge import to_syntax
     if b.typed is None:
         raise NoRule("the range of expMech is not known", e.span)
@@ -140,7 +187,9 @@ def finite_candidate(b: Builder, e: A.App) -> Tuple[SymValue, List[T.Term]]:
     if r_type is None or not _finite(r_type):
         raise NoRule("expMech without a candidate list needs a finite range (bool, [k], unit "
                      "or tuples of them)", e.span)
-    return fresh_value(b, r_type, "r")
+    value, facts = fresh_value(b, r_type, "r")
+    return value, facts, {"from": "range", "range": pretty_type(r_type),
+                          "values": list(value_terms(value))}
 
 
 def _finite(t: A.SimpleType) -> bool:

@@ -243,6 +243,7 @@ class Safety:
         return of_type(A.TBase("real"), "z")
 
     def _mech_expMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
+        from verifier.rules.mechanism_rules import finite_candidate, posterior_member
         if len(args) not in (3, 4):
             raise NoRule("expMech takes (eps, score, x) or (eps, score, x, candidates)", e.span)
         self._positive(ctx, args[0], "the epsilon of expMech")
@@ -256,10 +257,11 @@ class Safety:
                 # (n >= 0 is its own range condition): anything else must be shown non-empty
                 self.require(ctx, T.ge(L.length(candidates), 1),
                              "the candidate list of expMech is not empty", args[3].span)
-            r, facts = fresh_value(self.b, self.b.candidate_type(e), "r")
+            member = posterior_member(self.b, candidates)
+            r, facts = member[:2] if member else fresh_value(self.b, self.b.candidate_type(e),
+                                                             "r")
         else:
-            from verifier.rules.mechanism_rules import finite_candidate
-            r, facts = finite_candidate(self.b, e)
+            r, facts, _ = finite_candidate(self.b, e)
         inner = ctx.assume("h_candidate", T.and_(*facts)) if facts else ctx
         self.apply(inner, score, [TupleV((x, r))], e.span)
         return Elem(lambda b, name: (r, list(facts)))
