@@ -14,19 +14,13 @@ import json
 import pytest
 
 from checker import kernel
-from checker.certify import certificate, dumps
 from obligations import terms as T
 from obligations import vocabulary as V
-from verifier.language.parser import parse_program
-from verifier.language.typecheck import typecheck_program
-from verifier.verification import REJECTED, UNKNOWN, VERIFIED, verify_program
+from verifier.verification import REJECTED, UNKNOWN, VERIFIED
+from verify_helpers import claims_and_certificate
 
 
-def verify(text: str):
-    program = parse_program(text, "test.pinf")
-    report = verify_program(program, typecheck_program(program))
-    cert = json.loads(dumps(certificate(report, program.source, program.file)))
-    return {c.name: c for c in report.claims}, cert
+verify = claims_and_certificate
 
 
 SUM = """

@@ -6,22 +6,15 @@ in an ``Observe`` node that the certificate kernel checks.
 """
 from __future__ import annotations
 
-import json
 
 import pytest
 
 from checker import kernel
-from checker.certify import certificate, dumps
-from verifier.language.parser import parse_program
-from verifier.language.typecheck import typecheck_program
-from verifier.verification import REJECTED, VERIFIED, verify_program
+from verifier.verification import REJECTED, VERIFIED
+from verify_helpers import claims_and_certificate
 
 
-def verify(text: str):
-    program = parse_program(text, "test.pinf")
-    report = verify_program(program, typecheck_program(program))
-    cert = json.loads(dumps(certificate(report, program.source, program.file)))
-    return {c.name: c for c in report.claims}, cert
+verify = claims_and_certificate
 
 
 BETA = """
