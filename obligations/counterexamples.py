@@ -214,8 +214,12 @@ def _depends_on_calls(problem: Problem, enc: Z3Encoder, model: z3.ModelRef,
         value = model.eval(z, model_completion=True)
         if t.sort.is_builtin:
             s.add(z == value)
-        else:
-            groups.setdefault((t.sort.name, _element_index(value)), []).append(z)
+            continue
+        try:
+            element = _element_index(value)
+        except (ValueError, IndexError):  # not an element of the model's universe: left free
+            continue
+        groups.setdefault((t.sort.name, element), []).append(z)
     for members in groups.values():
         s.add(*[members[0] == m for m in members[1:]])
     representatives = [m[0] for m in groups.values()]
