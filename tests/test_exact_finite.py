@@ -21,7 +21,6 @@ from types import SimpleNamespace
 import pytest
 
 from checker import finite
-from checker.certify import certificate, dumps
 from obligations import finite_laws as FL
 from obligations import terms as T
 from verifier.language.parser import parse_program
@@ -30,6 +29,7 @@ from verifier.rules import exact_finite
 from verifier.verification import REJECTED, UNKNOWN, VERIFIED, verify_program
 
 from test_certificates import check, invalid  # noqa: E402  (the mutation suite's helpers)
+from verify_helpers import claims_and_certificate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 COINS = ROOT / "benchmarks/programs/classic/randomized_response_coins.pinf"
@@ -48,12 +48,7 @@ def warner(eps: str = "log 3.0", heads: str = "0.5", claim: str = None) -> str:
     return text.replace("M[DP(" + eps + ")]", claim) if claim else text
 
 
-def verify(text: str):
-    """The claims of ``text`` by name, and its certificate (as JSON)."""
-    program = parse_program(text, "test.pinf")
-    report = verify_program(program, typecheck_program(program))
-    cert = json.loads(dumps(certificate(report, program.source, program.file)))
-    return {c.name: c for c in report.claims}, cert
+verify = claims_and_certificate
 
 
 def rules(claim) -> list:

@@ -62,12 +62,6 @@ class FoldSpec:
     accumulator: bool = False   # the prior is updated before the recursive call (fold left)
 
 
-def recognize(decl: A.LetDecl) -> Optional[FoldSpec]:
-    """The fold structure of ``decl``, or None if it is not an observe-fold."""
-    shape = fold_shape(decl)
-    return shape if isinstance(shape, FoldSpec) else None
-
-
 def fold_shape(decl: A.LetDecl) -> Union[FoldSpec, str]:
     """The fold structure of ``decl``, or why it is not an observe-fold."""
     if not decl.recursive or not decl.params \
