@@ -206,3 +206,18 @@ def test_large_data_files_run_in_linear_time(capsys, program, tmp_path):
     code, out, err = run(capsys, program, "learnBias", "--data", f"db={csv}:d",
                          "--arg", "prior=ran (beta (1.0, 1.0))", "--dist")
     assert (code, out) == (0, "beta(5001.0, 15001.0)"), err
+
+
+@pytest.mark.parametrize("command", [["run", "--seed", "1"], ["run", "--dist"], ["audit", "--n", "2"]])
+def test_a_program_that_loops_stops_with_R010(capsys, tmp_path, monkeypatch, command):
+    import verifier.semantics.evaluator as evaluator_module
+    monkeypatch.setattr(evaluator_module, "STEP_BUDGET", 2_000)
+    path = tmp_path / "loop.pinf"
+    path.write_text("let rec loop x = mlet y = return x in loop y\nlet main db = loop (count db > 0)\n")
+    argv = [command[0], str(path), "main", *command[1:]]
+    if command[0] == "run":
+        argv += ["--arg", "db=[true]"]
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and "error[R010]" in err and "did not terminate within 2000 steps" in err
+    assert "loop.pinf:1:" in err

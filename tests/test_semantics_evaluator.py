@@ -235,6 +235,46 @@ def test_learn_bias_on_ten_thousand_observations():
     assert monad.infer(m) == D.Beta(2 + 3334, 3 + 6666)
 
 
+# ---- non-termination ------------------------------------------------------------------------------
+
+
+def test_a_loop_in_pure_code_stops_at_the_step_budget():
+    program = parse_program("let rec f l = f l\nlet main db = f db\n", "loop.pinf")
+    evaluator = Evaluator(program, step_budget=5_000)
+    with pytest.raises(PrivInferError) as info:
+        evaluator.call("main", [list_of([True])])
+    diag = info.value.first
+    assert diag.code == "R010" and "did not terminate within 5000 steps" in diag.message
+    assert str(diag.span).startswith("loop.pinf:1:")
+
+
+def test_a_monadic_loop_stops_at_the_step_budget_while_sampling_and_inferring():
+    program = parse_program("let rec loop x = mlet y = return x in loop y\nlet main b = loop b\n")
+    evaluator = Evaluator(program, step_budget=5_000)
+    for consume in (monad.infer, lambda m: monad.sample(m, seeded_source(1))):
+        m = evaluator.call("main", [True])
+        with pytest.raises(PrivInferError) as info, evaluator.terminating():
+            consume(m)
+        assert info.value.first.code == "R010"
+
+
+def test_a_recursion_deeper_than_the_limit_is_reported_as_non_termination(monkeypatch):
+    import verifier.semantics.evaluator as evaluator_module
+    from verifier.semantics.values import deep_recursion
+    monkeypatch.setattr(evaluator_module, "deep_recursion", lambda: deep_recursion(20_000))
+    program = parse_program("let rec f l = f l\nlet main db = f db\n")
+    with pytest.raises(PrivInferError) as info:
+        Evaluator(program).call("main", [list_of([True])])
+    assert info.value.first.code == "R010" and "did not terminate within" in info.value.first.message
+
+
+def test_the_budget_counts_each_run_afresh():
+    program = parse_program("let rec len l = match l with | [] -> 0 | _ :: xs -> 1 + len xs\n")
+    evaluator = Evaluator(program, step_budget=400)
+    for _ in range(5):  # each call alone fits the budget; together they would not
+        assert evaluator.call("len", [list_of([True] * 20)]) == 20
+
+
 # ---- the examples ------------------------------------------------------------------------------------
 
 

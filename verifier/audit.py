@@ -785,7 +785,8 @@ def _evaluate_input(evaluator: Evaluator, entry: str, decl: ast.LetDecl, params:
     args = [data if p is priv else public[p.name] for p in params]
     try:
         value = evaluator.call(entry, args)
-        return output_law(value, decl.span)
+        with evaluator.terminating(decl.span):
+            return output_law(value, decl.span)
     except PrivInferError as exc:
         note = f"while auditing {priv.name} = {format_value(data)}"
         raise PrivInferError([Diagnostic(d.code, d.message, d.span, d.hint, tuple(d.notes) + (note,))

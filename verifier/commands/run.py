@@ -132,10 +132,12 @@ def run_program(program: ast.Program, typed: Optional[TypedProgram], entry: str,
     values = bind_arguments(params, decl.name, arg_specs, data_specs)
     value = evaluator.call(entry, [values[p.name] for p in params])
     if isinstance(value, monad.MValue):
-        if want_distribution:
-            return RunResult(entry, monad.infer(value, decl.span), "distribution", False, source.description)
-        return RunResult(entry, monad.sample(value, source), "sample", bool(source.releasable),
-                         source.description)
+        with evaluator.terminating(decl.span):
+            if want_distribution:
+                return RunResult(entry, monad.infer(value, decl.span), "distribution", False,
+                                 source.description)
+            return RunResult(entry, monad.sample(value, source), "sample", bool(source.releasable),
+                             source.description)
     return RunResult(entry, value, "value", False, source.description)
 
 

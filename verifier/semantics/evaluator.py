@@ -39,13 +39,23 @@ Deep recursion: every public entry point (and ``monad.sample`` / ``monad.infer``
 ``values.deep_recursion`` (CPython 3.11 does not use the C stack for Python-to-Python calls),
 so recursive programs over lists of 10^4-10^5 elements work. Lists are persistent cons lists
 with O(1) ``::``, ``match`` and ``length``.
+
+Non-termination: every expression evaluated is a *step*. A run (the top-level definitions, one
+``call`` or ``evaluate``, and the sampling or inference of the M-value it returned, which runs
+this evaluator's continuations) may take at most ``step_budget`` steps (``STEP_BUDGET`` unless
+told otherwise); the next step raises R010 "did not terminate within N steps". A recursion that
+nests deeper than the interpreter's limit before the budget is spent is reported the same way
+(R010, with the steps taken), by the public entry points and by ``Evaluator.terminating()``,
+which callers wrap around ``monad.sample`` / ``monad.infer`` of this evaluator's M-values.
 """
 from __future__ import annotations
 
 import itertools
 import math
+import sys
+from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from verifier.errors import error
 from verifier.language import ast
@@ -55,9 +65,12 @@ from verifier.semantics import monad
 from verifier.semantics.distributions import Beta, Dirichlet, Distribution, Uniform
 from verifier.semantics.monad import MValue, SymDraw, SymParam
 from verifier.semantics.values import (
-    UNIT, Builtin, Closure, ConsList, Symbolic, SymbolicEscape, Value, deep_recursion, format_value,
-    a_kind, is_number, to_real, values_equal,
+    UNIT, Builtin, Closure, ConsList, Symbolic, SymbolicEscape, Value, deep_recursion,
+    format_value, a_kind, is_number, to_real, values_equal,
 )
+
+#: The most steps (expressions evaluated) one run may take (see the module docstring).
+STEP_BUDGET = 10_000_000
 
 # --------------------------------------------------------------------------------------
 # environments
@@ -112,16 +125,20 @@ def finite_values(t: Any) -> Optional[List[Value]]:
 class Evaluator:
     """Evaluates one program; see the module docstring."""
 
-    def __init__(self, program: Optional[ast.Program] = None, typed: Any = None):
+    def __init__(self, program: Optional[ast.Program] = None, typed: Any = None,
+                 step_budget: Optional[int] = None):
         self.program = program
         self.typed = typed
+        #: steps allowed per run (default ``STEP_BUDGET``), and steps taken since the run began
+        self.step_budget = STEP_BUDGET if step_budget is None else step_budget
+        self.steps = 0
         self.base = Env({**{name: Builtin(name, impl) for name, impl in BUILTINS.items()}, **CONSTANTS})
         self.globals = self.base
         #: name -> value of the last top-level definition of that name
         self.values: Dict[str, Value] = {}
         self._mentions_cache: Dict[int, frozenset] = {}
         if program is not None:
-            with deep_recursion():
+            with deep_recursion(), self.terminating():
                 for decl in program.decls:
                     if isinstance(decl, ast.LetDecl):
                         self._define(decl)
@@ -157,7 +174,8 @@ class Evaluator:
     def call(self, name: str, args: Sequence[Value]) -> Value:
         """The top-level ``name`` applied to ``args`` one by one."""
         decl = self.entry(name)
-        with deep_recursion():
+        self.steps = 0
+        with deep_recursion(), self.terminating(decl.span):
             value = self.values[name]
             for arg in args:
                 value = self.apply(value, arg, decl)
@@ -166,12 +184,29 @@ class Evaluator:
     def evaluate(self, expr: ast.Expr, bindings: Optional[Mapping[str, Value]] = None) -> Value:
         """``expr`` in the program's global scope (plus ``bindings``)."""
         env = self.globals.extend(dict(bindings)) if bindings else self.globals
-        with deep_recursion():
+        self.steps = 0
+        with deep_recursion(), self.terminating():
             return self.eval(expr, env)
+
+    @contextmanager
+    def terminating(self, span: Optional[Span] = None) -> Iterator[None]:
+        """Run the body with a recursion deeper than the interpreter allows reported as
+        non-termination (R010 at ``span``), like an exhausted step budget. Wrap it around
+        ``monad.sample`` / ``monad.infer`` of an M-value this evaluator returned."""
+        try:
+            yield
+        except RecursionError:
+            raise error("R010", f"the evaluation did not terminate within {self.steps} steps: its "
+                                f"recursion nests deeper than {sys.getrecursionlimit()} calls", span,
+                        hint="a recursive call that is not on a shorter list can loop forever") from None
 
     # ---- expressions -------------------------------------------------------------------
 
     def eval(self, e: ast.Expr, env: Env) -> Value:
+        self.steps += 1
+        if self.steps > self.step_budget:
+            raise error("R010", f"the evaluation did not terminate within {self.step_budget} steps",
+                        e.span, hint="a recursive call that is not on a shorter list can loop forever")
         try:
             handler = _DISPATCH[type(e)]
         except KeyError:
@@ -998,5 +1033,5 @@ def evaluate_expr(expr: ast.Expr, bindings: Optional[Mapping[str, Value]] = None
 
 __all__ = [
     "Evaluator", "Env", "evaluate_program", "run_entry", "evaluate_expr", "finite_values",
-    "check_annotation", "arithmetic", "BUILTINS", "CONSTANTS",
+    "check_annotation", "arithmetic", "BUILTINS", "CONSTANTS", "STEP_BUDGET",
 ]
