@@ -187,6 +187,23 @@ def test_a_claim_whose_assumptions_fail_is_not_comparable():
     assert not r.exceeds_claim
 
 
+@pytest.mark.parametrize("where, covered", [("after", True), ("before", False)])
+def test_the_claim_is_read_in_the_scope_of_its_val(tmp_path, where, covered):
+    """A user's adj defined after the val leaves the claim's adj the built-in one (every
+    adjacent pair is covered and the exact release violates eps = 1); defined before, it is
+    the claim's adj (here false everywhere: nothing is covered)."""
+    val = "val main :: {l :: bool list | adj (l<1>, l<2>)} -> M[DP(1.0)] {r :: bool | =}\n"
+    body = "let main db = return (count db > 0)\n"
+    user_adj = "let adj (a, b) = length a < 0\n"
+    path = tmp_path / "scope.pinf"
+    path.write_text(val + body + user_adj if where == "after" else user_adj + val + body)
+    r = audit_program(str(path), "main", 2, [], verify=False)
+    if covered:
+        assert r.claim.covered_pairs > 0 and r.claim.status == VIOLATED
+    else:
+        assert r.claim.covered_pairs == 0 and r.claim.status == NOT_COMPARABLE
+
+
 def test_randomized_response_by_expmech_costs_half_its_eps_per_bit(program):
     r = audit_program(program, "rr", 3, ["eps=1.0"])
     assert r.precision == FLOAT

@@ -294,7 +294,7 @@ def _json_float(x: Optional[float]) -> Any:
 
 
 @record(frozen=False)
-class _Law:
+class Law:
     """One output distribution: float probabilities, and Arb log-probabilities when available."""
 
     probs: Dict[Value, float]
@@ -311,7 +311,7 @@ def _is_exact(x: Any) -> bool:
     return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
 
 
-def _exponential_law(m: monad.Exponential) -> _Law:
+def _exponential_law(m: monad.Exponential) -> Law:
     """The exact law of ``expMech`` from its scores, log-probabilities enclosed in Arb:
     ``ln P(o) = ln sum_{r = o} exp(eps s_r / 2) - ln sum_r exp(eps s_r / 2)``."""
     from lemmas.arbeval import to_arb
@@ -327,21 +327,21 @@ def _exponential_law(m: monad.Exponential) -> _Law:
         log_total = sum(grouped.values()).log()
         logs = {c: w.log() - log_total for c, w in grouped.items()}
         probs = {c: float(lg.exp().mid()) for c, lg in logs.items()}
-    return _Law(probs, logs, EXACT if exact else SCORES)
+    return Law(probs, logs, EXACT if exact else SCORES)
 
 
-def _distribution_law(pmf: Mapping[Value, Any]) -> _Law:
+def _distribution_law(pmf: Mapping[Value, Any]) -> Law:
     """A law from the evaluator's probabilities (exact rationals are enclosed in Arb)."""
     probs = {v: float(p) for v, p in pmf.items() if p != 0}
     if all(_is_exact(p) for p in pmf.values()):
         from lemmas.arbeval import to_arb
         with _arb_context():
             logs = {v: to_arb(p).log() for v, p in pmf.items() if p != 0}
-        return _Law(probs, logs, EXACT)
-    return _Law(probs, None, FLOAT)
+        return Law(probs, logs, EXACT)
+    return Law(probs, None, FLOAT)
 
 
-def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Callable[[], _Law]]:
+def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Callable[[], Law]]:
     """``(key, build)`` for the entry's result: ``build()`` gives an M-value's exact finite
     distribution, or the point mass at a plain value. ``key`` is hashable and equal for equal
     laws, so ``build`` runs once per distinct law."""
@@ -379,7 +379,7 @@ class _PairStat:
     precision: str
 
 
-def _pair_stat(law_a: _Law, law_b: _Law) -> _PairStat:
+def _pair_stat(law_a: Law, law_b: Law) -> _PairStat:
     keys = list(law_a.probs)
     keys += [v for v in law_b.probs if v not in law_a.probs]
     a = np.array([law_a.probs.get(v, 0.0) for v in keys])
@@ -466,14 +466,15 @@ def _equality_refinement(rt: ast.RType) -> bool:
         and {a.left.run, a.right.run} == {1, 2})
 
 
-def _run_name(name: str, run: int) -> str:
+def run_name(name: str, run: int) -> str:
+    """The environment name of ``name<run>`` (see ``AssertionEvaluator``)."""
     return f"{name}<{run}>"
 
 
 def _rename_runs(node: Any) -> Any:
     """``node`` with every ``x<i>`` replaced by a variable named ``x<i>`` (so that the evaluator
     can look it up in an environment)."""
-    return ast.transform(node, lambda n: ast.Var(_run_name(n.name, n.run), n.span)
+    return ast.transform(node, lambda n: ast.Var(run_name(n.name, n.run), n.span)
                          if isinstance(n, ast.RunVar) else None)
 
 
@@ -483,37 +484,26 @@ def _mentions(node: Any, name: str) -> bool:
     return isinstance(node, ast.Node) and any(_mentions(c, name) for c in ast.children(node))
 
 
-class _ClaimEvaluator:
-    """Evaluates a claim's assertions and indices for given values of the two runs."""
+class AssertionEvaluator:
+    """Evaluates the assertions and indices of a claim for given values of the two runs.
 
-    def __init__(self, evaluator: Evaluator, claim: _Claim, private_position: int):
+    ``evaluator`` is the scope the claim is read in: ``claim_scope`` gives the scope of a
+    ``val`` (the definitions before it, so a built-in redefined after the ``val`` keeps its
+    built-in meaning in the claim). An environment binds ``x<1>`` and ``x<2>`` (``run_name``) for
+    every refinement variable ``x``, and ``x`` itself when both runs agree."""
+
+    def __init__(self, evaluator: Evaluator):
         self.evaluator = evaluator
-        self.claim = claim
-        self.private_position = private_position
-        names = [var for var, _ in claim.binders[private_position]] if private_position < len(claim.binders) else []
-        self.private_names = names
-
-    def bindings(self, runs: Sequence[Tuple[Value, Value]]) -> Dict[str, Value]:
-        """Environment for the values ``(run 1, run 2)`` of every parameter, by binder name."""
-        env: Dict[str, Value] = {}
-        for (v1, v2), binders in zip(runs, self.claim.binders):
-            for var, _ in binders:
-                env[_run_name(var, 1)], env[_run_name(var, 2)] = v1, v2
-                if v1 is v2 or _safe_equal(v1, v2):
-                    env[var] = v1
-        return env
-
-    def depends_on_pair(self, node: Optional[ast.Node]) -> bool:
-        return node is not None and any(_mentions(node, n) for n in self.private_names)
 
     def value(self, expr: ast.Expr, env: Dict[str, Value]) -> Value:
         return self.evaluator.evaluate(_rename_runs(expr), env)
 
     def holds(self, assertion: ast.Expr, var: str, env: Dict[str, Value]) -> Optional[bool]:
-        """The assertion's truth value, or ``None`` when it cannot be evaluated."""
+        """The assertion's truth value (``var`` is the refined variable, for ``=``), or ``None``
+        when it cannot be evaluated."""
         a = assertion
         if isinstance(a, ast.SameRuns):
-            return _safe_equal(env[_run_name(var, 1)], env[_run_name(var, 2)])
+            return _safe_equal(env[run_name(var, 1)], env[run_name(var, 2)])
         if isinstance(a, ast.Conj):
             left, right = self.holds(a.left, var, env), self.holds(a.right, var, env)
             return False if False in (left, right) else (None if None in (left, right) else True)
@@ -536,6 +526,39 @@ class _ClaimEvaluator:
         except PrivInferError:
             return None
         return result if isinstance(result, bool) else None
+
+
+def claim_scope(program: ast.Program, typed: Optional[TypedProgram], val: ast.ValDecl) -> Evaluator:
+    """An evaluator of the top-level definitions that stand before ``val``: the scope its claim
+    is read in (a name defined later, or a built-in redefined later, does not change it).
+    Raises ``PrivInferError`` when one of those definitions fails to evaluate."""
+    index = next(i for i, d in enumerate(program.decls) if d is val)
+    prefix = ast.Program(program.decls[:index], program.file, program.source)
+    return Evaluator(prefix, typed)
+
+
+class _ClaimEvaluator(AssertionEvaluator):
+    """The audit's claim: bindings of its parameters, and which parts depend on the private pair."""
+
+    def __init__(self, evaluator: Evaluator, claim: _Claim, private_position: int):
+        super().__init__(evaluator)
+        self.claim = claim
+        self.private_position = private_position
+        names = [var for var, _ in claim.binders[private_position]] if private_position < len(claim.binders) else []
+        self.private_names = names
+
+    def bindings(self, runs: Sequence[Tuple[Value, Value]]) -> Dict[str, Value]:
+        """Environment for the values ``(run 1, run 2)`` of every parameter, by binder name."""
+        env: Dict[str, Value] = {}
+        for (v1, v2), binders in zip(runs, self.claim.binders):
+            for var, _ in binders:
+                env[run_name(var, 1)], env[run_name(var, 2)] = v1, v2
+                if v1 is v2 or _safe_equal(v1, v2):
+                    env[var] = v1
+        return env
+
+    def depends_on_pair(self, node: Optional[ast.Node]) -> bool:
+        return node is not None and any(_mentions(node, n) for n in self.private_names)
 
 
 def _safe_equal(a: Value, b: Value) -> bool:
@@ -699,11 +722,12 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
                          {p.name: format_value(public[p.name]) for p in params if p is not priv})
 
     claim, claim_check = _prepare_claim(program, typed, decl, entry, verify)
-    claim_eval = _ClaimEvaluator(evaluator, claim, priv.position - 1) if claim is not None else None
+    claim_eval = (_ClaimEvaluator(claim_scope(program, typed, claim.val), claim, priv.position - 1)
+                  if claim is not None else None)
     fixed = _fixed_claim_parts(claim, claim_eval, params, priv, public, claim_check)
 
     keys: Dict[Any, int] = {}
-    laws: List[_Law] = []
+    laws: List[Law] = []
     stats: Dict[Tuple[int, int], _PairStat] = {}
     precision = EXACT
     lower_max, upper_max = 0.0, 0.0
@@ -1049,6 +1073,7 @@ def bench_audits(path: str) -> Tuple[AuditSpec, ...]:
 __all__ = [
     "audit", "audit_program", "AuditResult", "ClaimCheck", "WorstPair", "AuditSpec", "BENCH_AUDITS",
     "bench_audits", "bind_public_arguments", "output_law", "hockey_stick", "TOLERANCE", "MAX_INPUTS",
+    "Law", "AssertionEvaluator", "claim_scope", "run_name",
     "CONSISTENT", "SOUNDNESS_BUG", "VIOLATED", "HOLDS", "NOT_COMPARABLE", "NO_CLAIM",
     "EXACT", "SCORES", "FLOAT",
 ]
