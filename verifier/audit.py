@@ -447,16 +447,17 @@ def _read_claim(val: ast.ValDecl, count: int) -> _Claim:
         if rt.div.kind != "DP":
             return _Claim(val, binders, "other",
                           reason=f"the claim bounds the {rt.div.kind} divergence, not differential privacy")
-        if not _equality_refinement(rt.body):
+        if not equality_refinement(rt.body):
             return _Claim(val, binders, "other",
                           reason="the claim lifts a relation other than equality of the outputs")
         return _Claim(val, binders, "DP", rt.div.eps, rt.delta)
-    if _equality_refinement(rt):
+    if equality_refinement(rt):
         return _Claim(val, binders, "equal")
     return _Claim(val, binders, "other", reason="the claim says nothing about the output distributions")
 
 
-def _equality_refinement(rt: ast.RType) -> bool:
+def equality_refinement(rt: ast.RType) -> bool:
+    """``{x :: T | =}`` or ``{x :: T | x<1> = x<2>}``: equal outputs."""
     if not isinstance(rt, ast.RRefine):
         return False
     a = rt.assertion
@@ -494,9 +495,13 @@ class AssertionEvaluator:
 
     def __init__(self, evaluator: Evaluator):
         self.evaluator = evaluator
+        self._renamed: Dict[int, Tuple[ast.Expr, ast.Expr]] = {}
 
     def value(self, expr: ast.Expr, env: Dict[str, Value]) -> Value:
-        return self.evaluator.evaluate(_rename_runs(expr), env)
+        cached = self._renamed.get(id(expr))
+        if cached is None or cached[0] is not expr:
+            cached = self._renamed[id(expr)] = (expr, _rename_runs(expr))
+        return self.evaluator.evaluate(cached[1], env)
 
     def holds(self, assertion: ast.Expr, var: str, env: Dict[str, Value]) -> Optional[bool]:
         """The assertion's truth value (``var`` is the refined variable, for ``=``), or ``None``
@@ -1073,7 +1078,7 @@ def bench_audits(path: str) -> Tuple[AuditSpec, ...]:
 __all__ = [
     "audit", "audit_program", "AuditResult", "ClaimCheck", "WorstPair", "AuditSpec", "BENCH_AUDITS",
     "bench_audits", "bind_public_arguments", "output_law", "hockey_stick", "TOLERANCE", "MAX_INPUTS",
-    "Law", "AssertionEvaluator", "claim_scope", "run_name",
+    "Law", "AssertionEvaluator", "claim_scope", "run_name", "equality_refinement",
     "CONSISTENT", "SOUNDNESS_BUG", "VIOLATED", "HOLDS", "NOT_COMPARABLE", "NO_CLAIM",
     "EXACT", "SCORES", "FLOAT",
 ]

@@ -29,6 +29,7 @@ COMMANDS = {
     "lemmas": ("lemmas", "list the lemma library and re-check its proofs"),
     "bench": ("bench", "run the benchmark suite"),
     "audit": ("audit", "exact privacy audit of a finite program"),
+    "fuzz": ("fuzz", "check the verifier against the exact semantics on random programs"),
     "experiment": ("experiment", "reproduce the poster's accuracy experiments"),
 }
 

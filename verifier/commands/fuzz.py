@@ -1,0 +1,61 @@
+"""``privinfer fuzz [--seed S] [--count N | --time SECONDS] [--out DIR] [--json]``: the soundness
+oracle. Random well-typed programs with claims are verified, and every verified claim is judged
+by the exact semantics on every pair of inputs it covers (``verifier.fuzz``, docs/fuzz.md).
+
+Exit 0 when no failure was found, 1 when one was, 2 on bad input (a bad option).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from verifier.errors import error
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, default=0, help="the campaign's seed (default 0)")
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--count", type=int, metavar="N", help="programs to generate (default 100)")
+    budget.add_argument("--time", type=float, metavar="SECONDS", help="run for this long instead")
+    parser.add_argument("--out", metavar="DIR",
+                        help="write every shrunk failure (program, verifier output, witness) and the report here")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--program", type=int, metavar="I",
+                        help="check only program I of the campaign (as numbered in the report)")
+    parser.add_argument("--no-shrink", action="store_true", help="do not minimise failures")
+    parser.add_argument("--max-shrinks", type=int, default=20, metavar="N",
+                        help="failures to minimise at most (default 20; one per kind and hole first)")
+    parser.add_argument("--no-metamorphic", action="store_true", help="skip the metamorphic checks")
+    parser.add_argument("--no-kernel", action="store_true", help="do not check failing programs' certificates")
+
+
+def run(args: argparse.Namespace) -> int:
+    from verifier.fuzz.campaign import Config, fuzz
+    if args.count is not None and args.count < 0:
+        raise error("U002", f"--count must be at least 0, got {args.count}")
+    if args.time is not None and not args.time > 0:
+        raise error("U002", f"--time must be a positive number of seconds, got {args.time}")
+    if args.max_shrinks < 0:
+        raise error("U002", f"--max-shrinks must be at least 0, got {args.max_shrinks}")
+    count = args.count if args.count is not None else (None if args.time is not None else 100)
+    config = Config(seed=args.seed, count=count, seconds=args.time, metamorphic=not args.no_metamorphic,
+                    kernel=not args.no_kernel, shrink=not args.no_shrink, max_shrinks=args.max_shrinks,
+                    only=args.program)
+
+    def progress(case) -> None:
+        for f in case.failures:
+            if not args.json:
+                print(f"  program {case.index} (seed {case.seed}): {f.kind} failure of {f.claim or 'the program'}"
+                      f"{'; the kernel accepted its certificate' if f.kernel_accepted else ''}", file=sys.stderr)
+
+    report = fuzz(config, progress)
+    if args.out:
+        report.write(args.out)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, default=str))
+    else:
+        print(report.render())
+        if args.out:
+            print(f"  written to {args.out}")
+    return 1 if report.failures else 0

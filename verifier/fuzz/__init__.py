@@ -1,0 +1,1 @@
+"""``privinfer fuzz``: random programs checked against the exact semantics (docs/fuzz.md)."""

@@ -1,0 +1,1268 @@
+"""Type-directed generation of random programs, biased toward what breaks verifiers.
+
+``generate(seed) -> Draft`` builds one program as a syntax tree (``verifier.language.ast``):
+an entry point with a ``val`` claim, the helpers its body calls (created on demand, with or
+without a ``val``, recursive or not), and redefinitions of built-ins before or after the claim.
+The same seed always gives the same program. Printing it (``pretty_program``) and parsing it back
+gives the same tree; the caller type-checks it and discards the few that do not type.
+
+Expressions are generated for a *goal type* in a *context* of typed variables (``_Gen.expr``):
+each type has productions (literals, variables, operators, built-ins, mechanisms, ``return``,
+``mlet``, ``observe`` / ``infer`` / ``ran``) and every type has the binder productions (``let``,
+``if``, ``match``, ``fun`` applied, helper calls, aliases, partial application, local recursion,
+shadowing). Productions are weighted toward the constructs a verifier must treat with care
+(LANGUAGE.md's scoping and call-by-value): computations bound by ``let`` and run zero, one or
+two times; helpers without a ``val`` returning private data; local names shadowing a ``val``'d
+name, the entry's own name, or a built-in; built-ins redefined at the top level before or after
+the claim; recursion that is not structural (the call on the same list, in an unused ``let``, a
+tuple component or an ignored argument); closures capturing the private list; claims with
+``adj``, ``adjWithin`` (also with a zero or negative bound), ``dist``, ``=``, ``true`` and one-sided
+refinements, and public parameters refined with ``true``.
+
+Claims are drafts: each ``val`` has a constant to calibrate (``ClaimPlan``): the index of
+``M[DP(c * base)]``, the delta of ``M[DP(e), c]`` or ``M[SD/HD/KL, c]``, the bound of a pure
+``abs (r<1> - r<2>) <= c``. The fuzzer computes the smallest true constant with the oracle, then
+``calibrate`` sets it tight, loose or undercharged (``ClaimPlan.mode``).
+
+Nothing here knows any example program: the shapes come from the grammar and the weights.
+"""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from obligations.records import field, record
+from verifier.language import ast
+
+# ---- generator types (hashable tuples) ----------------------------------------------------
+
+BOOL, INT, REAL, UNIT_T = ("bool",), ("int",), ("real",), ("unit",)
+
+
+def FIN(k: int) -> tuple:
+    return ("fin", k)
+
+
+def LIST(t: tuple) -> tuple:
+    return ("list", t)
+
+
+def TUP(*ts: tuple) -> tuple:
+    return ("tuple", ts)
+
+
+def M(t: tuple) -> tuple:
+    return ("M", t)
+
+
+def D(t: tuple) -> tuple:
+    return ("D", t)
+
+
+def FUN(a: tuple, b: tuple) -> tuple:
+    return ("fun", a, b)
+
+
+def syntax(t: tuple) -> ast.SimpleType:
+    """The simple type written for a generator type."""
+    tag = t[0]
+    if tag in ("bool", "int", "real", "unit"):
+        return ast.TBase(tag)
+    if tag == "fin":
+        return ast.TFin(t[1])
+    if tag == "list":
+        return ast.TList(syntax(t[1]))
+    if tag == "tuple":
+        return ast.TTuple(tuple(syntax(i) for i in t[1]))
+    if tag == "M":
+        return ast.TMonad(syntax(t[1]))
+    if tag == "D":
+        return ast.TDist(syntax(t[1]))
+    return ast.TArrow(syntax(t[1]), syntax(t[2]))
+
+
+def finite(t: tuple) -> bool:
+    """Types an ``expMech`` range or a finite output may have."""
+    return t[0] in ("bool", "fin", "unit") or (t[0] == "tuple" and all(finite(i) for i in t[1]))
+
+
+#: Built-ins the generator calls, with the generator type of their use.
+BUILTIN_TYPES: Dict[str, tuple] = {
+    "count": FUN(LIST(BOOL), INT),
+    "length": FUN(LIST(BOOL), INT),
+    "sum": FUN(LIST(REAL), REAL),
+    "abs": FUN(REAL, REAL),
+    "max": FUN(TUP(REAL, REAL), REAL),
+    "min": FUN(TUP(REAL, REAL), REAL),
+    "lapMech": FUN(TUP(REAL, REAL), M(REAL)),
+    "gaussMech": FUN(TUP(REAL, REAL, REAL), M(REAL)),
+    "bernoulli": FUN(REAL, D(BOOL)),
+    "normal": FUN(TUP(REAL, REAL), D(REAL)),
+}
+
+#: Names used in claims (assertion predicates and the numeric helpers of pure claims).
+CLAIM_NAMES = ("adj", "adjWithin", "dist", "abs")
+
+#: Literals: reals the programs use, exact.
+REALS = (Fraction(0), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3, 2))
+PROBABILITIES = (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(9, 10))
+
+
+# ---- plans ----------------------------------------------------------------------------------
+
+
+@record(frozen=False)
+class ClaimPlan:
+    """A ``val`` to calibrate: ``slot`` is what the constant is (``index`` of DP,
+    ``delta``, ``bound`` of a pure claim, or ``none``), ``mode`` how to set it (``tight``,
+    ``loose``, ``under``)."""
+
+    name: str
+    slot: str
+    mode: str
+    build: Callable[[Fraction], ast.RType]
+    constant: Fraction = Fraction(1)
+
+
+@record(frozen=False)
+class Draft:
+    """A generated program before calibration: declarations (with the vals built at constant
+    1), the claims to calibrate, the entry's name and the generator's tags (what it did on
+    purpose, for coverage)."""
+
+    decls: List[ast.Decl]
+    claims: List[ClaimPlan]
+    entry: str
+    tags: set = field(default_factory=set)
+
+    def program(self) -> ast.Program:
+        """The program with each val built at its current constant."""
+        by_name = {c.name: c for c in self.claims}
+        out = []
+        for d in self.decls:
+            if isinstance(d, ast.ValDecl) and d.name in by_name:
+                plan = by_name[d.name]
+                d = ast.ValDecl(d.name, plan.build(plan.constant))
+            out.append(d)
+        return ast.Program(tuple(out), "<fuzz>")
+
+
+def calibrate(plan: ClaimPlan, needed: Optional[float], rng: random.Random) -> None:
+    """Set ``plan.constant`` from the smallest true constant ``needed`` (``None``: unknown),
+    ``tight`` (rounded up to 4 significant digits), ``loose`` (twice, or 1 above 0) or
+    ``under`` (half, or a little below)."""
+    import math
+    if needed is None or math.isnan(needed):
+        plan.constant = rng.choice((Fraction(1, 2), Fraction(1), Fraction(2)))
+        return
+    if math.isinf(needed):
+        plan.constant = rng.choice((Fraction(1), Fraction(2), Fraction(10)))
+        plan.mode = "under"
+        return
+    tight = _round_up(needed)
+    if plan.mode == "loose":
+        plan.constant = tight * 2 if tight > 0 else Fraction(1)
+    elif plan.mode == "under" and tight > 0:
+        plan.constant = _round_up(needed / 2) if rng.random() < 0.7 else _round_down(needed * 0.99)
+    else:
+        plan.constant = tight
+        if plan.mode == "under":
+            plan.mode = "tight"   # nothing is below 0
+
+
+def _round_up(x: float) -> Fraction:
+    return _round(x, "ROUND_CEILING")
+
+
+def _round_down(x: float) -> Fraction:
+    return _round(x, "ROUND_FLOOR")
+
+
+def _round(x: float, rounding: str) -> Fraction:
+    """``x`` rounded to 4 significant digits in the direction ``rounding``, exactly."""
+    from decimal import Decimal
+    if x <= 0:
+        return Fraction(0)
+    d = Decimal(repr(x))
+    return Fraction(str(d.quantize(Decimal(1).scaleb(d.adjusted() - 3), rounding=rounding)))
+
+
+# ---- syntax helpers ---------------------------------------------------------------------------
+
+
+def var(name: str) -> ast.Var:
+    return ast.Var(name)
+
+
+def app(fn: ast.Expr, *args: ast.Expr) -> ast.Expr:
+    for a in args:
+        fn = ast.App(fn, a)
+    return fn
+
+
+def call(name: str, *args: ast.Expr) -> ast.Expr:
+    """A built-in style call on a tuple: ``name (a, b)`` (one argument: ``name a``)."""
+    arg = args[0] if len(args) == 1 else ast.TupleLit(tuple(args))
+    return ast.App(var(name), arg)
+
+
+def real(x: Fraction) -> ast.RealLit:
+    return ast.RealLit(Fraction(x))
+
+
+def intlit(n: int) -> ast.Expr:
+    return ast.IntLit(n) if n >= 0 else ast.UnOp("-", ast.IntLit(-n))
+
+
+def pvar(name: str, t: Optional[tuple] = None) -> ast.PVar:
+    return ast.PVar(name, syntax(t) if t is not None else None)
+
+
+def binop(op: str, a: ast.Expr, b: ast.Expr) -> ast.BinOp:
+    return ast.BinOp(op, a, b)
+
+
+def runs(name: str) -> Tuple[ast.RunVar, ast.RunVar]:
+    return ast.RunVar(name, 1), ast.RunVar(name, 2)
+
+
+# ---- context ----------------------------------------------------------------------------------
+
+
+@record
+class Binding:
+    """A variable in scope: its type, and whether its value depends on the private input."""
+
+    name: str
+    type: tuple
+    private: bool = False
+
+
+@record(frozen=False)
+class TopDef:
+    """A top-level definition the generated code may call."""
+
+    name: str
+    type: tuple                 # the function's type (curried FUN chain) or a value type
+    arity: int
+    has_val: bool = False
+    builtin: bool = False       # a redefinition of a built-in name
+
+
+class Ctx:
+    """Variables in scope, innermost last (a later binding shadows an earlier one).
+
+    With ``hidden``, the variables that depend on the private input are not offered to the
+    ordinary productions (``usable``, ``of_type``, ``lists``): the program is honest except
+    where a production ``exposed`` them — a mechanism's query or score, and the constructs a
+    verifier must see through (computations bound by ``let``, helpers, closures, shadowing,
+    recursion). That makes most programs private but for one hole, which is what a verifier
+    that is sound elsewhere can be caught on."""
+
+    def __init__(self, bindings: Tuple[Binding, ...] = (), hidden: bool = False):
+        self.bindings = bindings
+        self.hidden = hidden
+
+    def add(self, name: str, t: tuple, private: bool = False) -> "Ctx":
+        return Ctx(self.bindings + (Binding(name, t, private),), self.hidden)
+
+    def exposed(self) -> "Ctx":
+        return Ctx(self.bindings, False)
+
+    def visible(self) -> Dict[str, Binding]:
+        """Every binding in scope, private or not."""
+        out: Dict[str, Binding] = {}
+        for b in self.bindings:
+            out[b.name] = b
+        return out
+
+    def usable(self) -> List[Binding]:
+        return [b for b in self.visible().values() if not (self.hidden and b.private)]
+
+    def of_type(self, t: tuple) -> List[Binding]:
+        return [b for b in self.usable() if b.type == t]
+
+    def lists(self) -> List[Binding]:
+        return [b for b in self.usable() if b.type[0] == "list"]
+
+    def private(self) -> bool:
+        return any(b.private for b in self.visible().values())
+
+
+# ---- the generator ------------------------------------------------------------------------------
+
+
+class _Gen:
+    """One program's generation (see the module docstring)."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.before: List[ast.Decl] = []      # helpers and redefinitions, before the entry
+        self.after: List[ast.Decl] = []       # declarations after the entry
+        self.tops: List[TopDef] = []
+        self.claims: List[ClaimPlan] = []
+        self.tags: set = set()
+        self.counter = 0
+        self.entry = "main"
+        self.val_names: List[str] = []
+        self.helper_depth = 0
+        self.private_type = LIST(BOOL)
+        self.entry_type: tuple = M(BOOL)
+        self.entry_params: List[Tuple[str, tuple]] = []
+
+    # ---- names ----
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}{self.counter}"
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def top(self, name: str) -> Optional[TopDef]:
+        found = None
+        for t in self.tops:
+            if t.name == name:
+                found = t
+        return found
+
+    def builtin_usable(self, name: str, ctx: Ctx) -> bool:
+        """``name`` refers to something of the built-in's type here (the built-in itself, or a
+        redefinition of the same type)."""
+        b = ctx.visible().get(name)
+        if b is not None:
+            return b.type == BUILTIN_TYPES[name]
+        t = self.top(name)
+        return t is None or t.type == BUILTIN_TYPES[name]
+
+    # ---- entry point ----
+
+    def program(self) -> Draft:
+        rng = self.rng
+        if self.chance(0.12):
+            self.entry = rng.choice(("release", "query", "f"))
+        params, plan_params, ctx = self.entry_parameters()
+        if self.chance(0.7):
+            ctx = Ctx(ctx.bindings, hidden=True)
+            self.tags.add("honest but for holes")
+        result = self.entry_result(ctx)
+        self.entry_type = result
+        for _, t in reversed(params):
+            self.entry_type = FUN(t, self.entry_type)
+        self.entry_params = params
+        body = self.expr(result, ctx, rng.choice((2, 3, 3, 4)), tail=True)
+        val = self.entry_claim(plan_params, result)
+        if self.chance(0.35):
+            self.redefine_builtin(before=True, used=_names_in(self.before + [body, val]))
+        annotate = self.chance(0.8)
+        entry_let = ast.LetDecl(self.entry, tuple(pvar(p, t if annotate else None) for p, t in params), body)
+        decls: List[ast.Decl] = list(self.before)
+        placement = rng.random()
+        if placement < 0.1 and self.before:     # the val first, its definition after the helpers
+            decls.insert(0, val)
+            decls.append(entry_let)
+            self.tags.add("val before helpers")
+        elif placement < 0.2:
+            decls += [entry_let, val]
+            self.tags.add("val after its definition")
+        else:
+            decls += [val, entry_let]
+        if self.chance(0.25):
+            self.redefine_builtin(before=False)
+        decls += self.after
+        return Draft(decls, self.claims, self.entry, self.tags)
+
+    def entry_parameters(self):
+        """The entry's parameters: one private list, and up to three public parameters."""
+        rng = self.rng
+        kind = rng.choices(("bool", "fin", "real"), (6, 2, 2))[0]
+        elem = {"bool": BOOL, "fin": FIN(rng.choice((2, 3))), "real": REAL}[kind]
+        private = ("db", LIST(elem), self.private_refinement(kind))
+        self.private_type = LIST(elem)
+        public = []
+        if self.chance(0.75):
+            public.append(("eps", REAL, self.public_refinement("real+")))
+        for name, t, base in (("b", BOOL, "bool"), ("w", REAL, "real"), ("k", FIN(3), "[3]")):
+            if self.chance(0.2):
+                public.append((name, t, self.public_refinement(base)))
+        order = [private] + public
+        if len(order) > 1 and self.chance(0.2):
+            rng.shuffle(order)
+            self.tags.add("private parameter not first")
+        ctx = Ctx()
+        names, plans = [], []
+        for name, t, (assertion, written) in order:
+            ctx = ctx.add(name, t, private=name == "db")
+            names.append((name, t))
+            plans.append((name, t, assertion, written))
+        return names, plans, ctx
+
+    def private_refinement(self, kind: str):
+        """The refinement of the private list: ``adj``, ``adjWithin`` (bounds 1, 0.5, 0, -1),
+        ``dist``, ``=`` or ``true``."""
+        rng = self.rng
+        l1, l2 = runs("l")
+        written = {"bool": ast.TList(ast.TBase("bool")), "real": ast.TList(ast.TBase("real"))}.get(kind)
+        if kind == "real":
+            choice = rng.choices(("adjWithin", "adj", "eq"), (7, 2, 1))[0]
+            if choice == "adjWithin":
+                bound = rng.choice((Fraction(1), Fraction(1, 2), Fraction(0), Fraction(-1)))
+                c = real(bound) if bound >= 0 else binop("-", real(Fraction(0)), real(-bound))
+                if bound <= 0:
+                    self.tags.add("adjWithin with a non-positive bound")
+                return ast.App(var("adjWithin"), ast.TupleLit((l1, l2, c))), written
+        else:
+            choice = rng.choices(("adj", "dist", "eq", "true"), (8, 2, 1, 1))[0]
+        if choice == "adj":
+            return ast.App(var("adj"), ast.TupleLit((l1, l2))), written
+        if choice == "dist":
+            bound = rng.choice((1, 2))
+            same = binop("=", app(var("length"), l1), app(var("length"), l2))
+            return ast.Conj(same, binop("<=", ast.App(var("dist"), ast.TupleLit((l1, l2))), intlit(bound))), written
+        if choice == "eq":
+            return ast.SameRuns(), written
+        return ast.BoolLit(True), written
+
+    def public_refinement(self, base: str):
+        """``=`` mostly; sometimes ``true`` (the runs may differ) or one-sided."""
+        rng = self.rng
+        written = {"real+": ast.TBase("real+"), "real": ast.TBase("real"), "bool": ast.TBase("bool"),
+                   "[3]": ast.TFin(3)}[base]
+        r = rng.random()
+        if r < 0.7:
+            return ast.SameRuns(), written
+        if r < 0.9:
+            self.tags.add("public parameter refined with true")
+            return ast.BoolLit(True), written
+        self.tags.add("one-sided refinement")
+        return None, written    # filled in by entry_claim: x<1> = a literal
+
+    def entry_result(self, ctx: Ctx) -> tuple:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.45:
+            return M(BOOL)
+        if r < 0.55:
+            return M(FIN(3))
+        if r < 0.62:
+            return M(TUP(BOOL, BOOL))
+        if r < 0.8:
+            return M(REAL)
+        if r < 0.87:
+            return M(LIST(BOOL))
+        return rng.choice((BOOL, INT))
+
+    # ---- claims ----
+
+    def entry_claim(self, params, result: tuple) -> ast.ValDecl:
+        rng = self.rng
+        binders = []
+        for name, t, assertion, written in params:
+            var_name = "l" if name == "db" else name
+            if assertion is None:   # one-sided: x<1> = literal
+                literal = {"bool": ast.BoolLit(True), "real": real(Fraction(1)),
+                           "real+": real(Fraction(1)), "[3]": intlit(0)}
+                key = written.name if isinstance(written, ast.TBase) else "[3]"
+                assertion = binop("=", ast.RunVar(var_name, 1), literal[key])
+            binders.append((var_name, written if written is not None else syntax(t), assertion))
+        eps_public = any(n == "eps" and isinstance(a, ast.SameRuns) for n, _, a in binders)
+        has_eps = any(n == "eps" for n, _, _ in binders)
+        private_list = next((n for n, _, _ in binders if n == "l"), None)
+        return self.claim(self.entry, binders, result, has_eps, eps_public, private_list)
+
+    def claim(self, name: str, binders, result: tuple, has_eps: bool, eps_public: bool,
+              private_list: Optional[str]) -> ast.ValDecl:
+        """A val for ``name`` with its constant to calibrate (registered in ``self.claims``)."""
+        rng = self.rng
+        mode = rng.choices(("tight", "loose", "under"), (4, 2, 3))[0]
+        self.tags.add(f"claim {mode}")
+        self.val_names.append(name)
+
+        def arrows(cod: ast.RType) -> ast.RType:
+            for var_name, t, assertion in reversed(binders):
+                dom = ast.RRefine(var_name, ast.RSimple(t), assertion) if assertion is not None else ast.RSimple(t)
+                cod = ast.RArrow(dom, cod)
+            return cod
+
+        if result[0] == "M":
+            elem = result[1]
+            body = ast.RRefine("r", ast.RSimple(syntax(elem)),
+                               ast.SameRuns() if self.chance(0.95) else binop("=", *runs("r")))
+            family = rng.choices(("DP", "DPdelta", "SD", "HD", "KL"), (10, 2, 1, 1, 1))[0]
+            self.tags.add(f"claim {family}")
+            if family in ("DP", "DPdelta"):
+                base: Optional[ast.Expr] = var("eps") if has_eps and self.chance(0.85) else None
+                if base is not None and private_list is not None and self.chance(0.1):
+                    base = binop("*", base, ast.App(var("dist"), ast.TupleLit(runs(private_list))))
+                    self.tags.add("index with dist")
+                if family == "DP":
+                    def build(c: Fraction) -> ast.RType:
+                        index = real(c) if base is None else (base if c == 1 else binop("*", real(c), base))
+                        return arrows(ast.RMonad(ast.Divergence("DP", index), None, body))
+                    slot = "index"
+                else:
+                    eps_c = rng.choice((Fraction(1, 2), Fraction(1)))
+                    index = real(eps_c) if base is None else binop("*", real(eps_c), base)
+
+                    def build(c: Fraction) -> ast.RType:
+                        return arrows(ast.RMonad(ast.Divergence("DP", index), real(c), body))
+                    slot = "delta"
+            else:
+                zero_as_default = self.chance(0.3)    # M[SD] for M[SD, 0.0]
+
+                def build(c: Fraction) -> ast.RType:
+                    delta = None if c == 0 and zero_as_default else real(c)
+                    return arrows(ast.RMonad(ast.Divergence(family), delta, body))
+                slot = "delta"
+        else:
+            if result in (INT, REAL):
+                def build(c: Fraction) -> ast.RType:
+                    r1, r2 = runs("r")
+                    bound = binop("<=", ast.App(var("abs"), binop("-", r1, r2)), real(c))
+                    return arrows(ast.RRefine("r", ast.RSimple(syntax(result)), bound))
+                slot = "bound"
+            else:
+                def build(c: Fraction) -> ast.RType:
+                    return arrows(ast.RRefine("r", ast.RSimple(syntax(result)), ast.SameRuns()))
+                slot = "none"
+            self.tags.add("claim pure")
+        plan = ClaimPlan(name, slot, mode, build)
+        self.claims.append(plan)
+        return ast.ValDecl(name, build(Fraction(1)))
+
+    # ---- built-in redefinitions ----
+
+    def redefine_builtin(self, before: bool, used: Optional[set] = None) -> None:
+        """A top-level definition of a built-in's name: same type, often another meaning;
+        ``before``: among the definitions before the entry, of a name the program uses
+        (``used``), else after the entry."""
+        rng = self.rng
+        e, x, l, p, a, b, m, v = (var(n) for n in ("e", "x", "l", "p", "a", "b", "m", "v"))
+        options = {
+            "lapMech": (("e", "x"), [ast.Return(x), call("lapMech", binop("*", e, real(Fraction(1000))), x),
+                                     call("lapMech", e, binop("+", x, real(Fraction(1)))),
+                                     call("lapMech", e, x)]),
+            "gaussMech": (("e", "d", "x"), [ast.Return(x), call("gaussMech", binop("*", e, real(Fraction(100))),
+                                                                var("d"), x)]),
+            "count": (("l",), [app(var("length"), l), intlit(0), app(var("count"), l)]),
+            "length": (("l",), [intlit(0), app(var("length"), l)]),
+            "sum": (("l",), [real(Fraction(0)), app(var("sum"), l)]),
+            "bernoulli": (("p",), [app(var("bernoulli"), real(Fraction(1, 2))),
+                                   app(var("bernoulli"), binop("-", real(Fraction(1)), p)),
+                                   app(var("bernoulli"), p)]),
+            "normal": (("m", "v"), [call("normal", m, binop("/", v, real(Fraction(10000)))),
+                                    call("normal", m, v)]),
+            "abs": (("x",), [real(Fraction(0)), x]),
+            "max": (("a", "b"), [a, b]),
+            "adj": (("a", "b"), [ast.BoolLit(True), binop("<", app(var("length"), a), intlit(0)),
+                                 binop("=", app(var("length"), a), app(var("length"), b))]),
+            "dist": (("a", "b"), [intlit(0), app(var("length"), a)]),
+            "adjWithin": (("a", "b", "c"), [ast.BoolLit(True)]),
+        }
+        usable = [n for n in options if (n in used if used is not None else n in CLAIM_NAMES or self.chance(0.5))]
+        if not usable:
+            return
+        name = rng.choice(usable)
+        params, bodies = options[name]
+        body = rng.choice(bodies)
+        pattern = pvar(params[0]) if len(params) == 1 else ast.PTuple(tuple(pvar(q) for q in params))
+        if name in ("adj", "dist"):   # give the list type: these are polymorphic otherwise
+            pattern = ast.PTuple((pvar("a", self.private_type), pvar("b", self.private_type)))
+        if name == "adjWithin":
+            pattern = ast.PTuple((pvar("a", LIST(REAL)), pvar("b", LIST(REAL)), pvar("c", REAL)))
+        decl = ast.LetDecl(name, (pattern,), body)
+        self.tags.add("redefined built-in " + ("before the val" if before else "after the val"))
+        if before:
+            self.before.insert(rng.randrange(len(self.before) + 1), decl)
+        else:
+            self.after.append(decl)
+
+    # ---- expressions ----
+
+    def expr(self, t: tuple, ctx: Ctx, depth: int, tail: bool = False) -> ast.Expr:
+        """An expression of type ``t`` in ``ctx``; ``depth`` bounds the nesting."""
+        if depth <= 0:
+            return self.leaf(t, ctx)
+        rules = self.rules(t, tail)
+        total = sum(w for w, _ in rules)
+        for _ in range(6):
+            pick = self.rng.uniform(0, total)
+            for w, rule in rules:
+                pick -= w
+                if pick <= 0:
+                    break
+            out = rule(t, ctx, depth - 1)
+            if out is not None:
+                return out
+        return self.leaf(t, ctx)
+
+    def rules(self, t: tuple, tail: bool = False) -> List[Tuple[float, Callable]]:
+        """The weighted productions for type ``t``; ``tail``: at the top of a function body
+        (where the verifier takes a ``match`` in pure code)."""
+        tag = t[0]
+        match_weight = 1.0 if tag == "M" else (1.5 if tail else 0.05)
+        helper_weight = 2.5 if tail and self.helper_depth == 0 else 1.0
+        generic = [(1.0, self.r_let), (0.8, self.r_if), (match_weight, self.r_match), (helper_weight, self.r_helper),
+                   (0.25, self.r_fun_app), (0.35, self.r_alias), (0.25, self.r_partial),
+                   (0.4, self.r_shadow)]
+        if tag == "M":
+            return generic + [(2.0, self.r_return), (1.6, self.r_mlet), (2.4, self.r_mechanism),
+                              (1.8, self.r_let_computation), (0.4, self.r_observe), (0.3, self.r_ran_infer),
+                              (0.12, self.r_local_rec_m), (0.5, self.r_var)]
+        if tag == "bool":
+            return generic + [(1.0, self.r_var), (0.6, self.r_not), (0.5, self.r_logic),
+                              (1.6, self.r_compare), (0.3, self.r_fin_eq), (0.3, self.r_fst)]
+        if tag == "int":
+            return generic + [(1.0, self.r_var), (1.6, self.r_count), (0.5, self.r_length),
+                              (0.6, self.r_arith), (0.12, self.r_local_rec), (0.8, self.r_rec_helper)]
+        if tag == "real":
+            return generic + [(1.0, self.r_var), (0.8, self.r_real_of_int), (0.6, self.r_arith),
+                              (0.5, self.r_sum), (0.3, self.r_abs_max), (0.2, self.r_mean),
+                              (0.5, self.r_rec_helper), (0.5, self.r_learner)]
+        if tag == "fin":
+            return generic + [(2.0, self.r_var)]
+        if tag == "list":
+            return generic + [(2.0, self.r_var), (0.6, self.r_cons), (0.3, self.r_list_lit)]
+        if tag == "tuple":
+            return [(3.0, self.r_tuple)] + generic
+        if tag == "D":
+            return [(2.0, self.r_infer), (1.0, self.r_var)] + generic
+        if tag == "fun":
+            return [(2.0, self.r_lambda), (1.0, self.r_var)]
+        return generic
+
+    # ---- leaves ----
+
+    def leaf(self, t: tuple, ctx: Ctx) -> ast.Expr:
+        """A small expression of type ``t`` (always succeeds)."""
+        rng = self.rng
+        found = ctx.of_type(t)
+        if found and self.chance(0.7):
+            return var(rng.choice(found).name)
+        tag = t[0]
+        if tag == "bool":
+            lists = ctx.of_type(LIST(BOOL))
+            if lists and self.chance(0.5) and self.builtin_usable("count", ctx):
+                return binop(rng.choice((">", "=", "<")), app(var("count"), var(rng.choice(lists).name)),
+                             intlit(rng.choice((0, 1))))
+            return ast.BoolLit(rng.random() < 0.5)
+        if tag == "int":
+            lists = ctx.of_type(LIST(BOOL))
+            if lists and self.chance(0.6) and self.builtin_usable("count", ctx):
+                return app(var("count"), var(rng.choice(lists).name))
+            return intlit(rng.choice((0, 1, 2)))
+        if tag == "real":
+            reals = ctx.of_type(REAL)
+            if reals and self.chance(0.5):
+                return var(rng.choice(reals).name)
+            return real(rng.choice(REALS))
+        if tag == "unit":
+            return ast.UnitLit()
+        if tag == "fin":
+            name = self.fresh("c")
+            return ast.Let(pvar(name, t), intlit(rng.randrange(t[1])), var(name))
+        if tag == "list":
+            return ast.ListLit(())
+        if tag == "tuple":
+            return ast.TupleLit(tuple(self.leaf(i, ctx) for i in t[1]))
+        if tag == "M":
+            return ast.Return(self.leaf(t[1], ctx))
+        if tag == "D":
+            if t[1] == BOOL:
+                return app(var("bernoulli"), real(rng.choice(PROBABILITIES))) if self.builtin_usable("bernoulli", ctx) \
+                    else ast.Infer(ast.Return(ast.BoolLit(True)))
+            return ast.Infer(ast.Return(self.leaf(t[1], ctx)))
+        name = self.fresh("x")
+        return ast.Fun((pvar(name, t[1]),), self.leaf(t[2], ctx.add(name, t[1])))
+
+    # ---- generic productions ----
+
+    def pick_type(self, ctx: Ctx) -> tuple:
+        rng = self.rng
+        options = [BOOL, INT, REAL, M(BOOL), M(REAL), FIN(3), LIST(BOOL)]
+        weights = [4, 3, 2, 0.8, 0.3, 0.5, 0.7]
+        return rng.choices(options, weights)[0]
+
+    def r_let(self, t, ctx, depth):
+        u = self.pick_type(ctx)
+        name = self.fresh("x")
+        value = self.expr(u, ctx, depth)
+        body = self.expr(t, ctx.add(name, u, ctx.private()), depth)
+        return ast.Let(pvar(name), value, body)
+
+    def r_if(self, t, ctx, depth):
+        return ast.If(self.expr(BOOL, ctx, depth - 1), self.expr(t, ctx, depth), self.expr(t, ctx, depth))
+
+    def r_match(self, t, ctx, depth):
+        lists = ctx.exposed().lists()
+        if not lists:
+            return None
+        scrutinee = self.rng.choice(lists)
+        h, tl = self.fresh("h"), self.fresh("t")
+        inner = ctx.add(h, scrutinee.type[1], scrutinee.private).add(tl, scrutinee.type, scrutinee.private)
+        return ast.Match(var(scrutinee.name), self.expr(t, ctx, depth), h, tl, self.expr(t, inner, depth))
+
+    def r_fun_app(self, t, ctx, depth):
+        u = self.pick_type(ctx)
+        name = self.fresh("y")
+        inner = ctx.exposed() if self.chance(0.5) else ctx
+        fn = ast.Fun((pvar(name, u),), self.expr(t, inner.add(name, u, ctx.private()), depth))
+        self.tags.add("closure")
+        return ast.App(fn, self.expr(u, ctx, depth - 1))
+
+    def r_var(self, t, ctx, depth):
+        found = ctx.of_type(t)
+        return var(self.rng.choice(found).name) if found else None
+
+    def helper_arguments(self, ctx: Ctx) -> List[Binding]:
+        """Arguments of a new helper: the private ones mostly (a helper is a hole)."""
+        visible = [b for b in ctx.visible().values() if b.type[0] != "fun"]
+        if not visible:
+            return []
+        rng = self.rng
+        chosen = [b for b in visible if b.private and self.chance(0.8)]
+        chosen += [b for b in visible if not b.private and self.chance(0.35)]
+        if not chosen:
+            chosen = [rng.choice(visible)]
+        rng.shuffle(chosen)
+        return chosen[:3]
+
+    def r_helper(self, t, ctx, depth):
+        """A call of a top-level helper returning ``t``: an existing one, or a new one."""
+        existing = [d for d in self.tops if not d.builtin and _result(d.type, d.arity) == t]
+        if existing and self.chance(0.3):
+            d = self.rng.choice(existing)
+            args = [self.expr(a, ctx.exposed(), depth - 1) for a in _params(d.type, d.arity)]
+            return app(var(d.name), *args)
+        if self.helper_depth >= 2:
+            return None
+        args = self.helper_arguments(ctx)
+        if not args:
+            return None
+        name = self.new_helper(t, args, depth)
+        return app(var(name), *(var(a.name) for a in args))
+
+    def new_helper(self, t: tuple, args: Sequence[Binding], depth: int, with_val: Optional[bool] = None) -> str:
+        """Define a helper taking ``args``' types and returning ``t``; with a ``val`` or not."""
+        rng = self.rng
+        name = self.fresh("h")
+        self.helper_depth += 1
+        params, ctx = [], Ctx(hidden=self.chance(0.3))
+        for a in args:
+            pname = a.name if self.chance(0.5) else self.fresh("p")
+            params.append((pname, a.type, a.private))
+            ctx = ctx.add(pname, a.type, a.private)
+        body = self.expr(t, ctx, max(1, min(depth, 2)), tail=True)
+        self.helper_depth -= 1
+        fn_type = t
+        for _, pt, _ in reversed(params):
+            fn_type = FUN(pt, fn_type)
+        decl = ast.LetDecl(name, tuple(pvar(p, pt) for p, pt, _ in params), body)
+        if with_val is None:
+            with_val = self.chance(0.4)
+        if with_val:
+            self.tags.add("helper with val")
+            val = self.helper_claim(name, params, t)
+            self.before += [val, decl]
+        else:
+            self.tags.add("helper without val")
+            if t[0] == "M" and any(p for _, _, p in params):
+                self.tags.add("helper without val over private data")
+            self.before.append(decl)
+        self.tops.append(TopDef(name, fn_type, len(params), has_val=with_val))
+        return name
+
+    def helper_claim(self, name: str, params, t: tuple) -> ast.ValDecl:
+        rng = self.rng
+        binders = []
+        for pname, pt, private in params:
+            if pt[0] == "fun" or pt[0] == "D":
+                binders.append((pname, syntax(pt), None))
+                continue
+            if private and pt[0] == "list" and self.chance(0.7):
+                l1, l2 = runs(pname)
+                if pt[1] == REAL:
+                    assertion = ast.App(var("adjWithin"), ast.TupleLit((l1, l2, real(Fraction(1)))))
+                else:
+                    assertion = ast.App(var("adj"), ast.TupleLit((l1, l2)))
+            else:
+                assertion = ast.SameRuns() if self.chance(0.85) else ast.BoolLit(True)
+            binders.append((pname, syntax(pt), assertion))
+        has_eps = any(p == "eps" and pt == REAL for p, pt, _ in params)
+        return self.claim(name, binders, t, has_eps, has_eps, None)
+
+    def r_rec_helper(self, t, ctx, depth):
+        """A call of a new top-level recursive helper with a ``val``: ``match l with [] -> e |
+        x :: xs -> ... h xs ...`` (or a non-structural call: on ``l`` itself or ``x :: xs``,
+        possibly where its value is not used)."""
+        rng = self.rng
+        lists = [b for b in ctx.visible().values() if b.type[0] == "list"]
+        if not lists or self.helper_depth >= 2:
+            return None
+        source = rng.choice(lists)
+        others = [b for b in ctx.usable() if b.type[0] not in ("fun", "list") and self.chance(0.3)][:1]
+        name = self.fresh("h")
+        lname = source.name if self.chance(0.5) else self.fresh("l")
+        params = [(lname, source.type, source.private)] + [(b.name, b.type, b.private) for b in others]
+        fn_type = t
+        for _, pt, _ in reversed(params):
+            fn_type = FUN(pt, fn_type)
+        self.helper_depth += 1
+        ctx_in = Ctx()
+        for p, pt, private in params:
+            ctx_in = ctx_in.add(p, pt, private)
+        ctx_in = ctx_in.add(name, fn_type)
+        h, tl, r = self.fresh("x"), self.fresh("xs"), self.fresh("r")
+        cons_ctx = ctx_in.add(h, source.type[1], source.private).add(tl, source.type, source.private)
+        arg, structural = self.recursive_argument(lname, tl, h, source.type)
+        rec_call = app(var(name), arg, *(var(b.name) for b in others))
+        base = self.expr(t, ctx_in, 1)
+        body = ast.Match(var(lname), base, h, tl, self.place_call(rec_call, t, cons_ctx, r, 2))
+        self.helper_depth -= 1
+        decl = ast.LetDecl(name, tuple(pvar(p, pt) for p, pt, _ in params), body, recursive=True)
+        self.tags.add("top-level recursion")
+        if not structural:
+            self.tags.add("non-structural recursion")
+        with_val = self.chance(0.9)
+        if with_val:
+            self.before += [self.helper_claim(name, params, t), decl]
+        else:
+            self.before.append(decl)
+        self.tops.append(TopDef(name, fn_type, len(params), has_val=with_val))
+        return app(var(name), var(source.name), *(var(b.name) for b in others))
+
+    def r_learner(self, t, ctx, depth):
+        """The posterior mean after an observe-fold over a list: a new top-level recursive
+        learner with a ``val`` (beta-bernoulli over a bool list, normal-normal over a real list),
+        ``mean (infer (learn l prior))``."""
+        rng = self.rng
+        lists = [b for b in ctx.visible().values() if b.type in (LIST(BOOL), LIST(REAL))]
+        if not lists or "mean" in ctx.visible() or self.top("mean"):
+            return None
+        source = rng.choice(lists)
+        family = "bernoulli" if source.type == LIST(BOOL) else "normal"
+        name, l, prior, d, ds, r, z = (self.fresh(x) for x in ("learn", "l", "prior", "d", "ds", "r", "z"))
+        elem = REAL
+        if family == "bernoulli":
+            draw = app(var("bernoulli"), var(r))
+            prior_expr = ast.Ran(call("beta", real(rng.choice((Fraction(1), Fraction(2)))),
+                                      real(rng.choice((Fraction(1), Fraction(3))))))
+        else:
+            draw = call("normal", var(r), real(rng.choice((Fraction(1), Fraction(1, 2)))))
+            prior_expr = ast.Ran(call("normal", real(Fraction(0)), real(Fraction(1))))
+        likelihood = ast.Fun((pvar(r),), ast.MLet(pvar(z), ast.Ran(draw), ast.Return(binop("=", var(d), var(z)))))
+        body = ast.Match(var(l), var(prior), d, ds, ast.Observe(likelihood, app(var(name), var(ds), var(prior))))
+        decl = ast.LetDecl(name, (pvar(l, source.type), pvar(prior, M(elem))), body, recursive=True)
+        written = ast.TBase("[0,1]") if family == "bernoulli" else ast.TBase("real")
+        mon = ast.RMonad(ast.Divergence("SD"), None, ast.RRefine("x", ast.RSimple(written), ast.SameRuns()))
+        rtype = ast.RArrow(ast.RRefine("l", ast.RSimple(syntax(source.type)), ast.SameRuns()), ast.RArrow(mon, mon))
+        self.before += [ast.ValDecl(name, rtype), decl]
+        self.tops.append(TopDef(name, FUN(source.type, FUN(M(elem), M(elem))), 2, has_val=True))
+        self.tags.add("observe-fold learner")
+        return app(var("mean"), ast.Infer(app(var(name), var(source.name), prior_expr)))
+
+    def r_alias(self, t, ctx, depth):
+        """``let f = helper in f args`` (or a lambda): the alias is called, not the name."""
+        candidates = [d for d in self.tops if not d.builtin and _result(d.type, d.arity) == t and d.arity >= 1]
+        if not candidates:
+            return None
+        d = self.rng.choice(candidates)
+        alias = self.fresh("f")
+        args = [self.expr(a, ctx.exposed(), depth - 1) for a in _params(d.type, d.arity)]
+        self.tags.add("alias")
+        return ast.Let(pvar(alias), var(d.name), app(var(alias), *args))
+
+    def r_partial(self, t, ctx, depth):
+        """``let g = helper a1 in g a2 ...``: a partial application capturing the first argument."""
+        candidates = [d for d in self.tops if not d.builtin and _result(d.type, d.arity) == t and d.arity >= 2]
+        if not candidates:
+            return None
+        d = self.rng.choice(candidates)
+        types = _params(d.type, d.arity)
+        g = self.fresh("g")
+        first = self.expr(types[0], ctx.exposed(), depth - 1)
+        rest = [self.expr(a, ctx, depth - 1) for a in types[1:]]
+        self.tags.add("partial application")
+        return ast.Let(pvar(g), app(var(d.name), first), app(var(g), *rest))
+
+    def r_shadow(self, t, ctx, depth):
+        """A local binding named like a val'd function, the entry, a built-in or a variable."""
+        rng = self.rng
+        choice = rng.random()
+        if choice < 0.45:
+            # the entry's name, or a val'd helper's, bound to another function of its type
+            named = [(d.name, d.type, d.arity) for d in self.tops if d.has_val and d.arity >= 1
+                     and _result(d.type, d.arity) == t]
+            if t == _result(self.entry_type, len(self.entry_params)) and self.helper_depth == 0:
+                named.append((self.entry, self.entry_type, len(self.entry_params)))
+            if not named or self.helper_depth >= 2:
+                return None
+            target, fn_type, arity = rng.choice(named)
+            types = _params(fn_type, arity)
+            others = [o for o in self.tops if o.type == fn_type and o.name != target]
+            if others and self.chance(0.5):
+                other = rng.choice(others).name
+            else:
+                bindings = [Binding(self.fresh("p"), pt, pt[0] == "list") for pt in types]
+                other = self.new_helper(t, bindings, depth, with_val=self.chance(0.7))
+            args = [self.expr(a, ctx.exposed(), depth - 1) for a in types]
+            self.tags.add("local shadows the entry's name" if target == self.entry else "local shadows a val'd name")
+            return ast.Let(pvar(target), var(other), app(var(target), *args))
+        if choice < 0.8:
+            name = rng.choice([n for n in BUILTIN_TYPES if n not in ("gaussMech",)])
+            bt = BUILTIN_TYPES[name]
+            if not self.builtin_usable(name, ctx):
+                return None
+            replacement = self.replacement(name, bt, ctx.exposed())
+            self.tags.add("local shadows a built-in")
+            return ast.Let(pvar(name), replacement, self.expr(t, ctx.add(name, bt, ctx.private()), depth))
+        visible = ctx.usable()
+        if not visible:
+            return None
+        b = rng.choice(visible)
+        self.tags.add("local shadows a variable")
+        value = self.expr(b.type, ctx, depth - 1)
+        return ast.Let(pvar(b.name), value, self.expr(t, ctx.add(b.name, b.type, ctx.private()), depth))
+
+    def replacement(self, name: str, bt: tuple, ctx: Ctx) -> ast.Expr:
+        """A function of the built-in's type to bind to its name."""
+        dom, cod = bt[1], bt[2]
+        if dom[0] == "tuple":
+            names = [self.fresh("q") for _ in dom[1]]
+            pattern = ast.PTuple(tuple(pvar(n, it) for n, it in zip(names, dom[1])))
+            inner = ctx
+            for n, it in zip(names, dom[1]):
+                inner = inner.add(n, it)
+            if name in ("lapMech",) and self.chance(0.6):
+                return ast.Fun((pattern,), ast.Return(var(names[1])))
+            return ast.Fun((pattern,), self.expr(cod, inner, 1))
+        q = self.fresh("q")
+        return ast.Fun((pvar(q, dom),), self.expr(cod, ctx.add(q, dom), 1))
+
+    # ---- monadic productions ----
+
+    def r_return(self, t, ctx, depth):
+        return ast.Return(self.expr(t[1], ctx, depth))
+
+    def r_mlet(self, t, ctx, depth):
+        u = self.rng.choice((BOOL, BOOL, INT, REAL, t[1]))
+        name = self.fresh("v")
+        first = self.expr(M(u), ctx, depth)
+        if self.chance(0.3) and u == t[1]:
+            self.tags.add("post-processing")
+        return ast.MLet(pvar(name), first, self.expr(t, ctx.add(name, u, False), depth))
+
+    def eps_expr(self, ctx: Ctx) -> ast.Expr:
+        """A positive real for a mechanism's epsilon: the public eps mostly."""
+        rng = self.rng
+        eps = [b for b in ctx.of_type(REAL) if b.name == "eps"]
+        r = rng.random()
+        if eps and r < 0.75:
+            e = var("eps")
+            return rng.choice((e, e, binop("/", e, real(Fraction(2))), binop("*", real(Fraction(2)), e)))
+        if r < 0.92 or not ctx.of_type(LIST(BOOL)):
+            return real(rng.choice((Fraction(1, 2), Fraction(1), Fraction(2))))
+        self.tags.add("private noise scale")
+        return binop("+", app(var("count"), var(rng.choice(ctx.of_type(LIST(BOOL))).name)), real(Fraction(1)))
+
+    def r_mechanism(self, t, ctx, depth):
+        rng = self.rng
+        elem = t[1]
+        if elem == REAL:
+            if not self.builtin_usable("lapMech", ctx):
+                return None
+            if self.chance(0.8):
+                self.tags.add("lapMech")
+                return call("lapMech", self.eps_expr(ctx), self.expr(REAL, ctx.exposed(), depth))
+            if not self.builtin_usable("gaussMech", ctx):
+                return None
+            self.tags.add("gaussMech")
+            return call("gaussMech", rng.choice((real(Fraction(1, 2)), real(Fraction(9, 10)))),
+                        real(rng.choice((Fraction(1, 10), Fraction(1, 100)))), self.expr(REAL, ctx.exposed(), depth))
+        if elem == BOOL and self.chance(0.3):
+            if not self.builtin_usable("bernoulli", ctx):
+                return None
+            self.tags.add("bernoulli draw")
+            p = real(rng.choice(PROBABILITIES))
+            if self.chance(0.3):
+                p = ast.If(self.expr(BOOL, ctx, depth - 1), p, real(rng.choice(PROBABILITIES)))
+            return ast.Ran(app(var("bernoulli"), p))
+        if elem == LIST(BOOL):
+            return self.r_local_rec_m(t, ctx, depth)
+        if not finite(elem) and elem != INT:
+            return None
+        return self.exp_mech(elem, ctx, depth)
+
+    def exp_mech(self, elem: tuple, ctx: Ctx, depth: int) -> ast.Expr:
+        """``expMech (eps, score, x)`` with an annotated candidate (finite range), or with
+        explicit candidates."""
+        rng = self.rng
+        self.tags.add("expMech")
+        visible = [b for b in ctx.visible().values() if b.type[0] != "fun"]
+        private = [b for b in visible if b.private]
+        source = rng.choice(private) if private and self.chance(0.85) else (rng.choice(visible) if visible else None)
+        x_type = source.type if source is not None else BOOL
+        x_expr = var(source.name) if source is not None else ast.BoolLit(True)
+        xn, rn = self.fresh("x"), self.fresh("r")
+        inner = Ctx().add(xn, x_type, True).add(rn, elem)
+        for b in ctx.usable():
+            if not b.private and b.type[0] != "fun" and self.chance(0.3):
+                inner = inner.add(b.name, b.type)
+        score_body = self.score(inner, xn, rn, x_type, elem, depth)
+        score = ast.Fun((ast.PTuple((pvar(xn), pvar(rn, elem))),), score_body)
+        if elem == INT or (self.chance(0.2) and elem == BOOL):
+            self.tags.add("expMech with candidates")
+            items = ((ast.BoolLit(False), ast.BoolLit(True)) if elem == BOOL
+                     else tuple(intlit(i) for i in range(3)))
+            return call("expMech", self.eps_expr(ctx), score, x_expr, ast.ListLit(items))
+        return call("expMech", self.eps_expr(ctx), score, x_expr)
+
+    def score(self, ctx: Ctx, xn: str, rn: str, x_type: tuple, elem: tuple, depth: int) -> ast.Expr:
+        """A real-valued score: often an honest counting score, sometimes anything."""
+        rng = self.rng
+        if x_type == LIST(BOOL) and self.chance(0.6):
+            agree = app(var("count"), var(xn))
+            disagree = binop("-", app(var("length"), var(xn)), app(var("count"), var(xn)))
+            if elem == BOOL:
+                return ast.If(var(rn), agree, disagree)
+            if elem[0] == "fin" or elem == INT:
+                return ast.If(binop("=", var(rn), intlit(0)), agree, disagree if self.chance(0.5) else intlit(0))
+        if x_type == BOOL and self.chance(0.6) and elem == BOOL:
+            return ast.If(binop("=", var(rn), var(xn)), real(Fraction(1)), real(Fraction(0)))
+        return self.expr(REAL, ctx, min(depth, 2))
+
+    def r_let_computation(self, t, ctx, depth):
+        """``let m = computation in body`` with ``m`` run zero, one or two times."""
+        rng = self.rng
+        name = self.fresh("m")
+        value = self.expr(t, ctx.exposed(), depth)
+        uses = rng.choices((0, 1, 2), (1, 3, 2))[0]
+        self.tags.add(f"let-bound computation used {uses} times")
+        inner = ctx.add(name, t, ctx.private())
+        if uses == 0:
+            body = self.expr(t, ctx, depth)
+        elif uses == 1:
+            body = var(name) if self.chance(0.6) else ast.MLet(pvar(self.fresh("v")), var(name),
+                                                                 self.expr(t, ctx, depth - 1))
+            if isinstance(body, ast.MLet):
+                v = body.pattern.name
+                body = ast.MLet(body.pattern, var(name), self.expr(t, ctx.add(v, t[1]), depth - 1))
+        else:
+            a, b = self.fresh("v"), self.fresh("v")
+            inner2 = ctx.add(a, t[1]).add(b, t[1])
+            body = ast.MLet(pvar(a), var(name), ast.MLet(pvar(b), var(name), self.expr(t, inner2, depth - 1)))
+        del inner
+        return ast.Let(pvar(name), value, body)
+
+    def r_observe(self, t, ctx, depth):
+        elem = t[1]
+        if not finite(elem):
+            return None
+        th = self.fresh("th")
+        inner = ctx.exposed() if self.chance(0.5) else ctx
+        likelihood = ast.Fun((pvar(th, elem),), self.expr(M(BOOL), inner.add(th, elem, False), min(depth, 2)))
+        prior = self.expr(t, ctx, depth - 1)
+        self.tags.add("observe")
+        return ast.Observe(likelihood, prior)
+
+    def r_ran_infer(self, t, ctx, depth):
+        if not finite(t[1]):
+            return None
+        self.tags.add("infer")
+        return ast.Ran(ast.Infer(self.expr(t, ctx, depth)))
+
+    def r_infer(self, t, ctx, depth):
+        self.tags.add("infer")
+        return ast.Infer(self.expr(M(t[1]), ctx, depth))
+
+    def r_local_rec_m(self, t, ctx, depth):
+        """``let rec go l = match l with [] -> m | x :: xs -> mlet r = go xs in m' in go db``."""
+        return self.local_rec(t, ctx, depth, monadic=True)
+
+    def r_local_rec(self, t, ctx, depth):
+        return self.local_rec(t, ctx, depth, monadic=False)
+
+    def local_rec(self, t, ctx, depth, monadic: bool):
+        rng = self.rng
+        lists = ctx.exposed().lists()
+        if not lists:
+            return None
+        ctx = ctx.exposed()
+        source = rng.choice(lists)
+        go, l, h, tl, r = self.fresh("go"), self.fresh("l"), self.fresh("x"), self.fresh("xs"), self.fresh("r")
+        lt = source.type
+        fn_type = FUN(lt, t)
+        inner = ctx.add(go, fn_type).add(l, lt, source.private)
+        cons_ctx = inner.add(h, lt[1], source.private).add(tl, lt, source.private)
+        call_arg, structural = self.recursive_argument(l, tl, h, lt)
+        rec_call = app(var(go), call_arg)
+        base = self.expr(t, inner, min(depth, 2))
+        if t == M(LIST(BOOL)) and lt == LIST(BOOL):
+            # randomized response over the list: each element through a fresh coin
+            coin = self.fresh("c")
+            step = ast.MLet(pvar(coin), ast.Ran(app(var("bernoulli"), real(rng.choice(PROBABILITIES)))),
+                            ast.MLet(pvar(r), rec_call,
+                                     ast.Return(ast.Cons(ast.If(var(coin), var(h), ast.UnOp("not", var(h))), var(r)))))
+            base = ast.Return(ast.ListLit(()))
+            cons_body: ast.Expr = step
+        elif monadic:
+            cons_body = ast.MLet(pvar(r), rec_call, self.expr(t, cons_ctx.add(r, t[1]), min(depth, 2)))
+        else:
+            cons_body = self.place_call(rec_call, t, cons_ctx, r, depth)
+        self.tags.add("local recursion")
+        if not structural:
+            self.tags.add("non-structural recursion")
+        body = ast.Match(var(l), base, h, tl, cons_body)
+        return ast.LetRec(go, (pvar(l),), body, app(var(go), var(source.name)))
+
+    def recursive_argument(self, l: str, tl: str, h: str, lt: tuple) -> Tuple[ast.Expr, bool]:
+        """The list a recursive call gets: the tail (structural) mostly; else the same list or
+        one of the same length."""
+        r = self.rng.random()
+        if r < 0.7:
+            return var(tl), True
+        if r < 0.85:
+            return var(l), False
+        return ast.Cons(var(h), var(tl)), False
+
+    def place_call(self, rec_call: ast.Expr, t: tuple, ctx: Ctx, r: str, depth: int) -> ast.Expr:
+        """Where a pure recursive call stands: used, in an unused let, a tuple component, an
+        ignored argument, or a guarded branch."""
+        rng = self.rng
+        choice = rng.choices(("used", "unused let", "tuple", "ignored", "guarded"), (5, 2, 1, 1, 2))[0]
+        rest = self.expr(t, ctx.add(r, t), min(depth, 2))
+        if choice == "used":
+            return ast.Let(pvar(r, t), rec_call, rest)
+        if choice == "unused let":
+            self.tags.add("recursive call in an unused let")
+            return ast.Let(pvar(self.fresh("u")), rec_call, self.expr(t, ctx, min(depth, 2)))
+        if choice == "tuple":
+            self.tags.add("recursive call in a tuple component")
+            return app(var("fst"), ast.TupleLit((self.expr(t, ctx, 1), rec_call)))
+        if choice == "ignored":
+            self.tags.add("recursive call in an ignored argument")
+            return ast.App(ast.Fun((ast.PWild(),), self.expr(t, ctx, 1)), rec_call)
+        guard = self.expr(BOOL, ctx, 1)
+        return ast.If(guard, ast.Let(pvar(r, t), rec_call, rest), self.expr(t, ctx, 1))
+
+    # ---- pure productions ----
+
+    def r_not(self, t, ctx, depth):
+        return ast.UnOp("not", self.expr(BOOL, ctx, depth))
+
+    def r_logic(self, t, ctx, depth):
+        return binop(self.rng.choice(("&&", "||")), self.expr(BOOL, ctx, depth), self.expr(BOOL, ctx, depth))
+
+    def r_compare(self, t, ctx, depth):
+        rng = self.rng
+        u = rng.choice((INT, INT, REAL))
+        op = rng.choice(("<", "<=", ">", ">=", "=", "<>"))
+        right = intlit(rng.choice((0, 1, 2))) if u == INT and self.chance(0.7) else self.expr(u, ctx, depth - 1)
+        return binop(op, self.expr(u, ctx, depth), right)
+
+    def r_fin_eq(self, t, ctx, depth):
+        fins = [b for b in ctx.usable() if b.type[0] == "fin"]
+        if not fins:
+            return None
+        b = self.rng.choice(fins)
+        return binop("=", var(b.name), intlit(self.rng.randrange(b.type[1])))
+
+    def r_fst(self, t, ctx, depth):
+        other = self.pick_type(ctx)
+        return app(var("fst"), ast.TupleLit((self.expr(t, ctx, depth), self.expr(other, ctx, depth - 1))))
+
+    def r_count(self, t, ctx, depth):
+        lists = ctx.of_type(LIST(BOOL))
+        if not lists or not self.builtin_usable("count", ctx):
+            return None
+        return app(var("count"), var(self.rng.choice(lists).name))
+
+    def r_length(self, t, ctx, depth):
+        lists = ctx.lists()
+        if not lists or not (self.builtin_usable("length", ctx) or lists[0].type != LIST(BOOL)):
+            return None
+        b = self.rng.choice(lists)
+        if b.type != LIST(BOOL) and (ctx.visible().get("length") or self.top("length")):
+            return None
+        return app(var("length"), var(b.name))
+
+    def r_arith(self, t, ctx, depth):
+        rng = self.rng
+        op = rng.choice(("+", "-", "*") if t == INT else ("+", "-", "*", "/"))
+        if op == "/":
+            return binop("/", self.expr(REAL, ctx, depth), real(rng.choice((Fraction(2), Fraction(4)))))
+        if op == "*" and self.chance(0.6):
+            return binop("*", intlit(2) if t == INT else real(Fraction(2)), self.expr(t, ctx, depth))
+        return binop(op, self.expr(t, ctx, depth), self.expr(t, ctx, depth))
+
+    def r_real_of_int(self, t, ctx, depth):
+        return self.expr(INT, ctx, depth)
+
+    def r_sum(self, t, ctx, depth):
+        lists = ctx.of_type(LIST(REAL))
+        if not lists or not self.builtin_usable("sum", ctx):
+            return None
+        return app(var("sum"), var(self.rng.choice(lists).name))
+
+    def r_abs_max(self, t, ctx, depth):
+        name = self.rng.choice(("abs", "max", "min"))
+        if not self.builtin_usable(name, ctx):
+            return None
+        if name == "abs":
+            return app(var("abs"), self.expr(REAL, ctx, depth))
+        return call(name, self.expr(REAL, ctx, depth), self.expr(REAL, ctx, depth))
+
+    def r_mean(self, t, ctx, depth):
+        return app(var("mean"), self.expr(D(BOOL), ctx, depth))
+
+    def r_cons(self, t, ctx, depth):
+        return ast.Cons(self.expr(t[1], ctx, depth), self.expr(t, ctx, depth))
+
+    def r_list_lit(self, t, ctx, depth):
+        n = self.rng.choice((1, 2))
+        return ast.ListLit(tuple(self.expr(t[1], ctx, depth - 1) for _ in range(n)))
+
+    def r_tuple(self, t, ctx, depth):
+        return ast.TupleLit(tuple(self.expr(i, ctx, depth) for i in t[1]))
+
+    def r_lambda(self, t, ctx, depth):
+        name = self.fresh("z")
+        return ast.Fun((pvar(name, t[1]),), self.expr(t[2], ctx.add(name, t[1]), depth))
+
+
+def _names_in(nodes) -> set:
+    """Every name mentioned in ``nodes`` (syntax trees)."""
+    out, stack = set(), list(nodes)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Var, ast.RunVar)):
+            out.add(n.name)
+        if isinstance(n, ast.ValDecl):
+            stack.append(n.rtype)
+        stack.extend(ast.children(n))
+    return out
+
+
+def _params(fn_type: tuple, arity: int) -> List[tuple]:
+    out = []
+    for _ in range(arity):
+        out.append(fn_type[1])
+        fn_type = fn_type[2]
+    return out
+
+
+def _result(fn_type: tuple, arity: int) -> tuple:
+    for _ in range(arity):
+        if fn_type[0] != "fun":
+            return ("?",)
+        fn_type = fn_type[2]
+    return fn_type
+
+
+def generate(seed: int) -> Draft:
+    """The program of ``seed`` (deterministic)."""
+    return _Gen(random.Random(seed)).program()
+
+
+__all__ = ["generate", "calibrate", "Draft", "ClaimPlan", "syntax"]
