@@ -260,15 +260,17 @@ class Ctx:
     recursion). That makes most programs private but for one hole, which is what a verifier
     that is sound elsewhere can be caught on."""
 
-    def __init__(self, bindings: Tuple[Binding, ...] = (), hidden: bool = False):
+    def __init__(self, bindings: Tuple[Binding, ...] = (), hidden: bool = False, eager: bool = False):
         self.bindings = bindings
         self.hidden = hidden
+        self.eager = eager
 
     def add(self, name: str, t: tuple, private: bool = False) -> "Ctx":
-        return Ctx(self.bindings + (Binding(name, t, private),), self.hidden)
+        return Ctx(self.bindings + (Binding(name, t, private),), self.hidden, self.eager)
 
     def exposed(self) -> "Ctx":
-        return Ctx(self.bindings, False)
+        """The private variables offered, and preferred where they fit (a hole should leak)."""
+        return Ctx(self.bindings, False, True)
 
     def visible(self) -> Dict[str, Binding]:
         """Every binding in scope, private or not."""
@@ -281,7 +283,9 @@ class Ctx:
         return [b for b in self.visible().values() if not (self.hidden and b.private)]
 
     def of_type(self, t: tuple) -> List[Binding]:
-        return [b for b in self.usable() if b.type == t]
+        found = [b for b in self.usable() if b.type == t]
+        private = [b for b in found if b.private]
+        return private if self.eager and private else found
 
     def lists(self) -> List[Binding]:
         return [b for b in self.usable() if b.type[0] == "list"]
@@ -308,6 +312,7 @@ class _Gen:
         self.val_names: List[str] = []
         self.helper_depth = 0
         self.private_type = LIST(BOOL)
+        self.focus = False                    # the entry's top is one of the hole productions
         self.entry_type: tuple = M(BOOL)
         self.entry_params: List[Tuple[str, tuple]] = []
 
@@ -346,6 +351,7 @@ class _Gen:
         if self.chance(0.7):
             ctx = Ctx(ctx.bindings, hidden=True)
             self.tags.add("honest but for holes")
+        self.focus = self.chance(0.45)
         result = self.entry_result(ctx)
         self.entry_type = result
         for _, t in reversed(params):
@@ -382,7 +388,8 @@ class _Gen:
         self.private_type = LIST(elem)
         public = []
         if self.chance(0.75):
-            public.append(("eps", REAL, self.public_refinement("real+")))
+            public.append(("eps", REAL, (ast.SameRuns(), ast.TBase("real+")) if self.chance(0.8)
+                           else self.public_refinement("real+")))
         for name, t, base in (("b", BOOL, "bool"), ("w", REAL, "real"), ("k", FIN(3), "[3]")):
             if self.chance(0.2):
                 public.append((name, t, self.public_refinement(base)))
@@ -555,10 +562,12 @@ class _Gen:
                                     call("normal", m, v)]),
             "abs": (("x",), [real(Fraction(0)), x]),
             "max": (("a", "b"), [a, b]),
-            "adj": (("a", "b"), [ast.BoolLit(True), binop("<", app(var("length"), a), intlit(0)),
-                                 binop("=", app(var("length"), a), app(var("length"), b))]),
-            "dist": (("a", "b"), [intlit(0), app(var("length"), a)]),
-            "adjWithin": (("a", "b", "c"), [ast.BoolLit(True)]),
+            # before its val a claim's predicate is redefined to cover more pairs; after, to
+            # cover none (a claim read by spelling would then be vacuous)
+            "adj": (("a", "b"), [ast.BoolLit(True), binop("=", app(var("length"), a), app(var("length"), b))]
+                    if before else [binop("<", app(var("length"), a), intlit(0)), ast.BoolLit(False)]),
+            "dist": (("a", "b"), [intlit(0)] if before else [app(var("length"), a), intlit(100)]),
+            "adjWithin": (("a", "b", "c"), [ast.BoolLit(True)] if before else [ast.BoolLit(False)]),
         }
         usable = [n for n in options if (n in used if used is not None else n in CLAIM_NAMES or self.chance(0.5))]
         if not usable:
@@ -585,6 +594,9 @@ class _Gen:
         if depth <= 0:
             return self.leaf(t, ctx)
         rules = self.rules(t, tail)
+        if self.focus and tail and self.helper_depth == 0:
+            self.focus = False
+            rules = self.hole_rules(t)
         total = sum(w for w, _ in rules)
         for _ in range(6):
             pick = self.rng.uniform(0, total)
@@ -597,6 +609,30 @@ class _Gen:
                 return out
         return self.leaf(t, ctx)
 
+    def hole_rules(self, t: tuple) -> List[Tuple[float, Callable]]:
+        """The productions a verifier must see through, for the top of a focused entry: the
+        rest of the program is generated as usual."""
+        holes = [(2.0, self.r_let_computation if t[0] == "M" else self.r_let), (2.0, self.r_helper),
+                 (1.0, self.r_shadow), (0.7, self.r_alias), (0.7, self.r_partial), (0.25, self.r_fun_app)]
+        if t[0] == "M":
+            holes += [(1.0, self.r_return_of_hole), (0.8, self.r_mechanism)]
+        else:
+            holes += [(1.5, self.r_rec_helper)]
+        return holes
+
+    def r_return_of_hole(self, t, ctx, depth):
+        """``return e`` where ``e`` calls a recursive helper or a learner on private data."""
+        if t[1] not in (BOOL, REAL, INT):
+            return None
+        inner = ctx.exposed()
+        call_ = self.r_rec_helper(INT if t[1] == BOOL else t[1], inner, depth) if self.chance(0.8) \
+            else self.r_learner(REAL, inner, depth)
+        if call_ is None:
+            return None
+        if t[1] == BOOL:
+            return ast.Return(binop(">", call_, intlit(self.rng.choice((0, 1)))))
+        return ast.Return(call_)
+
     def rules(self, t: tuple, tail: bool = False) -> List[Tuple[float, Callable]]:
         """The weighted productions for type ``t``; ``tail``: at the top of a function body
         (where the verifier takes a ``match`` in pure code)."""
@@ -604,7 +640,7 @@ class _Gen:
         match_weight = 1.0 if tag == "M" else (1.5 if tail else 0.05)
         helper_weight = 2.5 if tail and self.helper_depth == 0 else 1.0
         generic = [(1.0, self.r_let), (0.8, self.r_if), (match_weight, self.r_match), (helper_weight, self.r_helper),
-                   (0.25, self.r_fun_app), (0.35, self.r_alias), (0.25, self.r_partial),
+                   (0.1 if tag == "M" else 0.25, self.r_fun_app), (0.35, self.r_alias), (0.25, self.r_partial),
                    (0.4, self.r_shadow)]
         if tag == "M":
             return generic + [(2.0, self.r_return), (1.6, self.r_mlet), (2.4, self.r_mechanism),
@@ -643,19 +679,24 @@ class _Gen:
         tag = t[0]
         if tag == "bool":
             lists = ctx.of_type(LIST(BOOL))
-            if lists and self.chance(0.5) and self.builtin_usable("count", ctx):
+            if lists and self.chance(0.85 if ctx.eager else 0.5) and self.builtin_usable("count", ctx):
                 return binop(rng.choice((">", "=", "<")), app(var("count"), var(rng.choice(lists).name)),
                              intlit(rng.choice((0, 1))))
             return ast.BoolLit(rng.random() < 0.5)
         if tag == "int":
             lists = ctx.of_type(LIST(BOOL))
-            if lists and self.chance(0.6) and self.builtin_usable("count", ctx):
+            if lists and self.chance(0.85 if ctx.eager else 0.6) and self.builtin_usable("count", ctx):
                 return app(var("count"), var(rng.choice(lists).name))
             return intlit(rng.choice((0, 1, 2)))
         if tag == "real":
+            sums = ctx.of_type(LIST(REAL))
+            if sums and ctx.eager and self.chance(0.7) and self.builtin_usable("sum", ctx):
+                return app(var("sum"), var(rng.choice(sums).name))
             reals = ctx.of_type(REAL)
             if reals and self.chance(0.5):
                 return var(rng.choice(reals).name)
+            if ctx.eager and self.chance(0.6):
+                return self.leaf(INT, ctx)
             return real(rng.choice(REALS))
         if tag == "unit":
             return ast.UnitLit()
@@ -753,14 +794,15 @@ class _Gen:
             pname = a.name if self.chance(0.5) else self.fresh("p")
             params.append((pname, a.type, a.private))
             ctx = ctx.add(pname, a.type, a.private)
-        body = self.expr(t, ctx, max(1, min(depth, 2)), tail=True)
+        if with_val is None:
+            with_val = self.chance(0.4)
+        # a pure helper without a val is unfolded where it is called, so no match on top
+        body = self.expr(t, ctx, max(1, min(depth, 2)), tail=with_val or t[0] == "M")
         self.helper_depth -= 1
         fn_type = t
         for _, pt, _ in reversed(params):
             fn_type = FUN(pt, fn_type)
         decl = ast.LetDecl(name, tuple(pvar(p, pt) for p, pt, _ in params), body)
-        if with_val is None:
-            with_val = self.chance(0.4)
         if with_val:
             self.tags.add("helper with val")
             val = self.helper_claim(name, params, t)
@@ -824,7 +866,7 @@ class _Gen:
         self.tags.add("top-level recursion")
         if not structural:
             self.tags.add("non-structural recursion")
-        with_val = self.chance(0.9)
+        with_val = self.chance(0.95)
         if with_val:
             self.before += [self.helper_claim(name, params, t), decl]
         else:
@@ -877,7 +919,12 @@ class _Gen:
         """``let g = helper a1 in g a2 ...``: a partial application capturing the first argument."""
         candidates = [d for d in self.tops if not d.builtin and _result(d.type, d.arity) == t and d.arity >= 2]
         if not candidates:
-            return None
+            args = [b for b in ctx.visible().values() if b.type[0] != "fun"]
+            if len(args) < 2 or self.helper_depth >= 2:
+                return None
+            self.rng.shuffle(args)
+            self.new_helper(t, args[:2], depth)
+            candidates = [self.tops[-1]]
         d = self.rng.choice(candidates)
         types = _params(d.type, d.arity)
         g = self.fresh("g")
@@ -1043,11 +1090,11 @@ class _Gen:
         if uses == 0:
             body = self.expr(t, ctx, depth)
         elif uses == 1:
-            body = var(name) if self.chance(0.6) else ast.MLet(pvar(self.fresh("v")), var(name),
-                                                                 self.expr(t, ctx, depth - 1))
-            if isinstance(body, ast.MLet):
-                v = body.pattern.name
-                body = ast.MLet(body.pattern, var(name), self.expr(t, ctx.add(v, t[1]), depth - 1))
+            body = var(name)
+            if self.chance(0.4):
+                v = self.fresh("v")
+                rest = ast.Return(var(v)) if self.chance(0.5) else self.expr(t, ctx.add(v, t[1]), depth - 1)
+                body = ast.MLet(pvar(v), var(name), rest)
         else:
             a, b = self.fresh("v"), self.fresh("v")
             inner2 = ctx.add(a, t[1]).add(b, t[1])
@@ -1130,7 +1177,7 @@ class _Gen:
         """Where a pure recursive call stands: used, in an unused let, a tuple component, an
         ignored argument, or a guarded branch."""
         rng = self.rng
-        choice = rng.choices(("used", "unused let", "tuple", "ignored", "guarded"), (5, 2, 1, 1, 2))[0]
+        choice = rng.choices(("used", "unused let", "tuple", "ignored", "guarded"), (5, 2, 1.5, 1.5, 2))[0]
         rest = self.expr(t, ctx.add(r, t), min(depth, 2))
         if choice == "used":
             return ast.Let(pvar(r, t), rec_call, rest)

@@ -473,6 +473,8 @@ class Oracle:
         except SymbolicEscape as exc:
             return Outcome("unjudged", message=f"cannot compute the output law: {exc.reason}")
         except Exception as exc:  # noqa: BLE001 — an internal error of the evaluator is a finding
+            if _raised_by_the_fuzzer(exc):
+                raise
             return Outcome("error", failure=CRASH, message=f"{type(exc).__name__}: {exc}")
 
     # ---- judging -----------------------------------------------------------------------
@@ -645,12 +647,21 @@ def _noise(m: Value) -> Optional[Noise]:
             return _noise(m.k(m.m.value))
         first = _noise(m.m)
         if first is not None:
-            theta = monad.SymParam(_Described(f"the noise of {m.m.describe()}"))
+            theta = monad.SymParam(_Described(f"the {first.family} noise"))
             rest = m.k(theta)
             if isinstance(rest, monad.Return) and rest.value is theta:
                 return first
             raise PrivInferError(_r003("the noise is post-processed, which has no closed form here"))
     return None
+
+
+def _raised_by_the_fuzzer(exc: BaseException) -> bool:
+    """Whether the innermost frame of ``exc`` is the fuzzer's own code (a bug of the oracle is
+    not a finding about the evaluator: it propagates)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and "/verifier/fuzz/" in tb.tb_frame.f_code.co_filename.replace("\\", "/")
 
 
 class _Described:
