@@ -91,7 +91,8 @@ def markdown(report, workers: int) -> str:
         for n, ((kind, _), members) in enumerate(classes, 1):
             f = members[0]
             lines += [f"### {n}. {kind}: {f.claim or 'the program'} (seed {f.seed}; {len(members)} shrunk like it; "
-                      f"kernel: {f.kernel or 'not checked'})", "", "```", f.shrunk.rstrip(), "```", ""]
+                      f"kernel: {f.shrunk_kernel or f.kernel or 'not checked'})", "", "```", f.shrunk.rstrip(),
+                      "```", ""]
             if f.witness is not None:
                 lines += ["```", f.witness.render(), "```", ""]
             elif f.message:

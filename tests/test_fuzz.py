@@ -13,7 +13,7 @@ import pytest
 
 from verifier.audit import output_law
 from verifier.cli import main
-from verifier.fuzz import coverage, metamorphic
+from verifier.fuzz import metamorphic
 from verifier.fuzz.campaign import Config, check_case, fuzz, parse_and_type, program_seed, verify
 from verifier.fuzz.divergence import KINDS, Noise, divergence
 from verifier.fuzz.generate import generate

@@ -79,6 +79,7 @@ class Failure:
     message: str = ""
     variant: str = ""
     kernel: Optional[str] = None          # "accepted" / "rejected: ..." / None (not checked)
+    shrunk_kernel: Optional[str] = None   # the same for the minimised program
     verifier_output: str = ""
     shrunk: Optional[str] = None          # the minimised program
     shrunk_output: str = ""
@@ -90,7 +91,8 @@ class Failure:
 
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "claim": self.claim, "seed": self.seed, "verdict": self.verdict,
-                "message": self.message, "kernel": self.kernel, "program": self.program,
+                "message": self.message, "kernel": self.kernel, "shrunk_kernel": self.shrunk_kernel,
+                "program": self.program,
                 "shrunk": self.shrunk, "variant": self.variant or None,
                 "witness": None if self.witness is None else self.witness.to_json(),
                 "features": self.features}
@@ -225,7 +227,8 @@ def metamorphic_failures(program: ast.Program, case: Case, seed: int) -> List[Fa
 
 def kernel_opinion(text: str, claim: str) -> str:
     """``accepted`` when the kernel accepts the program's certificate with ``claim`` verified,
-    else ``rejected: <reason>`` (or why there is no certificate)."""
+    else ``rejected: <reason>`` (or why there is no certificate). A certificate covers every
+    claim of its source, so the reason may be another claim's."""
     from checker import kernel
     from checker.certify import certificate, dumps
     parsed = parse_and_type(text)

@@ -160,6 +160,8 @@ def calibrate(plan: ClaimPlan, needed: Optional[float], rng: random.Random) -> N
         plan.constant = rng.choice((Fraction(1), Fraction(2), Fraction(10)))
         plan.mode = "under"
         return
+    if needed < 1e-12:      # equal laws whose enclosure is not a point
+        needed = 0.0
     tight = _round_up(needed)
     if plan.mode == "loose":
         plan.constant = tight * 2 if tight > 0 else Fraction(1)
@@ -360,7 +362,7 @@ class _Gen:
         body = self.expr(result, ctx, rng.choice((2, 3, 3, 4)), tail=True)
         val = self.entry_claim(plan_params, result)
         if self.chance(0.35):
-            self.redefine_builtin(before=True, used=_names_in(self.before + [body, val]))
+            self.redefine_builtin(before=True, used=_names_in([body, val]), in_helpers=_names_in(self.before))
         annotate = self.chance(0.8)
         entry_let = ast.LetDecl(self.entry, tuple(pvar(p, t if annotate else None) for p, t in params), body)
         decls: List[ast.Decl] = list(self.before)
@@ -390,8 +392,14 @@ class _Gen:
         if self.chance(0.75):
             public.append(("eps", REAL, (ast.SameRuns(), ast.TBase("real+")) if self.chance(0.8)
                            else self.public_refinement("real+")))
+        # a bound that makes adjWithin's axiom contradictory goes with a parameter the runs may
+        # disagree on: if the verifier proves anything from the contradiction, that one leaks
+        contradictory = "adjWithin with a non-positive bound" in self.tags and self.chance(0.6)
         for name, t, base in (("b", BOOL, "bool"), ("w", REAL, "real"), ("k", FIN(3), "[3]")):
-            if self.chance(0.2):
+            if contradictory and name == "w":
+                public.append((name, t, (ast.BoolLit(True), ast.TBase("real"))))
+                self.tags.add("public parameter refined with true")
+            elif self.chance(0.2):
                 public.append((name, t, self.public_refinement(base)))
         order = [private] + public
         if len(order) > 1 and self.chance(0.2):
@@ -400,7 +408,8 @@ class _Gen:
         ctx = Ctx()
         names, plans = [], []
         for name, t, (assertion, written) in order:
-            ctx = ctx.add(name, t, private=name == "db")
+            # a parameter the two runs may disagree on is as sensitive as the private list
+            ctx = ctx.add(name, t, private=name == "db" or not isinstance(assertion, ast.SameRuns))
             names.append((name, t))
             plans.append((name, t, assertion, written))
         return names, plans, ctx
@@ -463,7 +472,6 @@ class _Gen:
     # ---- claims ----
 
     def entry_claim(self, params, result: tuple) -> ast.ValDecl:
-        rng = self.rng
         binders = []
         for name, t, assertion, written in params:
             var_name = "l" if name == "db" else name
@@ -540,10 +548,10 @@ class _Gen:
 
     # ---- built-in redefinitions ----
 
-    def redefine_builtin(self, before: bool, used: Optional[set] = None) -> None:
+    def redefine_builtin(self, before: bool, used: Optional[set] = None, in_helpers: set = frozenset()) -> None:
         """A top-level definition of a built-in's name: same type, often another meaning;
-        ``before``: among the definitions before the entry, of a name the program uses
-        (``used``), else after the entry."""
+        ``before``: among the definitions before the entry, of a name the entry (``used``) or,
+        three times as likely, a helper (``in_helpers``) uses; else after the entry."""
         rng = self.rng
         e, x, l, p, a, b, m, v = (var(n) for n in ("e", "x", "l", "p", "a", "b", "m", "v"))
         options = {
@@ -569,10 +577,15 @@ class _Gen:
             "dist": (("a", "b"), [intlit(0)] if before else [app(var("length"), a), intlit(100)]),
             "adjWithin": (("a", "b", "c"), [ast.BoolLit(True)] if before else [ast.BoolLit(False)]),
         }
-        usable = [n for n in options if (n in used if used is not None else n in CLAIM_NAMES or self.chance(0.5))]
+        if used is None:
+            usable = [n for n in options if n in CLAIM_NAMES or self.chance(0.5)]
+            weights = [1] * len(usable)
+        else:
+            usable = [n for n in options if n in used or n in in_helpers]
+            weights = [3 if n in in_helpers else 1 for n in usable]
         if not usable:
             return
-        name = rng.choice(usable)
+        name = rng.choices(usable, weights)[0]
         params, bodies = options[name]
         body = rng.choice(bodies)
         pattern = pvar(params[0]) if len(params) == 1 else ast.PTuple(tuple(pvar(q) for q in params))
@@ -784,9 +797,10 @@ class _Gen:
         name = self.new_helper(t, args, depth)
         return app(var(name), *(var(a.name) for a in args))
 
-    def new_helper(self, t: tuple, args: Sequence[Binding], depth: int, with_val: Optional[bool] = None) -> str:
-        """Define a helper taking ``args``' types and returning ``t``; with a ``val`` or not."""
-        rng = self.rng
+    def new_helper(self, t: tuple, args: Sequence[Binding], depth: int, with_val: Optional[bool] = None,
+                   equal_inputs: bool = False) -> str:
+        """Define a helper taking ``args``' types and returning ``t``; with a ``val`` or not
+        (``equal_inputs``: a val that assumes every argument equal in both runs)."""
         name = self.fresh("h")
         self.helper_depth += 1
         params, ctx = [], Ctx(hidden=self.chance(0.3))
@@ -805,7 +819,7 @@ class _Gen:
         decl = ast.LetDecl(name, tuple(pvar(p, pt) for p, pt, _ in params), body)
         if with_val:
             self.tags.add("helper with val")
-            val = self.helper_claim(name, params, t)
+            val = self.helper_claim(name, params, t, equal_inputs)
             self.before += [val, decl]
         else:
             self.tags.add("helper without val")
@@ -815,21 +829,20 @@ class _Gen:
         self.tops.append(TopDef(name, fn_type, len(params), has_val=with_val))
         return name
 
-    def helper_claim(self, name: str, params, t: tuple) -> ast.ValDecl:
-        rng = self.rng
+    def helper_claim(self, name: str, params, t: tuple, equal_inputs: bool = False) -> ast.ValDecl:
         binders = []
         for pname, pt, private in params:
             if pt[0] == "fun" or pt[0] == "D":
                 binders.append((pname, syntax(pt), None))
                 continue
-            if private and pt[0] == "list" and self.chance(0.7):
+            if private and pt[0] == "list" and not equal_inputs and self.chance(0.7):
                 l1, l2 = runs(pname)
                 if pt[1] == REAL:
                     assertion = ast.App(var("adjWithin"), ast.TupleLit((l1, l2, real(Fraction(1)))))
                 else:
                     assertion = ast.App(var("adj"), ast.TupleLit((l1, l2)))
             else:
-                assertion = ast.SameRuns() if self.chance(0.85) else ast.BoolLit(True)
+                assertion = ast.SameRuns() if equal_inputs or self.chance(0.85) else ast.BoolLit(True)
             binders.append((pname, syntax(pt), assertion))
         has_eps = any(p == "eps" and pt == REAL for p, pt, _ in params)
         return self.claim(name, binders, t, has_eps, has_eps, None)
@@ -952,7 +965,7 @@ class _Gen:
                 other = rng.choice(others).name
             else:
                 bindings = [Binding(self.fresh("p"), pt, pt[0] == "list") for pt in types]
-                other = self.new_helper(t, bindings, depth, with_val=self.chance(0.7))
+                other = self.new_helper(t, bindings, depth, with_val=self.chance(0.7), equal_inputs=True)
             args = [self.expr(a, ctx.exposed(), depth - 1) for a in types]
             self.tags.add("local shadows the entry's name" if target == self.entry else "local shadows a val'd name")
             return ast.Let(pvar(target), var(other), app(var(target), *args))
@@ -1021,7 +1034,8 @@ class _Gen:
                 return None
             if self.chance(0.8):
                 self.tags.add("lapMech")
-                return call("lapMech", self.eps_expr(ctx), self.expr(REAL, ctx.exposed(), depth))
+                query = self.r_learner(REAL, ctx, depth) if self.chance(0.3) else None
+                return call("lapMech", self.eps_expr(ctx), query or self.expr(REAL, ctx.exposed(), depth))
             if not self.builtin_usable("gaussMech", ctx):
                 return None
             self.tags.add("gaussMech")
@@ -1067,7 +1081,6 @@ class _Gen:
 
     def score(self, ctx: Ctx, xn: str, rn: str, x_type: tuple, elem: tuple, depth: int) -> ast.Expr:
         """A real-valued score: often an honest counting score, sometimes anything."""
-        rng = self.rng
         if x_type == LIST(BOOL) and self.chance(0.6):
             agree = app(var("count"), var(xn))
             disagree = binop("-", app(var("length"), var(xn)), app(var("count"), var(xn)))

@@ -36,9 +36,9 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from obligations.records import field, record
+from obligations.records import record
 from verifier.audit import (
     TOLERANCE, AssertionEvaluator, claim_scope, equality_refinement, output_law, run_name,
 )

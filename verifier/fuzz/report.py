@@ -3,7 +3,7 @@
 ``CampaignReport.add(case)`` accumulates one program. ``to_json()`` has at least ``generated``,
 ``verified``, ``audited``, ``failures`` and ``coverage`` (issue 13); ``render()`` is the text
 ``privinfer fuzz`` prints; ``write(out_dir)`` writes every shrunk failure to a directory of its
-own (``NNN-kind-claim/``: ``program.pinf`` the minimised program, ``original.pinf``,
+own (``NNN-kind-claim-seedS/``: ``program.pinf`` the minimised program, ``original.pinf``,
 ``verifier.txt`` the verifier's output on the minimised program, ``witness.json`` and
 ``witness.txt`` the oracle's witness, ``variant.pinf`` for a metamorphic failure, ``kernel.txt``)
 and ``report.json`` / ``report.txt``.
@@ -18,7 +18,7 @@ import math
 import os
 import statistics
 from collections import Counter
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 from verifier.fuzz import coverage
 from verifier.fuzz.campaign import KINDS, Case, Config, Failure, parse_and_type
@@ -154,7 +154,7 @@ class CampaignReport:
             for (kind, feats), members in self.classes():
                 f = members[0]
                 lines.append(f"    {kind}: {len(members)} shrunk failure(s) like seed {f.seed} ({f.claim or 'program'}); "
-                             f"kernel {f.kernel or 'not checked'}")
+                             f"kernel {f.shrunk_kernel or f.kernel or 'not checked'}")
         else:
             lines.append("  no failure")
         if coverage_lines:
@@ -174,10 +174,11 @@ class CampaignReport:
         os.makedirs(out_dir, exist_ok=True)
         written = []
         for n, f in enumerate((f for f in self.failures if f.shrunk is not None), 1):
-            d = os.path.join(out_dir, f"{n:03d}-{f.kind}-{f.claim or 'program'}")
+            d = os.path.join(out_dir, f"{n:03d}-{f.kind}-{f.claim or 'program'}-seed{f.seed}")
             os.makedirs(d, exist_ok=True)
+            kernel = f.shrunk_kernel or f.kernel or "not checked"
             header = (f"(* privinfer fuzz: {f.kind} failure of {f.claim or 'the program'} (seed {f.seed});"
-                      f" verifier: {f.verdict or '-'}; kernel: {f.kernel or 'not checked'} *)\n")
+                      f" verifier: {f.verdict or '-'}; kernel: {kernel} *)\n")
             _write(d, "program.pinf", header + f.shrunk)
             _write(d, "original.pinf", f.program)
             _write(d, "verifier.txt", f.shrunk_output)
@@ -186,7 +187,8 @@ class CampaignReport:
                 _write(d, "witness.txt", f.witness.render() + "\n")
             if f.variant:
                 _write(d, "variant.pinf", f.variant)
-            _write(d, "kernel.txt", (f.kernel or "not checked") + "\n")
+            _write(d, "kernel.txt", f"minimised program: {f.shrunk_kernel or 'not checked'}\n"
+                                    f"original program: {f.kernel or 'not checked'}\n")
             _write(d, "message.txt", f.message + "\n")
             written.append(d)
         _write(out_dir, "report.json", json.dumps(self.to_json(), indent=2, default=_jsonable) + "\n")

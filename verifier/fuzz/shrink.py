@@ -191,6 +191,9 @@ def shrink_failure(failure, config) -> None:
     prog, typed = parse_and_type(text)
     report = verify(prog, typed)
     failure.shrunk_output = report if isinstance(report, str) else render(report)
+    if failure.kernel is not None and failure.claim:
+        from verifier.fuzz.campaign import kernel_opinion
+        failure.shrunk_kernel = kernel_opinion(text, failure.claim)
     if failure.witness is not None and prog.find_val(failure.claim) is not None:
         judgement = Oracle(prog, typed, config.limits).judge(prog.find_val(failure.claim))
         if judgement.witness is not None:
