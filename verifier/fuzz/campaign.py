@@ -57,6 +57,7 @@ class Config:
     shrink: bool = True
     max_shrinks: int = 20          # failures shrunk per campaign (the others are counted)
     shrink_checks: int = 150       # predicate evaluations per shrink
+    shrink_seconds: float = 30.0   # time per shrink
     only: Optional[int] = None     # check only this program of the campaign
 
 

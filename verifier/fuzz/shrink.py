@@ -19,10 +19,13 @@ rejected for changing the meaning.
 """
 from __future__ import annotations
 
+import math
 import random
+import time
 from fractions import Fraction
 from typing import Callable, Iterator, List, Optional
 
+from obligations.records import replace
 from verifier.fuzz import scope
 from verifier.language import ast
 from verifier.language.pretty import pretty_program
@@ -44,6 +47,9 @@ def still_fails(failure, config) -> Callable[[ast.Program, object], bool]:
     from verifier.fuzz.campaign import CRASH, METAMORPHIC, verify
     from verifier.fuzz.oracle import Oracle
 
+    # a candidate that runs 20,000 steps is taken as looping; the result is checked in full
+    limits = replace(config.limits, confirm_steps=min(config.limits.confirm_steps, 20_000))
+
     def predicate(prog: ast.Program, typed) -> bool:
         if failure.kind == CRASH:
             outcome = verify(prog, typed)
@@ -58,7 +64,7 @@ def still_fails(failure, config) -> Callable[[ast.Program, object], bool]:
         verdict = next((c.verdict for c in report.claims if c.name == failure.claim), None)
         if verdict != "verified":
             return False
-        judgement = Oracle(prog, typed, config.limits).judge(prog.find_val(failure.claim))
+        judgement = Oracle(prog, typed, limits).judge(prog.find_val(failure.claim))
         return judgement.failed and judgement.witness.kind == failure.kind
 
     return predicate
@@ -151,13 +157,18 @@ MAX_CANDIDATES = 5_000
 
 
 def shrink(program: ast.Program, claim: str, predicate: Callable[[ast.Program, object], bool],
-           budget: int) -> ast.Program:
+           budget: int, seconds: float = math.inf) -> ast.Program:
     """The smallest program found whose well-typed reading satisfies ``predicate`` (greedy; at
-    most ``budget`` predicate checks and ``MAX_CANDIDATES`` candidates)."""
+    most ``budget`` predicate checks, ``MAX_CANDIDATES`` candidates and about ``seconds``)."""
     from verifier.fuzz.campaign import parse_and_type
     current, checks, tried = program, 0, 0
+    deadline = time.perf_counter() + seconds
     improved = True
-    while improved and checks < budget and tried < MAX_CANDIDATES:
+
+    def exhausted() -> bool:
+        return checks >= budget or tried >= MAX_CANDIDATES or time.perf_counter() > deadline
+
+    while improved and not exhausted():
         improved = False
         current_size = size(current)
         for candidate in candidates(current, claim):
@@ -170,7 +181,7 @@ def shrink(program: ast.Program, claim: str, predicate: Callable[[ast.Program, o
                 if predicate(*parsed):
                     current, improved = parsed[0], True
                     break
-            if checks >= budget or tried >= MAX_CANDIDATES:
+            if exhausted():
                 break
     return current
 
@@ -179,16 +190,21 @@ def shrink_failure(failure, config) -> None:
     """Shrink ``failure`` in place: ``shrunk``, ``shrunk_output`` and, for oracle failures,
     the witness on the shrunk program."""
     from verifier.commands.verify import render
-    from verifier.fuzz.campaign import parse_and_type, verify
+    from verifier.fuzz.campaign import CRASH, METAMORPHIC, parse_and_type, verify
     from verifier.fuzz.oracle import Oracle
     parsed = parse_and_type(failure.program)
     if isinstance(parsed, str):
         return
     program = parsed[0]
-    best = shrink(program, failure.claim, still_fails(failure, config), config.shrink_checks)
+    best = shrink(program, failure.claim, still_fails(failure, config), config.shrink_checks,
+                  config.shrink_seconds)
     text = pretty_program(best)
-    failure.shrunk = text
     prog, typed = parse_and_type(text)
+    if failure.kind not in (CRASH, METAMORPHIC) and best is not program and \
+            not _fails_in_full(prog, typed, failure, config):
+        text = pretty_program(program)        # shrunk with the smaller budget only: keep the original
+        prog, typed = parse_and_type(text)
+    failure.shrunk = text
     report = verify(prog, typed)
     failure.shrunk_output = report if isinstance(report, str) else render(report)
     if failure.kernel is not None and failure.claim:
@@ -198,6 +214,14 @@ def shrink_failure(failure, config) -> None:
         judgement = Oracle(prog, typed, config.limits).judge(prog.find_val(failure.claim))
         if judgement.witness is not None:
             failure.witness = judgement.witness
+
+
+def _fails_in_full(prog: ast.Program, typed, failure, config) -> bool:
+    """The oracle, with the campaign's own limits, fails the claim the same way."""
+    from verifier.fuzz.oracle import Oracle
+    val = prog.find_val(failure.claim)
+    judgement = Oracle(prog, typed, config.limits).judge(val) if val is not None else None
+    return judgement is not None and judgement.failed and judgement.witness.kind == failure.kind
 
 
 __all__ = ["shrink", "shrink_failure", "still_fails", "candidates", "size"]
