@@ -104,6 +104,15 @@ def test_gaussian_closed_forms_agree_with_integration(gap, eps):
     assert divergence("DP", g1, g2).lower == math.inf
 
 
+def test_equal_rational_centres_give_zero_not_a_ball_around_it():
+    """1/3 is not a dyadic number: its Arb ball minus itself is a ball around 0, on which the
+    Gaussian formulas divide by zero. Equal centres are compared exactly."""
+    g = Noise("gauss", F(1, 3), 2.5)
+    for kind in KINDS:
+        d = divergence(kind, g, g, F(1))
+        assert d is not None and d.upper <= 1e-15, kind
+
+
 def test_noise_against_a_point_mass_or_another_scale():
     lap = Noise("laplace", F(0), F(1))
     point = _finite({F(0): F(1)})

@@ -145,7 +145,8 @@ def _noise_divergence(kind: str, a: Noise, b: Noise, eps: Any) -> Optional[Enclo
         return INFINITE if kind in ("DP", "KL") else None
     if a.scale != b.scale:
         return INFINITE if kind == "DP" and a.family == "laplace" else None
-    gap = (_to_arb(a.center) - _to_arb(b.center)).__abs__() / _to_arb(a.scale)
+    difference = a.center - b.center     # exact for rational centres (to_arb of 1/3 is a ball)
+    gap = arb(0) if difference == 0 else _to_arb(abs(difference)) / _to_arb(a.scale)
     if a.family == "laplace":
         t = gap
         if kind == "DP":
@@ -199,7 +200,10 @@ def _bounds(x: Any) -> tuple:
     return (math.nextafter(mid - rad, -math.inf), math.nextafter(mid + rad, math.inf))
 
 
-def _enclosure(x: Any, exact: bool) -> Enclosure:
+def _enclosure(x: Any, exact: bool) -> Optional[Enclosure]:
+    """``None`` when the ball is not finite (a formula evaluated too close to a pole)."""
+    if not x.is_finite():
+        return None
     lower, upper = _bounds(x)
     return Enclosure(lower, upper, exact)
 
