@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 import time
 from typing import Any, Callable, Dict, List, Optional
 
@@ -116,8 +117,41 @@ class Case:
     seconds: float = 0.0
 
 
+#: The stack of the thread a program is checked on: a run that recurses deeply through the
+#: interpreter's C code (a tuple built in each call, say) must not overflow the C stack before
+#: the step budget stops it (the command line uses the same size).
+STACK_BYTES = 512 * 1024 * 1024
+
+
+def on_a_large_stack(fn: Callable[[], Any]) -> Any:
+    """``fn()`` run on a thread with a ``STACK_BYTES`` stack (exceptions are re-raised here)."""
+    out: Dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 — re-raised in the caller's thread
+            out["error"] = exc
+
+    previous = threading.stack_size(STACK_BYTES)
+    try:
+        thread = threading.Thread(target=target, name="privinfer-fuzz")
+        thread.start()
+    finally:
+        threading.stack_size(previous)
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
 def check_case(seed: int, config: Config = Config()) -> Case:
-    """Generate, calibrate, verify and judge program ``seed`` (see the module docstring)."""
+    """Generate, calibrate, verify and judge program ``seed`` (see the module docstring), on a
+    thread with a large stack."""
+    return on_a_large_stack(lambda: _check_case(seed, config))
+
+
+def _check_case(seed: int, config: Config) -> Case:
     start = time.perf_counter()
     case = Case(seed)
     rng = random.Random(seed ^ 0x5EED)
@@ -267,7 +301,7 @@ def fuzz(config: Config, progress: Optional[Callable[[Case], None]] = None):
         case.index = index
         for failure in case.failures:
             if config.shrink and report.shrink_budget_left() and report.is_new(failure):
-                shrink_failure(failure, config)
+                on_a_large_stack(lambda f=failure: shrink_failure(f, config))
         report.add(case)
         if progress is not None:
             progress(case)
