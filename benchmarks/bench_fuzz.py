@@ -144,6 +144,18 @@ def markdown(report, workers: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def slim(data):
+    """The report with every failure as ``kind``, ``claim``, ``seed`` (and the kernel's
+    opinion), and in full only the minimised ones: 10,000 programs give a thousand failures."""
+    data["failure_list"] = [f if f.get("shrunk") else
+                            {k: f[k] for k in ("kind", "claim", "seed", "kernel") if k in f}
+                            for f in data["failure_list"]]
+    for f in data["failure_list"]:
+        f.pop("program", None)
+        f.pop("features", None)
+    return data
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0)
@@ -155,7 +167,7 @@ def main(argv=None) -> int:
     report = run(args.seed, args.count, args.workers, args.max_shrinks)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    data = report.to_json()
+    data = slim(report.to_json())
     data["workers"] = args.workers
     data["programs_per_second"] = round(data["generated"] / max(data["seconds"], 1e-9), 2)
     (out / "fuzz.json").write_text(json.dumps(data, indent=1, default=str) + "\n")
