@@ -78,8 +78,8 @@ def small_prior():
 def test_small_prior_loses_1_023_against_a_claimed_1(small_prior):
     r = small_prior
     assert r.loss == pytest.approx(1.0231455157128879, abs=1e-12)
-    # a rigorous enclosure for the program's float64 scores
-    assert r.precision == SCORES
+    # exact probabilities (the scores are exact reals): a rigorous enclosure of the loss
+    assert r.precision == EXACT
     assert r.loss_lower <= r.loss <= r.loss_upper and r.loss_upper - r.loss_lower < 1e-12
     assert r.loss_lower > 1.02
     # the worst pair: all false against one true, at length 5, output beta(0.05, 5.05)
@@ -189,7 +189,7 @@ def test_a_claim_whose_assumptions_fail_is_not_comparable():
 
 def test_randomized_response_by_expmech_costs_half_its_eps_per_bit(program):
     r = audit_program(program, "rr", 3, ["eps=1.0"])
-    assert r.precision == FLOAT
+    assert r.precision == EXACT
     assert r.loss == pytest.approx(0.5, abs=1e-12)        # ln(e^{1/2}) : scores 0 and 1
     assert r.claim.verifier == "verified" and r.claim.status == CONSISTENT
     assert r.claim.eps == 1.0

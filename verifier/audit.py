@@ -80,9 +80,10 @@ from verifier.language import types as ty
 from verifier.language.parser import parse_expr, parse_file
 from verifier.language.pretty import pretty_expr
 from verifier.language.typecheck import TypedProgram, typecheck_program
-from verifier.semantics import monad
+from verifier.semantics import monad, reals
+from verifier.semantics.distributions import Distribution
 from verifier.semantics.evaluator import BUILTINS, CONSTANTS, Evaluator
-from verifier.semantics.values import ConsList, Value, format_value, to_json, values_equal
+from verifier.semantics.values import ConsList, Value, canonical, format_value, to_json, values_equal
 
 #: Differences below this are treated as equality when comparing with a claim (see the module
 #: docstring).
@@ -295,9 +296,11 @@ def _json_float(x: Optional[float]) -> Any:
 
 @record(frozen=False)
 class _Law:
-    """One output distribution: float probabilities, and Arb log-probabilities when available."""
+    """One output distribution: float probabilities (for reports), the exact probabilities
+    (rationals or exact reals) and their Arb log-probabilities when the law is exact."""
 
     probs: Dict[Value, float]
+    exact: Optional[Dict[Value, Any]]  # value -> Fraction or reals.Real, or None (FLOAT)
     logs: Optional[Dict[Value, Any]]   # value -> flint.arb, or None (FLOAT)
     precision: str
 
@@ -308,59 +311,74 @@ def _arb_context():
 
 
 def _is_exact(x: Any) -> bool:
-    return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+    return reals.is_exact_number(x)
 
 
-def _exponential_law(m: monad.Exponential) -> _Law:
-    """The exact law of ``expMech`` from its scores, log-probabilities enclosed in Arb:
-    ``ln P(o) = ln sum_{r = o} exp(eps s_r / 2) - ln sum_r exp(eps s_r / 2)``."""
+def _ball(x: Any) -> Any:
+    """An Arb ball of the exact number ``x`` at ``PRECISION_BITS`` (inside ``_arb_context``)."""
+    if isinstance(x, reals.Real):
+        return x.ball(PRECISION_BITS)
     from lemmas.arbeval import to_arb
-    exact = _is_exact(m.eps) and all(_is_exact(s) for s in m.scores)
-    with _arb_context():
-        half = to_arb(m.eps) / 2
-        exponents = [half * to_arb(s) for s in m.scores]
-        top = max(exponents, key=lambda x: float(x.mid()))
-        grouped: Dict[Value, Any] = {}
-        for c, x in zip(m.candidates, exponents):
-            w = (x - top).exp()
-            grouped[c] = grouped[c] + w if c in grouped else w
-        log_total = sum(grouped.values()).log()
-        logs = {c: w.log() - log_total for c, w in grouped.items()}
-        probs = {c: float(lg.exp().mid()) for c, lg in logs.items()}
-    return _Law(probs, logs, EXACT if exact else SCORES)
+    return to_arb(x)
 
 
 def _distribution_law(pmf: Mapping[Value, Any]) -> _Law:
-    """A law from the evaluator's probabilities (exact rationals are enclosed in Arb)."""
-    probs = {v: float(p) for v, p in pmf.items() if p != 0}
-    if all(_is_exact(p) for p in pmf.values()):
-        from lemmas.arbeval import to_arb
+    """A law from the evaluator's probabilities: exact ones (rationals, exact reals) are kept
+    and their logarithms enclosed in Arb; anything else (the float laws of ``hellingerMech``)
+    is a FLOAT law."""
+    kept = {v: p for v, p in pmf.items() if p != 0}
+    probs = {v: float(p) for v, p in kept.items()}
+    if all(_is_exact(p) for p in kept.values()):
         with _arb_context():
-            logs = {v: to_arb(p).log() for v, p in pmf.items() if p != 0}
-        return _Law(probs, logs, EXACT)
-    return _Law(probs, None, FLOAT)
+            logs = {v: _ball(p).log() for v, p in kept.items()}
+        return _Law(probs, kept, logs, EXACT)
+    return _Law(probs, None, None, FLOAT)
 
 
 def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Callable[[], _Law]]:
     """``(key, build)`` for the entry's result: ``build()`` gives an M-value's exact finite
     distribution, or the point mass at a plain value. ``key`` is hashable and equal for equal
     laws, so ``build`` runs once per distinct law."""
-    if isinstance(value, monad.Exponential):
-        key: Any = ("expMech", tuple(value.candidates), tuple(value.scores), value.eps)
-        try:
-            hash(key)
-        except TypeError:
-            key = ("expMech", id(value))
-        return key, lambda: _exponential_law(value)
     if isinstance(value, monad.MValue):
         d = monad.enumerate_finite(value, span)
-        return ("law", d), lambda: _distribution_law(d.pmf())
+        return ("law", _structural(d)), lambda: _distribution_law(d.pmf())
+    value = canonical(value)
     try:
         hash(value)
     except TypeError:
         raise error("R006", f"the audit needs an output that can be compared, got {format_value(value)}",
                     span) from None
     return ("value", value), lambda: _distribution_law({value: Fraction(1)})
+
+
+class _Same:
+    """An exact real inside a law's key, compared by identity: two laws are merged only when
+    they are the same expressions (hash-consed, so equal expressions are one object), never by
+    deciding that two different expressions are equal numbers (which may need exact
+    simplification, or be undecidable for enclosure-only numbers). Holding the object keeps
+    its identity valid."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
+
+
+def _structural(v: Any) -> Any:
+    """A hashable key of a value or law in which exact reals compare by identity."""
+    if isinstance(v, reals.Real):
+        return _Same(v)
+    if isinstance(v, tuple):
+        return tuple(_structural(x) for x in v)
+    if isinstance(v, Distribution):
+        return (v.family, _structural(v.params()))
+    return v
 
 
 @record(frozen=False)
@@ -377,6 +395,9 @@ class _PairStat:
     a: np.ndarray                 # probabilities of law A over the union of supports
     b: np.ndarray
     precision: str
+    keys: List[Value] = field(default_factory=list)        # the outputs, aligned with a and b
+    exact_a: Optional[Dict[Value, Any]] = None              # exact probabilities (EXACT laws)
+    exact_b: Optional[Dict[Value, Any]] = None
 
 
 def _pair_stat(law_a: _Law, law_b: _Law) -> _PairStat:
@@ -386,25 +407,61 @@ def _pair_stat(law_a: _Law, law_b: _Law) -> _PairStat:
     b = np.array([law_b.probs.get(v, 0.0) for v in keys])
     precision = max(law_a.precision, law_b.precision, key=_RANK.__getitem__)
     only = [v for v in keys if (v in law_a.probs) != (v in law_b.probs)]
+    exact = (law_a.exact, law_b.exact) if precision == EXACT else (None, None)
     if only:  # an output possible on one side only: infinite loss (exactly, for exact laws)
         o = only[0]
         return _PairStat(math.inf, math.inf, math.inf, None, o, law_a.probs.get(o, 0.0),
-                         law_b.probs.get(o, 0.0), a, b, precision)
+                         law_b.probs.get(o, 0.0), a, b, precision, keys, *exact)
     if law_a.logs is not None and law_b.logs is not None:
         with _arb_context():
             best_o, best_mid, lower, upper, ball = None, -1.0, 0.0, 0.0, None
             for v in keys:
-                d = law_a.logs[v] - law_b.logs[v]
-                lo, hi = float(d.abs_lower()), float(d.abs_upper())
+                d = abs(law_a.logs[v] - law_b.logs[v])
+                lo, hi = float(d.lower().mid()), float(d.upper().mid())
                 lower, upper = max(lower, lo), max(upper, hi)
-                mid = abs(float(d.mid()))
+                ball = d if ball is None else ball.max(d)
+                mid = float(d.mid())
                 if mid > best_mid:
-                    best_o, best_mid, ball = v, mid, abs(d)
+                    best_o, best_mid = v, mid
         return _PairStat(best_mid, math.nextafter(lower, -math.inf), math.nextafter(upper, math.inf), ball,
-                         best_o, law_a.probs[best_o], law_b.probs[best_o], a, b, precision)
+                         best_o, law_a.probs[best_o], law_b.probs[best_o], a, b, precision, keys, *exact)
     diffs = np.abs(np.log(a) - np.log(b))
     i = int(np.argmax(diffs))
-    return _PairStat(float(diffs[i]), None, None, None, keys[i], float(a[i]), float(b[i]), a, b, FLOAT)
+    return _PairStat(float(diffs[i]), None, None, None, keys[i], float(a[i]), float(b[i]), a, b, FLOAT, keys)
+
+
+def _exceeds_eps(stat: _PairStat, eps: Any) -> bool:
+    """Whether the pair's loss ``max_o |ln P_a(o) - ln P_b(o)|`` exceeds the exact ``eps``,
+    decided exactly: by the loss's Arb enclosure when it is clear of ``eps``, else output by
+    output (``P_a(o) > e^eps P_b(o)`` or the reverse) with exact-real comparisons."""
+    if math.isinf(stat.loss):
+        return True
+    with _arb_context():
+        e = _ball(eps)
+        if stat.ball is not None and stat.ball > e:
+            return True
+        if stat.ball is not None and stat.ball <= e:
+            return False
+    factor = reals.exp(eps)
+    for o in stat.keys:
+        p, q = stat.exact_a[o], stat.exact_b[o]
+        if p > factor * q or q > factor * p:
+            return True
+    return False
+
+
+def _hockey_stick_exceeds(stat: _PairStat, eps: Any, delta: Any) -> bool:
+    """Whether ``max(sum_o max(0, P_a - e^eps P_b), sum_o max(0, P_b - e^eps P_a))`` exceeds
+    the exact ``delta``, decided exactly (Arb enclosures first, exact reals when they do not
+    separate)."""
+    factor = reals.exp(eps)
+    for first, second in ((stat.exact_a, stat.exact_b), (stat.exact_b, stat.exact_a)):
+        terms = [reals.maximum(0, reals.sub(first.get(o, 0), reals.mul(factor, second.get(o, 0))))
+                 for o in stat.keys]
+        total = sum(terms, Fraction(0))
+        if total > delta:
+            return True
+    return False
 
 
 def hockey_stick(a: np.ndarray, b: np.ndarray, eps: float) -> float:
@@ -508,6 +565,13 @@ class _ClaimEvaluator:
 
     def value(self, expr: ast.Expr, env: Dict[str, Value]) -> Value:
         return self.evaluator.evaluate(_rename_runs(expr), env)
+
+    def number(self, expr: ast.Expr, env: Dict[str, Value]) -> Any:
+        """The exact number a claimed privacy parameter evaluates to (TypeError otherwise)."""
+        v = self.value(expr, env)
+        if not _is_exact(v):
+            raise TypeError(f"{pretty_expr(expr)} is not a number")
+        return v
 
     def holds(self, assertion: ast.Expr, var: str, env: Dict[str, Value]) -> Optional[bool]:
         """The assertion's truth value, or ``None`` when it cannot be evaluated."""
@@ -679,8 +743,19 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
     ``private`` names the private parameter (default: the first ``bool``/``[k]`` list);
     ``eps_grid`` the points of the ``delta(eps)`` curve (default: 11 points from 0 to a little
     above the loss and the claimed eps); ``verify=False`` skips the verifier (the claim is still
-    evaluated and compared). Raises ``PrivInferError`` (U002, R005, R003, R009, ...) on bad input.
+    evaluated and compared). Raises ``PrivInferError`` (U002, R005, R003, R009, R011, ...) on bad
+    input.
     """
+    try:
+        return _audit(program, typed, entry, n, arg_specs, private, eps_grid, verify, max_inputs)
+    except reals.Undecided as exc:
+        from verifier.semantics.evaluator import undecided_error
+        raise undecided_error(exc, None) from None
+
+
+def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
+           private: Optional[str], eps_grid: Optional[Sequence[float]], verify: bool,
+           max_inputs: int) -> AuditResult:
     from verifier.commands import run as run_cmd
     start = time.perf_counter()
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
@@ -832,8 +907,8 @@ class _Fixed:
     evaluator: _ClaimEvaluator
     public_runs: List[Tuple[Value, Value]]
     private_index: int
-    eps: Optional[float]            # None when it depends on the pair
-    delta: Optional[float]
+    eps: Optional[Any]              # exact numbers; None when they depend on the pair
+    delta: Optional[Any]
     pair_premises: List[Tuple[str, ast.Expr]]   # premises that mention the private input
 
 
@@ -867,33 +942,41 @@ def _fixed_claim_parts(claim: Optional[_Claim], ce: Optional[_ClaimEvaluator], p
                 return None
     fixed = _Fixed(claim, ce, runs, index, None, None, pair_premises)
     if claim.kind == "equal":
-        fixed.eps, fixed.delta = 0.0, 0.0
+        fixed.eps, fixed.delta = Fraction(0), Fraction(0)
     else:
         try:
             if not ce.depends_on_pair(claim.eps):
-                fixed.eps = float(ce.value(claim.eps, env))
+                fixed.eps = ce.number(claim.eps, env)
             if claim.delta is None:
-                fixed.delta = 0.0
+                fixed.delta = Fraction(0)
             elif not ce.depends_on_pair(claim.delta):
-                fixed.delta = float(ce.value(claim.delta, env))
+                fixed.delta = ce.number(claim.delta, env)
         except (PrivInferError, TypeError, ValueError) as exc:
             check.status = NOT_COMPARABLE
             check.message = f"the claimed privacy parameters cannot be evaluated at these arguments ({exc})"
             return None
-    check.eps, check.delta = fixed.eps, fixed.delta
+    check.eps = None if fixed.eps is None else float(fixed.eps)
+    check.delta = None if fixed.delta is None else float(fixed.delta)
     return fixed
 
 
 class _ClaimTracker:
-    """Compares every covered adjacent pair with the claim, keeping the worst excess."""
+    """Compares every covered adjacent pair with the claim, keeping the worst excess.
+
+    Whether a pair violates the claim is decided exactly for exact laws (``_exceeds_eps``,
+    ``_hockey_stick_exceeds``: the claimed bound and the probabilities are exact numbers) and
+    with ``TOLERANCE`` for float laws; ``excess`` (float) only measures by how much."""
 
     def __init__(self, check: ClaimCheck, fixed: _Fixed):
         self.check, self.fixed = check, fixed
-        self.eps_max: Optional[float] = fixed.eps
-        self.delta_max: Optional[float] = fixed.delta
+        self.eps_max: Optional[float] = None if fixed.eps is None else float(fixed.eps)
+        self.delta_max: Optional[float] = None if fixed.delta is None else float(fixed.delta)
         self.undetermined = 0
         self.delta_cache: Dict[Tuple[int, float], float] = {}
         self.delta_at_eps = 0.0
+        self.violated = False
+        self.exact = True
+        self.worst: Optional[Tuple[_PairStat, Any, Any]] = None   # the pair of largest excess
 
     def add(self, x: Tuple[Value, ...], y: Tuple[Value, ...], stat: Optional[_PairStat]) -> None:
         """Check one adjacent pair (``stat`` is ``None`` when both inputs have the same law)."""
@@ -913,26 +996,38 @@ class _ClaimTracker:
                 check.uncovered_pairs += 1
                 return
         try:
-            eps = f.eps if f.eps is not None else float(f.evaluator.value(f.claim.eps, env))
-            delta = f.delta if f.delta is not None else float(f.evaluator.value(f.claim.delta, env))
+            eps_x = f.eps if f.eps is not None else f.evaluator.number(f.claim.eps, env)
+            delta_x = f.delta if f.delta is not None else f.evaluator.number(f.claim.delta, env)
         except (PrivInferError, TypeError, ValueError):
             self.undetermined += 1
             check.uncovered_pairs += 1
             return
+        eps, delta = float(eps_x), float(delta_x)
+        pure = delta_x == 0
         check.covered_pairs += 1
         self.eps_max = eps if self.eps_max is None else max(self.eps_max, eps)
         self.delta_max = delta if self.delta_max is None else max(self.delta_max, delta)
         if stat is None:       # identical laws: loss 0, delta 0
-            excess, d_at = (-eps, 0.0) if delta == 0 else (-delta, 0.0)
+            excess, d_at = (-eps, 0.0) if pure else (-delta, 0.0)
+            violated = 0 > (eps_x if pure else delta_x)
         else:
             d_at = self.delta_cache.get((id(stat), eps))
             if d_at is None:
                 d_at = self.delta_cache[(id(stat), eps)] = hockey_stick(stat.a, stat.b, eps)
-            excess = stat.loss - eps if delta == 0 else d_at - delta
+            excess = stat.loss - eps if pure else d_at - delta
+            if stat.precision == EXACT:
+                violated = (_exceeds_eps(stat, eps_x) if pure
+                            else _hockey_stick_exceeds(stat, eps_x, delta_x))
+            else:
+                self.exact = False
+                violated = excess > TOLERANCE
         self.delta_at_eps = max(self.delta_at_eps, d_at)
-        if check.excess is None or excess > check.excess:
+        if violated and not self.violated:  # the first violation replaces any non-violation
+            self.violated, check.excess = True, None
+        if violated == self.violated and (check.excess is None or excess > check.excess):
             check.excess = excess
             check.violation = (ConsList.from_sequence(list(x)), ConsList.from_sequence(list(y)))
+            self.worst = (stat, eps_x, delta_x) if stat is not None else None
 
     def finish(self, result: AuditResult) -> None:
         check = self.check
@@ -945,14 +1040,16 @@ class _ClaimTracker:
             check.violation = None
             return
         pure = not check.delta
-        violated = check.excess is not None and check.excess > TOLERANCE
+        violated = self.violated
         what = (f"({_short(check.eps)}, {_short(check.delta) if check.delta else 0})-DP")
         sizes = f"on inputs of length <= {result.max_length}"
         if pure:
             measured = f"exact loss {_short(result.loss)}"
             if violated:
                 measured += f" > claimed {_short(check.eps)}"
-            elif abs(check.excess) <= TOLERANCE:
+            elif self._tight():
+                measured += f" = claimed {_short(check.eps)} (tight)"
+            elif not self.exact and abs(check.excess) <= TOLERANCE:
                 measured += f" = claimed {_short(check.eps)} (tight, within {TOLERANCE:g})"
             else:
                 measured += f" <= claimed {_short(check.eps)}"
@@ -984,6 +1081,22 @@ class _ClaimTracker:
                                  f"(the proof may be incomplete, or a violation may need longer inputs)")
         if check.uncovered_pairs:
             check.message += f"; {check.uncovered_pairs} pairs fall outside the claim's assumptions"
+
+
+    def _tight(self) -> bool:
+        """Whether the worst covered pair's loss equals the claimed eps exactly (exact laws;
+        screened by the float excess, so that exact comparisons run at most once)."""
+        if not self.exact or self.worst is None or abs(self.check.excess) > TOLERANCE:
+            return False
+        stat, eps, _ = self.worst
+        if stat.precision != EXACT or math.isinf(stat.loss):
+            return False
+        factor = reals.exp(eps)
+        try:
+            return any(stat.exact_a[o] == factor * stat.exact_b[o]
+                       or stat.exact_b[o] == factor * stat.exact_a[o] for o in stat.keys)
+        except reals.Undecided:
+            return False
 
 
 def _pair_text(pair: Optional[Tuple[Value, Value]]) -> str:

@@ -62,6 +62,7 @@ CODES = {
     "R007": "observation with zero probability",
     "R008": "pattern match failure",
     "R009": "the enumeration is too large",
+    "R011": "a comparison of real numbers could not be decided",
     # verification
     "V001": "an obligation is false",
     "V002": "an obligation could not be decided",

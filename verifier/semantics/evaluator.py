@@ -52,6 +52,7 @@ from verifier.language import ast
 from verifier.language.ast import Span
 from verifier.semantics import distributions as dist
 from verifier.semantics import monad
+from verifier.semantics import reals
 from verifier.semantics.distributions import Beta, Dirichlet, Distribution, Uniform
 from verifier.semantics.monad import MValue, SymDraw, SymParam
 from verifier.semantics.values import (
@@ -263,12 +264,14 @@ class Evaluator:
         if op in ("<", "<=", ">", ">="):
             _number_operand(left, op, e.left.span)
             _number_operand(right, op, e.right.span)
-            return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+            with decided(e.span):
+                return _COMPARE[op](left, right)
         return arithmetic(op, left, right, e)
 
     def _equal(self, left: Value, right: Value, e: ast.BinOp) -> bool:
         try:
-            return values_equal(left, right)
+            with decided(e.span):
+                return values_equal(left, right)
         except TypeError as exc:
             raise error("R006", f"cannot compare with {e.op}: {exc}", e.span) from None
 
@@ -339,7 +342,8 @@ class Evaluator:
                 return Closure(fn.params[1:], fn.body, env, fn.name)
             return self.eval(fn.body, env)
         if isinstance(fn, Builtin):
-            return fn.impl(self, arg, node)
+            with decided(node.span):
+                return fn.impl(self, arg, node)
         if isinstance(fn, Symbolic):
             raise SymbolicEscape(f"the model applies {fn.describe()}")
         raise error("R006", f"{a_kind(fn)} is not a function", node.span)
@@ -437,6 +441,35 @@ def _describe(value: Value) -> str:
     return a_kind(value)
 
 
+_COMPARE: Dict[str, Callable[[Value, Value], bool]] = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+class decided:
+    """A context in which a comparison of exact reals that cannot be decided
+    (``reals.Undecided``) becomes the run-time error R011 at ``span``."""
+
+    __slots__ = ("span",)
+
+    def __init__(self, span: Optional[Span]):
+        self.span = span
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if kind is not None and issubclass(kind, reals.Undecided):
+            raise undecided_error(exc, self.span) from None
+        return False
+
+
+def undecided_error(exc: "reals.Undecided", span: Optional[Span]) -> Exception:
+    """The R011 error for a comparison of reals that could not be decided."""
+    return error("R011", f"a comparison of real numbers could not be decided: {exc}", span,
+                 hint="the two numbers agree to thousands of digits and exact simplification did "
+                      "not show them equal; reformulate the computation (privinfer never guesses)")
+
+
 def _not_a(value: Value, expected: str, what: str, span: Optional[Span]) -> Exception:
     if isinstance(value, Symbolic):
         return SymbolicEscape(f"{what} is {value.describe()}")
@@ -464,7 +497,9 @@ def arithmetic(op: str, left: Value, right: Value, node: ast.Node) -> Value:
     if op == "*":
         return left * right
     if op == "/":
-        if right == 0:
+        with decided(node.span):
+            zero = right == 0
+        if zero:
             raise error("R002", f"division by zero: {format_value(left)} / {format_value(right)}", node.span)
         if isinstance(left, int) and isinstance(right, int):
             return Fraction(left, right)
@@ -492,7 +527,9 @@ def check_annotation(value: Value, t: ast.SimpleType, name: str, span: Optional[
     if isinstance(t, ast.TBase):
         if t.name in _RANGES and is_number(value):
             ok, wording = _RANGES[t.name]
-            if not ok(value):
+            with decided(span):
+                holds = ok(value)
+            if not holds:
                 raise error("R001", f"{name} : {t.name} needs {wording}, got {format_value(value)}", span)
         if t.name in _REAL_NAMES:
             return to_real(value)
@@ -528,7 +565,7 @@ def _builtin(name: str):
 
 
 #: Built-in constants (not functions).
-CONSTANTS: Dict[str, Value] = {"pi": math.pi}
+CONSTANTS: Dict[str, Value] = {"pi": reals.pi()}
 
 
 def _args(name: str, arg: Value, count: int, node: ast.Node, names: str) -> Tuple[Value, ...]:
@@ -660,14 +697,15 @@ def _lap_mech(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     return monad.Laplace(e, 1 / to_real(eps), node.span)
 
 
-def _sigma(name: str, eps: Value, delta: Value, node: ast.Node) -> float:
-    """sigma(eps, delta) = sqrt(2 ln(1.25 / delta)) / eps, defined for 0 < delta < 1.25."""
+def _sigma(name: str, eps: Value, delta: Value, node: ast.Node) -> Value:
+    """sigma(eps, delta) = sqrt(2 ln(1.25 / delta)) / eps, defined for 0 < delta < 1.25 (an
+    exact real: ``sigma (1e-400, 0.5)`` is a huge finite number)."""
     eps = _positive_eps(name, eps, node)
     delta = _num(name, "delta", delta, node)
     if not 0 < delta < Fraction(5, 4):
         raise error("R001", f"{name} needs 0 < delta < 1.25, got delta = {format_value(delta)}",
                     node.span)
-    return math.sqrt(2 * math.log(1.25 / float(delta))) / float(eps)
+    return reals.sqrt(2 * reals.log(Fraction(5, 4) / to_real(delta))) / to_real(eps)
 
 
 @_builtin("gaussMech")
@@ -681,7 +719,7 @@ def _gauss_mech(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     if not delta > 0:
         raise error("R001", f"gaussMech needs delta > 0, got delta = {format_value(delta)}",
                     node.span)
-    sigma = _sigma("gaussMech", eps, min(delta, 1), node)
+    sigma = _sigma("gaussMech", eps, 1 if delta > 1 else delta, node)
     return monad.Gaussian(_num("gaussMech", "query value", e, node), sigma, node.span)
 
 
@@ -876,30 +914,24 @@ def _snd(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
 
 @_builtin("abs")
 def _abs(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
-    return abs(_num("abs", "argument", arg, node))
+    return reals.absolute(_num("abs", "argument", arg, node))
 
 
 @_builtin("min")
 def _min(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     a, b = _args("min", arg, 2, node, "(a, b)")
-    a, b = _num("min", "1st argument", a, node), _num("min", "2nd argument", b, node)
-    return b if b < a else a
+    return reals.minimum(_num("min", "1st argument", a, node), _num("min", "2nd argument", b, node))
 
 
 @_builtin("max")
 def _max(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     a, b = _args("max", arg, 2, node, "(a, b)")
-    a, b = _num("max", "1st argument", a, node), _num("max", "2nd argument", b, node)
-    return b if b > a else a
+    return reals.maximum(_num("max", "1st argument", a, node), _num("max", "2nd argument", b, node))
 
 
 @_builtin("exp")
 def _exp(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
-    x = _num("exp", "argument", arg, node)
-    try:
-        return math.exp(x)
-    except OverflowError:
-        raise error("R001", f"exp {format_value(x)} overflows the range of reals", node.span) from None
+    return reals.exp(_num("exp", "argument", arg, node))
 
 
 @_builtin("log")
@@ -907,7 +939,7 @@ def _log(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     x = _num("log", "argument", arg, node)
     if not x > 0:
         raise error("R001", f"log needs a positive argument, got log {format_value(x)}", node.span)
-    return math.log(x)
+    return reals.log(x)
 
 
 @_builtin("sqrt")
@@ -915,7 +947,7 @@ def _sqrt(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     x = _num("sqrt", "argument", arg, node)
     if x < 0:
         raise error("R001", f"sqrt needs a non-negative argument, got sqrt {format_value(x)}", node.span)
-    return math.sqrt(x)
+    return reals.sqrt(x)
 
 
 @_builtin("length")

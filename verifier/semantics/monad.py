@@ -77,8 +77,10 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from verifier.errors import PrivInferError, error
 from verifier.language.ast import Span
+from verifier.semantics import reals
 from verifier.semantics.distributions import (
-    Bernoulli, Beta, Categorical, Dirichlet, Distribution, Normal, Uniform, make_finite, normalise,
+    Bernoulli, Beta, Categorical, Dirichlet, Distribution, InfiniteDensity, Normal, Uniform,
+    make_finite, normalise,
 )
 from verifier.semantics.values import (
     Symbolic, SymbolicEscape, Value, deep_recursion, format_value, is_number,
@@ -165,7 +167,8 @@ class Mechanism(MValue):
 
 
 class Laplace(Mechanism):
-    """``center + Lap(scale)``."""
+    """``center + Lap(scale)``; a sample is the exact rational grid value of
+    ``NoiseSource.laplace_exact`` (docs/noise.md)."""
 
     name = "lapMech"
 
@@ -173,11 +176,12 @@ class Laplace(Mechanism):
         self.center, self.scale, self.span = center, scale, span
 
     def sample(self, source):
-        return source.laplace(self.center, self.scale)
+        return source.laplace_exact(self.center, self.scale)
 
 
 class Gaussian(Mechanism):
-    """``center + N(0, sigma^2)`` (``sigma`` the standard deviation)."""
+    """``center + N(0, sigma^2)`` (``sigma`` the standard deviation); a sample is the exact
+    rational grid value of ``NoiseSource.gaussian_exact``."""
 
     name = "gaussMech"
 
@@ -185,11 +189,12 @@ class Gaussian(Mechanism):
         self.center, self.sigma, self.span = center, sigma, span
 
     def sample(self, source):
-        return source.gaussian(self.center, self.sigma)
+        return source.gaussian_exact(self.center, self.sigma)
 
 
 class Exponential(Mechanism):
-    """The exponential mechanism: ``candidates[i]`` with probability ∝ ``exp(eps * scores[i] / 2)``."""
+    """The exponential mechanism: ``candidates[i]`` with probability ∝ ``exp(eps * scores[i] / 2)``
+    (exact: the scores and eps are exact numbers, the law's probabilities exact reals)."""
 
     name = "expMech"
 
@@ -200,14 +205,12 @@ class Exponential(Mechanism):
         return self.candidates[source.exponential_mechanism(self.scores, self.eps)]
 
     def law(self):
-        exponents = [float(self.eps) * float(s) / 2 for s in self.scores]
-        top = max(exponents)
-        weights = [math.exp(x - top) for x in exponents]
-        total = math.fsum(weights)
-        out: Dict[Value, Prob] = {}
-        for c, w in zip(self.candidates, weights):
-            out[c] = out.get(c, 0.0) + w / total
-        return out
+        half = self.eps / 2
+        weights: Dict[Value, Prob] = {}
+        for c, s in zip(self.candidates, self.scores):
+            w = reals.exp(half * s)
+            weights[c] = weights[c] + w if c in weights else w
+        return normalise(weights)
 
 
 class Release(Mechanism):
@@ -302,7 +305,15 @@ def observation(left: Value, right: Value) -> SymEq:
 def sample(m: MValue, source: Any) -> Value:
     """One draw from ``m``; every random choice comes from ``source``."""
     with deep_recursion():
-        return _sample(m, source)
+        try:
+            return _sample(m, source)
+        except reals.Undecided as exc:
+            raise _undecided(exc, m.span) from None
+
+
+def _undecided(exc: "reals.Undecided", span: Optional[Span]) -> PrivInferError:
+    return error("R011", f"a comparison of real numbers could not be decided: {exc}", span,
+                 hint="privinfer decides every comparison exactly or stops; it never guesses")
 
 
 def _sample(m: MValue, source: Any) -> Value:
@@ -321,6 +332,8 @@ def _sample(m: MValue, source: Any) -> Value:
         elif isinstance(m, Mechanism):
             try:
                 value = m.sample(source)
+            except reals.Undecided as exc:
+                raise _undecided(exc, m.span) from None
             except (ValueError, ArithmeticError) as exc:
                 raise error("R006", f"{m.describe()} could not draw its noise: {exc}", m.span) from None
         else:
@@ -377,6 +390,11 @@ def infer(m: MValue, span: Optional[Span] = None) -> Distribution:
             return make_finite(law, span) if isinstance(law, dict) else law
     except (NotExact, SymbolicEscape) as exc:
         raise error("R003", f"cannot infer this model exactly: {exc.reason}", span, hint=_HINT) from None
+    except InfiniteDensity as exc:
+        raise error("R003", f"cannot infer this model: {exc}", span,
+                    hint="an observation where the density is infinite has no well-defined weight") from None
+    except reals.Undecided as exc:
+        raise _undecided(exc, span) from None
 
 
 def enumerate_finite(m: MValue, span: Optional[Span] = None) -> Distribution:
@@ -396,6 +414,10 @@ def probability_of_true(m: MValue, span: Optional[Span] = None) -> Prob:
     except (NotExact, SymbolicEscape) as exc:
         raise error("R003", f"cannot compute the probability of this observation exactly: {exc.reason}",
                     span, hint=_HINT) from None
+    except InfiniteDensity as exc:
+        raise error("R003", f"cannot compute the probability of this observation: {exc}", span) from None
+    except reals.Undecided as exc:
+        raise _undecided(exc, span) from None
 
 
 def _pmf(law: Law) -> Optional[Dict[Value, Prob]]:

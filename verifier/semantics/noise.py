@@ -49,6 +49,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from verifier.semantics import reals
+from verifier.semantics.reals import Real
+
 __all__ = [
     "GRID_BITS",
     "NoiseSource",
@@ -64,7 +67,10 @@ GRID_BITS = 40
 #: exact integers in float64).
 _MAX_SPREAD = float(2**52)
 
-Number = int | Fraction | float
+Number = int | Fraction | float | Real
+
+#: Relative precision (bits) of the rational upper bound that replaces an irrational scale.
+SCALE_BITS = 64
 
 
 # --------------------------------------------------------------------------------------
@@ -94,6 +100,46 @@ def _positive_fraction(x: object, name: str) -> Fraction:
     if v <= 0:
         raise ValueError(f"{name} must be > 0, got {x!r}")
     return v
+
+
+def _exact(x: object, name: str) -> Fraction | Real:
+    """``x`` as an exact number: a ``Real`` stays one, anything else is read as a rational."""
+    return x if isinstance(x, Real) else _to_fraction(x, name)
+
+
+def _positive_scale(x: object, name: str) -> Fraction:
+    """A rational scale for the grid samplers: a rational ``x`` itself; an irrational one
+    (``sqrt (2 ln (1.25 / delta)) / eps``, ``1 / log 3``) replaced by ``reals.rational_above``,
+    the least rational of ``SCALE_BITS`` significant bits that is ``>= x``. More noise than asked
+    for, by a relative ``2**-64`` at most, never less; and a function of the value of ``x``
+    alone, so that two runs with equal scales use the same grid and the same noise law."""
+    if isinstance(x, Real):
+        if reals.sign(x) <= 0:
+            raise ValueError(f"{name} must be > 0, got {x.describe()}")
+        return reals.rational_above(x, SCALE_BITS)
+    return _positive_fraction(x, name)
+
+
+def _grid_index(center: Fraction | Real, g: Fraction) -> int:
+    """The grid point nearest to ``center`` in units of ``g``: ``floor(center / g + 1/2)``
+    (ties go up), computed exactly, so that it depends on the value of ``center`` only."""
+    return reals.floor(reals.add(reals.div(center, g), Fraction(1, 2)))
+
+
+def _upper_bound(xs: Sequence[Fraction | Real]) -> Fraction:
+    """A rational ``>= max(xs)`` (from 64-bit enclosures)."""
+    top = None
+    for x in xs:
+        if isinstance(x, Real):
+            ball = x.ball(64)
+            if not ball.is_finite():
+                raise ValueError(f"a score has no finite enclosure: {x.describe()}")
+            m, e = ball.upper().mid().man_exp()
+            bound = Fraction(int(m)) * _pow2(int(e))
+        else:
+            bound = x
+        top = bound if top is None or bound > top else top
+    return top  # type: ignore[return-value]
 
 
 def grid_exponent(scale: Fraction) -> int:
@@ -197,8 +243,40 @@ def _bernoulli_exp_neg_unit(bits: _BitSource, num: int, den: int) -> bool:
     return k % 2 == 1
 
 
-def _bernoulli_exp_neg(bits: _BitSource, gamma: Fraction) -> bool:
-    """``Bernoulli(exp(-gamma))`` for rational ``gamma >= 0`` (exact)."""
+def _bernoulli_real(bits: _BitSource, p: Real) -> bool:
+    """``Bernoulli(p)`` for an exact real ``p`` in [0, 1], exactly: a uniform ``U`` is revealed
+    64 bits at a time and compared with enclosures of ``p`` at a precision 64 bits above the
+    bits known; the answer ``U < p`` is returned once it holds or fails for the whole dyadic
+    interval of ``U`` known so far (with probability 1, after 64 bits in almost every case)."""
+    from flint import arb, fmpq
+    u, n = 0, 0
+    while True:
+        u = (u << 64) | bits.randbits(64)
+        n += 64
+        ball = p.ball(n + 64)
+        old = _flint_ctx().prec
+        _flint_ctx().prec = n + 64
+        try:
+            below = arb(fmpq(u + 1, 1 << n)) <= ball    # every U of the interval is < p
+            above = arb(fmpq(u, 1 << n)) >= ball        # every U of the interval is >= p
+        finally:
+            _flint_ctx().prec = old
+        if below:
+            return True
+        if above:
+            return False
+
+
+def _flint_ctx():
+    from flint import ctx
+    return ctx
+
+
+def _bernoulli_exp_neg(bits: _BitSource, gamma: Fraction | Real) -> bool:
+    """``Bernoulli(exp(-gamma))`` for exact ``gamma >= 0`` (a rational by CKS20's algorithm,
+    an exact real by ``_bernoulli_real``)."""
+    if isinstance(gamma, Real):
+        return _bernoulli_real(bits, reals.exp(reals.neg(gamma)))
     if gamma < 0:
         raise ValueError("gamma must be >= 0")
     whole = gamma.numerator // gamma.denominator
@@ -403,8 +481,8 @@ def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
         b = cdf.choose(bits)
         value = bucket_vals[b]
         i = _nth_index(keys, float(value), bits.randbelow(bucket_counts[b]))
-        gamma = exact_x(i) - value
-        if gamma < 0:  # impossible by step 1; a guard against misuse of the contract
+        gamma = reals.sub(exact_x(i), value)
+        if not isinstance(gamma, Real) and gamma < 0:  # impossible by step 1; a guard
             raise AssertionError("bucket key exceeds the exact exponent")
         if _bernoulli_exp_neg(bits, gamma):
             return i
@@ -431,6 +509,14 @@ class NoiseSource(abc.ABC):
     description: str
 
     # privacy mechanisms
+    @abc.abstractmethod
+    def laplace_exact(self, center: Number, scale: Number) -> Fraction:
+        """``center + Lap(scale)`` as the exact rational grid value (what ``lapMech`` releases)."""
+
+    @abc.abstractmethod
+    def gaussian_exact(self, center: Number, sigma: Number) -> Fraction:
+        """``center + N(0, sigma^2)`` as the exact rational grid value (``gaussMech``)."""
+
     @abc.abstractmethod
     def laplace(self, center: Number, scale: Number) -> float:
         """``center + Lap(scale)``: ``Pr ∝ exp(-|y - center| / scale)``; ``scale > 0``."""
@@ -508,12 +594,14 @@ class _ExactNoiseSource(NoiseSource):
     def laplace_exact(self, center: Number, scale: Number) -> Fraction:
         """The exact grid value behind :meth:`laplace`: ``g * (round(center/g) + DLap(scale/g))``.
 
-        ``g = 2**grid_exponent(scale)``; ``round`` is round-half-to-even on exact rationals.
+        ``g = 2**grid_exponent(scale)``; ``round(x)`` is ``floor(x + 1/2)``, exact also for an
+        exact-real center; an irrational scale is first replaced by its rational upper bound
+        (``_positive_scale``).
         """
-        c = _to_fraction(center, "center")
-        b = _positive_fraction(scale, "scale")
+        c = _exact(center, "center")
+        b = _positive_scale(scale, "scale")
         g = _pow2(grid_exponent(b))
-        return (round(c / g) + _discrete_laplace(self._bits, b / g)) * g
+        return (_grid_index(c, g) + _discrete_laplace(self._bits, b / g)) * g
 
     def laplace(self, center: Number, scale: Number) -> float:
         return float(self.laplace_exact(center, scale))
@@ -521,29 +609,35 @@ class _ExactNoiseSource(NoiseSource):
     def gaussian_exact(self, center: Number, sigma: Number) -> Fraction:
         """The exact grid value behind :meth:`gaussian`.
 
-        ``g * (round(center/g) + N_Z(0, (sigma/g)^2))`` with ``g = 2**grid_exponent(sigma)``.
+        ``g * (round(center/g) + N_Z(0, (sigma/g)^2))`` with ``g = 2**grid_exponent(sigma)``
+        (rounding and irrational ``sigma`` as in :meth:`laplace_exact`).
         """
-        c = _to_fraction(center, "center")
-        s = _positive_fraction(sigma, "sigma")
+        c = _exact(center, "center")
+        s = _positive_scale(sigma, "sigma")
         g = _pow2(grid_exponent(s))
         sg = s / g
-        return (round(c / g) + _discrete_gaussian(self._bits, sg * sg)) * g
+        return (_grid_index(c, g) + _discrete_gaussian(self._bits, sg * sg)) * g
 
     def gaussian(self, center: Number, sigma: Number) -> float:
         return float(self.gaussian_exact(center, sigma))
 
     def exponential_mechanism(self, scores: Sequence[Number], eps: Number) -> int:
-        """Exact: the exponents ``eps (max s - s_i) / 2`` are formed on exact rationals.
+        """Exact: the exponents ``x_i = eps (top - s_i) / 2`` are formed on exact numbers
+        (rationals, or exact reals such as Hellinger distances), with ``top`` the largest
+        score when every score is rational and otherwise a rational upper bound of the scores
+        (shifting every exponent by one amount does not change the law).
 
-        Intended for moderate candidate lists (one ``Fraction`` per score); use
+        Intended for moderate candidate lists (one exact number per score); use
         :meth:`choice_log_weights` for millions of float log-weights.
         """
-        e = _positive_fraction(eps, "eps")
-        s = [_to_fraction(v, "score") for v in scores]
+        e = _exact(eps, "eps")
+        if reals.sign(e) <= 0:
+            raise ValueError(f"eps must be > 0, got {eps!r}")
+        s = [_exact(v, "score") for v in scores]
         if not s:
             raise ValueError("the exponential mechanism needs at least one candidate")
-        top = max(s)
-        x = [e * (top - v) / 2 for v in s]
+        top = max(s) if all(isinstance(v, Fraction) for v in s) else _upper_bound(s)
+        x = [reals.div(reals.mul(e, reals.sub(top, v)), 2) for v in s]
         x_approx = np.array([float(v) for v in x], dtype=np.float64)
         return _sample_exp_neg(self._bits, x_approx, lambda i: x[i])
 
