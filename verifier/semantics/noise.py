@@ -444,12 +444,14 @@ class _BucketCDF:
 
 
 def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
-                    exact_x: Callable[[int], Fraction]) -> int:
+                    exact_x: Callable[[int], Fraction | Real], slack: float = 0.0) -> int:
     """An index ``i`` with probability ``exp(-x_i) / sum_j exp(-x_j)``, exactly.
 
-    Contract: ``x_i = exact_x(i) >= 0`` is rational; ``x_approx[i]`` (float64) is ``x_i``
-    correctly rounded (one rounding), or ``+inf`` for a candidate of weight zero. The array
-    ``x_approx`` is overwritten (it becomes the bucket keys).
+    Contract: ``x_i = exact_x(i) >= 0`` is exact (a rational or an exact real);
+    ``x_approx[i]`` (float64) is ``x_i`` correctly rounded (one rounding), or within ``slack``
+    of it (absolutely) when ``slack > 0``, or ``+inf`` for a candidate of weight zero. The
+    array ``x_approx`` is overwritten (it becomes the bucket keys). A proposed candidate whose
+    key turns out to exceed its exact exponent breaks the contract: ``ArithmeticError``.
 
     Algorithm (exact rejection sampling):
       1. ``k_i = floor(fl(x~_i (1 - 2^-50)))``: an integer with ``k_i <= x_i`` (the factor
@@ -471,8 +473,11 @@ def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
     if float(keys[finite].max()) > _MAX_SPREAD:
         raise ValueError("log-weights spread over more than 2**52: cannot sample exactly")
     keys[~finite] = -1.0                          # weight zero: never proposed
-    del finite
     np.multiply(keys, 1.0 - 2.0**-50, out=keys)   # -1 stays negative
+    if slack > 0:
+        np.subtract(keys, slack, out=keys)
+        keys[finite & (keys < 0)] = 0.0           # x_i >= 0: 0 is a valid key
+    del finite
     np.floor(keys, out=keys)                      # integers (exact in float64 below 2**53)
     bucket_vals, bucket_counts = _bucket_counts(keys)
     cdf = _BucketCDF(bucket_vals, bucket_counts)
@@ -482,8 +487,9 @@ def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
         value = bucket_vals[b]
         i = _nth_index(keys, float(value), bits.randbelow(bucket_counts[b]))
         gamma = reals.sub(exact_x(i), value)
-        if not isinstance(gamma, Real) and gamma < 0:  # impossible by step 1; a guard
-            raise AssertionError("bucket key exceeds the exact exponent")
+        if reals.sign(gamma) < 0:  # impossible under the contract; never sample wrongly
+            raise ArithmeticError("a bucket key exceeds the exact exponent: the approximate "
+                                  "exponents are further than their slack from the exact ones")
         if _bernoulli_exp_neg(bits, gamma):
             return i
 
@@ -528,6 +534,11 @@ class NoiseSource(abc.ABC):
     @abc.abstractmethod
     def exponential_mechanism(self, scores: Sequence[Number], eps: Number) -> int:
         """Index ``i`` with probability ``∝ exp(eps * scores[i] / 2)``; ``eps > 0``."""
+
+    @abc.abstractmethod
+    def choice_exact(self, x_approx, exact_x: Callable[[int], Fraction | Real], slack: float) -> int:
+        """Index ``i`` with probability exactly ``∝ exp(-exact_x(i))`` (``x_approx`` within
+        ``slack`` of the exact exponents)."""
 
     @abc.abstractmethod
     def choice_log_weights(self, log_weights) -> int:
@@ -661,6 +672,16 @@ class _ExactNoiseSource(NoiseSource):
             raise ValueError("log-weights spread too large to sample exactly")
         top_q = Fraction(top)
         return _sample_exp_neg(self._bits, x_approx, lambda i: top_q - Fraction(float(lw[i])))
+
+    def choice_exact(self, x_approx, exact_x: Callable[[int], Fraction | Real],
+                     slack: float) -> int:
+        """Index ``i`` with probability exactly ``∝ exp(-x_i)``, ``x_i = exact_x(i) >= 0`` an
+        exact number (computed only for the candidates proposed), ``x_approx`` float64
+        approximations within ``slack`` of them (they only shape the proposal)."""
+        x = np.array(x_approx, dtype=np.float64)
+        if x.ndim != 1 or x.shape[0] == 0 or np.isnan(x).any():
+            raise ValueError("x_approx must be a non-empty 1-D array without NaN")
+        return _sample_exp_neg(self._bits, x, exact_x, slack)
 
     # ---- model randomness (numpy PCG64: not privacy noise) ----
 
