@@ -170,9 +170,10 @@ _STATIC_FACTS = [
     Fact("lists.sum.adjwithin", (("l1", "list"), ("l2", "list"), ("c", "real")),
          "Implies(AdjWithin(l1, l2, c), Eq(Length(l1), Length(l2)) & Eq(ListSum(l1) - "
          "ListSum(l2), DiffAt1(l1, l2) - DiffAt2(l1, l2)) & (Abs(DiffAt1(l1, l2) - "
-         "DiffAt2(l1, l2)) <= c))",
+         "DiffAt2(l1, l2)) <= Max(c, 0)))",
          "definitions: adjWithin lists have the same length and agree outside one position, "
-         "where they differ by at most c; ListSum sums the entries"),
+         "where they differ by at most c (so a negative c admits only equal lists, whose "
+         "DiffAt values are equal: docs/verifier.md); ListSum sums the entries"),
     Fact("lists.adjwithin.adj", (("l1", "list"), ("l2", "list"), ("c", "real")),
          "Implies(AdjWithin(l1, l2, c), Adj(l1, l2))", "definition of adjWithin"),
     Fact("lists.length.nat", (("l", "list"),),

@@ -580,7 +580,8 @@ def _certified_tv(method: str, family: str, p: Tuple[Fraction, ...], q: Tuple[Fr
     first, second = law(*p), law(*q)
     label = (f"tv ({family.lower()} ({', '.join(map(format_value, p))}), "
              f"{family.lower()} ({', '.join(map(format_value, q))}))")
-    return reals.enclosed(lambda prec: fn(first, second, prec), label, key=(method, p, q))
+    return reals.enclosed(lambda prec: fn(first, second, prec), label, key=(method, p, q),
+                          nonnegative=True)
 
 
 # --------------------------------------------------------------------------------------

@@ -119,6 +119,8 @@ _BALL: Dict[str, Callable[..., arb]] = {
 }
 
 _INTERNED: "weakref.WeakValueDictionary[tuple, Real]" = weakref.WeakValueDictionary()
+#: the sympy symbols standing for enclosure nodes (``_to_sympy``), by name
+_ENCLOSED: "weakref.WeakValueDictionary[str, Real]" = weakref.WeakValueDictionary()
 
 
 def _token(x: Number) -> tuple:
@@ -130,12 +132,15 @@ class Real:
     module (``sqrt``, ``exp``, ``log``, ``pi``, ``lgamma``, ``erf``, ``enclosed``) and the
     arithmetic operators; never with the constructor."""
 
-    __slots__ = ("op", "args", "label", "_prec", "_ball", "_sign", "_sympy", "__weakref__")
+    __slots__ = ("op", "args", "label", "nonnegative", "_prec", "_ball", "_sign", "_sympy",
+                 "__weakref__")
 
-    def __init__(self, op: str, args: tuple, label: str = ""):
+    def __init__(self, op: str, args: tuple, label: str = "", nonnegative: bool = False):
         self.op = op
         self.args = args
         self.label = label
+        #: known to be >= 0 by construction (an enclosed distance, a square root, ...)
+        self.nonnegative = nonnegative or op in ("sqrt", "exp", "abs", "pi")
         self._prec = 0
         self._ball: Optional[arb] = None
         self._sign: Optional[int] = None
@@ -164,7 +169,10 @@ class Real:
 
     def _compute(self, prec: int) -> arb:
         if self.op == "enclosed":
-            return self.args[0](prec)
+            try:
+                return self.args[0](prec)
+            except ArithmeticError:  # no enclosure at this precision: try a higher one
+                return arb.nan()
         balls = [a._ball if isinstance(a, Real) else _arb_of(a) for a in self.args]
         try:
             return _BALL[self.op](*balls)
@@ -414,8 +422,10 @@ def div(a: Number, b: Number) -> Number:
 def absolute(a: Number) -> Number:
     if is_rational(a):
         return abs(a)
-    if a.op in ("exp", "sqrt", "abs", "pi"):  # type: ignore[union-attr]
+    if a.nonnegative:  # type: ignore[union-attr]
         return a
+    if a.op == "neg":  # type: ignore[union-attr]
+        return absolute(a.args[0])  # type: ignore[union-attr]
     return _node("abs", a)
 
 
@@ -494,18 +504,20 @@ def pi() -> Real:
     return _PI
 
 
-def enclosed(enclose: Callable[[int], arb], label: str, key: Optional[tuple] = None) -> Real:
+def enclosed(enclose: Callable[[int], arb], label: str, key: Optional[tuple] = None,
+             nonnegative: bool = False) -> Real:
     """A number known through ``enclose(prec)``, a function returning an Arb ball that contains
     it, computed at working precision ``prec`` (balls must shrink as ``prec`` grows). It has
-    no exact form: its comparisons are decided by enclosures alone, except that two numbers
-    made with the same hashable ``key`` are one object (so equal by identity): callers give
-    a key that determines the number (e.g. a canonical form of the parameters)."""
+    no exact form: exact simplification treats it as an unknown real (``nonnegative`` when the
+    caller knows it is >= 0), so an expression that simplifies to 0 for every value of it is
+    0; two numbers made with the same hashable ``key`` are one object (equal by identity):
+    callers give a key that determines the number (e.g. a canonical form of the parameters)."""
     if key is None:
-        return Real("enclosed", (enclose,), label)
+        return Real("enclosed", (enclose,), label, nonnegative)
     full = ("enclosed",) + key
     found = _INTERNED.get(full)
     if found is None:
-        found = _INTERNED[full] = Real("enclosed", (enclose,), label)
+        found = _INTERNED[full] = Real("enclosed", (enclose,), label, nonnegative)
     return found
 
 
@@ -637,7 +649,7 @@ def _to_sympy(x: Real) -> Any:
     if x._sympy is not None:
         return x._sympy if x._sympy is not False else None
     nodes = list(itertools.islice(_nodes(x), MAX_SYMBOLIC_NODES + 1))
-    if len(nodes) > MAX_SYMBOLIC_NODES or any(n.op == "enclosed" for n in nodes):
+    if len(nodes) > MAX_SYMBOLIC_NODES:
         x._sympy = False
         return None
     import sympy as sp
@@ -649,6 +661,11 @@ def _to_sympy(x: Real) -> Any:
     }
     for n in nodes:
         if n._sympy is not None:
+            continue
+        if n.op == "enclosed":  # an unknown real: what is true for all of them is true for it
+            name = f"enclosed_{id(n)}"
+            _ENCLOSED[name] = n
+            n._sympy = sp.Symbol(name, real=True, nonnegative=True if n.nonnegative else None)
             continue
         args = [a._sympy if isinstance(a, Real) else sp.Rational(a.numerator, a.denominator)
                 if isinstance(a, Fraction) else sp.Integer(a) for a in n.args]
@@ -693,6 +710,8 @@ def _from_sympy(s: Any) -> Optional[Number]:
         return pi()
     if s is sp.E:
         return exp(1)
+    if isinstance(s, sp.Symbol):
+        return _ENCLOSED.get(s.name)
     args = [_from_sympy(a) for a in s.args]
     if any(a is None for a in args):
         return None
