@@ -212,7 +212,10 @@ class Normal(Distribution):
         return _normal_density(self.mu, self.var, x)
 
     def sample(self, source):
-        return Fraction(source.normal(float(self.mu), float(self.var)))
+        # mu + sqrt(var) z for a standard normal float z, exactly: no overflow for any mean
+        # or variance
+        z = Fraction(source.normal(0.0, 1.0))
+        return self.mu + reals.sqrt(self.var) * z
 
 
 @record

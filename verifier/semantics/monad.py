@@ -326,7 +326,12 @@ def _sample(m: MValue, source: Any) -> Value:
         if isinstance(m, Return):
             value = m.value
         elif isinstance(m, Ran):
-            value = m.dist.sample(source)
+            try:
+                value = m.dist.sample(source)
+            except (ValueError, ArithmeticError) as exc:
+                raise error("R006", f"cannot draw from {m.dist.format()}: {exc}", m.span,
+                            hint="model randomness is drawn in float64: parameters must lie "
+                                 "within the float range") from None
         elif isinstance(m, Observe):
             value = infer(m, m.span).sample(source)
         elif isinstance(m, Mechanism):

@@ -494,6 +494,25 @@ def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
             return i
 
 
+def _sample_exp_neg_exact(bits: _BitSource, x: Sequence[Fraction | Real]) -> int:
+    """``_sample_exp_neg`` with exact integer keys ``k_i = floor(x_i)`` (``reals.floor``)
+    instead of float64 ones: no limit on the spread of the exponents (a candidate whose
+    weight is ``exp(-1e34)`` relative to the best one is handled exactly), at the cost of one
+    exact floor per candidate — for the moderate candidate lists of ``expMech``."""
+    keys = [reals.floor(v) for v in x]
+    members: dict[int, list[int]] = {}
+    for i, k in enumerate(keys):
+        members.setdefault(k, []).append(i)
+    values = sorted(members)
+    cdf = _BucketCDF(values, [len(members[v]) for v in values])
+    while True:
+        value = values[cdf.choose(bits)]
+        bucket = members[value]
+        i = bucket[bits.randbelow(len(bucket))]
+        if _bernoulli_exp_neg(bits, reals.sub(x[i], value)):
+            return i
+
+
 # --------------------------------------------------------------------------------------
 # The interface
 # --------------------------------------------------------------------------------------
@@ -649,8 +668,7 @@ class _ExactNoiseSource(NoiseSource):
             raise ValueError("the exponential mechanism needs at least one candidate")
         top = max(s) if all(isinstance(v, Fraction) for v in s) else _upper_bound(s)
         x = [reals.div(reals.mul(e, reals.sub(top, v)), 2) for v in s]
-        x_approx = np.array([float(v) for v in x], dtype=np.float64)
-        return _sample_exp_neg(self._bits, x_approx, lambda i: x[i])
+        return _sample_exp_neg_exact(self._bits, x)
 
     def choice_log_weights(self, log_weights) -> int:
         """Exact for the given float64 log-weights (NaN and ``+inf`` are rejected).

@@ -775,8 +775,11 @@ def _describe(x: Number, depth: int) -> str:
 def decimal_text(x: Real, digits: int = 17) -> str:
     """``x`` in decimal scientific notation from its enclosure (for numbers beyond the float
     range), e.g. ``1.9700711140170469939e+434``."""
-    b = x.ball(max(64, digits * 4))
-    return b.str(digits, radius=False)
+    for prec in LADDER:
+        b = x.ball(max(prec, digits * 4))
+        if b.is_finite() and b.rel_accuracy_bits() >= digits * 4:
+            return b.str(digits, radius=False)
+    return x.describe()
 
 
 __all__ = [

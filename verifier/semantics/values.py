@@ -36,8 +36,9 @@ Numeric policy
 * Hence conjugate posteriors computed from exact inputs are exact (``beta(4, 4)`` is
   ``Beta(Fraction(4), Fraction(4))``) and every comparison is exact.
 * Reals print as the shortest decimal that reads back as the nearest ``float``
-  (``12.0``, ``0.1``, ``0.3333333333333333``), or in scientific notation beyond the float
-  range (``1.9700711140170470e+434``); JSON carries the same ``float`` (or that text).
+  (``12.0``, ``0.1``, ``0.3333333333333333``; whole numbers up to 10^16 with ``.0``), or in
+  scientific notation beyond the float range (``1.9700711140170470e+434``, ``1e-400`` is not
+  printed as ``0.0``); JSON carries the same ``float`` (or that text).
 
 Lists
 =====
@@ -387,27 +388,40 @@ def a_kind(v: Value) -> str:
 def format_real(x: Value) -> str:
     """A real in the language's literal syntax: ``12.0``, ``0.1``, ``-2.5``, ``1e-08``."""
     if isinstance(x, int) and not isinstance(x, bool):
-        return f"{x}.0"
+        return format_real(Fraction(x))
     if isinstance(x, Real):
-        f = float(x)
-        if f == 0.0 or math.isinf(f):
-            if x.sign() == 0:
-                return "0.0"
-            return decimal_text(x)
-        return repr(f)
+        return _format_exact_real(x)
     if isinstance(x, Fraction):
-        if x.denominator == 1:
+        if x.denominator == 1 and abs(x.numerator) < 10 ** 16:
             return f"{x.numerator}.0"
         try:
-            return format_real(float(x))
-        except OverflowError:  # beyond the float range: print the exact value in e-notation
-            d = Decimal(x.numerator) / Decimal(x.denominator)
-            return f"{d:.17e}"
+            f = float(x)
+        except OverflowError:
+            f = math.inf
+        if f != 0.0 and not math.isinf(f) or x == 0:
+            return format_real(f)
+        d = Decimal(x.numerator) / Decimal(x.denominator)  # beyond the float range: e-notation
+        return f"{d:.17e}"
     if math.isnan(x):
         return "nan"
     if math.isinf(x):
         return "infinity" if x > 0 else "-infinity"
     return repr(float(x))
+
+
+def _format_exact_real(x: Real) -> str:
+    """The nearest float's shortest decimal; scientific notation from the enclosure beyond
+    the float range; the expression itself when no finite enclosure is found (a number such as
+    ``exp (exp (exp 10.0))``: printing never fails)."""
+    try:
+        f = float(x)
+        if math.isnan(f):
+            return x.describe()
+        if f != 0.0 and not math.isinf(f):
+            return repr(f)
+        return "0.0" if x.sign() == 0 else decimal_text(x)
+    except reals.Undecided:
+        return x.describe()
 
 
 def format_value(v: Value) -> str:
