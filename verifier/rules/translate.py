@@ -473,11 +473,26 @@ class Translator:
 
     def _b_hellinger(self, args, run, span):
         _same_family(args, "hellinger", span)
+        self._families_known(args, "hellinger", span, run)
         d1, d2 = self._terms(args, span)
         return Scalar(L.hellinger(d1, d2))
 
+    def _families_known(self, args, name: str, span, run) -> None:
+        """``privinfer run`` computes a distance between two laws of one family only (beta or
+        uniform, dirichlet, normal, finite): an argument whose family the verifier cannot see
+        (a candidate drawn from a literal list, a distribution passed as a parameter) might
+        be of another family, which would stop the run. A range condition that cannot hold,
+        so the claim is rejected with the reason rather than verified."""
+        unknown = [i for i, a in enumerate(args, 1) if not isinstance(a, DistV)]
+        if unknown:
+            which = " and ".join(("1st", "2nd")[i - 1] for i in unknown)
+            self._check(T.boolean(False), f"the {which} argument of {name} is of the same family as "
+                        f"the other (its family is not known here: {name} is computed between two "
+                        f"betas, two dirichlets, two normals or two finite laws)", span, run)
+
     def _b_tv(self, args, run, span):
         _same_family(args, "tv", span)
+        self._families_known(args, "tv", span, run)
         if any(isinstance(a, DistV) and a.family == "dirichlet" and len(a.params) > 2
                for a in args):
             raise NoRule("tv between Dirichlet distributions over more than 2 categories is "
@@ -493,6 +508,12 @@ class Translator:
         return Scalar(T.div(T.sqrt(T.mul(2, T.log(T.div(Fraction(5, 4), delta)))), eps))
 
     def _b_posteriors(self, args, run, span):
+        if not (isinstance(args[0], DistV) and args[0].family in ("beta", "dirichlet")):
+            # run computes posteriors only for conjugate priors: a prior of another (or of an
+            # unknown) family stops it
+            self._check(T.boolean(False), "the prior of posteriors is a beta, uniform or dirichlet "
+                        "distribution" + ("" if isinstance(args[0], DistV) else
+                                          " (its family is not known here)"), span, run)
         prior, n = self._terms(args, span)
         self._check(T.ge(n, 0), "the number of observations is non-negative", span, run)
         return Scalar(L.posteriors_list(prior, n))

@@ -238,7 +238,10 @@ class Dirichlet(Distribution):
         return _dirichlet_density(self.alphas, x)
 
     def sample(self, source):
-        return tuple(Fraction(c) for c in source.dirichlet(tuple(float(a) for a in self.alphas)))
+        # the float draw normalised exactly: a point of the simplex (summing to 1 exactly)
+        point = [Fraction(c) for c in source.dirichlet(tuple(float(a) for a in self.alphas))]
+        total = sum(point, Fraction(0))
+        return tuple(c / total for c in point)
 
 
 @record

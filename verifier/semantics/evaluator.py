@@ -807,10 +807,16 @@ def _hellinger_release(ev: Evaluator, name: str, eps: Value, delta: Optional[Val
     prior = _distribution(name, prior, node)
     db = _list_arg(name, db, node)
     alphas, counts = _conjugate_data(name, prior, db, node)
-    from verifier.semantics.hellinger_mech import HellingerMechanism
+    from verifier.semantics.hellinger_mech import HellingerMechanism, candidates_count
+    gamma = None
+    if delta is not None:  # ln (1 - eps / (2 ln (delta / (2 |R|)))), exactly, then as a float
+        size = candidates_count(sum(counts), len(counts))
+        exact = reals.log(1 - eps / (2 * reals.log(delta / (2 * size))))
+        gamma = _float_below(exact)
     try:
-        mech = HellingerMechanism([float(a) for a in alphas], counts, float(eps),
-                                  None if delta is None else float(delta), pure=delta is None)
+        mech = HellingerMechanism([float(a) for a in alphas], counts, _float_within(eps),
+                                  None if delta is None else _float_within(delta, 1 - 2.0 ** -53),
+                                  pure=delta is None, gamma=gamma)
     except ValueError as exc:
         raise error("R001", f"{name}: {exc}", node.span) from None
 
@@ -849,6 +855,25 @@ def _hellinger_release(ev: Evaluator, name: str, eps: Value, delta: Optional[Val
         return posterior(mech.candidate(index))
 
     return monad.Release(name, release, law, node.span)
+
+
+def _float_within(x: Value, top: float = 1e300) -> float:
+    """A positive ``x`` as a float in ``[1e-300, top]`` (only the float64 proposal of the
+    Hellinger mechanisms uses it; their exact exponents use ``x`` itself)."""
+    if x >= Fraction(top):
+        return top
+    if x <= Fraction(1e-300):
+        return 1e-300
+    return min(max(float(x), 1e-300), top)
+
+
+def _float_below(x: Value) -> float:
+    """A float ``<= x`` for ``x >= 0`` (rounded down from an enclosure; 0.0 on underflow)."""
+    if reals.is_rational(x):
+        return max(0.0, math.nextafter(float(x), 0.0))
+    ball = x.ball(128)
+    lower = float(ball.lower().mid())
+    return max(0.0, math.nextafter(lower, 0.0))
 
 
 #: How far (absolutely) the float64 exponents of the Hellinger mechanisms may be from the exact

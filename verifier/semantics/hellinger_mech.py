@@ -223,7 +223,7 @@ def _max_ls_within(alpha: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def smooth_sensitivity(alpha, counts, eps: float, delta: float | None = None,
-                       pure: bool = False) -> float:
+                       pure: bool = False, gamma: float | None = None) -> float:
     """The smooth sensitivity ``S(c)`` of the Hellinger score, without enumerating data sets.
 
     * ``(eps, delta)`` form: ``S = max_{c'} LS(c') exp(-gamma d(c, c'))``, ``gamma`` by
@@ -244,9 +244,10 @@ def smooth_sensitivity(alpha, counts, eps: float, delta: float | None = None,
     if pure:
         vals = 1.0 / (1.0 / m + d)       # m > 0: distinct posteriors are at H > 0
     else:
-        if delta is None:
-            raise ValueError("the (eps, delta) form needs delta")
-        gamma = smooth_gamma(eps, delta, candidates_count(n, c.shape[0]))
+        if gamma is None:
+            if delta is None:
+                raise ValueError("the (eps, delta) form needs delta")
+            gamma = smooth_gamma(eps, delta, candidates_count(n, c.shape[0]))
         vals = m * np.exp(-gamma * d)
     return float(vals.max())
 
@@ -337,7 +338,7 @@ class HellingerMechanism:
     """
 
     def __init__(self, prior_alpha: Sequence[float], counts: Sequence[int], eps: float,
-                 delta: float | None = None, pure: bool = False):
+                 delta: float | None = None, pure: bool = False, gamma: float | None = None):
         alpha = np.asarray([float(a) for a in prior_alpha], dtype=np.float64)
         if alpha.shape[0] < 2 or not (np.isfinite(alpha).all() and (alpha > 0).all()):
             raise ValueError("prior_alpha needs k >= 2 positive finite parameters")
@@ -363,6 +364,9 @@ class HellingerMechanism:
         self.delta = delta
         self.pure = pure
         self.candidates_count = candidates_count(self.n, self.k)
+        #: the smoothing parameter when the caller computed it (exactly, then rounded down:
+        #: a smaller gamma gives a larger, still gamma-smooth, sensitivity bound)
+        self._gamma = gamma
         self._tables = self._score_tables()
         self._s: float | None = None
         self._chunks: list[CandidateChunk] | None = None
@@ -378,7 +382,7 @@ class HellingerMechanism:
         """``S`` at the data set's counts (``O(k^2 n)``, cached)."""
         if self._s is None:
             self._s = smooth_sensitivity(self.alpha, self.counts, self.eps, self.delta,
-                                         self.pure)
+                                         self.pure, self._gamma)
         return self._s
 
     @property
@@ -386,6 +390,8 @@ class HellingerMechanism:
         """The smoothing parameter: ``smooth_gamma(eps, delta, |R|)``, or 1 in the pure form."""
         if self.pure:
             return 1.0
+        if self._gamma is not None:
+            return self._gamma
         return smooth_gamma(self.eps, self.delta, self.candidates_count)
 
     @property

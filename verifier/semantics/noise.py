@@ -699,6 +699,9 @@ class _ExactNoiseSource(NoiseSource):
         x = np.array(x_approx, dtype=np.float64)
         if x.ndim != 1 or x.shape[0] == 0 or np.isnan(x).any():
             raise ValueError("x_approx must be a non-empty 1-D array without NaN")
+        if not np.isfinite(x).all() or float(x.max()) > _MAX_SPREAD:
+            # beyond what float64 keys hold: exact integer keys for every candidate
+            return _sample_exp_neg_exact(self._bits, [exact_x(i) for i in range(x.shape[0])])
         return _sample_exp_neg(self._bits, x, exact_x, slack)
 
     # ---- model randomness (numpy PCG64: not privacy noise) ----
