@@ -40,28 +40,22 @@ program's scope, then checked the same way (``run.conform``).
 Exactness
 =========
 
-Each output distribution has one of three precisions (``AuditResult.precision`` is the weakest
-one met):
+The laws are computed with the exact semantics of ``run`` (docs/reals.md): every probability is
+a rational or an exact real. ``AuditResult.precision`` is ``exact`` when every law is (all laws
+of the built-ins), ``float`` when some law has float probabilities (only laws supplied by
+extensions); the loss is a rigorous Arb enclosure (128 bits) for exact laws.
 
-* ``exact``: every probability is an exact rational (``Fraction``) — or the entry returns
-  ``expMech`` directly and its ``eps`` and scores are exact rationals; the log-probabilities are
-  then enclosed in Arb balls (python-flint, 128 bits), so the loss is a rigorous enclosure of
-  the true value.
-* ``scores``: the entry returns ``expMech`` directly with floating-point scores (e.g. Hellinger
-  distances computed with ``lgamma``). ``ln P(o) = eps s_o / 2 - ln sum_r exp(eps s_r / 2)`` is
-  enclosed in Arb from the float64 scores taken as exact: the loss is rigorous *for the
-  computed scores*; the scores themselves carry float64 rounding (about 1e-15, not enclosed).
-* ``float``: the evaluator's float64 probabilities (mixtures and conditionings of float laws,
-  ``hellingerMech``); the loss is computed in float64 from them.
-
-The ``delta(eps)`` curve is always computed in float64 from the probabilities. Comparisons with
-the claim treat differences below ``TOLERANCE`` (1e-9) as equality, because the claimed bound is
-itself evaluated in float64 (``rho = sqrt (1.0 - pi / 4.0)``) and so are most probabilities;
-every violation this module reports exceeds the claim by more than that.
+The comparison with the claim is decided exactly for exact laws: the claimed ``eps`` and
+``delta`` are exact numbers, a pure claim is violated by a pair when ``P1(o) > e^eps P2(o)`` for
+some output (decided by the loss enclosure when it is clear of ``eps``, else output by output
+with exact reals), an approximate one when the hockey-stick sum exceeds ``delta`` (exactly).
+Only float laws are compared within ``TOLERANCE`` (1e-9). The ``delta(eps)`` curve and the
+printed numbers are float64.
 
 Deduplication: every input is evaluated (the enumeration is complete); pairs are grouped by
-their pair of output distributions (identical laws share a class), so the loss and the
-``delta`` curve are computed once per distinct pair of laws.
+their pair of output distributions (identical laws share a class: laws are keyed by the identity
+of their hash-consed expressions, ``_structural``), so the loss and the ``delta`` curve are
+computed once per distinct pair of laws.
 """
 from __future__ import annotations
 

@@ -23,6 +23,10 @@ distribution, never by textbook floating-point inversion (Mironov, CCS 2012; NOT
   ``eps + 2**-40`` (Laplace); for the Gaussian the ratio ``Delta / sigma`` grows by at most
   ``2**-40`` (see docs/noise.md). The result is converted to the nearest ``float`` - a
   deterministic post-processing of the exact discrete value, which cannot hurt privacy.
+* exact-real parameters (``verifier.semantics.reals``): an irrational scale is replaced by its
+  rational upper bound of ``SCALE_BITS`` significant bits (more noise, never less; a function of
+  the value), an exact-real center is rounded to the grid exactly, exact-real scores and
+  exponents are sampled exactly (``_bernoulli_real``); docs/noise.md, docs/reals.md.
 * ``exponential_mechanism`` / ``choice_log_weights``: exact sampling from
   ``Pr[i] ∝ exp(-x_i)`` for the *given* (rational or float) scores, by rejection from an
   exactly sampled proposal: candidates are bucketed by an integer lower bound ``k_i`` of
