@@ -342,7 +342,7 @@ def _ball_sign(b: arb) -> Optional[int]:
 
 
 def _node(op: str, *args: Number, label: str = "") -> Real:
-    args = tuple(Fraction(a) if isinstance(a, float) else a for a in args)
+    args = tuple(a if isinstance(a, (Real, Fraction)) else Fraction(a) for a in args)
     key = (op,) + tuple(_token(a) for a in args)
     found = _INTERNED.get(key)
     if found is not None:
