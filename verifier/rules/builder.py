@@ -70,7 +70,8 @@ class Builder:
         self._range_checks: List[RangeCheck] = []
         self._calls: List[CallCheck] = []
         self.translator = Translator(self._range_checks.append, self._infer, self.fresh,
-                                     self.signature, self.list_key, self._on_call)
+                                     self.signature, self.list_key, self._on_call,
+                                     self._returns_computation)
         self.top_env = self._top_env()
         self.folds: Dict[str, Derivation] = {}
         #: functions whose val's call facts some obligation assumes (the claim depends on them)
@@ -150,6 +151,15 @@ class Builder:
         while isinstance(rt, A.RArrow):
             arity, rt = arity + 1, rt.cod
         return arity, L.sort_of_type(simple_of(rt))
+
+    def _returns_computation(self, name: str) -> bool:
+        """Whether the val of ``name`` says that, fully applied, it returns a computation."""
+        rt = self._vals[name].rtype
+        while isinstance(rt, A.RArrow):
+            rt = rt.cod
+        while isinstance(rt, A.RRefine):
+            rt = rt.base
+        return isinstance(rt, A.RMonad)
 
     def twin(self, new: A.Expr, original: A.Expr) -> A.Expr:
         """Record that ``new``, an expression a rule built, has the simple type of the program's

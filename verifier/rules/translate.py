@@ -92,9 +92,11 @@ class Translator:
                  fresh: Callable[[str, T.Sort, Optional[int]], T.Var],
                  signature: Callable[[str], Tuple[int, Optional[T.Sort]]],
                  list_key: Callable[[A.Expr], Optional[str]] = lambda e: None,
-                 call_sink: Callable[[CallCheck], None] = lambda c: None):
+                 call_sink: Callable[[CallCheck], None] = lambda c: None,
+                 returns_computation: Callable[[str], bool] = lambda name: False):
         self._sink = range_sink
         self._call_sink = call_sink
+        self._returns_computation = returns_computation
         self._infer = infer_hook
         self._fresh = fresh
         self._signature = signature
@@ -343,7 +345,22 @@ class Translator:
         head, args = flatten_app(e)
         fn = self._go(head, run, env)
         values = [self._go(a, run, env) for a in args]
+        if self._makes_computation(fn, len(args)):
+            # a computation made by a mechanism or a function with a val: its arguments are
+            # evaluated now (their range conditions and calls count), the computation is
+            # kept as code, to be checked where it runs
+            return Monadic(e, env)
         return self.apply(fn, values, run, e.span)
+
+    def _makes_computation(self, fn: SymValue, n: int) -> bool:
+        """Whether applying ``fn`` to ``n`` arguments gives a computation the monadic rules
+        check by name (a mechanism, or a function whose val returns one)."""
+        if isinstance(fn, Builtin):
+            return fn.name in MONADIC_BUILTINS and not fn.args and n == 1
+        if isinstance(fn, NamedFun) and not fn.args:
+            arity, sort = self._signature(fn.name)
+            return sort is None and arity == n and self._returns_computation(fn.name)
+        return False
 
     def _apply1(self, fn: SymValue, arg: SymValue, run: int, span: A.Span) -> SymValue:
         if isinstance(fn, Closure):
