@@ -245,3 +245,34 @@ def resolve(program: A.Program) -> A.Program:
     if program.resolved:
         return program
     return _Resolver(program).run()
+
+
+def recursive_call_sites(decl: A.LetDecl, arity: int) -> Tuple[List[A.App], List[A.Var]]:
+    """The applications of the recursive function ``decl`` (of the resolved core) to
+    ``arity`` arguments in its own body — its recursive calls — and the other occurrences of
+    its name (as a value, or applied to fewer or more arguments), which hide calls that no
+    one can point at. Nested applications are found inside the arguments too."""
+    calls: List[A.App] = []
+    stray: List[A.Var] = []
+
+    def walk(node: A.Node) -> None:
+        if isinstance(node, A.App):
+            head, args = node, []
+            while isinstance(head, A.App):
+                args.append(head.arg)
+                head = head.fn
+            if isinstance(head, A.Var) and head.name == decl.name:
+                (calls if len(args) == arity else stray).append(
+                    node if len(args) == arity else head)
+                for arg in args:
+                    walk(arg)
+                return
+        if isinstance(node, A.Var) and node.name == decl.name:
+            stray.append(node)
+            return
+        for child in A.children(node):
+            walk(child)
+
+    walk(decl.body)
+    return calls, stray
+

@@ -12,6 +12,7 @@ from obligations.model import ObligationKind
 from obligations.records import replace
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
+from verifier.language.resolve import recursive_call_sites, written
 from verifier.rules import logic as L
 from verifier.rules.builder import Builder, Synth, equal_term, refinement_parts, simple_of
 from verifier.rules.context import Claim, Cost, Ctx, zero_cost
@@ -35,7 +36,10 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     premises: List[Derivation] = []
     from verifier.rules.safety import check_safety
     with b.name_scope():  # the two passes may reuse the same names for their own variables
-        premises.append(check_safety(b, ctx, body, monadic=isinstance(rt, A.RMonad)))
+        safety = check_safety(b, ctx, body, monadic=isinstance(rt, A.RMonad))
+        premises.append(safety)
+    if decl.recursive:
+        every_recursive_call_terminates(b, val, decl, safety)
     index = None
     if isinstance(rt, A.RMonad):
         claim = make_claim(b, val_env, rt)
@@ -44,6 +48,37 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     else:
         premises.append(check_pure(b, ctx, val_env, body, rt))
     return abstraction(b, val, decl, ctx, premises, index, parameters)
+
+
+def every_recursive_call_terminates(b: Builder, val: A.ValDecl, decl: A.LetDecl,
+                                    safety: Derivation) -> None:
+    """Every recursive call of ``decl``, wherever it stands — used or not, pure or monadic —
+    has the Safety obligation, in each run, that its list is shorter (termination: the
+    language is call by value, so a call in an unused ``let`` still runs). A call the Safety
+    walk never evaluated (in a function that is never applied), or a use of the function's
+    name other than a call, is refused: no obligation could speak for it."""
+    arity = sum(1 for _ in _arrows(val.rtype))
+    calls, stray = recursive_call_sites(decl, arity)
+    if stray:
+        raise NoRule(f"{written(decl.name)} is used here other than in a call on its "
+                     f"{arity} arguments: the verifier needs every recursive call to be a direct "
+                     "application, to prove that it terminates", stray[0].span)
+    checked = {(ob.provenance.span.line, ob.provenance.span.col, ob.provenance.span.end_line,
+                ob.provenance.span.end_col) for ob in safety.obligations
+               if ob.provenance.description.endswith("termination) (run 1)")
+               and ob.provenance.span is not None}
+    for call in calls:
+        s = call.span
+        if (s.line, s.col, s.end_line, s.end_col) not in checked:
+            raise NoRule(f"the recursive call {short(call)} is in code the verifier never "
+                         "evaluates (a function that is never applied), so its termination "
+                         "is not shown", call.span)
+
+
+def _arrows(rt: A.RType):
+    while isinstance(rt, A.RArrow):
+        yield rt.dom
+        rt = rt.cod
 
 
 def bind_parameters(b: Builder, val: A.ValDecl, decl: A.LetDecl,
@@ -130,8 +165,14 @@ def bind_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RTyp
     var, base, assertions = refinement_parts(dom)
     pname = p.name if isinstance(p, A.PVar) else (var or "arg")
     if isinstance(base, A.RMonad):
+        # two computations within the index of the type: equal ones when it says so, else
+        # running one costs the index (the relation of a monadic parameter is its index)
         equal = monad_is_equality(b, val_env, base)
-        value = Monadic(None, None, equal_in_runs=equal, rtype=base, name=pname)
+        try:
+            cost = _instantiated_cost(b, val_env, base, f"{written(pname)} (its type)", dom.span)
+        except NoRule:
+            cost = None  # not of the form M[F, delta] {x :: T | =}: it cannot be run
+        value = Monadic(None, None, equal_in_runs=equal, rtype=base, name=pname, cost=cost)
         ctx = _bind_both(ctx, p, value, value)
         return ctx, val_env.bind(var, value, value) if var else val_env, None
     if not isinstance(base, A.RSimple):
@@ -182,9 +223,9 @@ def make_claim(b: Builder, env: Env, rt: A.RMonad) -> Claim:
     from verifier.language.pretty import pretty_expr
     eps = b.index_term(env, rt.div.eps) if rt.div.kind == "DP" else None
     delta = b.index_term(env, rt.delta) if rt.delta is not None else T.real(0)
-    text = f"DP({pretty_expr(rt.div.eps)})" if rt.div.kind == "DP" else rt.div.kind
+    text = f"DP({written(pretty_expr(rt.div.eps))})" if rt.div.kind == "DP" else rt.div.kind
     if rt.delta is not None:
-        text += f", delta {pretty_expr(rt.delta)}"
+        text += f", delta {written(pretty_expr(rt.delta))}"
     return Claim(rt.div.kind, eps, delta, text, rt.span)
 
 

@@ -215,10 +215,19 @@ def _monadic_variable(b: Builder, ctx: Ctx, e: A.Var) -> Synth:
                       [inner.node])
         return Synth(node, inner.cost, inner.output, inner.facts)
     if pair and equality_goals(*pair) == []:
-        node = b.node("Var", ctx, e.span, f"{e.name} is the same distribution in both runs")
+        node = b.node("Var", ctx, e.span,
+                      f"{written(e.name)} is the same distribution in both runs")
         out = fresh_output(b, ctx, e)
-        return Synth(node, zero_cost(e.name, e.span), (out, out))
-    raise NoRule(f"{e.name} is not known to be the same distribution in both runs", e.span)
+        return Synth(node, zero_cost(written(e.name), e.span), (out, out))
+    if pair and pair[0] is pair[1] and isinstance(pair[0], Monadic) and pair[0].cost is not None:
+        # a computation known by its type M[F, delta] {x :: T | =}: running it costs the index,
+        # and the coupling of the type gives equal outputs
+        node = b.node("Var", ctx, e.span, f"{written(e.name)} is within its type's "
+                      f"{pair[0].cost.family} bound in the two runs")
+        out = fresh_output(b, ctx, e)
+        return Synth(node, pair[0].cost, (out, out))
+    raise NoRule(f"{written(e.name)} is not known to be the same distribution in both runs",
+                 e.span)
 
 
 def _application(b: Builder, ctx: Ctx, e: A.App) -> Synth:

@@ -16,10 +16,10 @@ from obligations.model import Obligation, ObligationKind
 from obligations.records import record
 from verifier.language import ast as A
 from verifier.rules import logic as L
-from verifier.rules.builder import Builder, simple_of
+from verifier.rules.builder import Builder, short, simple_of
 from verifier.rules.context import Ctx
 from verifier.rules.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, SymValue,
-                                     TupleV, UnitV, value_terms)
+                                     TupleV, UnitV)
 from verifier.language.resolve import source_name
 from verifier.rules.translate import CallCheck, NoRule, RangeCheck, bind_pattern, flatten_app
 
@@ -94,17 +94,22 @@ class Safety:
         on the path that evaluates it (the branch conditions above it): the recursion
         terminates."""
         for c in calls:
-            if ctx.function is None or c.function != ctx.function:
-                continue
-            if ctx.induction is None:
-                raise NoRule(f"the recursive call {T.pretty(c.call)} needs structural recursion:"
-                             f" {source_name(ctx.function)} must match on a list parameter and "
-                             "recur on its tail", c.span)
-            position, *lists = ctx.induction
-            goal = T.lt(L.length(c.call.args[position]), L.length(lists[self.run - 1]))
-            self.require(ctx, goal if c.guard == T.boolean(True) else T.implies(c.guard, goal),
-                         f"the recursive call {T.pretty(c.call)} is on a shorter list "
-                         "(termination)", c.span)
+            if ctx.function is not None and c.function == ctx.function:
+                self._shorter(ctx, c.call.args, c.guard, T.pretty(c.call), c.span)
+
+    def _shorter(self, ctx: Ctx, args: Sequence[T.Term], guard: T.Term, call: str,
+                 span) -> None:
+        """The recursive call with arguments ``args`` (evaluated when ``guard`` holds) is on a
+        shorter list than this run's at the induction position."""
+        if ctx.induction is None:
+            raise NoRule(f"the recursive call {call} needs structural recursion: "
+                         f"{source_name(ctx.function)} must match on a list parameter and recur "
+                         "on its tail", span)
+        position, *lists = ctx.induction
+        goal = T.lt(L.length(args[position]), L.length(lists[self.run - 1]))
+        self.require(ctx, goal if guard == T.boolean(True) else T.implies(guard, goal),
+                     f"the recursive call {call} is on a shorter list (structural recursion: "
+                     "termination)", span)
 
     def apply(self, ctx: Ctx, fn: SymValue, args: Sequence[SymValue], span) -> SymValue:
         checks: List[RangeCheck] = []
@@ -313,8 +318,10 @@ class Safety:
         if len(doms) != len(args):
             raise NoRule(f"{name} is applied to {len(args)} arguments; its val has {len(doms)}",
                          e.span)
+        terms: List[Optional[T.Term]] = []
         for i, (arg, dom) in enumerate(zip(args, doms), 1):
             base = _strip(dom)
+            terms.append(None)
             if isinstance(base, A.RMonad):
                 drawn = self.monadic(ctx, arg)
                 value, facts = drawn.make(self.b, None)
@@ -326,10 +333,17 @@ class Safety:
                                  arg.span)
                 continue
             value = self.value(ctx, arg)
+            if isinstance(value, Scalar):
+                terms[-1] = value.term
             wanted = range_facts_of(simple_of(base), value)
             if wanted:
                 self.require(ctx, T.and_(*wanted), f"argument {i} of {name} has the type its "
                              "val says", arg.span)
+        if name == ctx.function:  # a recursive call in monadic code terminates too
+            position = ctx.induction[0] if ctx.induction is not None else None
+            if position is not None and terms[position] is None:
+                raise NoRule("the list of a recursive call must be a value", e.span)
+            self._shorter(ctx, terms, T.boolean(True), short(e), e.span)
         if not isinstance(rt, A.RMonad):
             raise NoRule(f"{name} does not return a computation", e.span)
         return elem_of_rtype(rt)
