@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from checker import finite
 from checker import source as S
+from checker.context import Context, index_spans
 from checker.jsonschema_subset import Subset
 from checker.reading import Reader
 from obligations import terms as T
@@ -39,6 +40,7 @@ from obligations.schemas import SCHEMAS, SchemaError
 from obligations.smtlib import SmtLibError, Z3Session, check_smtlib, to_smtlib
 from obligations.z3_backend import _trivial
 from obligations.z3_native import version_string
+from verifier.language.resolve import referenced_vals
 from checker.lemma_records import (LemmaFacts, LemmaRecord, artifact_sha256, facts_of,
                                    record_path)
 
@@ -275,6 +277,7 @@ class _Kernel:
             raise Invalid(f"source: does not parse: {exc}") from None
         # the derivations name the program's binders as its resolved core does
         self.program = S.resolve(self.written)
+        self.spans = index_spans(self.program)
         self.vocabulary = self.read.vocabulary(d["vocabulary"])
         self.nodes = {n["id"]: n for n in d["nodes"]}
         self.obligations = {o["id"]: o for o in d["obligations"]}
@@ -416,11 +419,14 @@ class _Kernel:
         self.fresh_drawn: Dict[T.Term, str] = {}
         self.fresh_outputs: Dict[T.Term, str] = {}
         self.outputs: Dict[str, Optional[List[Tuple[T.Term, T.Term]]]] = {}
+        self.var_costs: Dict[str, Tuple] = {}
         self.parameter_vars = set(T.free_vars(*[t for p in j["parameters"] if p["left"] is not None
                                                 for t in self.pair([p["left"], p["right"]], root)]))
         self.check_contexts(root, set(assumed), False, frozenset())
         for n in self.tree(root["id"])[1:]:
             lemma_ids |= self.check_node(n)
+        # the relational context, rebuilt from the source: names, equalities, termination
+        Context(self, Invalid, decls[0], val, root).check()
         if exact:
             self.check_exact(premises[0], root, decls[0], doms, index)
         elif index is None:
@@ -442,6 +448,8 @@ class _Kernel:
                               for name in (V.program_function_name(f.name),) if name in vals}
                 lemma_ids |= self.justify(oid, solvers)
         self.time("obligations", t)
+        # a function with a val that the definition names may be called: it must terminate
+        self.uses |= referenced_vals(self.program, decls[0], vals)
         claims = dict(zip((v.name for v in self.program.vals()), self.data["claims"]))
         for callee in sorted(self.uses - {val.name}):
             other = claims.get(callee)
@@ -883,6 +891,10 @@ class _Kernel:
         if rule in ("EqualInputs", "UnitM", "Var"):
             if len(obs) > (rule != "Var") or not all(_equalities(ob.goal) for ob in obs):
                 raise Invalid(f"node {n['id']}: {rule} has at most one equality obligation")
+            if rule == "Var":  # set by the context check: a typed parameter costs its index
+                if n["id"] not in self.var_costs:
+                    raise Invalid(f"node {n['id']}: Var where no computation is bound")
+                return self.var_costs[n["id"]]
             return ZERO
         if rule == "App-Val":
             return self.app_val(n, j)

@@ -16,7 +16,7 @@ from obligations.records import field, record
 from obligations.smtlib import Z3Session
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_assertion, pretty_expr, pretty_rtype
-from verifier.language.resolve import resolve, source_name
+from verifier.language.resolve import referenced_vals, resolve, source_name
 from verifier.language.typecheck import typecheck_program
 from verifier.rules import (core_rules, lifting, mechanism_rules,  # noqa: F401  (registration)
                             monadic_rules)
@@ -44,6 +44,9 @@ class ClaimReport:
     failing: List[str] = field(default_factory=list)  # ids of refuted / unknown obligations
     disputed: List[str] = field(default_factory=list)  # disputed theorems the proof rests on
     called: List[str] = field(default_factory=list)  # functions whose call facts it assumes
+    #: functions with a val that its definition names (directly or through helpers): a call
+    #: of any of them may run, so the claim depends on theirs
+    referenced: List[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def counts(self) -> Dict[str, Dict[str, int]]:
@@ -126,7 +129,7 @@ def uses_of(claim: ClaimReport) -> set:
     returns, with the call facts of ``verifier.rules.call_facts``)."""
     nodes = {source_name(n.judgement["uses"]) for n in claim.derivation.walk()
              if "uses" in n.judgement}
-    return nodes | set(claim.called)
+    return nodes | set(claim.called) | set(claim.referenced)
 
 
 def redefined_claims(program: A.Program) -> set:
@@ -183,6 +186,11 @@ def judge(report: ClaimReport, builder: Builder, root: Derivation, val: A.ValDec
     for ob in report.obligations:
         report.results[ob.id] = builder.prove(ob)
     report.called = sorted(source_name(name) for name in builder.called)
+    decl = builder.let_of(val.name)
+    if decl is not None:
+        vals = {v.name for v in builder.program.vals()}
+        report.referenced = sorted(source_name(name) for name in
+                                   referenced_vals(builder.program, decl, vals))
     refuted = [ob for ob in report.obligations if report.results[ob.id].verdict == Verdict.REFUTED]
     unknown = [ob for ob in report.obligations if report.results[ob.id].verdict == Verdict.UNKNOWN]
     if refuted or unknown:

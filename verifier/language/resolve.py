@@ -276,3 +276,25 @@ def recursive_call_sites(decl: A.LetDecl, arity: int) -> Tuple[List[A.App], List
     walk(decl.body)
     return calls, stray
 
+
+
+def referenced_vals(program: A.Program, decl: A.LetDecl, vals) -> Set[str]:
+    """The functions with a val (names in ``vals``) that the definition ``decl`` of the
+    resolved core may call: those its body names, and those named by the definitions without
+    a val that it names, transitively. A claim depends on each (on its termination and its
+    val), whether or not a call reaches the result."""
+    from verifier.language.free_vars import free_vars
+    top = {d.name: d for d in program.lets()}
+    found: Set[str] = set()
+    seen: Set[str] = {decl.name}
+    todo = [decl.body]
+    while todo:
+        for name in free_vars(todo.pop()):
+            if name in seen or name not in top:
+                continue
+            seen.add(name)
+            if name in vals:
+                found.add(name)
+            else:
+                todo.append(top[name].body)
+    return found

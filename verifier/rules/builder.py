@@ -547,6 +547,17 @@ def output_judgement(output: Tuple[SymValue, SymValue]) -> Optional[list]:
     return [[a, b] for a, b in zip(left, right)]
 
 
+def bound_judgement(p: A.Pattern, left: SymValue, right: SymValue) -> List[dict]:
+    """What pattern ``p`` binds, as judgement data: each name with its value's terms in run 1
+    and run 2 (``output_judgement``: None when the value is not first-order)."""
+    if isinstance(p, A.PVar):
+        return [{"name": p.name, "value": output_judgement((left, right))}]
+    if isinstance(p, A.PTuple) and isinstance(left, TupleV) and isinstance(right, TupleV):
+        return [entry for sub, l, r in zip(p.items, left.items, right.items)
+                for entry in bound_judgement(sub, l, r)]
+    return []
+
+
 def short(e: A.Expr, limit: int = 60) -> str:
     """``e`` on one line, as the source writes it (renamed binders by their written name),
     cut at ``limit`` characters: for the descriptions of nodes and obligations."""

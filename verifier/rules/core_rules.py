@@ -265,11 +265,14 @@ def check_pure(b: Builder, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType) ->
 
 # ---- match and if -------------------------------------------------------------------------
 
-def _branch(mode: str, terms: Tuple[T.Term, T.Term], proved) -> dict:
+def _branch(mode: str, terms: Tuple[T.Term, T.Term], proved, bound=()) -> dict:
     """Judgement data: why both runs take the same branch (``proved``: the obligation and its
-    result, or None when the two terms are one)."""
+    result, or None when the two terms are one), and what the :: case of a match binds."""
     ob, result = proved or (None, None)
-    return {"mode": mode, "terms": terms, "obligation": ob, "result": result}
+    out = {"mode": mode, "terms": terms, "obligation": ob, "result": result}
+    if mode != "if":
+        out["bound"] = list(bound)
+    return out
 
 
 def split_match(b: Builder, ctx: Ctx, e: A.Match) -> Tuple[List[Tuple[Ctx, A.Expr]], dict]:
@@ -290,7 +293,7 @@ def split_match(b: Builder, ctx: Ctx, e: A.Match) -> Tuple[List[Tuple[Ctx, A.Exp
         cons_ctx = ctx.assume("h_cons", T.and_(T.eq(l1, L.cons(h, t)), T.eq(l2, L.cons(h, t))))
         cons_ctx = _bind_cons(cons_ctx, e, (h, h), (t, t))
         return ([(nil_ctx, e.nil_body), (cons_ctx.in_case("::"), e.cons_body)],
-                _branch("sync", (l1, l2), same))
+                _branch("sync", (l1, l2), same, _cons_bound(e, (h, h), (t, t))))
     lengths = b.proved(ctx, T.eq(L.length(l1), L.length(l2)))
     if lengths is None:
         raise NoRule("the two runs may take different branches of this match (the lists may "
@@ -314,7 +317,8 @@ def split_match(b: Builder, ctx: Ctx, e: A.Match) -> Tuple[List[Tuple[Ctx, A.Exp
             continue
         cases = [(c.assume(f"{hyp}_{label}", d).in_case(label), body)
                  for c, body in cases for label, d in _unfold(atom, h1, h2, t1, t2)]
-    return [(nil_ctx, e.nil_body)] + cases, _branch("split", (l1, l2), lengths)
+    return ([(nil_ctx, e.nil_body)] + cases,
+            _branch("split", (l1, l2), lengths, _cons_bound(e, (h1, h2), (t1, t2))))
 
 
 def _unfold(atom: T.Apply, h1, h2, t1, t2) -> List[Tuple[str, T.Term]]:
@@ -324,6 +328,12 @@ def _unfold(atom: T.Apply, h1, h2, t1, t2) -> List[Tuple[str, T.Term]]:
     c = atom.args[2]
     return [("same head", T.and_(T.eq(h1, h2), L.adj_within(t1, t2, c))),
             ("same tail", T.and_(T.le(T.abs_(T.sub(h1, h2)), c), T.eq(t1, t2)))]
+
+
+def _cons_bound(e: A.Match, heads, tails) -> List[dict]:
+    """What the :: case binds, as judgement data (the head's and the tail's terms)."""
+    return [{"name": name, "value": [list(terms)]}
+            for name, terms in ((e.head, heads), (e.tail, tails)) if name != "_"]
 
 
 def _bind_cons(ctx: Ctx, e: A.Match, heads, tails) -> Ctx:

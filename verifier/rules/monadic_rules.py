@@ -14,10 +14,10 @@ from verifier.language import ast as A
 from verifier.rules import logic as L
 from verifier.rules import registry
 from verifier.language.resolve import written
-from verifier.rules.builder import Builder, Synth, short
+from verifier.rules.builder import Builder, Synth, bound_judgement, short
 from verifier.rules.context import Cost, Ctx, zero_cost
 from verifier.rules.equality import equality_goals, variable_goals
-from verifier.rules.free_vars import free_vars
+from verifier.language.free_vars import free_vars
 from verifier.rules.registry import monadic_rule
 from verifier.rules.symbolic import (Closure, Monadic, NamedFun, Scalar,
                                      SymValue)
@@ -90,7 +90,7 @@ def BindM(b: Builder, ctx: Ctx, e: A.MLet):
     env = bind_pattern(ctx.env, e.pattern, left, right, e.span)
     rest = b.check_monadic(first.continue_in(ctx.with_env(env)), e.body)
     return b.node("BindM", ctx, e.span, f"mlet {_pattern_text(e.pattern)} = {short(e.value, 40)}",
-                  [first.node, rest])
+                  [first.node, rest], bound=bound_judgement(e.pattern, left, right))
 
 
 @monadic_rule(A.Return)
@@ -109,7 +109,7 @@ def LetM(b: Builder, ctx: Ctx, e: A.Let):
     env = bind_pattern(ctx.env, e.pattern, left, right, e.span)
     body = b.check_monadic(ctx.with_env(env), e.body)
     return b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = {short(e.value, 40)}",
-                  [body], ranges)
+                  [body], ranges, bound=bound_judgement(e.pattern, left, right))
 
 
 def _leaf(b: Builder, ctx: Ctx, e: A.Expr):
@@ -136,14 +136,14 @@ def synth_dispatch(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
                                  if first.facts else ctx.with_env(env), e.body)
         cost = _add_costs(first.cost, second.cost, e)
         node = b.node("BindM", ctx, e.span, f"mlet {_pattern_text(e.pattern)} = …",
-                      [first.node, second.node])
+                      [first.node, second.node], bound=bound_judgement(e.pattern, *first.output))
         return Synth(node, cost, second.output, first.facts + second.facts)
     if isinstance(e, A.Let):
         (left, right), ranges = b.translate_pair(ctx, e.value)
         env = bind_pattern(ctx.env, e.pattern, left, right, e.span)
         inner = b.synth_monadic(ctx.with_env(env), e.body)
         node = b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = …", [inner.node],
-                      ranges)
+                      ranges, bound=bound_judgement(e.pattern, left, right))
         return Synth(node, inner.cost, inner.output)
     if isinstance(e, A.Var):
         return _monadic_variable(b, ctx, e)
@@ -278,14 +278,15 @@ def _unfold(b: Builder, ctx: Ctx, e: A.App, fn: Closure, args: List[A.Expr],
     if len(args) != len(fn.params):
         raise NoRule(f"{written(fn.name) or 'the function'} is partially applied here", e.span)
     env = fn.env
-    ranges = []
+    ranges, bound = [], []
     for param, arg in zip(fn.params, args):
         (left, right), rs = b.translate_pair(ctx, arg)
         ranges += rs
         env = bind_pattern(env, param, left, right, arg.span)
+        bound += bound_judgement(param, left, right)
     inner = b.synth_monadic(ctx.with_env(env), fn.body)
     node = b.node("Unfold", ctx, e.span, f"unfold {written(fn.name) or 'lambda'}", [inner.node],
-                  ranges + list(same))
+                  ranges + list(same), bound=bound)
     return Synth(node, inner.cost, inner.output, inner.facts)
 
 

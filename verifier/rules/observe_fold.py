@@ -182,7 +182,7 @@ def _show(e: A.Expr, limit: int = 40) -> str:
 
 
 def _names(e: A.Expr) -> set:
-    from verifier.rules.free_vars import free_vars
+    from verifier.language.free_vars import free_vars
     return set(free_vars(e))
 
 
