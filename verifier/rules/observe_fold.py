@@ -41,7 +41,7 @@ from verifier.language.pretty import pretty_expr
 from verifier.language.resolve import written
 from verifier.rules import logic as L
 from verifier.rules.context import Ctx
-from verifier.rules.symbolic import DistV, Env, NamedFun
+from verifier.rules.symbolic import DistV, Env, Monadic, NamedFun
 from verifier.rules.translate import NoRule, bind_pattern, flatten_app
 
 #: likelihood family -> (conjugate prior family, conjugacy lemma)
@@ -198,6 +198,11 @@ def infer_closed_form(b, e: A.Expr, run: int, env: Env) -> DistV:
         return value
     if isinstance(e, A.Observe):
         return _observe_posterior(b, e, run, env)
+    if isinstance(e, A.Var):  # a computation stored by let: infer what it is bound to
+        pair = env.lookup(e.name)
+        stored = pair[run - 1 if run else 0] if pair else None
+        if isinstance(stored, Monadic) and stored.expr is not None:
+            return infer_closed_form(b, stored.expr, run, stored.env)
     head, args = flatten_app(e)
     why = ""
     if isinstance(head, A.Var):
