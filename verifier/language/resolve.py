@@ -233,10 +233,12 @@ class _Resolver:
             if isinstance(node, A.Var) and node.name not in bound \
                     and scope.lookup(node.name) is None and node.name not in BUILTINS \
                     and node.name in top:
-                raise error("T001", f"unbound variable {node.name} in the claim of "
+                exc = error("T001", f"unbound variable {node.name} in the claim of "
                                     f"{val.name}", node.span,
                             hint=f"{node.name} is defined after this val; a claim is read where "
                                  "its val stands: move the val below that definition")
+                exc.source = self.program.source
+                raise exc
 
 
 def resolve(program: A.Program) -> A.Program:
