@@ -277,7 +277,13 @@ class Context:
             base = dom
             while isinstance(base, A.RRefine):
                 base = base.base
-            if isinstance(base, A.RMonad):
+            if isinstance(base, A.RMonad) and not _equality_type(self.program, base):
+                value = env.get(arg.name) if isinstance(arg, A.Var) else None
+                if not isinstance(value, Typed):
+                    raise self.Invalid(f"node {n['id']}: a computation passed where one within a "
+                                       "bound is expected must be a parameter known by its type")
+                self.k.passed_costs[(n["id"], entry["var"])] = value.cost
+            elif isinstance(base, A.RMonad):
                 have = {c for ob in chunk for c in _conjuncts(ob.goal)}
                 missing = [g for g in self.required(free_vars(arg), env, n) if g not in have]
                 if missing:
@@ -436,6 +442,16 @@ class Context:
                     raise self.Invalid(f"claim {self.decl.name}: the recursive call at "
                                        f"{call.span.line}:{call.span.col} has no obligation that "
                                        "it terminates (a shorter list)")
+
+
+def _equality_type(program: A.Program, rt: A.RMonad) -> bool:
+    """Whether ``M[F, delta] {x :: T | =}`` says the two distributions are equal (its index,
+    instantiated, is zero): its refinements name no parameter of the callee's val."""
+    from checker import source as S
+    try:
+        return S.instantiated_cost(program, rt, {})[0] == "ZERO"
+    except S.SourceError:
+        return False
 
 
 def _shorter_than(goal: T.Term, x: T.Term) -> bool:

@@ -420,6 +420,7 @@ class _Kernel:
         self.fresh_outputs: Dict[T.Term, str] = {}
         self.outputs: Dict[str, Optional[List[Tuple[T.Term, T.Term]]]] = {}
         self.var_costs: Dict[str, Tuple] = {}
+        self.passed_costs: Dict[Tuple[str, Optional[str]], Tuple] = {}
         self.parameter_vars = set(T.free_vars(*[t for p in j["parameters"] if p["left"] is not None
                                                 for t in self.pair([p["left"], p["right"]], root)]))
         self.check_contexts(root, set(assumed), False, frozenset())
@@ -985,11 +986,18 @@ class _Kernel:
         if arg["var"] != var:
             raise Invalid(f"node {n['id']}: argument {arg['var']} should be {var}")
         if isinstance(base, S.A.RMonad):
-            if S.instantiated_cost(self.program, base, bindings)[0] != "ZERO":
-                raise Invalid(f"node {n['id']}: a computation argument must have a val type "
-                              "of equal distributions")
+            wanted = S.instantiated_cost(self.program, base, bindings)
             bindings[var] = (None, None)
-            return None
+            if wanted[0] == "ZERO":
+                return None
+            # a computation within a bound, passed on: within at most the callee's, by the
+            # type of the parameter it is (the context check found it: passed_costs)
+            have = self.passed_costs.get((n["id"], arg["var"]))
+            if have is None or have[0] not in ("ZERO", wanted[0]):
+                raise Invalid(f"node {n['id']}: argument {arg['var']} must be a computation known "
+                              f"within a {wanted[0]} bound")
+            goals = [T.le(have[1], wanted[1])] if wanted[0] == "DP" else []
+            return [(E, g) for g in goals + [T.le(have[2], wanted[2])]]
         expected: List[Tuple] = []
         if arg["left"] is not None:
             left, right = self.pair([arg["left"], arg["right"]], n)

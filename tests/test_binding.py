@@ -137,6 +137,18 @@ let same m = m
 val pass :: M[DP(1.0)] {x :: bool | =} -> M[DP(1.0)] {x :: bool | =}
 let pass m = same m""",
      "pass", REJECTED, "same distribution"),
+    ("a computation within DP(eps), passed on where DP(eps) is expected",
+     f"""val use :: {EPS} -> M[DP(eps)] {{x :: bool | =}} -> M[DP(2.0 * eps)] {{x :: bool | =}}
+let use eps m = mlet a = m in mlet b = m in return (a || b)
+val pass :: {EPS} -> M[DP(eps)] {{x :: bool | =}} -> M[DP(2.0 * eps)] {{x :: bool | =}}
+let pass eps m = use eps m""",
+     "pass", VERIFIED, ""),
+    ("a computation within DP(2 eps), passed on where DP(eps) is expected",
+     f"""val use :: {EPS} -> M[DP(eps)] {{x :: bool | =}} -> M[DP(2.0 * eps)] {{x :: bool | =}}
+let use eps m = mlet a = m in mlet b = m in return (a || b)
+val pass :: {EPS} -> M[DP(2.0 * eps)] {{x :: bool | =}} -> M[DP(4.0 * eps)] {{x :: bool | =}}
+let pass eps m = use eps m""",
+     "pass", REJECTED, "within the bound its val expects"),
     # ---- 4. every recursive call terminates ---------------------------------------------------
     ("a recursive call hidden in a tuple",
      f"""val f :: {ADJ} -> {{r :: real | r<1> = r<2>}}

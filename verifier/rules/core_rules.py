@@ -473,8 +473,13 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
         arguments.append({"var": var, "left": None, "right": None, "obligations": 0})
         if isinstance(base, A.RMonad):
             if not monad_is_equality(b, env, base):
-                raise NoRule(f"argument {i} of {name} has a monadic type the verifier "
-                             "cannot check", arg.span)
+                # a computation within an index, passed on: it must be known within at most
+                # the callee's (its own type says how far apart the two runs' are)
+                obligations += _passed_within(b, ctx, arg, base, env, i, name)
+                arguments[-1]["obligations"] = len(obligations) - start
+                value = Monadic(None, None, name=f"arg{i}")
+                env = env.bind(var, value, value) if var else env
+                continue
             from verifier.rules.monadic_rules import equal_inputs
             same = equal_inputs(b, ctx, arg)
             if same is None:
@@ -520,6 +525,29 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     output: SymValue = (Scalar(b.fresh(ctx.binder or "out", sort)) if sort is not None
                         else Monadic(None, None, equal_in_runs=True, name=f"out{node.id}"))
     return Synth(node, cost, (output, output))
+
+
+def _passed_within(b: Builder, ctx: Ctx, arg: A.Expr, dom: A.RMonad, env: Env, i: int,
+                   name: str) -> List:
+    """A computation passed where the callee's val expects ``M[F, delta] {x :: T | =}`` with a
+    bound that is not equality: the argument must be a computation known by its own type (a
+    parameter), within at most that bound — its eps and delta at most the domain's, in the
+    same divergence. Passing it on costs nothing; the callee's val says what running it costs."""
+    pair = ctx.env.lookup(arg.name) if isinstance(arg, A.Var) else None
+    known = pair[0] if pair and pair[0] is pair[1] and isinstance(pair[0], Monadic) else None
+    if known is None or known.cost is None:
+        raise NoRule(f"argument {i} of {name} must be a computation known by its type (a "
+                     "parameter M[F, delta] {x :: T | =}) to be passed where one within a bound "
+                     "is expected", arg.span)
+    wanted = _instantiated_cost(b, env, dom, f"argument {i} of {name}", arg.span)
+    have = known.cost
+    if have.family not in ("ZERO", wanted.family):
+        raise NoRule(f"argument {i} of {name} is within a {have.family} bound, where a "
+                     f"{wanted.family} one is expected", arg.span)
+    goals = [T.le(have.eps, wanted.eps)] if wanted.family == "DP" else []
+    goals.append(T.le(have.delta, wanted.delta))
+    return [b.oblige(ctx, ObligationKind.ENTAILMENT, g, f"argument {i} of {name} is within "
+                     f"the bound its val expects", arg.span, "App-Val") for g in goals]
 
 
 def _out_sort(rt: A.RMonad) -> Optional[T.Sort]:
