@@ -387,16 +387,7 @@ def test_the_kernel_reads_the_claim_where_its_val_stands():
     assert not outcome.valid, "the kernel accepted the claim under another adj"
 
 
-def _pending(path: Path):
-    """The negative bound of adjWithin is an axiom of the evaluator's semantics (issue 15)."""
-    if path.name == "adjwithin_negative_bound.pinf":
-        return pytest.param(path, marks=pytest.mark.xfail(
-            strict=True, reason="the adjWithin axiom for negative bounds (issue 15)"))
-    return path
-
-
-@pytest.mark.parametrize("path", [_pending(p) for p in sorted(UNSOUND.glob("*.pinf"))],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(UNSOUND.glob("*.pinf")), ids=lambda p: p.name)
 def test_every_unsound_example_is_rejected_with_a_reason(path):
     verdicts, cert = _certify(path)
     assert VERIFIED not in [v for name, v in verdicts.items()
