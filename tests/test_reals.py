@@ -96,3 +96,16 @@ def test_laplace_and_gaussian_take_exact_real_parameters():
     sigma = reals.sqrt(2 * reals.log(F(5, 4) / F(1, 2))) / F(1, 10 ** 400)
     huge = source.gaussian_exact(F(3), sigma)
     assert isinstance(huge, F) and abs(huge) < F(10) ** 420
+
+
+def test_total_variation_with_irrational_parameters():
+    """tv between Betas with exact-real parameters: enclosed by the crossing-point method on
+    Arb balls; it agrees with the certified rational case at nearby parameters."""
+    s2, s3 = reals.sqrt(2), reals.sqrt(3)
+    tv = D.total_variation(D.Beta(s2, s3), D.Beta(s3, s2))
+    near = D.total_variation(D.Beta(F(14142135623730951, 10 ** 16), F(17320508075688772, 10 ** 16)),
+                             D.Beta(F(17320508075688772, 10 ** 16), F(14142135623730951, 10 ** 16)))
+    assert abs(float(tv) - float(near)) < 1e-12 and tv > 0
+    assert D.total_variation(D.Normal(s2, F(1)), D.Normal(F(0), s3)) > 0
+    # the closed form of two normals with equal variances: erf (|m1 - m2| / (2 sqrt (2 v)))
+    assert D.total_variation(D.Normal(F(0), F(2)), D.Normal(F(1), F(2))) == reals.erf(F(1) / (2 * reals.sqrt(4)))

@@ -542,9 +542,11 @@ def hellinger(d1: Distribution, d2: Distribution) -> Value:
 
 
 def total_variation(d1: Distribution, d2: Distribution) -> Value:
-    """The total variation distance ``sup_A |P(A) - Q(A)|``: exact for finite laws; for two
-    Beta or two Normal laws with rational parameters an exact real known through the certified
-    enclosures of ``lemmas.closed_forms`` (the crossing-point method)."""
+    """The total variation distance ``sup_A |P(A) - Q(A)|``, exactly: a rational or exact-real
+    sum for finite laws; an exact-real closed form (``erf`` at the crossing points of the two
+    densities) for two Normal laws; for two Beta laws an exact real known through certified
+    enclosures by the crossing-point method (``lemmas.closed_forms.tv_beta`` for rational
+    parameters, ``_beta_tv_enclosure`` for any others)."""
     if d1 == d2:
         return Fraction(0)
     if d1.is_finite() and d2.is_finite():
@@ -556,25 +558,108 @@ def total_variation(d1: Distribution, d2: Distribution) -> Value:
             and len(d1.alphas) == len(d2.alphas) == 2:
         b1, b2 = Beta(*d1.alphas), Beta(*d2.alphas)
     if b1 is not None and b2 is not None:
-        a1, c1, a2, c2 = _rational_parameters("beta", b1.a, b1.b, b2.a, b2.b)
+        params = tuple(_exact(x) for x in (b1.a, b1.b, b2.a, b2.b))
+        if not all(reals.is_rational(x) for x in params):
+            return _beta_tv_real(*params, f"tv ({d1.format()}, {d2.format()})")
+        a1, c1, a2, c2 = (Fraction(x) for x in params)
         # TV is symmetric, and invariant under x -> 1 - x: one canonical parameter order
         first, second = min(((a1, c1), (a2, c2)), ((a2, c2), (a1, c1)),
                             ((c1, a1), (c2, a2)), ((c2, a2), (c1, a1)))
         return _certified_tv("tv_beta", "Beta", first, second)
     if isinstance(d1, Normal) and isinstance(d2, Normal):
-        m1, v1, m2, v2 = _rational_parameters("normal", d1.mu, d1.var, d2.mu, d2.var)
-        # TV is symmetric and invariant under translations and reflections of the line
-        return _certified_tv("tv_normal", "Normal", (Fraction(0), min(v1, v2)),
-                             (abs(m1 - m2), max(v1, v2)))
+        m1, v1, m2, v2 = (_exact(x) for x in (d1.mu, d1.var, d2.mu, d2.var))
+        # TV is symmetric and invariant under translations and reflections of the line: one
+        # canonical form, so that equal distances are one expression
+        gap = m2 - m1 if m2 >= m1 else m1 - m2
+        low, high = (v1, v2) if v1 <= v2 else (v2, v1)
+        return _normal_tv(Fraction(0), low, gap, high)
     raise UnsupportedPair(f"{d1.family} and {d2.family}")
 
 
-def _rational_parameters(family: str, *params: Value) -> Tuple[Fraction, ...]:
-    exact = tuple(_exact(x) for x in params)
-    if not all(reals.is_rational(x) for x in exact):
-        raise UnsupportedPair(f"{family} laws with irrational parameters (the total variation is "
-                              f"computed exactly only for rational parameters)")
-    return tuple(Fraction(x) for x in exact)
+def _normal_tv(m1: Value, v1: Value, m2: Value, v2: Value) -> Value:
+    """TV between N(m1, v1) and N(m2, v2) in closed form. ``ln p - ln q`` is the quadratic
+    ``A x^2 + B x + C``: one root when ``v1 = v2``, else two (its discriminant is positive: both
+    laws have mass 1); with ``D = Phi_1 - Phi_2`` (``Phi`` by ``erf``) and ``D(-inf) = D(inf)
+    = 0``, ``TV = (1/2) sum |D(r_{i+1}) - D(r_i)|`` over the roots (``p - q`` keeps its sign
+    between consecutive roots)."""
+    def cdf_gap(x: Value) -> Value:
+        return (reals.erf((x - m1) / reals.sqrt(2 * v1)) - reals.erf((x - m2) / reals.sqrt(2 * v2))) / 2
+
+    if v1 == v2:
+        roots = [(m1 + m2) / 2]
+    else:
+        a = 1 / (2 * v2) - 1 / (2 * v1)
+        b = m1 / v1 - m2 / v2
+        c = m2 * m2 / (2 * v2) - m1 * m1 / (2 * v1) + reals.log(v2 / v1) / 2
+        root = reals.sqrt(b * b - 4 * a * c)
+        roots = [(-b - root) / (2 * a), (-b + root) / (2 * a)]
+        if a < 0:
+            roots.reverse()
+    gaps = [Fraction(0)] + [cdf_gap(r) for r in roots] + [Fraction(0)]
+    return sum((reals.absolute(v - u) for u, v in zip(gaps, gaps[1:])), Fraction(0)) / 2
+
+
+def _beta_tv_real(a1: Value, b1: Value, a2: Value, b2: Value, label: str) -> Value:
+    """TV between Beta (a1, b1) and Beta (a2, b2) with exact-real parameters: an exact real
+    known through ``_beta_tv_enclosure`` (the signs it needs decided exactly here)."""
+    al, be = a1 - a2, b1 - b2
+    s_al, s_be = reals.sign(al), reals.sign(be)
+    k = _lbeta(a2, b2) - _lbeta(a1, b1)
+    ends = (-s_al if s_al else reals.sign(k), -s_be if s_be else reals.sign(k))
+    split = al / (al + be) if s_al * s_be > 0 else None
+    key = ("tv_beta_real",) + tuple(("r", id(x)) if isinstance(x, reals.Real) else ("q", x)
+                                    for x in (a1, b1, a2, b2))
+    return reals.enclosed(_beta_tv_enclosure((a1, b1, a2, b2), k, ends, split), label, key=key,
+                          nonnegative=True)
+
+
+def _beta_tv_enclosure(params: Tuple[Value, ...], k: Value, ends: Tuple[int, int],
+                       split: Optional[Value]):
+    """The crossing-point method of ``lemmas.closed_forms.tv_beta`` on Arb balls of exact-real
+    parameters. ``h(x) = k + (a1 - a2) ln x + (b1 - b2) ln (1 - x)`` is the log density ratio;
+    it is strictly monotone on each side of ``split`` (its turning point, when it has one), so
+    it has at most one zero there, enclosed by bisection with certified signs; its signs at 0
+    and 1 are ``ends``. Between consecutive crossings ``p - q`` keeps its sign, so ``TV = (1/2)
+    sum |D(c_{i+1}) - D(c_i)|`` with ``D`` the difference of the regularised incomplete Beta
+    functions, evaluated on the balls that enclose the crossings. At a precision where a sign
+    is not certain the enclosure is NaN (the next precision is tried)."""
+    from flint import arb
+
+    def enclose(prec: int) -> arb:
+        a1, b1, a2, b2, kb = (reals.ball_of(x, prec) for x in (*params, k))
+
+        def sign(x: arb) -> Optional[int]:
+            v = kb + (a1 - a2) * x.log() + (b1 - b2) * (1 - x).log()
+            return 1 if v > 0 else -1 if v < 0 else None
+
+        points = [(arb(0), ends[0]), (arb(1), ends[1])]
+        if split is not None:
+            middle = reals.ball_of(split, prec)
+            points.insert(1, (middle, sign(middle)))
+        if any(s is None for _, s in points):
+            return arb.nan()
+        crossings = []
+        for (lo, s_lo), (hi, s_hi) in zip(points, points[1:]):
+            if s_lo == s_hi:
+                continue
+            for _ in range(prec):
+                mid = (lo + hi) / 2
+                s_mid = sign(mid)
+                if s_mid is None:  # the crossing is at or next to mid: certify a small interval
+                    step = (hi - lo) * arb(2) ** (-(prec // 2))
+                    if sign(mid - step) == s_lo and sign(mid + step) == s_hi:
+                        lo, hi = mid - step, mid + step
+                    break
+                lo, hi = (mid, hi) if s_mid == s_lo else (lo, mid)
+            crossings.append(lo.union(hi))
+        gaps = [arb(0)] + [c.beta_lower(a1, b1, 1) - c.beta_lower(a2, b2, 1) for c in crossings]
+        gaps.append(arb(0))
+        total = arb(0)
+        for u, v in zip(gaps, gaps[1:]):
+            total += abs(v - u)
+        return total / 2
+
+    return enclose
 
 
 def _certified_tv(method: str, family: str, p: Tuple[Fraction, ...], q: Tuple[Fraction, ...]) -> Value:

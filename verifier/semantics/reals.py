@@ -324,6 +324,15 @@ class Real:
         raise TypeError("exact reals cannot be pickled")
 
 
+def ball_of(x: Number, prec: int) -> arb:
+    """An Arb ball of the exact number ``x`` at ``prec`` bits (in the working precision of the
+    caller, e.g. inside an enclosure function)."""
+    if isinstance(x, Real):
+        return x.ball(prec)
+    with _Workprec(prec):
+        return _arb_of(Fraction(x))
+
+
 def _operand(x: Any) -> Optional[Number]:
     """An arithmetic operand as an exact number (None when it is not a number)."""
     if isinstance(x, float):
@@ -785,6 +794,6 @@ def decimal_text(x: Real, digits: int = 17) -> str:
 __all__ = [
     "Real", "Undecided", "is_rational", "is_exact_number", "sign", "add", "sub", "mul", "div",
     "neg", "absolute", "minimum", "maximum", "sqrt", "exp", "expm1", "log", "lgamma", "erf", "erfc",
-    "pi", "enclosed", "power", "floor", "ceil", "floor_log2", "rational_above", "canonical",
+    "pi", "enclosed", "ball_of", "power", "floor", "ceil", "floor_log2", "rational_above", "canonical",
     "decimal_text", "LADDER",
 ]
