@@ -520,7 +520,7 @@ class Translator:
         be of another family, which would stop the run. A range condition that cannot hold,
         so the claim is rejected with the reason rather than verified."""
         unknown = [i for i, a in enumerate(args, 1) if not isinstance(a, DistV)]
-        if unknown:
+        if unknown and run:  # (an assertion is about the mathematical distance: nothing runs)
             which = " and ".join(("1st", "2nd")[i - 1] for i in unknown)
             self._check(T.boolean(False), f"the {which} argument of {name} is of the same family as "
                         f"the other (its family is not known here: {name} is computed between two "
@@ -544,7 +544,7 @@ class Translator:
         return Scalar(T.div(T.sqrt(T.mul(2, T.log(T.div(Fraction(5, 4), delta)))), eps))
 
     def _b_posteriors(self, args, run, span):
-        if not (isinstance(args[0], DistV) and args[0].family in ("beta", "dirichlet")):
+        if run and not (isinstance(args[0], DistV) and args[0].family in ("beta", "dirichlet")):
             # run computes posteriors only for conjugate priors: a prior of another (or of an
             # unknown) family stops it
             self._check(T.boolean(False), "the prior of posteriors is a beta, uniform or dirichlet "
