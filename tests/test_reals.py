@@ -109,3 +109,16 @@ def test_total_variation_with_irrational_parameters():
     assert D.total_variation(D.Normal(s2, F(1)), D.Normal(F(0), s3)) > 0
     # the closed form of two normals with equal variances: erf (|m1 - m2| / (2 sqrt (2 v)))
     assert D.total_variation(D.Normal(F(0), F(2)), D.Normal(F(1), F(2))) == reals.erf(F(1) / (2 * reals.sqrt(4)))
+
+
+def test_printing_and_json_never_fail(tmp_path, capsys):
+    """A number with no finite enclosure, or an exact zero that cannot be shown to be zero,
+    prints as its expression; beyond the float range, in scientific notation."""
+    import json
+    path = tmp_path / "p.pinf"
+    path.write_text("let z = tv (beta (2.0, 1.0), beta (1.0, 1.0)) - 0.25\n"
+                    "let w = exp (exp (exp 10.0))\nlet t = exp (0.0 - 1000.0)\n")
+    for entry, shown in (("z", "tv (beta"), ("w", "exp (exp (exp (10)))"), ("t", "e-435")):
+        assert main(["run", str(path), entry, "--json"]) == 0
+        value = json.loads(capsys.readouterr().out)["value"]
+        assert isinstance(value, str) and shown in value

@@ -463,7 +463,14 @@ def to_json(v: Value) -> Any:
         return v
     if isinstance(v, int):
         return v
-    if isinstance(v, (Fraction, float, Real)):
+    if isinstance(v, Real):  # the printed decimal read back; text beyond the float range
+        shown = _format_exact_real(v)
+        try:
+            f = float(shown)
+        except ValueError:  # the expression itself (no finite enclosure)
+            return shown
+        return f if math.isfinite(f) and (f != 0.0 or shown == "0.0") else shown
+    if isinstance(v, (Fraction, float)):
         try:
             f = float(v)
         except OverflowError:
