@@ -59,7 +59,7 @@ CODES = {
     "R004": "no such declaration",
     "R005": "bad --arg or --data value",
     "R006": "evaluation error",
-    "R007": "observation with zero probability",
+    "R007": "observation with zero probability (no longer raised: observe is total)",
     "R008": "pattern match failure",
     "R009": "the enumeration is too large",
     "R011": "a comparison of real numbers could not be decided",

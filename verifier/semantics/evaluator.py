@@ -24,7 +24,8 @@ build them without drawing anything, ``infer`` computes the exact distribution, 
 ``monad.sample`` draws from them. Run-time errors are ``PrivInferError``\\ s at the span of the
 offending node: range conditions R001 (``beta (0.0, 1.0)``, ``bernoulli 1.5``, ``eps <= 0``,
 ``delta`` outside (0, 1), ``log 0.0``, ``[k]`` values out of range, annotated ranges such as
-``(x : real+)``), division by zero R002, inference R003/R007/R009, other failures R006,
+``(x : real+)``), division by zero R002, inference R003/R009, an undecidable comparison of reals
+R011, other failures R006,
 pattern-match failures R008.
 
 The paper's §6.3 listing writes ``mlet rec = learnBias dbs prior in observe f rec``: the observe

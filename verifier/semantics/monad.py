@@ -63,7 +63,14 @@ How ``infer`` works
   the *value* bound by ``mlet``) is read by the evaluator as ``observe f (learnBias dbs prior)``,
   which is what the paper means; see ``evaluator``.
 
-An observation whose total weight is zero is R007 (at the ``observe``); an enumeration with
+**An observation of probability 0 leaves the prior unchanged.** The paper's semantics (Fig. 3)
+is undefined there (it divides by 0); privinfer makes ``observe`` total, so that a verified
+program never stops on it (``learnBias`` is verified for *every* prior on [0, 1], a point mass at
+0 included, and observing ``true`` from that prior has probability 0). Any distribution is a
+version of a conditional law on a null event; the prior is the one that carries no information
+from it. No rule of the verifier relies on a zero-probability observation (the conjugate
+updates it proves never have one; EqualInputs holds for any deterministic semantics), and
+``audit`` computes the same laws. (R007 is no longer raised.) An enumeration with
 more than ``MAX_SUPPORT`` outcomes, or taking more than ``MAX_WORK`` steps, is R009.
 Finite laws are plain dicts while analysing and become a canonical ``Finite`` (``Bernoulli``
 over ``bool``) only in the result.
@@ -541,8 +548,8 @@ def _condition(prior: Law, likelihood: Callable[[Value], MValue], span: Optional
     if pmf is not None:
         _Budget.spend(len(pmf), span)
         weights = {v: p * _probability_of_true(likelihood(v)) for v, p in pmf.items()}
-        if sum(weights.values()) == 0:
-            raise _zero_probability(span, f"every value of the prior ({_describe_law(prior)}) has likelihood 0")
+        if sum(weights.values(), Fraction(0)) == 0:
+            return prior  # an observation of probability 0 (module docstring)
         return normalise({v: w for v, w in weights.items() if w != 0})
     theta = SymParam(prior)
     try:
@@ -551,9 +558,7 @@ def _condition(prior: Law, likelihood: Callable[[Value], MValue], span: Optional
     except SymbolicEscape as exc:
         raise NotExact(f"the likelihood is not conjugate to the prior {prior.format()}: {exc.reason}") from None
     if shape is not None and shape[0] is None:
-        if not shape[1]:
-            raise _zero_probability(span, "the likelihood is false for every value of the prior")
-        return prior
+        return prior  # a constant likelihood: true changes nothing, false has probability 0
     if shape is not None and isinstance(shape[0], SymFamily) and shape[0].param is theta:
         family, observed, by_equality = shape
         if not by_equality and family.kind != "bernoulli":
@@ -565,14 +570,7 @@ def _condition(prior: Law, likelihood: Callable[[Value], MValue], span: Optional
         raise NotExact(f"the likelihood is not of the form `mlet z = ran (F θ) in return (d = z)` with F "
                        f"bernoulli, categorical or normal (θ, v) ({exc.reason}), so it is not conjugate to "
                        f"the prior {prior.format()}") from None
-    if p == 0:
-        raise _zero_probability(span, "the likelihood is 0 for every value of the prior")
-    return prior
-
-
-def _zero_probability(span: Optional[Span], why: str) -> PrivInferError:
-    return error("R007", f"observation with zero probability: {why}", span,
-                 hint="the paper's semantics (Fig. 3) is undefined when the observed event has probability 0")
+    return prior  # a likelihood that does not depend on θ (of probability 0 or not)
 
 
 def _observation_shape(lik: MValue) -> Optional[Tuple[Any, Value, bool]]:
