@@ -47,8 +47,10 @@ Number = Union[int, Fraction, "Real"]
 LADDER_LOW = (64, 256)
 LADDER_HIGH = (1024, 4096, 16384)
 LADDER = LADDER_LOW + LADDER_HIGH
-#: The largest expression (in distinct nodes) handed to sympy.
+#: The largest expression (in distinct nodes) handed to sympy, and to ``sympy.simplify``
+#: (in operations).
 MAX_SYMBOLIC_NODES = 300
+MAX_SIMPLIFY_OPS = 60
 _REAL_HASH = hash("privinfer.semantics.reals.Real")
 
 
@@ -671,8 +673,10 @@ def _to_sympy(x: Real) -> Any:
     for n in nodes:
         if n._sympy is not None:
             continue
-        if n.op == "enclosed":  # an unknown real: what is true for all of them is true for it
-            name = f"enclosed_{id(n)}"
+        if n.op == "enclosed" or _costly_for_sympy(n):
+            # an unknown real: what is true for all of them is true for it (sympy would
+            # compute lgamma of a large integer as a factorial, and keep huge rationals exact)
+            name = f"opaque_{id(n)}"
             _ENCLOSED[name] = n
             n._sympy = sp.Symbol(name, real=True, nonnegative=True if n.nonnegative else None)
             continue
@@ -680,6 +684,27 @@ def _to_sympy(x: Real) -> Any:
                 if isinstance(a, Fraction) else sp.Integer(a) for a in n.args]
         n._sympy = build[n.op](*args)
     return x._sympy
+
+
+#: sympy works on rationals of at most this many bits and on lgamma of arguments at most this big
+_SYMPY_MAX_BITS = 2048
+_SYMPY_MAX_LGAMMA = 1000
+
+
+def _costly_for_sympy(n: Real) -> bool:
+    """Whether sympy would spend unbounded effort on this node's own form: ``abs``, ``min`` and
+    ``max`` (sympy decides them by numerical evaluation as it builds them), a rational argument
+    beyond ``_SYMPY_MAX_BITS`` bits, or ``lgamma`` of a rational beyond ``_SYMPY_MAX_LGAMMA``
+    (evaluated as a factorial). Such a node enters sympy as an unknown real."""
+    if n.op in ("abs", "min", "max"):  # sympy compares their arguments numerically (evalf)
+        return True
+    for a in n.args:
+        if isinstance(a, Fraction) and max(a.numerator.bit_length(),
+                                           a.denominator.bit_length()) > _SYMPY_MAX_BITS:
+            return True
+    if n.op == "lgamma" and isinstance(n.args[0], Fraction) and abs(n.args[0]) > _SYMPY_MAX_LGAMMA:
+        return True
+    return False
 
 
 def _symbolic_sign(x: Real, simplify: bool) -> Optional[int]:
@@ -690,6 +715,8 @@ def _symbolic_sign(x: Real, simplify: bool) -> Optional[int]:
         return None
     import sympy as sp
     if simplify:
+        if s.count_ops() > MAX_SIMPLIFY_OPS:
+            return None
         try:
             s = sp.simplify(s)
         except Exception:  # noqa: BLE001 - sympy may fail on any input; then undecided
