@@ -595,8 +595,11 @@ def _normal_tv(m1: Value, v1: Value, m2: Value, v2: Value) -> Value:
         roots = [(-b - root) / (2 * a), (-b + root) / (2 * a)]
         if a < 0:
             roots.reverse()
-    gaps = [Fraction(0)] + [cdf_gap(r) for r in roots] + [Fraction(0)]
-    return sum((reals.absolute(v - u) for u, v in zip(gaps, gaps[1:])), Fraction(0)) / 2
+    values = [Fraction(0)] + [cdf_gap(r) for r in roots] + [Fraction(0)]
+    # each gap is P1(I) - P2(I) over an interval where p1 - p2 keeps a (non-zero) sign: its
+    # absolute value by that sign, decided exactly (an abs would be opaque to simplification)
+    gaps = [v - u for u, v in zip(values, values[1:])]
+    return sum((g if g > 0 else -g for g in gaps), Fraction(0)) / 2
 
 
 def _beta_tv_real(a1: Value, b1: Value, a2: Value, b2: Value, label: str) -> Value:
