@@ -354,8 +354,14 @@ class _Kernel:
             raise Invalid(f"obligations: {sorted(set(ids) - used)[0]} is used by no node")
 
     def check_unverified(self, claim) -> None:
-        if not claim["failure"]:
+        """A claim that is not verified says why (a reason and its code); a refuted one also
+        how it was shown false (the witness is the verifier's report: this kernel vouches
+        for verified claims only), an unknown one was not shown false."""
+        if not claim["failure"] or not claim["code"]:
             raise Invalid(f"claim {claim['name']}: a {claim['verdict']} claim must say why")
+        if (claim["verdict"] == "refuted") != (claim["confirmation"] is not None):
+            raise Invalid(f"claim {claim['name']}: a claim is refuted exactly when a witness "
+                          "confirms it false")
         for oid in claim["failing"]:
             record = self.obligations.get(oid, {"discharge": {"verdict": None}})
             if record["discharge"]["verdict"] in (None, "verified"):
@@ -375,7 +381,7 @@ class _Kernel:
         name = claim["name"]
         val = next(v for v in self.program.vals() if v.name == name)
         decls = [d for d in self.program.lets() if d.name == name]
-        if claim["failure"] or claim["failing"]:
+        if claim["failure"] or claim["failing"] or claim["code"] or claim["confirmation"]:
             raise Invalid(f"claim {name}: a verified claim has no failure")
         if len(decls) != 1:
             raise Invalid(f"claim {name}: the val needs exactly one definition, not {len(decls)}")

@@ -1,9 +1,21 @@
 """Verifying the ``val`` claims of a program: derivations, obligations, verdicts.
 
 ``verify_program(program, typed)`` builds one derivation per claim (``verifier.rules``),
-discharges every obligation and returns a ``Report``. A claim is *verified* only when every
-obligation of its derivation is discharged; *rejected* when an obligation is refuted or no
-rule applies; *unknown* when some obligation could not be decided.
+discharges every obligation and returns a ``Report``. A claim's verdict is one of the three
+of ``obligations.model.Verdict``, the one vocabulary of obligations, claims, certificates,
+benchmarks and JSON output:
+
+* **verified**: every obligation of its derivation is discharged;
+* **refuted**: the claim is *false*, shown by a witness in the program's semantics
+  (``verifier.refutation``: concrete inputs of both runs within the claim's assumptions on
+  which the program violates it); ``ClaimReport.confirmation`` says how;
+* **unknown**: anything else — an obligation refuted or undecided, no rule applies, a callee
+  not verified. A refuted obligation alone is not a refuted claim: the rules prove
+  sufficient conditions (a cost by composition, a side condition), which a private program
+  may fail.
+
+A claim that is not verified carries a diagnostic code of ``verifier.errors`` (``code``) that
+says why, its first reason (``failure``) and where (``failure_span``).
 """
 from __future__ import annotations
 
@@ -11,7 +23,7 @@ import time
 from collections import Counter
 from typing import Dict, List, Optional, Tuple
 
-from obligations.model import Obligation, Result, Verdict
+from obligations.model import Obligation, ObligationKind, Result, Verdict
 from obligations.records import field, record
 from obligations.smtlib import Z3Session
 from verifier.language import ast as A
@@ -20,9 +32,20 @@ from verifier.rules import (core_rules, lifting, mechanism_rules,  # noqa: F401 
                             monadic_rules)
 from verifier.rules.builder import Builder
 from verifier.rules.derivation import Derivation
+from verifier.refutation import Confirmation
 from verifier.rules.translate import NoRule
 
-VERIFIED, REJECTED, UNKNOWN = "verified", "rejected", "unknown"
+VERIFIED, REFUTED, UNKNOWN = (v.value for v in (Verdict.VERIFIED, Verdict.REFUTED, Verdict.UNKNOWN))
+VERDICTS = (VERIFIED, REFUTED, UNKNOWN)
+#: why a claim is not verified (codes of ``verifier.errors``)
+FALSE_CLAIM = "V008"            # refuted: a confirmed witness
+FALSE_OBLIGATION = "V001"       # an obligation false at concrete values, the claim not shown false
+UNDECIDED = "V002"              # the solver could not decide an obligation
+NO_RULE = "V003"                # no rule applies
+LEMMA_HYPOTHESIS = "V004"       # a hypothesis of an applied lemma is not shown
+MISSING_FACT = "V005"           # a candidate counterexample needed a fact the verifier lacks
+NEEDS_VAL = "V007"              # a recursive function used by verified code has no val
+UNVERIFIED_CALLEE = "V009"      # the proof uses the val of a function that is not verified
 
 
 @record(frozen=False)
@@ -39,6 +62,8 @@ class ClaimReport:
     results: Dict[str, Result] = field(default_factory=dict)
     failure: Optional[str] = None          # why it is not verified (first reason)
     failure_span: Optional[A.Span] = None
+    code: Optional[str] = None             # the diagnostic code of that reason
+    confirmation: Optional[Confirmation] = None  # how a refuted claim was shown false
     failing: List[str] = field(default_factory=list)  # ids of refuted / unknown obligations
     disputed: List[str] = field(default_factory=list)  # disputed theorems the proof rests on
     called: List[str] = field(default_factory=list)  # functions whose call facts it assumes
@@ -73,10 +98,10 @@ def verify_program(program: A.Program, typed=None, *, rlimit: Optional[int] = No
     for val in program.vals():
         if val.name in twice:
             claims.append(ClaimReport(
-                val.name, pretty_rtype(val.rtype), REJECTED, guarantee_text(val), val.span,
+                val.name, pretty_rtype(val.rtype), UNKNOWN, guarantee_text(val), val.span,
                 failure=f"no rule applies: {val.name} is defined more than once, so it is "
                         "ambiguous which definition the val is about",
-                failure_span=val.span))
+                failure_span=val.span, code=NO_RULE))
             continue
         claims.append(verify_claim(program, typed, val, rlimit=rlimit, session=session))
     require_dependencies(claims)
@@ -103,7 +128,7 @@ def require_dependencies(claims: List[ClaimReport]) -> None:
                 other = by_name.get(callee)
                 if other is None or other.verdict != VERIFIED:
                     state = "not verified in this run" if other is None else other.verdict
-                    c.verdict = UNKNOWN
+                    c.verdict, c.code = UNKNOWN, UNVERIFIED_CALLEE
                     c.failure = (f"the proof uses the val of {callee}, which is {state}")
                     c.failure_span = c.span
                     changed = True
@@ -128,7 +153,8 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
                  rlimit: Optional[int] = None, session: Optional[Z3Session] = None) -> ClaimReport:
     """The verdict on one claim: by the relational rules, or else, when they fail and the
     definition is finite and closed, by exact calculation (``ExactFinite``), whose verdict
-    then stands; otherwise the relational failure stands."""
+    then stands; otherwise the relational failure stands. A claim that is not verified is
+    refuted only when a witness confirms it is false (``verifier.refutation``)."""
     start = time.perf_counter()
     report = ClaimReport(val.name, pretty_rtype(val.rtype), UNKNOWN,
                          guarantee_text(val), val.span)
@@ -136,9 +162,9 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
     try:
         root = builder.prove_claim(val)
     except NoRule as exc:
-        report.verdict = REJECTED
         report.failure = f"no rule applies: {exc.message}"
         report.failure_span = exc.span
+        report.code = getattr(exc, "code", None) or NO_RULE
     else:
         root.premises.extend(builder.folds.values())
         judge(report, builder, root, val)
@@ -149,12 +175,16 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
         if root is not None:
             report = ClaimReport(val.name, report.claim, UNKNOWN, report.guarantee, val.span)
             judge(report, exact, root, val)
+    if report.verdict != VERIFIED:
+        refute(report, program, typed, val)
     report.seconds = time.perf_counter() - start
     return report
 
 
 def judge(report: ClaimReport, builder: Builder, root: Derivation, val: A.ValDecl) -> None:
-    """Discharge the obligations of the derivation ``root`` and record the verdict."""
+    """Discharge the obligations of the derivation ``root``: verified when all are, else
+    unknown with the first failing obligation as the reason (``refute`` may then find the
+    claim false)."""
     report.derivation = root
     report.disputed = sorted({n.judgement["disputed"] for n in root.walk()
                               if "disputed" in n.judgement})
@@ -164,27 +194,66 @@ def judge(report: ClaimReport, builder: Builder, root: Derivation, val: A.ValDec
     report.called = sorted(builder.called)
     refuted = [ob for ob in report.obligations if report.results[ob.id].verdict == Verdict.REFUTED]
     unknown = [ob for ob in report.obligations if report.results[ob.id].verdict == Verdict.UNKNOWN]
-    if refuted or unknown:
-        report.verdict = REJECTED if refuted else UNKNOWN
-        first = (refuted or unknown)[0]
-        report.failing = [ob.id for ob in refuted + unknown]
-        report.failure = describe_failure(first, report.results[first.id])
-        span = first.provenance.span
-        report.failure_span = (A.Span(span.file, span.line, span.col, span.end_line, span.end_col)
-                               if span else val.span)
-    else:
+    if not (refuted or unknown):
         report.verdict = VERIFIED
+        return
+    report.verdict = UNKNOWN
+    first = (refuted or unknown)[0]
+    result = report.results[first.id]
+    report.failing = [ob.id for ob in refuted + unknown]
+    report.failure = describe_failure(first, result)
+    report.code = failure_code(first, result)
+    span = first.provenance.span
+    report.failure_span = (A.Span(span.file, span.line, span.col, span.end_line, span.end_col)
+                           if span else val.span)
 
 
-def describe_failure(ob: Obligation, result: Result) -> str:
-    """``obligation description: refuted, counterexample x = …`` in one or two lines."""
-    text = f"{ob.provenance.description} [{ob.provenance.rule}]: {result.verdict.value}"
-    shown_bindings = [b for b in result.counterexample if "!val!" not in b.value]
-    if shown_bindings:
-        shown = ", ".join(f"{b.name} = {b.value}" for b in shown_bindings[:10])
-        text += f"\n  counterexample: {shown}"
-    elif result.reason:
-        text += f" ({result.reason})"
+def refute(report: ClaimReport, program: A.Program, typed, val: A.ValDecl) -> None:
+    """Look for a witness that the claim is false; with one, the claim is refuted."""
+    from verifier.refutation import confirm
+    parameters = report.derivation.judgement.get("parameters", []) \
+        if report.derivation is not None else []
+    failing = [(ob, report.results[ob.id]) for ob in report.obligations
+               if ob.id in report.failing]
+    witness = confirm(program, typed, val, failing, parameters)
+    if witness is None:
+        return
+    first = next(iter(failing), None)
+    why = (f"\n  the obligation that failed: {describe_failure(*first, note=False)}"
+           if first is not None else f"\n  the verifier's reason: {report.failure}"
+           if report.failure else "")
+    report.verdict, report.code, report.confirmation = REFUTED, FALSE_CLAIM, witness
+    report.failure = f"the claim is false, {witness.text()}{why}"
+
+
+def failure_code(ob: Obligation, result: Result) -> str:
+    """The diagnostic code of a failing obligation (see the codes above)."""
+    if result.verdict == Verdict.REFUTED:
+        return LEMMA_HYPOTHESIS if ob.kind == ObligationKind.LEMMA_HYPOTHESIS else FALSE_OBLIGATION
+    if result.lacking:
+        return MISSING_FACT
+    return LEMMA_HYPOTHESIS if ob.kind == ObligationKind.LEMMA_HYPOTHESIS else UNDECIDED
+
+
+def describe_failure(ob: Obligation, result: Result, note: bool = True) -> str:
+    """``obligation description [rule]: why`` in one or two lines: a refuted obligation with
+    its counterexample (which shows the obligation false, not the claim), an undecided one
+    with the reason."""
+    text = f"{ob.provenance.description} [{ob.provenance.rule}]: "
+    if result.verdict == Verdict.REFUTED:
+        text += "false"
+        shown_bindings = [b for b in result.counterexample if "!val!" not in b.value]
+        if shown_bindings:
+            shown = ", ".join(f"{b.name} = {b.value}" for b in shown_bindings[:10])
+            text += f" at {shown}"
+        return text + ("\n  (no run of the program on these values was found to violate the "
+                       "claim: the rule asks for more than the claim may need, or the verifier "
+                       "lacks a fact about these values)" if note else "")
+    text += "not proved"
+    if result.lacking:
+        text += f": the verifier lacks {result.lacking}"
+    if result.reason:
+        text += f"\n  ({result.reason})"
     return text
 
 

@@ -28,7 +28,7 @@ from verifier.rules.context import Cost, Ctx
 from verifier.rules.derivation import Derivation
 from verifier.rules.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV, value_terms)
-from verifier.rules.translate import NoRule, RangeCheck, Translator
+from verifier.rules.translate import NoRule, RangeCheck, Translator, missing_val
 
 
 @record
@@ -137,8 +137,7 @@ class Builder:
         val = self._vals.get(name)
         if val is None:
             decl = self._lets.get(name)
-            raise NoRule(f"the recursive function {name} needs a val to be used by verified code",
-                         decl.span if decl else None)
+            raise missing_val(name, decl.span if decl else None)
         arity, rt = 0, val.rtype
         while isinstance(rt, A.RArrow):
             arity, rt = arity + 1, rt.cod

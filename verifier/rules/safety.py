@@ -20,7 +20,8 @@ from verifier.rules.builder import Builder, simple_of
 from verifier.rules.context import Ctx
 from verifier.rules.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV, value_terms)
-from verifier.rules.translate import NoRule, RangeCheck, bind_pattern, flatten_app
+from verifier.rules.translate import (NoRule, RangeCheck, bind_pattern, flatten_app,
+                                      missing_val)
 
 
 @record
@@ -298,8 +299,7 @@ class Safety:
     def _val_call(self, ctx: Ctx, e: A.App, name: str, args: List[A.Expr]) -> Elem:
         val = self.b.val_of(name)
         if val is None:
-            raise NoRule(f"the recursive function {name} needs a val to be used by verified code",
-                         e.span)
+            raise missing_val(name, e.span)
         rt, doms = val.rtype, []
         while isinstance(rt, A.RArrow):
             doms.append(rt.dom)
