@@ -32,7 +32,7 @@ from checker.reading import Reader
 from obligations import terms as T
 from obligations import finite_laws as FL
 from obligations import vocabulary as V
-from obligations.candidates import conjugate
+from obligations.candidates import conjugate, literal_members
 from obligations.model import Obligation, ObligationKind
 from obligations.records import field, record
 from obligations.schemas import SCHEMAS, SchemaError
@@ -556,7 +556,8 @@ class _Kernel:
         """The facts about the candidate ExpMech node ``n`` drew, rebuilt from how it says it
         drew it (``draw``) and the candidate list: for a member of ``posteriors (P, n)`` the
         member facts of ``obligations.candidates`` (the lemma ``posteriors.members.*``); for
-        the finite range of the call the range facts of its type; none from another list.
+        the finite range of the call the range facts of its type; for a list written out, that
+        the candidate is one of its entries; none from another list.
         The candidate's variables must be fresh: shared by the runs, not the val's
         parameters, not in the candidate list, drawn by no other ExpMech of the claim."""
         if n["id"] in self.facts_drawn:
@@ -581,7 +582,8 @@ class _Kernel:
                 fresh = self.terms(draw["values"])
                 facts = S.finite_range_facts(draw["range"], fresh)
             elif kind == "list" and cands is not None:
-                fresh, facts = self.terms([draw["candidate"]]), ()
+                fresh = self.terms([draw["candidate"]])
+                facts = literal_members(cands, fresh[0])
             else:
                 raise Invalid(f"{where}: ExpMech must say how its candidate is drawn: from "
                               f"posteriors, another list or the finite range of the call")

@@ -139,7 +139,8 @@ let release xs u v k = expMech (k, quality, (xs, u, v), posteriors (beta (u, v),
     ("2.5", "rho * k", VERIFIED),          # larger priors are fine
     ("1.0", "0.5 * k", VERIFIED),          # rho = 0.4633 <= 0.5
     # below rho: the sensitivity argument fails, but the mechanism's loss is below its
-    # sensitivity bound (0.25 k at a = b = 1, n = 5: docs/audit.md), so nothing refutes it
+    # sensitivity bound (0.25 k at a = b = 1, n = 5: docs/audit.md): the claim may be true,
+    # and no witness refutes it
     ("1.0", "0.45 * k", UNKNOWN),
     ("0.5", "rho * k", UNKNOWN),          # Jeffreys prior: H = 0.603 > rho (NOTES.md §1)
 ])

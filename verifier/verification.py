@@ -267,12 +267,21 @@ def ordinal(n: int) -> str:
 
 
 def guarantee_text(val: A.ValDecl) -> str:
-    """What the claim means, in words (e.g. "main is (eps, 0)-differentially private with
-    respect to adj on its 1st argument, for a >= 1.0")."""
+    """What the claim means, in words, exactly (e.g. "main is (eps, 0)-differentially private
+    with respect to adj on its 1st argument, for a >= 1.0").
+
+    Each parameter contributes what its refinement says: nothing when it is equal in both
+    runs (public) and says nothing else; the relation between its two runs' values
+    ("adj on its 1st argument"), or "any change of" it when there is none; and conditions on
+    one run ("for b = true in run 1"; "for a >= 1.0" when ``a`` is public, so the condition
+    holds in both runs). The result says what is claimed of the outputs: a divergence bound
+    between the output distributions (with the relation the outputs are lifted to when it is
+    not equality), or the relation between two values."""
+    public = _public_parameters(val.rtype)
     rt, position, relations, conditions = val.rtype, 0, [], []
     while isinstance(rt, A.RArrow):
         position += 1
-        rel, cond = _describe_parameter(rt.dom)
+        rel, cond = _describe_parameter(rt.dom, public)
         if rel == ["any change"]:
             relations.append(f"any change of its {ordinal(position)} argument")
         elif rel:
@@ -288,8 +297,11 @@ def guarantee_text(val: A.ValDecl) -> str:
             what = f"gives equal output distributions ({rt.div.kind} distance 0)"
         else:
             what = f"gives output distributions within {rt.div.kind} distance {delta}"
+        lifted = _result_relation(rt.body)
+        if lifted:
+            what += f" for the relation {lifted} of its outputs (not their equality)"
     else:
-        what = f"returns values of type {pretty_rtype(rt)}"
+        what = _describe_result(rt)
     if relations:
         link = "with respect to" if dp else "for inputs related by"
         text = f"{val.name} {what} {link} " + " and ".join(relations)
@@ -300,10 +312,31 @@ def guarantee_text(val: A.ValDecl) -> str:
     return text
 
 
-def _describe_parameter(dom: A.RType) -> Tuple[List[str], List[str]]:
+def _public_parameters(rt: A.RType) -> set:
+    """The names of the parameters whose refinement says they are equal in both runs."""
+    out = set()
+    while isinstance(rt, A.RArrow):
+        dom = rt.dom
+        while isinstance(dom, A.RRefine):
+            if any(_says_equal(dom.var, c) for c in _conjuncts(dom.assertion)):
+                out.add(dom.var)
+            dom = dom.base
+        rt = rt.cod
+    return out
+
+
+def _says_equal(var: str, c: A.Expr) -> bool:
+    return isinstance(c, A.SameRuns) or (
+        isinstance(c, A.BinOp) and c.op == "=" and isinstance(c.left, A.RunVar)
+        and isinstance(c.right, A.RunVar) and c.left.name == c.right.name == var
+        and {c.left.run, c.right.run} == {1, 2})
+
+
+def _describe_parameter(dom: A.RType, public: set) -> Tuple[List[str], List[str]]:
     """The relational and the one-run conditions a parameter's refinement states
     (equality in both runs is left out: it says the parameter is public). A parameter with
-    no refinement may take any two values: the claim covers every change of it."""
+    no relation between its runs, not public, may take any two values: the claim covers
+    every change of it (under its one-run conditions)."""
     if isinstance(dom, A.RMonad):  # a computation: M[F] {x :: T | =} is the same one in both runs
         if dom.delta is None and dom.div.kind != "DP":
             return [], []
@@ -313,21 +346,41 @@ def _describe_parameter(dom: A.RType) -> Tuple[List[str], List[str]]:
         return [f"computations within {what}"], []
     if not isinstance(dom, A.RRefine):
         return ["any change"], []
-    relational, unary = [], []
-    for c in _conjuncts(dom.assertion):
-        runs = {(v.name, v.run) for v in _run_vars(c)}
-        if isinstance(c, A.SameRuns) or (isinstance(c, A.BinOp) and c.op == "=" and
-                                          isinstance(c.left, A.RunVar) and
-                                          isinstance(c.right, A.RunVar) and
-                                          runs == {(dom.var, 1), (dom.var, 2)}):
-            continue
-        if runs and all(run == 1 for _, run in runs):
-            unary.append(_show(_drop_run(c)))
-        elif _is_adj(c):
-            relational.append("adj")
-        else:
-            relational.append(_show(c))
+    relational, unary, var = [], [], dom.var
+    while isinstance(dom, A.RRefine):
+        for c in _conjuncts(dom.assertion):
+            if _says_equal(dom.var, c):
+                continue
+            runs = {v.run for v in _run_vars(c)}
+            if len(runs) == 1:
+                (run,) = runs
+                shared = all(v.name in public for v in _run_vars(c))
+                unary.append(_show(_drop_run(c)) + ("" if shared else f" in run {run}"))
+            elif not runs:
+                unary.append(_show(c))
+            elif _is_adj(c):
+                relational.append("adj")
+            else:
+                relational.append(_show(c))
+        dom = dom.base
+    if not relational and var not in public:
+        relational = ["any change"]
     return relational, unary
+
+
+def _result_relation(rt: A.RType) -> Optional[str]:
+    """The relation a refined output is lifted to, when it is not plain equality."""
+    if not isinstance(rt, A.RRefine):
+        return None
+    parts = [c for c in _conjuncts(rt.assertion) if not _says_equal(rt.var, c)]
+    return " /\\ ".join(_show(c) for c in parts) if parts else None
+
+
+def _describe_result(rt: A.RType) -> str:
+    """What a pure claim says of its two results."""
+    if isinstance(rt, A.RRefine):
+        return f"returns values of type {pretty_rtype(rt)}"
+    return f"returns values of type {pretty_rtype(rt)} (nothing is claimed of the two runs)"
 
 
 def _show(c: A.Expr) -> str:

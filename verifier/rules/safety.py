@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
+from obligations.candidates import literal_members
 from obligations.model import Obligation, ObligationKind
 from obligations.records import record
 from verifier.language import ast as A
@@ -261,6 +262,8 @@ class Safety:
             member = posterior_member(self.b, candidates)
             r, facts = member[:2] if member else fresh_value(self.b, self.b.candidate_type(e),
                                                              "r")
+            if member is None and isinstance(r, Scalar):
+                facts = list(facts) + list(literal_members(candidates, r.term))
         else:
             r, facts, _ = finite_candidate(self.b, e)
         inner = ctx.assume("h_candidate", T.and_(*facts)) if facts else ctx
