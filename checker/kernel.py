@@ -75,6 +75,10 @@ CONJUGACY = {"bernoulli": r"conj\.beta_bernoulli\.list", "normal": r"conj\.norma
              "categorical": r"conj\.dirichlet_categorical\.list/k=[0-9]+"}
 
 
+#: how the reason of a document that does not match the JSON Schema starts
+NOT_A_CERTIFICATE = "not a certificate"
+
+
 class Invalid(Exception):
     """The certificate does not check: the message is the (first) reason."""
 
@@ -215,7 +219,7 @@ def check_format(data: Any) -> None:
         jsonschema.Draft202012Validator(SCHEMA).iter_errors(data))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "the document"
-        raise Invalid(f"not a certificate (JSON Schema, at {where}): {error.message}")
+        raise Invalid(f"{NOT_A_CERTIFICATE} (JSON Schema, at {where}): {error.message}")
 
 
 def cited_lemmas(n: Dict[str, Any]) -> Set[str]:

@@ -389,7 +389,8 @@ class _Confirmation:
         for _ in range(REFINEMENTS + 1):
             found = self._search(bound)
             if found is None:
-                doubt = self._unrealisable(first, bound)
+                doubt = (f"{doubt[0]}; with the values learned, no counterexample remains",
+                         doubt[1]) if self.learned else self._unrealisable(first, bound)
                 break
             encoder, model = found
             verdict, reason, bindings, correction = self._evaluate(encoder, model)
@@ -398,7 +399,8 @@ class _Confirmation:
             doubt = reason
             if correction is None:
                 break
-            self.learned.append(correction)
+            app, _, at, value = correction
+            self.learned.append((app, at, value))
         reason, lacking = doubt
         return Verdict.UNKNOWN, reason, {**used, "lacking": lacking} if lacking else used
 
@@ -435,15 +437,24 @@ class _Confirmation:
         for a in self.problem.assertions:
             if a.role != "axiom":
                 s.add(enc.expr(a.term))
-        for app, args, value in self.learned:
-            s.add(self._pinned(enc, app, args, value))
+        for app, at, value in self.learned:
+            s.add(self._pinned(enc, app, at, value))
         s.add(*enc.side, *enc.congruence())
         return (enc, s.model()) if s.check() == z3.sat else None
 
-    def _pinned(self, enc: ConcreteEncoder, app: Apply, args: Tuple[Value, ...],
+    def _pinned(self, enc: ConcreteEncoder, app: Apply, at: Dict[Var, Value],
                 value: Value) -> z3.BoolRef:
-        """``args of app = args ==> app = value`` (or within value's ball): a true fact."""
-        same = [enc.expr(a) == _z3_value(enc, v, a.sort) for a, v in zip(app.args, args)]
+        """``the variables of app are at ==> app = value`` (or within value's ball): a true
+        fact, learned from the evaluation."""
+        same = []
+        for v, x in at.items():
+            if _is_list(v.sort):
+                rep = enc.list_of(v)
+                elem = V.elem_sort(V.list_key_of(v.sort))
+                same.append(rep.length == len(x))
+                same += [e == _z3_value(enc, y, elem) for e, y in zip(rep.elems, x)]
+            else:
+                same.append(enc.const(v) == _z3_value(enc, x, v.sort))
         z = enc.expr(app)
         if isinstance(value, arb):
             lo, hi = (_dyadic(value.lower()), _dyadic(value.upper()))
@@ -470,7 +481,7 @@ class _Confirmation:
                 continue  # an axiom is a true fact: undecided here is no doubt about the point
             correction = self._disagreement(enc, model, n.term, env)
             if correction is not None:
-                app, args, value = correction
+                app, args, _, value = correction
                 return Verdict.UNKNOWN, self._lacks(app, args, value, enc, model), (), correction
             if holds is False and n.name.startswith("ax_"):
                 return (Verdict.UNKNOWN, (f"the axiom {n.name} is false at a concrete point "
@@ -487,7 +498,7 @@ class _Confirmation:
         if goal is not False:
             correction = self._disagreement(enc, model, self.ob.goal, env)
             if correction is not None:
-                app, args, value = correction
+                app, args, _, value = correction
                 return Verdict.UNKNOWN, self._lacks(app, args, value, enc, model), (), correction
             what = "holds" if goal is True else "cannot be decided"
             return (Verdict.UNKNOWN, doubt or (f"z3 found a candidate counterexample, but the goal "
@@ -558,9 +569,10 @@ class _Confirmation:
                    and not t.func.name.startswith("nil_") for t in subterms(term))
 
     def _disagreement(self, enc: ConcreteEncoder, model: z3.ModelRef, term: Term,
-                      env: Dict[Var, Value]) -> Optional[Tuple[Apply, Tuple[Value, ...], Value]]:
+                      env: Dict[Var, Value]):
         """An interpreted application in ``term`` whose model value is not its value at
-        ``env``: (application, argument values, its true value)."""
+        ``env``: (application, argument values, the values of its variables, its true value);
+        None when there is none (or it depends on a distribution that is a variable)."""
         ev = Evaluator(BuiltinInterpretation(_ModelInterpretation(enc, model)))
         for app in ground_applications(term):
             if not interpreted(app.func) or _is_list(app.sort) or app.sort == V.DIST:
@@ -575,8 +587,10 @@ class _Confirmation:
                 claimed = enc.value(model.eval(enc.expr(app), model_completion=True))
             except Unsupported:
                 continue
-            if equal_values(claimed, true) is False:
-                return app, args, true
+            at = {v: env[v] for v in free_vars(app)}
+            if equal_values(claimed, true) is False and \
+                    all(v.sort.is_builtin or _is_list(v.sort) for v in at):
+                return app, args, at, true
         return None
 
     def _lacks(self, app: Apply, args: Tuple[Value, ...], true: Value, enc,

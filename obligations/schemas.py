@@ -50,6 +50,9 @@ class Schema:
     statement: str
     build: Callable[..., Optional[T.Term]]
     dimension: Optional[Callable[..., int]] = None
+    #: for an instance ``P ==> C`` whose P is a lemma's hypothesis: what P says, in words
+    #: (``obligations.diagnosis`` names it when an obligation fails for want of it)
+    hypothesis: Optional[str] = None
 
     def instance(self, *args: T.Term) -> T.Term:
         """The instance at ``args``; raises ``SchemaError`` when they do not fit."""
@@ -83,11 +86,11 @@ class Instance:
 SCHEMAS: Dict[str, Schema] = {}
 
 
-def _schema(name: str, lemmas, statement: str, dimension=None):
+def _schema(name: str, lemmas, statement: str, dimension=None, hypothesis=None):
     lemmas = (lemmas,) if isinstance(lemmas, str) else lemmas
 
     def register(build: Callable[..., Optional[T.Term]]) -> Schema:
-        SCHEMAS[name] = Schema(name, lemmas, statement, build, dimension)
+        SCHEMAS[name] = Schema(name, lemmas, statement, build, dimension, hypothesis)
         return SCHEMAS[name]
     return register
 
@@ -195,7 +198,8 @@ def ADJ_LEN(l1, l2):
     return T.implies(V.adj(l1, l2), T.eq(V.length(l1), V.length(l2)))
 
 
-@_schema("adjcount", "sens.count.adj", "adj (l1, l2) implies |count l1 - count l2| <= 1")
+@_schema("adjcount", "sens.count.adj", "adj (l1, l2) implies |count l1 - count l2| <= 1",
+         hypothesis="the lists are adjacent")
 def ADJ_COUNT(l1, l2):
     if _key(l1) != "bool":
         return None
@@ -222,7 +226,8 @@ def ADJW_LEN(l1, l2, c):
     return T.implies(V.adj_within(l1, l2, c), T.eq(V.length(l1), V.length(l2)))
 
 
-@_schema("adjwsum", "sens.sum.adjwithin", "adjWithin (l1, l2, c) implies |sum l1 - sum l2| <= c")
+@_schema("adjwsum", "sens.sum.adjwithin", "adjWithin (l1, l2, c) implies |sum l1 - sum l2| <= c",
+         hypothesis="the lists are adjacent within c")
 def ADJW_SUM(l1, l2, c):
     return T.implies(V.adj_within(l1, l2, c), T.le(T.abs_(T.sub(V.total(l1), V.total(l2))), c))
 
@@ -328,6 +333,10 @@ def _moved_by_one(c1: List[T.Term], c2: List[T.Term]) -> T.Term:
 
 # ---- distances between distributions ---------------------------------------------------------
 
+_POSTERIORS_AT_LEAST_ONE = ("the two distributions are equal, or the posteriors of adjacent data "
+                            "from a prior whose parameters are at least 1 (NOTES.md §1: below 1 "
+                            "the bound is false)")
+
 _METRICS = {"hellinger": V.hellinger, "tv": V.tv}
 
 
@@ -375,14 +384,16 @@ def _same_family(u: T.Apply, family: str) -> Optional[Tuple[T.Apply, T.Apply]]:
 
 
 @_schema("betarho", "beta.hellinger.adjacent.rho",
-         "adjacent Beta posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance")
+         "adjacent Beta posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance",
+         hypothesis=_POSTERIORS_AT_LEAST_ONE)
 def BETA_RHO(u):
     pq = _same_family(_metric_use(u, "hellinger"), "beta")
     return pq and T.implies(_near_beta(*pq[0].args, *pq[1].args), T.le(u, RHO))
 
 
 @_schema("betazeta", "beta.tv.adjacent.zeta",
-         "adjacent Beta posteriors with parameters >= 1 are within sqrt(2 (1 - pi/4)) in total variation")
+         "adjacent Beta posteriors with parameters >= 1 are within sqrt(2 (1 - pi/4)) in total variation",
+         hypothesis=_POSTERIORS_AT_LEAST_ONE)
 def BETA_ZETA(u):
     pq = _same_family(_metric_use(u, "tv"), "beta")
     return pq and T.implies(_near_beta(*pq[0].args, *pq[1].args), T.le(u, ZETA))
@@ -390,7 +401,7 @@ def BETA_ZETA(u):
 
 @_schema("dirrho", "dirichlet.hellinger.adjacent.rho/k={k}",
          "adjacent Dirichlet posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance",
-         _dist_k)
+         _dist_k, hypothesis=_POSTERIORS_AT_LEAST_ONE)
 def DIR_RHO(u):
     p, q = _metric_use(u, "hellinger").args
     if not (isinstance(p, T.Apply) and p.func == getattr(q, "func", None)

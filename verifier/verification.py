@@ -23,9 +23,11 @@ import time
 from collections import Counter
 from typing import Dict, List, Optional, Tuple
 
-from obligations.model import Obligation, ObligationKind, Result, Verdict
+from obligations.diagnosis import lacking_hypothesis
+from obligations.model import Obligation, Result, Verdict
 from obligations.records import field, record
 from obligations.smtlib import Z3Session
+from verifier.errors import CODES, Diagnostic, error
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_assertion, pretty_expr, pretty_rtype
 from verifier.rules import (core_rules, lifting, mechanism_rules,  # noqa: F401  (registration)
@@ -42,7 +44,7 @@ FALSE_CLAIM = "V008"            # refuted: a confirmed witness
 FALSE_OBLIGATION = "V001"       # an obligation false at concrete values, the claim not shown false
 UNDECIDED = "V002"              # the solver could not decide an obligation
 NO_RULE = "V003"                # no rule applies
-LEMMA_HYPOTHESIS = "V004"       # a hypothesis of an applied lemma is not shown
+LEMMA_HYPOTHESIS = "V004"       # the proof needs a lemma whose hypothesis is not shown
 MISSING_FACT = "V005"           # a candidate counterexample needed a fact the verifier lacks
 NEEDS_VAL = "V007"              # a recursive function used by verified code has no val
 UNVERIFIED_CALLEE = "V009"      # the proof uses the val of a function that is not verified
@@ -69,6 +71,15 @@ class ClaimReport:
     called: List[str] = field(default_factory=list)  # functions whose call facts it assumes
     seconds: float = 0.0
 
+    def diagnostic(self) -> Optional[Diagnostic]:
+        """Why the claim is not verified, as a diagnostic (its code, the first line of the
+        failure, where; the other lines as notes); None for a verified claim."""
+        if self.verdict == VERIFIED or not self.code:
+            return None
+        lines = (self.failure or "").splitlines() or [CODES[self.code]]
+        return Diagnostic(self.code, lines[0], self.failure_span,
+                          notes=tuple(line.strip() for line in lines[1:]))
+
     def counts(self) -> Dict[str, Dict[str, int]]:
         """Obligations counted by kind and by how they were discharged."""
         kinds = Counter(ob.kind.value for ob in self.obligations)
@@ -90,8 +101,13 @@ class Report:
 
 def verify_program(program: A.Program, typed=None, *, rlimit: Optional[int] = None,
                    only: Optional[List[str]] = None) -> Report:
-    """Verify every ``val`` of ``program`` (or those named in ``only``). The claims share one
-    z3 context (``Z3Session``), each obligation with its fresh solver."""
+    """Verify every ``val`` of ``program`` (or those named in ``only``; a name without a val
+    is error V006). The claims share one z3 context (``Z3Session``), each obligation with its
+    fresh solver."""
+    unknown = sorted(set(only or ()) - {v.name for v in program.vals()})
+    if unknown:
+        raise error("V006", f"--only {unknown[0]}: {program.file} has no val {unknown[0]}",
+                    hint="name a declaration that has a val (privinfer verify lists them)")
     twice = redefined_claims(program)
     session = Z3Session()
     claims = []
@@ -203,6 +219,12 @@ def judge(report: ClaimReport, builder: Builder, root: Derivation, val: A.ValDec
     report.failing = [ob.id for ob in refuted + unknown]
     report.failure = describe_failure(first, result)
     report.code = failure_code(first, result)
+    lacking = lacking_hypothesis(first, builder.session, builder.rlimit)
+    if lacking is not None:
+        statement, lemmas, premise = lacking
+        report.code = LEMMA_HYPOTHESIS
+        report.failure += (f"\n  the proof needs the fact that {statement} ({lemmas}), whose "
+                           f"hypothesis is not shown here: {premise}")
     span = first.provenance.span
     report.failure_span = (A.Span(span.file, span.line, span.col, span.end_line, span.end_col)
                            if span else val.span)
@@ -227,12 +249,11 @@ def refute(report: ClaimReport, program: A.Program, typed, val: A.ValDecl) -> No
 
 
 def failure_code(ob: Obligation, result: Result) -> str:
-    """The diagnostic code of a failing obligation (see the codes above)."""
+    """The diagnostic code of a failing obligation (see the codes above; V004 is decided by
+    ``judge``, which asks which lemma's hypothesis is missing)."""
     if result.verdict == Verdict.REFUTED:
-        return LEMMA_HYPOTHESIS if ob.kind == ObligationKind.LEMMA_HYPOTHESIS else FALSE_OBLIGATION
-    if result.lacking:
-        return MISSING_FACT
-    return LEMMA_HYPOTHESIS if ob.kind == ObligationKind.LEMMA_HYPOTHESIS else UNDECIDED
+        return FALSE_OBLIGATION
+    return MISSING_FACT if result.lacking else UNDECIDED
 
 
 def describe_failure(ob: Obligation, result: Result, note: bool = True) -> str:

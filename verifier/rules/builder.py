@@ -263,6 +263,11 @@ class Builder:
         ob = self.oblige(ctx, ObligationKind.ENTAILMENT, goal, "rule selection", None, "select")
         return (ob, self._cache[ob.id]) if self.proves(ob) else None
 
+    @property
+    def session(self) -> Z3Session:
+        """The program's z3 context (for questions about an obligation, such as a diagnosis)."""
+        return self._session
+
     def results(self) -> Dict[str, Result]:
         return dict(self._cache)
 
