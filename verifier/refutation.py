@@ -177,7 +177,7 @@ class _Witnesses:
                 runs = self._runs_of(result)
                 if runs is not None and all(r is not None for r in runs):
                     return Confirmation(EXACT_CALCULATION, self._shown(runs),
-                                        f"{ob.provenance.description} is false")
+                                        f"it is false that {ob.provenance.description}")
         for runs in self._candidates(failing):
             with _watched() as watch:
                 found = self._witness(runs, watch)
@@ -371,8 +371,8 @@ class _Witnesses:
             except PrivInferError as exc:
                 if exc.first.code in PROGRAM_ERRORS and not watch.inexact:
                     return Confirmation(RUN, self._shown(runs),
-                                        f"run {run + 1} stops: {exc.first.message} "
-                                        f"(at {exc.first.span})")
+                                        f"run {run + 1} stops: {exc.first.message}"
+                                        f"{_at(exc.first.span)}")
                 return None
         if not isinstance(self.result, A.RMonad):
             found = self._pure(runs, outputs, ce, env)
@@ -446,7 +446,7 @@ class _Witnesses:
                     if exc.first.code in PROGRAM_ERRORS:
                         return Confirmation(RUN, self._shown(runs),
                                             f"run {run + 1} stops in the draw with seed {seed}: "
-                                            f"{exc.first.message} (at {exc.first.span})")
+                                            f"{exc.first.message}{_at(exc.first.span)}")
                     break
         return None
 
@@ -454,6 +454,11 @@ class _Witnesses:
         from verifier.semantics.values import format_value
         return tuple((name, format_value(a), format_value(b))
                      for (name, _, _), (a, b) in zip(self.domains, runs) if (a, b) != (None, None))
+
+
+def _at(span: Any) -> str:
+    """`` (at line L, column C)`` for a span of the program, or nothing."""
+    return f" (at line {span.line}, column {span.col})" if span is not None else ""
 
 
 def _has_float(v: Any) -> bool:
