@@ -264,12 +264,13 @@ let first xs = let (u, v) = getParams (infer (upd xs (ran (beta (1.0, 1.0))))) i
     # the likelihood does not observe the head
     ("upd ys (observe (fun q -> mlet w = ran (bernoulli q) in return (true = w)) acc)",
      "its likelihood is not fun r -> mlet z = ran (F r) in return (y = z)"),
-    # a binder of the likelihood hides the datum: return (y = y) observes nothing
+    # a binder of the likelihood hides the datum: return (y = y) observes nothing (after name
+    # resolution the inner y is another binder, which the likelihood compares with itself)
     ("upd ys (observe (fun q -> mlet y = ran (bernoulli q) in return (y = y)) acc)",
-     "its likelihood rebinds the datum y"),
+     "its likelihood is not fun r -> mlet z = ran (F r) in return (y = z)"),
     # the same, on the fold right shape (this used to verify the false claim first)
     ("observe (fun q -> mlet y = ran (bernoulli q) in return (y = y)) (upd ys acc)",
-     "its likelihood rebinds the datum y"),
+     "its likelihood is not fun r -> mlet z = ran (F r) in return (y = z)"),
 ])
 def test_not_an_accumulator_observe_fold_is_refused_with_the_reason(cons, reason):
     report = verify_text(SHAPE.replace("CONS", cons))
@@ -307,14 +308,14 @@ let post xs = variance (infer (avg xs 2.0 (ran (normal (0.0, 1.0)))))
      "return (y = w)) acc)", "the known variance of its likelihood depends on the data"),
     # the likelihood's parameter hides the datum: the density at the mean observes nothing
     ("avg ys s (observe (fun y -> mlet w = ran (normal (y, s)) in return (y = w)) acc)",
-     "its likelihood rebinds the datum y"),
+     "its likelihood is not fun r -> mlet z = ran (F r) in return (y = z)"),
 ])
 def test_not_a_normal_accumulator_is_refused_with_the_reason(cons, reason):
     text = NORMAL_SHAPE.replace("CONS", cons)
     if reason is None:  # the head renamed to shadow the parameter s
         text = text.replace("| y :: ys -> ", "| s :: ys -> ").replace("return (y = w)",
                                                                        "return (s = w)")
-        reason = "its :: case rebinds s"
+        reason = "passes s (another binder of that name) as s, not s (unchanged)"
     post = claim(verify_text(text), "post")
     assert post.verdict != VERIFIED and post.code in ("V003", "V008"), post.failure
     assert (post.verdict == REFUTED) == ("confirmed by evaluation" in post.failure)

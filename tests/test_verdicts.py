@@ -399,3 +399,11 @@ def test_the_guarantee_in_words_says_exactly_what_the_claim_says(rtype, text):
     from verifier.verification import guarantee_text
     program = parse_program(f"val f :: {rtype}\n", "g.pinf")
     assert guarantee_text(program.vals()[0]) == text
+
+
+def test_a_refutation_does_not_depend_on_what_was_imported_before():
+    """The witness search counts the program's calls and sees its floats; a module imported on
+    first use inside it (numpy for the samplers, the closed forms) is neither. Run in a fresh
+    process, the verdict is the one of the suite's process."""
+    out = run_cli("verify", "benchmarks/programs/unsound/adj_shadowed_after_val.pinf")
+    assert out.returncode == 1 and "refuted" in out.stdout and "error[V008]" in out.stdout

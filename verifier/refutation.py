@@ -111,9 +111,14 @@ class _Watch:
     """What the profile hook saw: calls made, and whether a float was computed."""
 
     def __init__(self, calls: int):
-        self.left, self.inexact = calls, False
+        self.left, self.inexact, self.importing = calls, False, 0
 
     def hook(self, frame, event, arg) -> None:
+        if frame.f_code.co_name == "<module>":  # a module imported on first use: not the
+            self.importing += {"call": 1, "return": -1}.get(event, 0)  # program's work
+            return
+        if self.importing:
+            return
         if event == "call":
             self.left -= 1
             if self.left < 0:
@@ -451,8 +456,10 @@ class _Witnesses:
         return None
 
     def _shown(self, runs) -> Tuple[Tuple[str, str, str], ...]:
+        """The inputs, named as the source names the claim's parameters."""
+        from verifier.language.resolve import source_name
         from verifier.semantics.values import format_value
-        return tuple((name, format_value(a), format_value(b))
+        return tuple((source_name(name), format_value(a), format_value(b))
                      for (name, _, _), (a, b) in zip(self.domains, runs) if (a, b) != (None, None))
 
 

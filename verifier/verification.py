@@ -30,6 +30,8 @@ from obligations.smtlib import Z3Session
 from verifier.errors import CODES, Diagnostic, error
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_assertion, pretty_expr, pretty_rtype
+from verifier.language.resolve import referenced_vals, resolve, source_name
+from verifier.language.typecheck import typecheck_program
 from verifier.rules import (core_rules, lifting, mechanism_rules,  # noqa: F401  (registration)
                             monadic_rules)
 from verifier.rules.builder import Builder
@@ -69,6 +71,9 @@ class ClaimReport:
     failing: List[str] = field(default_factory=list)  # ids of refuted / unknown obligations
     disputed: List[str] = field(default_factory=list)  # disputed theorems the proof rests on
     called: List[str] = field(default_factory=list)  # functions whose call facts it assumes
+    #: functions with a val that its definition names (directly or through helpers): a call
+    #: of any of them may run, so the claim depends on theirs
+    referenced: List[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def diagnostic(self) -> Optional[Diagnostic]:
@@ -103,23 +108,31 @@ def verify_program(program: A.Program, typed=None, *, rlimit: Optional[int] = No
                    only: Optional[List[str]] = None) -> Report:
     """Verify every ``val`` of ``program`` (or those named in ``only``; a name without a val
     is error V006). The claims share one z3 context (``Z3Session``), each obligation with its
-    fresh solver."""
+    fresh solver.
+
+    The rules work on the resolved core of ``program`` (``verifier.language.resolve``), typed
+    afresh; ``typed`` (the source's types, if the caller has them) is not needed. Reports
+    name claims as the source does."""
     unknown = sorted(set(only or ()) - {v.name for v in program.vals()})
     if unknown:
         raise error("V006", f"--only {unknown[0]}: {program.file} has no val {unknown[0]}",
                     hint="name a declaration that has a val (privinfer verify lists them)")
     twice = redefined_claims(program)
+    core = resolve(program)  # the rules see every name bound to its own binder
+    typed = typecheck_program(core)
     session = Z3Session()
     claims = []
-    for val in program.vals():
-        if val.name in twice:
+    for written, val in zip(program.vals(), core.vals()):
+        if written.name in twice:
             claims.append(ClaimReport(
-                val.name, pretty_rtype(val.rtype), UNKNOWN, guarantee_text(val), val.span,
-                failure=f"no rule applies: {val.name} is defined more than once, so it is "
+                written.name, pretty_rtype(written.rtype), UNKNOWN, guarantee_text(written),
+                written.span,
+                failure=f"no rule applies: {written.name} is defined more than once, so it is "
                         "ambiguous which definition the val is about",
-                failure_span=val.span, code=NO_RULE))
+                failure_span=written.span, code=NO_RULE))
             continue
-        claims.append(verify_claim(program, typed, val, rlimit=rlimit, session=session))
+        claims.append(verify_claim(core, typed, val, rlimit=rlimit, session=session,
+                                   written=written))
     require_dependencies(claims)
     if only:
         claims = [c for c in claims if c.name in only]
@@ -155,8 +168,9 @@ def uses_of(claim: ClaimReport) -> set:
     """The functions whose val the derivation of ``claim`` assumes: at App-Val nodes, and
     wherever its obligations mention their calls (opaque values that presume the call
     returns, with the call facts of ``verifier.rules.call_facts``)."""
-    nodes = {n.judgement["uses"] for n in claim.derivation.walk() if "uses" in n.judgement}
-    return nodes | set(claim.called)
+    nodes = {source_name(n.judgement["uses"]) for n in claim.derivation.walk()
+             if "uses" in n.judgement}
+    return nodes | set(claim.called) | set(claim.referenced)
 
 
 def redefined_claims(program: A.Program) -> set:
@@ -166,14 +180,23 @@ def redefined_claims(program: A.Program) -> set:
 
 
 def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
-                 rlimit: Optional[int] = None, session: Optional[Z3Session] = None) -> ClaimReport:
-    """The verdict on one claim: by the relational rules, or else, when they fail and the
-    definition is finite and closed, by exact calculation (``ExactFinite``), whose verdict
-    then stands; otherwise the relational failure stands. A claim that is not verified is
-    refuted only when a witness confirms it is false (``verifier.refutation``)."""
+                 rlimit: Optional[int] = None, session: Optional[Z3Session] = None,
+                 written: Optional[A.ValDecl] = None) -> ClaimReport:
+    """The verdict on one claim ``val`` of the resolved core ``program`` (resolved here if it
+    is not): by the relational rules, or else, when they fail and the definition is finite
+    and closed, by exact calculation (``ExactFinite``), whose verdict then stands; otherwise
+    the relational failure stands. A claim that is not verified is refuted only when a
+    witness confirms it is false (``verifier.refutation``). The report states the claim as
+    ``written`` in the source (default: ``val``)."""
     start = time.perf_counter()
-    report = ClaimReport(val.name, pretty_rtype(val.rtype), UNKNOWN,
-                         guarantee_text(val), val.span)
+    if not program.resolved:
+        position, written = program.vals().index(val), written or val
+        program = resolve(program)
+        typed = typecheck_program(program)
+        val = program.vals()[position]
+    written = written or val
+    report = ClaimReport(written.name, pretty_rtype(written.rtype), UNKNOWN,
+                         guarantee_text(written), written.span)
     builder = Builder(program, typed, rlimit=rlimit, session=session)
     try:
         root = builder.prove_claim(val)
@@ -189,7 +212,8 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
         exact = Builder(program, typed, rlimit=rlimit, session=session)
         root = ExactFinite(exact, val, program.find_let(val.name))
         if root is not None:
-            report = ClaimReport(val.name, report.claim, UNKNOWN, report.guarantee, val.span)
+            report = ClaimReport(written.name, report.claim, UNKNOWN, report.guarantee,
+                                 written.span)
             judge(report, exact, root, val)
     if report.verdict != VERIFIED:
         refute(report, program, typed, val)
@@ -207,7 +231,12 @@ def judge(report: ClaimReport, builder: Builder, root: Derivation, val: A.ValDec
     report.obligations = root.all_obligations()
     for ob in report.obligations:
         report.results[ob.id] = builder.prove(ob)
-    report.called = sorted(builder.called)
+    report.called = sorted(source_name(name) for name in builder.called)
+    decl = builder.let_of(val.name)
+    if decl is not None:
+        vals = {v.name for v in builder.program.vals()}
+        report.referenced = sorted(source_name(name) for name in
+                                   referenced_vals(builder.program, decl, vals))
     refuted = [ob for ob in report.obligations if report.results[ob.id].verdict == Verdict.REFUTED]
     unknown = [ob for ob in report.obligations if report.results[ob.id].verdict == Verdict.UNKNOWN]
     if not (refuted or unknown):

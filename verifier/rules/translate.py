@@ -60,6 +60,20 @@ class RangeCheck:
     run: Optional[int]
 
 
+@record
+class CallCheck:
+    """A call of a program function through its val (an opaque value, which presumes that the
+    call returns), evaluated when ``guard`` holds, in run ``run``: whoever translates code
+    must account for it — the claim depends on the callee's, and a recursive call must be on
+    a shorter list — wherever the call stands, used or not (the language is call by value)."""
+
+    call: T.Term
+    function: str
+    guard: T.Term
+    span: A.Span
+    run: Optional[int]
+
+
 #: Built-ins handled by the translator, with their arities (None: any tuple).
 PURE_BUILTINS = {
     "bernoulli": 1, "beta": 2, "normal": 2, "uniform": 1, "dirichlet": None, "categorical": 1,
@@ -85,8 +99,12 @@ class Translator:
                  infer_hook: Callable[[A.Expr, int, Env], DistV],
                  fresh: Callable[[str, T.Sort, Optional[int]], T.Var],
                  signature: Callable[[str], Tuple[int, Optional[T.Sort]]],
-                 list_key: Callable[[A.Expr], Optional[str]] = lambda e: None):
+                 list_key: Callable[[A.Expr], Optional[str]] = lambda e: None,
+                 call_sink: Callable[[CallCheck], None] = lambda c: None,
+                 returns_computation: Callable[[str], bool] = lambda name: False):
         self._sink = range_sink
+        self._call_sink = call_sink
+        self._returns_computation = returns_computation
         self._infer = infer_hook
         self._fresh = fresh
         self._signature = signature
@@ -335,7 +353,22 @@ class Translator:
         head, args = flatten_app(e)
         fn = self._go(head, run, env)
         values = [self._go(a, run, env) for a in args]
+        if self._makes_computation(fn, len(args)):
+            # a computation made by a mechanism or a function with a val: its arguments are
+            # evaluated now (their range conditions and calls count), the computation is
+            # kept as code, to be checked where it runs
+            return Monadic(e, env)
         return self.apply(fn, values, run, e.span)
+
+    def _makes_computation(self, fn: SymValue, n: int) -> bool:
+        """Whether applying ``fn`` to ``n`` arguments gives a computation the monadic rules
+        check by name (a mechanism, or a function whose val returns one)."""
+        if isinstance(fn, Builtin):
+            return fn.name in MONADIC_BUILTINS and not fn.args and n == 1
+        if isinstance(fn, NamedFun) and not fn.args:
+            arity, sort = self._signature(fn.name)
+            return sort is None and arity == n and self._returns_computation(fn.name)
+        return False
 
     def _apply1(self, fn: SymValue, arg: SymValue, run: int, span: A.Span) -> SymValue:
         if isinstance(fn, Closure):
@@ -383,7 +416,10 @@ class Translator:
             if not isinstance(left, (Scalar, DistV)):
                 raise NoRule(f"{fn.name} is applied to {_describe(left)}", span)
             terms.append(left.term)
-        return Scalar(L.opaque(fn.name, tuple(terms), sort))
+        call = L.opaque(fn.name, tuple(terms), sort)
+        guard = T.and_(*self._guards) if self._guards else T.boolean(True)
+        self._call_sink(CallCheck(call, fn.name, guard, span, run or None))
+        return Scalar(call)
 
     # ---- built-ins ------------------------------------------------------------------------
 
@@ -638,7 +674,7 @@ def ite_value(cond: T.Term, a: SymValue, b: SymValue, e: A.Node) -> SymValue:
     if isinstance(a, DistV) and isinstance(b, DistV) and a.family == b.family \
             and len(a.params) == len(b.params):
         params = tuple(T.ite(cond, x, y) for x, y in zip(a.params, b.params))
-        return _dist(a.family, params)
+        return DistV(a.family, params, T.ite(cond, a.term, b.term))
     return Scalar(T.ite(cond, Translator.as_term(a, e), Translator.as_term(b, e)))
 
 
