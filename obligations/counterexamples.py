@@ -37,6 +37,7 @@ python-flint or z3's Python API.
 """
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
@@ -368,6 +369,11 @@ def model_check(problem: Problem, rlimit: int, ctx: z3.Context, used: Dict[str, 
     except (Unsupported, z3.Z3Exception, ArithmeticError, ValueError, TypeError) as exc:
         return (Verdict.UNKNOWN, "z3 found a candidate counterexample, but it could not be "
                 f"confirmed in the built-ins' semantics ({exc})", used)
+    except Exception as exc:  # noqa: BLE001  (a verdict is never an internal error)
+        if os.environ.get("PRIVINFER_DEBUG"):
+            raise
+        return (Verdict.UNKNOWN, "z3 found a candidate counterexample, but confirming it failed "
+                f"({type(exc).__name__}: {exc}); please report this", used)
 
 
 class _Confirmation:

@@ -475,7 +475,8 @@ def DIR_G(u, a0):
             and p.func.name.startswith("dirichlet")):
         return None
     bound = _g_bound(a0, a0)
-    return T.implies(_near_dirichlet(list(p.args), list(q.args), a0), T.le(u, bound))
+    return T.implies(_near_dirichlet(list(p.args), list(q.args), a0, every=True),
+                     T.le(u, bound))
 
 
 def _near_beta(a1, b1, a2, b2) -> T.Term:
@@ -486,9 +487,12 @@ def _near_beta(a1, b1, a2, b2) -> T.Term:
         T.and_(T.eq(a2, T.add(a1, 1)), T.eq(b1, T.add(b2, 1)), T.ge(a1, 1), T.ge(b2, 1)))
 
 
-def _near_dirichlet(p: List[T.Term], q: List[T.Term], low: T.TermLike = 1) -> T.Term:
+def _near_dirichlet(p: List[T.Term], q: List[T.Term], low: T.TermLike = 1,
+                    every: bool = False) -> T.Term:
     """Dir(p), Dir(q): equal, or one observation moved from category j to i, with the base
-    parameters of i and j at least ``low`` (at 1: BC = g(base_i) g(base_j) >= pi/4)."""
+    parameters of i and j at least ``low`` (at 1: BC = g(base_i) g(base_j) >= pi/4), and with
+    ``every``, the base parameters of the other categories too (the hypotheses of
+    ``dirichlet.hellinger.adjacent/k`` as stated)."""
     k = len(p)
     options = [T.and_(*(T.eq(a, b) for a, b in zip(p, q)))]
     for i in range(k):
@@ -497,6 +501,8 @@ def _near_dirichlet(p: List[T.Term], q: List[T.Term], low: T.TermLike = 1) -> T.
                 parts = [T.eq(p[i], T.add(q[i], 1)), T.eq(q[j], T.add(p[j], 1)),
                          T.ge(q[i], low), T.ge(p[j], low)]
                 parts += [T.eq(p[m], q[m]) for m in range(k) if m not in (i, j)]
+                if every:
+                    parts += [T.ge(p[m], low) for m in range(k) if m not in (i, j)]
                 options.append(T.and_(*parts))
     return T.or_(*options)
 

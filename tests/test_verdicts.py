@@ -303,6 +303,16 @@ def test_a_proof_through_an_unverified_callee_is_v009():
     assert claims["noisyMargin"].verdict == "unknown" and claims["noisyMargin"].code == "V009"
 
 
+def test_an_obligation_the_solver_cannot_decide_is_v002():
+    from verifier.language.parser import parse_program
+    from verifier.verification import verify_program
+    program = parse_program((PROGRAMS / "course/composition.pinf").read_text(), "c.pinf")
+    report = verify_program(program, rlimit=1)   # z3 stops at once: unknown, never verified
+    assert {c.verdict for c in report.claims} == {"unknown"}
+    assert {c.code for c in report.claims} <= {"V002", "V009"} and "V002" in \
+        {c.code for c in report.claims}
+
+
 def test_undecided_and_missing_fact_codes():
     claims, _ = verify("""
 val f :: {x :: real | =} -> {r :: real | r<1> = exp 2.0}

@@ -15,8 +15,8 @@ refinement evaluated on them), on which
   their privacy loss and privacy profile), or two finite laws with exact probabilities
   (``verifier.audit``'s laws of the pair, in ball arithmetic);
 * **run**: the program stops with a run-time error (a range condition, a division by zero,
-  a failed match): a verified program never does (for a monadic program, in one of
-  ``SAMPLES`` seeded draws);
+  an observation of probability zero, a failed match): a verified program never does (for a
+  monadic program, in one of ``SAMPLES`` seeded draws);
 * **exact calculation**: the claim was decided by ``ExactFinite``, whose refuted obligation
   *is* the claim's definition at two valuations, computed exactly by the evaluator.
 
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import sys
 from contextlib import contextmanager
 from fractions import Fraction
@@ -61,8 +62,10 @@ MAX_PAIRS, MAX_SMALL_PAIRS, DEFAULT_LENGTHS = 64, 96, (0, 1, 2)
 #: gives up: a program that does not terminate on the inputs is no witness, and no reason to
 #: wait (counted, not timed, so that verdicts do not depend on the machine).
 CALL_BUDGET = 200_000
-#: Run-time errors that are the program's fault (not an evaluator limit such as R003, R009).
-PROGRAM_ERRORS = ("R001", "R002", "R006", "R007", "R008")
+#: Run-time errors that are the program's fault: a range condition, a division by zero, an
+#: observation of probability zero, a failed match. Not R003/R009 (what exact inference or
+#: enumeration cannot do) nor R006, which also reports what the evaluator does not support.
+PROGRAM_ERRORS = ("R001", "R002", "R007", "R008")
 
 
 @record
@@ -96,6 +99,10 @@ def confirm(program: A.Program, typed: Any, val: A.ValDecl,
         return _Witnesses(program, typed, val, parameters).search(failing)
     except (PrivInferError, RecursionError, ArithmeticError, ValueError, TypeError,
             AttributeError, KeyError, IndexError, _OutOfCalls):
+        return None
+    except Exception:  # noqa: BLE001  (no verdict path ends in an internal error)
+        if os.environ.get("PRIVINFER_DEBUG"):
+            raise
         return None
 
 
@@ -369,6 +376,8 @@ class _Witnesses:
             for var, assertion in binders:
                 if ce.holds(assertion, var, env) is not True:
                     return None  # outside the claim (or undecided): no witness
+        if watch.inexact:
+            return None  # an assumption decided in floating point: the pair may be outside
         outputs = []
         for run in (0, 1):
             try:
