@@ -173,8 +173,8 @@ def parse_expectation(source: str) -> Expectation:
            Explanation ... *)
 
     * The comment starts with ``expect:`` and a verdict, ``verified``, ``refuted``,
-      ``rejected`` or ``unknown``, optionally followed by ``:`` and a free-text summary. The summary runs up
-      to the first ``guarantee:`` line or the end of the first paragraph, so the shared
+      ``rejected`` or ``unknown``, optionally followed by ``:`` and a free-text summary. The
+      summary runs up to the first ``guarantee:`` line or the end of the first paragraph, so the shared
       examples' headers (``(* expect: rejected: why ... *)``, over several lines) parse.
     * A line of the first paragraph that starts (after indentation) with ``guarantee:``
       states the exact guarantee expected of the claim named before `` : ``. It continues on

@@ -143,7 +143,7 @@ def require_dependencies(claims: List[ClaimReport]) -> None:
     """A proof that uses another function's val holds only if that val is verified too.
 
     The callees are read off the App-Val nodes and the call facts; a claim whose derivation
-    assumes the val of a function that is not verified (rejected, unknown, or not checked in
+    assumes the val of a function that is not verified (refuted, unknown, or not checked in
     this run) is downgraded to unknown, naming it. Recursive calls to the function itself are the
     induction hypothesis and need nothing more."""
     by_name = {c.name: c for c in claims}
