@@ -33,7 +33,7 @@ from checker.reading import Reader
 from obligations import terms as T
 from obligations import finite_laws as FL
 from obligations import vocabulary as V
-from obligations.candidates import conjugate
+from obligations.candidates import conjugate, literal_members
 from obligations.model import Obligation, ObligationKind
 from obligations.records import field, record
 from obligations.schemas import SCHEMAS, SchemaError
@@ -75,6 +75,10 @@ LEMMA_CHECKS: Dict[Tuple[str, str], Union[LemmaFacts, str]] = {}
 RECORDS: Dict[str, LemmaRecord] = {}
 CONJUGACY = {"bernoulli": r"conj\.beta_bernoulli\.list", "normal": r"conj\.normal_normal\.list",
              "categorical": r"conj\.dirichlet_categorical\.list/k=[0-9]+"}
+
+
+#: how the reason of a document that does not match the JSON Schema starts
+NOT_A_CERTIFICATE = "not a certificate"
 
 
 class Invalid(Exception):
@@ -217,7 +221,7 @@ def check_format(data: Any) -> None:
         jsonschema.Draft202012Validator(SCHEMA).iter_errors(data))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "the document"
-        raise Invalid(f"not a certificate (JSON Schema, at {where}): {error.message}")
+        raise Invalid(f"{NOT_A_CERTIFICATE} (JSON Schema, at {where}): {error.message}")
 
 
 def cited_lemmas(n: Dict[str, Any]) -> Set[str]:
@@ -359,8 +363,14 @@ class _Kernel:
             raise Invalid(f"obligations: {sorted(set(ids) - used)[0]} is used by no node")
 
     def check_unverified(self, claim) -> None:
-        if not claim["failure"]:
+        """A claim that is not verified says why (a reason and its code); a refuted one also
+        how it was shown false (the witness is the verifier's report: this kernel vouches
+        for verified claims only), an unknown one was not shown false."""
+        if not claim["failure"] or not claim["code"]:
             raise Invalid(f"claim {claim['name']}: a {claim['verdict']} claim must say why")
+        if (claim["verdict"] == "refuted") != (claim["confirmation"] is not None):
+            raise Invalid(f"claim {claim['name']}: a claim is refuted exactly when a witness "
+                          "confirms it false")
         for oid in claim["failing"]:
             record = self.obligations.get(oid, {"discharge": {"verdict": None}})
             if record["discharge"]["verdict"] in (None, "verified"):
@@ -379,7 +389,7 @@ class _Kernel:
     def check_verified(self, claim, solvers: Set[Tuple[str, str]]) -> Set[str]:
         name = claim["name"]
         written = [d for d in self.written.lets() if d.name == name]
-        if claim["failure"] or claim["failing"]:
+        if claim["failure"] or claim["failing"] or claim["code"] or claim["confirmation"]:
             raise Invalid(f"claim {name}: a verified claim has no failure")
         if len(written) != 1:
             raise Invalid(f"claim {name}: the val needs exactly one definition, not "
@@ -568,7 +578,8 @@ class _Kernel:
         """The facts about the candidate ExpMech node ``n`` drew, rebuilt from how it says it
         drew it (``draw``) and the candidate list: for a member of ``posteriors (P, n)`` the
         member facts of ``obligations.candidates`` (the lemma ``posteriors.members.*``); for
-        the finite range of the call the range facts of its type; none from another list.
+        the finite range of the call the range facts of its type; for a list written out, that
+        the candidate is one of its entries; none from another list.
         The candidate's variables must be fresh: shared by the runs, not the val's
         parameters, not in the candidate list, drawn by no other ExpMech of the claim."""
         if n["id"] in self.facts_drawn:
@@ -593,7 +604,8 @@ class _Kernel:
                 fresh = self.terms(draw["values"])
                 facts = S.finite_range_facts(draw["range"], fresh)
             elif kind == "list" and cands is not None:
-                fresh, facts = self.terms([draw["candidate"]]), ()
+                fresh = self.terms([draw["candidate"]])
+                facts = literal_members(cands, fresh[0])
             else:
                 raise Invalid(f"{where}: ExpMech must say how its candidate is drawn: from "
                               f"posteriors, another list or the finite range of the call")

@@ -19,7 +19,7 @@ from checker.certify import certificate, dumps
 from verifier.language.parser import parse_program
 from verifier.language.resolve import resolve, source_name
 from verifier.language.typecheck import typecheck_program
-from verifier.verification import REJECTED, VERIFIED, verify_program
+from verifier.verification import VERIFIED, verify_program
 from verify_helpers import claims_and_certificate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +34,7 @@ CASES = [
     ("stored return, selected by a public if",
      f"""val main :: {ADJ} -> M[DP(1.0)] {{r :: bool | =}}
 let main db = let m = return (count db > 1) in if true then m else m""",
-     "main", REJECTED, "equal in both runs"),
+     "main", "not verified", "equal in both runs"),
     ("stored noisy count, run once",
      f"""val main :: {ADJ} -> {EPS} -> M[DP(eps)] {{r :: real | =}}
 let main db eps = let m = lapMech (eps, count db) in mlet x = m in return x""",
@@ -42,11 +42,11 @@ let main db eps = let m = lapMech (eps, count db) in mlet x = m in return x""",
     ("stored noisy count, run twice on one budget",
      f"""val main :: {ADJ} -> {EPS} -> M[DP(eps)] {{r :: real | =}}
 let main db eps = let m = lapMech (eps, count db) in mlet x = m in mlet y = m in return (x + y)""",
-     "main", REJECTED, "privacy cost"),
+     "main", "not verified", "privacy cost"),
     ("a closure returning the data",
      f"""val main :: {ADJ} -> M[DP(1.0)] {{r :: bool | =}}
 let main db = let leak = fun u -> return (length db > 0 && count db = 0) in leak ()""",
-     "main", REJECTED, "equal in both runs"),
+     "main", "not verified", "equal in both runs"),
     ("a closure adding noise",
      f"""val main :: {ADJ} -> {EPS} -> M[DP(eps)] {{r :: real | =}}
 let main db eps = let noisy = fun u -> lapMech (eps, count db) in noisy ()""",
@@ -55,13 +55,13 @@ let main db eps = let noisy = fun u -> lapMech (eps, count db) in noisy ()""",
      f"""let pick x u = return x
 val main :: {ADJ} -> M[DP(1.0)] {{r :: bool | =}}
 let main db = let f = pick (count db > 0) in f ()""",
-     "main", REJECTED, "same function in both runs"),
+     "main", "not verified", "same function in both runs"),
     ("two helpers without val return the data",
      f"""let inner d = return (count d > 0)
 let outer d = inner d
 val main :: {ADJ} -> M[DP(1.0)] {{r :: bool | =}}
 let main db = outer db""",
-     "main", REJECTED, "equal in both runs"),
+     "main", "not verified", "equal in both runs"),
     ("two helpers without val add the noise",
      f"""let inner d e = lapMech (e, count d)
 let outer d e = inner d e
@@ -71,17 +71,17 @@ let main db eps = outer db eps""",
     ("a computation stored in a tuple",
      f"""val main :: {ADJ} -> M[DP(1.0)] {{r :: bool | =}}
 let main db = let p = (return (count db > 0), 1) in let (m, k) = p in m""",
-     "main", REJECTED, "equal in both runs"),
+     "main", "not verified", "equal in both runs"),
     # ---- 2. names are resolved, not spelled ---------------------------------------------------
     ("the program's own expMech",
      f"""let expMech (e, s, x) = return (count x > 0)
 val main :: {ADJ} -> M[DP(1.0)] {{r :: bool | =}}
 let main db = expMech (1.0, fun (x, r) -> 0.0, db)""",
-     "main", REJECTED, "equal in both runs"),
+     "main", "not verified", "equal in both runs"),
     ("a local lapMech without noise",
      f"""val main :: {ADJ} -> {EPS} -> M[DP(eps)] {{r :: real | =}}
 let main db eps = let lapMech = fun (e, x) -> return x in lapMech (eps, count db)""",
-     "main", REJECTED, "equal in both runs"),
+     "main", "not verified", "equal in both runs"),
     ("the built-in lapMech after a later redefinition",
      f"""val main :: {ADJ} -> {EPS} -> M[DP(eps)] {{r :: real | =}}
 let main db eps = lapMech (eps, count db)
@@ -92,7 +92,7 @@ let lapMech (e, x) = return x""",
 let peek l = return (count l > 0)
 val main :: {ADJ} -> M[DP(0.5)] {{r :: bool | =}}
 let main db = let main = peek in main db""",
-     "main", REJECTED, "argument 1 of peek"),
+     "main", "not verified", "argument 1 of peek"),
     ("an alias of a val'd function on public data",
      f"""val noisy :: {{l :: bool list | adj (l<1>, l<2>)}} -> {EPS} -> M[DP(eps)] {{r :: real | =}}
 let noisy l eps = lapMech (eps, count l)
@@ -109,7 +109,7 @@ let main db eps = lapMech (eps, sum db)""",
 let count l = five l
 val main :: {ADJ} -> {EPS} -> M[DP(eps)] {{r :: real | =}}
 let main db eps = lapMech (eps, count db)""",
-     "main", REJECTED, "privacy cost"),
+     "main", "not verified", "privacy cost"),
     ("the program's count, 5 times the built-in, charged 5 eps",
      f"""let five l = 5.0 * count l
 let count l = five l
@@ -130,13 +130,13 @@ let run eps m = mlet a = m in return (not a)""",
     ("a computation within DP(eps), run twice on 1.5 eps",
      f"""val run :: {EPS} -> M[DP(eps)] {{x :: bool | =}} -> M[DP(1.5 * eps)] {{x :: bool | =}}
 let run eps m = mlet a = m in mlet b = m in return (a && b)""",
-     "run", REJECTED, "privacy cost"),
+     "run", "not verified", "privacy cost"),
     ("a computation within DP(1.0) passed as an equal one",
      """val same :: M[SD] {x :: bool | =} -> M[SD] {x :: bool | =}
 let same m = m
 val pass :: M[DP(1.0)] {x :: bool | =} -> M[DP(1.0)] {x :: bool | =}
 let pass m = same m""",
-     "pass", REJECTED, "same distribution"),
+     "pass", "not verified", "same distribution"),
     ("a computation within DP(eps), passed on where DP(eps) is expected",
      f"""val use :: {EPS} -> M[DP(eps)] {{x :: bool | =}} -> M[DP(2.0 * eps)] {{x :: bool | =}}
 let use eps m = mlet a = m in mlet b = m in return (a || b)
@@ -148,33 +148,33 @@ let pass eps m = use eps m""",
 let use eps m = mlet a = m in mlet b = m in return (a || b)
 val pass :: {EPS} -> M[DP(2.0 * eps)] {{x :: bool | =}} -> M[DP(4.0 * eps)] {{x :: bool | =}}
 let pass eps m = use eps m""",
-     "pass", REJECTED, "within the bound its val expects"),
+     "pass", "not verified", "within the bound its val expects"),
     # ---- 4. every recursive call terminates ---------------------------------------------------
     ("a recursive call hidden in a tuple",
      f"""val f :: {ADJ} -> {{r :: real | r<1> = r<2>}}
 let rec f l = match l with
   | [] -> 0.0
   | x :: xs -> if count l > 2 then fst (0.0, f l) else 0.0""",
-     "f", REJECTED, "shorter list"),
+     "f", "not verified", "shorter list"),
     ("a recursive call as an ignored argument",
      f"""let second a b = b
 val f :: {ADJ} -> {{r :: real | r<1> = r<2>}}
 let rec f l = match l with
   | [] -> 0.0
   | x :: xs -> second (f l) 0.0""",
-     "f", REJECTED, "shorter list"),
+     "f", "not verified", "shorter list"),
     ("a recursive call through an alias",
      f"""val f :: {ADJ} -> {{r :: real | r<1> = r<2>}}
 let rec f l = match l with
   | [] -> 0.0
   | x :: xs -> let g = f in g xs""",
-     "f", REJECTED, "direct application"),
+     "f", "not verified", "direct application"),
     ("a recursive call through an applied lambda",
      f"""val f :: {ADJ} -> {{r :: real | r<1> = r<2>}}
 let rec f l = match l with
   | [] -> 0.0
   | x :: xs -> let g = fun y -> f y in g l""",
-     "f", REJECTED, "shorter list"),
+     "f", "not verified", "shorter list"),
     ("a structural recursive call in a used let",
      f"""val f :: {{l :: bool list | =}} -> {{r :: real | r<1> = r<2>}}
 let rec f l = match l with

@@ -126,7 +126,7 @@ class WorstPair:
 class ClaimCheck:
     """How the audit compares with the entry's ``val`` claim.
 
-    ``verifier`` is the verifier's verdict on the claim (``verified`` / ``rejected`` /
+    ``verifier`` is the verifier's verdict on the claim (``verified`` / ``refuted`` /
     ``unknown``), ``skipped`` when the verifier was not run, ``error`` when it failed on the
     file (the claim is still compared), ``none`` without a claim.
     ``eps`` / ``delta`` are the claimed parameters at the given arguments (the largest over the
@@ -596,6 +596,10 @@ class _ClaimEvaluator:
         return result if isinstance(result, bool) else None
 
 
+#: The claim reader and evaluator, for the witnesses of refutations (``verifier.refutation``).
+read_claim, ClaimEvaluator, equality_refinement = _read_claim, _ClaimEvaluator, _equality_refinement
+
+
 def _safe_equal(a: Value, b: Value) -> bool:
     try:
         return values_equal(a, b)
@@ -1060,13 +1064,14 @@ class _ClaimTracker:
                 check.status = CONSISTENT
                 check.message = f"{measured} {sizes}"
         else:
-            proof = {"rejected": "the verifier rejected the claim",
+            proof = {"refuted": "the verifier refuted the claim",
                      "unknown": "the verifier could not decide the claim",
                      "error": "the verifier failed on this file",
                      }.get(check.verifier, "the claim was not verified (--no-verify)")
             if violated:
                 check.status = VIOLATED
-                tail = "; the rejection is justified" if check.verifier == "rejected" else ""
+                tail = {"refuted": "; the audit agrees",
+                        "unknown": "; the audit shows it is false"}.get(check.verifier, "")
                 check.message = (f"{measured}: the program is NOT {what} {sizes} "
                                  f"({_pair_text(check.violation)}); {proof}{tail}")
             else:

@@ -30,7 +30,7 @@ from verifier.rules.derivation import Derivation
 from verifier.rules.equality import equality_goals
 from verifier.rules.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV, value_terms)
-from verifier.rules.translate import CallCheck, NoRule, RangeCheck, Translator
+from verifier.rules.translate import CallCheck, NoRule, RangeCheck, Translator, missing_val
 
 
 @record
@@ -145,8 +145,7 @@ class Builder:
         val = self._vals.get(name)
         if val is None:
             decl = self._lets.get(name)
-            raise NoRule(f"the recursive function {name} needs a val to be used by verified code",
-                         decl.span if decl else None)
+            raise missing_val(name, decl.span if decl else None)
         arity, rt = 0, val.rtype
         while isinstance(rt, A.RArrow):
             arity, rt = arity + 1, rt.cod
@@ -284,6 +283,11 @@ class Builder:
         that selects a rule (the rule records both in its judgement, for certificates)."""
         ob = self.oblige(ctx, ObligationKind.ENTAILMENT, goal, "rule selection", None, "select")
         return (ob, self._cache[ob.id]) if self.proves(ob) else None
+
+    @property
+    def session(self) -> Z3Session:
+        """The program's z3 context (for questions about an obligation, such as a diagnosis)."""
+        return self._session
 
     def results(self) -> Dict[str, Result]:
         return dict(self._cache)

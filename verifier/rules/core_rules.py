@@ -20,7 +20,7 @@ from verifier.rules.derivation import Derivation
 from verifier.rules.monadic_rules import fresh_output, short
 from verifier.rules.registry import monadic_rule, synthesis_rule
 from verifier.rules.symbolic import DistV, Env, Monadic, Scalar, SymValue
-from verifier.rules.translate import NoRule, NotApplicable, ite_value
+from verifier.rules.translate import NoRule, NotApplicable, ite_value, missing_val
 
 EQUAL_FAMILIES = ("SD", "HD", "KL")
 
@@ -454,8 +454,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     the val's monadic type, instantiated with the arguments."""
     val = b.val_of(name)
     if val is None:
-        raise NoRule(f"the recursive function {name} needs a val to be used by verified code",
-                     e.span)
+        raise missing_val(name, e.span)
     rt = val.rtype
     doms = []
     while isinstance(rt, A.RArrow):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
-from obligations.candidates import conjugate
+from obligations.candidates import conjugate, literal_members
 from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.rules import logic as L
@@ -135,7 +135,8 @@ def draw_candidate(b: Builder, e: A.App, candidates: Optional[T.Term]) -> Drawn:
     ExpMech node's ``draw``, from which the certificate kernel rebuilds the facts): from the
     finite range of the call when there is no candidate list; from ``posteriors (P, n)``
     with P of a known family (``posterior_member``); or, from any other list, an opaque
-    value of the element sort about which nothing is assumed."""
+    value of the element sort: one of the entries of a list written out
+    (``obligations.candidates.literal_members``), else nothing is assumed of it."""
     if candidates is None:
         return finite_candidate(b, e)
     member = posterior_member(b, candidates)
@@ -145,7 +146,7 @@ def draw_candidate(b: Builder, e: A.App, candidates: Optional[T.Term]) -> Drawn:
     if key is None:
         raise NoRule("the candidates of expMech must be a list", e.span)
     r = b.fresh("r", L.elem_sort(key))
-    return Scalar(r), [], {"from": "list", "candidate": r}
+    return Scalar(r), list(literal_members(candidates, r)), {"from": "list", "candidate": r}
 
 
 def posterior_member(b: Builder, candidates: T.Term) -> Optional[Drawn]:

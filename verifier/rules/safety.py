@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
+from obligations.candidates import literal_members
 from obligations.model import Obligation, ObligationKind
 from obligations.records import record
 from verifier.language import ast as A
@@ -21,7 +22,8 @@ from verifier.rules.context import Ctx
 from verifier.rules.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV)
 from verifier.language.resolve import source_name
-from verifier.rules.translate import CallCheck, NoRule, RangeCheck, bind_pattern, flatten_app
+from verifier.rules.translate import (CallCheck, NoRule, RangeCheck, bind_pattern, flatten_app,
+                                      missing_val)
 
 
 @record
@@ -271,6 +273,8 @@ class Safety:
             member = posterior_member(self.b, candidates)
             r, facts = member[:2] if member else fresh_value(self.b, self.b.candidate_type(e),
                                                              "r")
+            if member is None and isinstance(r, Scalar):
+                facts = list(facts) + list(literal_members(candidates, r.term))
         else:
             r, facts, _ = finite_candidate(self.b, e)
         inner = ctx.assume("h_candidate", T.and_(*facts)) if facts else ctx
@@ -309,8 +313,7 @@ class Safety:
     def _val_call(self, ctx: Ctx, e: A.App, name: str, args: List[A.Expr]) -> Elem:
         val = self.b.val_of(name)
         if val is None:
-            raise NoRule(f"the recursive function {name} needs a val to be used by verified code",
-                         e.span)
+            raise missing_val(name, e.span)
         rt, doms = val.rtype, []
         while isinstance(rt, A.RArrow):
             doms.append(rt.dom)

@@ -26,10 +26,18 @@ from verifier.rules.symbolic import (Builtin, Closure, DistV, Env, Monadic, Name
 class NoRule(Exception):
     """No rule applies: the construct is outside what the verifier can reason about."""
 
-    def __init__(self, message: str, span: Optional[A.Span] = None):
+    def __init__(self, message: str, span: Optional[A.Span] = None, code: Optional[str] = None):
         super().__init__(message)
         self.message = message
         self.span = span
+        self.code = code  # a diagnostic code of verifier.errors, when more precise than V003
+
+
+def missing_val(name: str, span: Optional[A.Span]) -> NoRule:
+    """The failure of verified code that uses the recursive function ``name``, which has no
+    val (LANGUAGE.md: a recursive function used by verified code needs its own val)."""
+    return NoRule(f"the recursive function {name} needs a val to be used by verified code",
+                  span, code="V007")
 
 
 class NotApplicable(NoRule):
