@@ -229,11 +229,43 @@ def test_normal_and_bernoulli_constructors():
     assert holds(S.CTOR_INJ, b1, b2) and holds(S.TV_TRIANGLE, V.tv(b1, b2), V.tv(b1, b1))
 
 
+@SETTINGS
+@given(bool_pairs())
+def test_list_relation_schemas_unfold_and_bound_dist(pair):
+    l1, l2 = (list_term(x, "bool") for x in pair)
+    assert holds(S.ADJ_CONS, l1, l2) and holds(S.DIST_CONS, l1, l2)
+    assert holds(S.DIST_ADJ, V.adj(l1, l2))
+    if len(pair[0]) == len(pair[1]):   # dist is defined on lists of one length
+        assert holds(S.DIST_LEN, l1, l2)
+
+
+@SETTINGS
+@given(real_pairs())
+def test_adjwithin_unfolding_and_dist_schemas_for_every_bound(case):
+    l1, l2, c = case
+    t1, t2 = list_term(l1, "real"), list_term(l2, "real")
+    assert holds(S.ADJW_CONS, t1, t2, T.real(c))
+    if len(l1) == len(l2):
+        assert holds(S.DIST_ADJ, V.adj_within(t1, t2, T.real(c)))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(beta_pairs(), st.sampled_from([F(1, 2), F(1), F(2)]), st.sampled_from([F(1, 4), F(1), F(3)]))
+def test_g_bounds_of_adjacent_posteriors(pair, a0, b0):
+    """Lemmas 6.1-6.3 with the prior's lower bounds (a0, b0): instances at the pair's values."""
+    p, q = (distribution("beta", x) for x in pair)
+    assert holds(S.BETA_G, V.hellinger(p, q), T.real(a0), T.real(b0))
+    assert holds(S.BETA_TV_G, V.tv(p, q), T.real(a0), T.real(b0))
+    d1, d2 = (distribution("dirichlet", (x[0], x[1], F(2))) for x in pair)
+    assert holds(S.DIR_G, V.hellinger(d1, d2), T.real(a0))
+
+
 #: The schemas the tests above instantiate (a new schema must be added here, with a test).
 TESTED = {"len", "count", "countof", "nil", "cons", "empty", "consinj", "nilcons", "adjlen",
           "adjcount", "adjcountof", "adjrefl", "adjwlen", "adjwsum", "adjwrefl", "dist",
           "distcount", "metric", "triangle", "tvmetric", "tvtriangle", "betarho", "betazeta",
-          "dirrho", "ctorinj"}
+          "dirrho", "ctorinj", "adjcons", "adjwcons", "distcons", "distadj", "distlen", "betag",
+          "betatvg", "dirg"}
 
 
 def test_every_schema_is_covered():
