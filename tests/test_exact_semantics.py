@@ -95,7 +95,7 @@ def test_sigma_with_a_tiny_eps_is_a_finite_real(tmp_path, capsys):
 
 def test_a_negative_adjwithin_bound_no_longer_proves_anything(tmp_path):
     claims, _ = claims_and_certificate(ADJWITHIN_NEGATIVE)
-    assert claims["release"].verdict == "rejected"
+    assert claims["release"].verdict != "verified"
     claims, cert = claims_and_certificate(SUM_LAPLACE)
     assert claims["release"].verdict == "verified"
     assert check(cert).valid

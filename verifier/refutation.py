@@ -110,8 +110,11 @@ class _OutOfCalls(Exception):
     """A witness took more than ``CALL_BUDGET`` calls."""
 
 
-#: where the evaluator's code lives: the floats that count are the values it computes
-_SEMANTICS = str(Path(__file__).with_name("semantics"))
+#: the one module of the run-time semantics whose floats are values of it: the smooth
+#: sensitivity of the Hellinger mechanisms (docs/reals.md). Everything else the evaluator
+#: computes is exact (rationals and exact reals); the floats it returns elsewhere are for
+#: printing, sorting and proposals, and decide nothing.
+_SEMANTICS = str(Path(__file__).with_name("semantics") / "hellinger_mech.py")
 
 
 class _Watch:
@@ -139,11 +142,10 @@ class _Watch:
 @contextmanager
 def _watched(calls: int = CALL_BUDGET):
     """Run the body under a ``_Watch``: ``_OutOfCalls`` after ``calls`` Python calls, and
-    ``inexact`` set when any function returns a float. The evaluator computes ``sqrt``,
-    ``exp``, ``log``, ``pi``… in floating point, and a decision that went through a float
-    (a comparison, an equality) is not a fact about the program's real-number semantics, so
-    a witness that computed one is not accepted (the hook sees every value the evaluator
-    returns, hence every float that reaches a decision)."""
+    ``inexact`` set when a float value of the semantics is computed. The evaluator computes
+    with exact reals (docs/reals.md): its only float values are the Hellinger mechanisms'
+    smooth sensitivity (``_SEMANTICS``); a witness that went through one is not a fact about
+    the program's real-number semantics, so it is not accepted."""
     watch = _Watch(calls)
     previous = sys.getprofile()
     sys.setprofile(watch.hook)
@@ -620,6 +622,9 @@ def _ball(x: Any):
         return arb(fmpq(q.numerator, q.denominator), abs(x) * FLOAT_SLACK + 1e-300)
     if isinstance(x, arb):
         return x
+    from verifier.semantics.reals import Real
+    if isinstance(x, Real):  # an exact real: its rigorous enclosure
+        return x.ball(128)
     return None
 
 

@@ -275,6 +275,7 @@ class Safety:
                                                              "r")
             if member is None and isinstance(r, Scalar):
                 facts = list(facts) + list(literal_members(candidates, r.term))
+                r = _of_the_literal_family(self.b, candidates, r)
         else:
             r, facts, _ = finite_candidate(self.b, e)
         inner = ctx.assume("h_candidate", T.and_(*facts)) if facts else ctx
@@ -350,6 +351,29 @@ class Safety:
         if not isinstance(rt, A.RMonad):
             raise NoRule(f"{name} does not return a computation", e.span)
         return elem_of_rtype(rt)
+
+
+def _of_the_literal_family(b: Builder, candidates: T.Term, r: Scalar) -> SymValue:
+    """A candidate drawn from a list written out whose entries are all distributions of one
+    family (``[beta (…); beta (…)]``) is of that family: the same term, seen as a
+    distribution of the family with fresh parameters of which nothing is assumed (what
+    ``hellinger`` and ``tv`` need to know that ``run`` can compute them; ``getParams`` of it is
+    then an unknown, which only costs proofs). Any other candidate is returned as it is."""
+    family, arity = None, None
+    entry = candidates
+    while isinstance(entry, T.Apply) and entry.func.name == "cons":
+        head, entry = entry.args
+        if not isinstance(head, T.Apply) or head.sort != L.DIST:
+            return r
+        name = "dirichlet" if head.func.name.startswith("dirichlet") else head.func.name
+        if family is None:
+            family, arity = name, len(head.args)
+        elif (family, arity) != (name, len(head.args)):
+            return r
+    if family not in ("beta", "normal", "dirichlet", "bernoulli", "categorical"):
+        return r
+    params = tuple(b.fresh(f"{r.term.name}_q{i}", T.REAL) for i in range(1, arity + 1))
+    return DistV(family, params, r.term, origin="list")
 
 
 def _strip(rt: A.RType) -> A.RType:
