@@ -37,7 +37,7 @@ from typing import Dict, List, Optional, Tuple
 from obligations import terms as T
 from obligations import vocabulary as V
 from verifier.language import ast as A
-from verifier.language.builtins import BUILTINS
+from verifier.language.builtins import BUILTINS, CONJUGATE
 from verifier.language.free_vars import free_vars
 from verifier.language.resolve import recursive_call_sites
 
@@ -70,9 +70,8 @@ class Typed:
 
 
 EQUAL = Equal()
-MECHANISMS = {"LapMech": "lapMech", "GaussMech": "gaussMech", "ExpMech": "expMech",
-              "HellingerMech": "hellingerMech", "HellingerMechPure": "hellingerMechPure"}
-CONJUGATE = {"bernoulli", "categorical", "normal"}
+#: a mechanism's rule -> the built-in it applies (the catalogue of built-ins)
+MECHANISMS = {b.rule: b.name for b in BUILTINS.values() if b.rule}
 
 
 def span_key(span) -> Optional[SpanKey]:
@@ -409,7 +408,7 @@ class Context:
         else:
             scope = self.expr_at(n, (A.Expr,))
         observes = [x for x in _walk(scope) if isinstance(x, A.Observe)] if scope else []
-        if family not in CONJUGATE or not observes:
+        if family not in CONJUGATE or not observes:  # the catalogue's likelihood families
             raise self.Invalid(f"node {n['id']}: no observe of a {family} likelihood here")
         for obs in observes:
             draws = [x.value for x in _walk(obs.likelihood) if isinstance(x, A.Ran)]

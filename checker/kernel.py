@@ -40,6 +40,7 @@ from obligations.schemas import SCHEMAS, SchemaError
 from obligations.smtlib import SmtLibError, Z3Session, check_smtlib, to_smtlib
 from obligations.z3_backend import _trivial
 from obligations.z3_native import version_string
+from verifier.language.builtins import BUILTINS, CONJUGATE
 from verifier.language.resolve import referenced_vals
 from checker.lemma_records import (LemmaFacts, LemmaRecord, artifact_sha256, facts_of,
                                    record_path)
@@ -60,9 +61,8 @@ RULES = {
     "App-Val": (0, {E, R}), "ObserveFold": (0, {E}), "Observe": (0, set()), "Sub": (0, {E}),
     "ExactFinite": (0, {E}),
 }
-THEOREM = {"LapMech": "mech.laplace", "GaussMech": "mech.gaussian", "ExpMech": "mech.exponential",
-           "HellingerMechPure": "mech.hellinger.pure",
-           "HellingerMech": "mech.hellinger.poster_corrected"}
+#: the theorem each mechanism's rule rests on, from the catalogue of built-ins
+THEOREM = {b.rule: b.theorem for b in BUILTINS.values() if b.rule}
 #: the prefix of call facts, hypotheses that hold by the val of a verified pure function
 CALL_FACT = "h__call_"
 #: the hypotheses Safety's walk adds to the context of its obligations
@@ -73,8 +73,9 @@ CANDIDATE = "h_candidate"
 LEMMA_CHECKS: Dict[Tuple[str, str], Union[LemmaFacts, str]] = {}
 #: lemma records read in this process, by place
 RECORDS: Dict[str, LemmaRecord] = {}
-CONJUGACY = {"bernoulli": r"conj\.beta_bernoulli\.list", "normal": r"conj\.normal_normal\.list",
-             "categorical": r"conj\.dirichlet_categorical\.list/k=[0-9]+"}
+#: likelihood family -> the conjugacy lemma its fold or observe cites (from the catalogue)
+CONJUGACY = {c.likelihood: re.escape(c.lemma).replace("/k", "/k=[0-9]+")
+             for c in CONJUGATE.values()}
 
 
 #: how the reason of a document that does not match the JSON Schema starts
@@ -668,8 +669,7 @@ class _Kernel:
             expected = lemma
         if lemma != expected:
             raise Invalid(f"node {n['id']}: {rule} rests on {expected}, not {lemma}")
-        if j.get("disputed") != ("mech.hellinger.poster_corrected" if rule == "HellingerMech"
-                                 else None):
+        if j.get("disputed") != (THEOREM[rule] if rule == "HellingerMech" else None):
             raise Invalid(f"node {n['id']}: the disputed flag of {rule} is wrong")
         if rule == "ExpMech":
             self.draw_facts(n)  # checks the draw and the lemma it cites

@@ -37,6 +37,7 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import record
 from verifier.language import ast as A
+from verifier.language.builtins import CONJUGATE as CATALOGUE_CONJUGATE
 from verifier.language.pretty import pretty_expr
 from verifier.language.resolve import written
 from verifier.rules import logic as L
@@ -45,11 +46,8 @@ from verifier.rules.symbolic import DistV, Env, Monadic, NamedFun
 from verifier.rules.translate import NoRule, bind_pattern, flatten_app
 
 #: likelihood family -> (conjugate prior family, conjugacy lemma)
-CONJUGATE = {
-    "bernoulli": ("beta", "conj.beta_bernoulli.list"),
-    "categorical": ("dirichlet", "conj.dirichlet_categorical.list/k"),
-    "normal": ("normal", "conj.normal_normal.list"),
-}
+#: likelihood family -> (conjugate prior family, conjugacy lemma): the catalogue's
+CONJUGATE = {c.likelihood: (c.prior, c.lemma) for c in CATALOGUE_CONJUGATE.values()}
 
 
 @record
