@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import platform
 import sys
@@ -27,78 +26,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def _check(args):
-    """One program in a worker process (no shrinking there; on a large stack, as in
-    ``check_case``)."""
-    from verifier.fuzz.campaign import Config, check_case, program_seed
-    seed, index = args
-    case = check_case(program_seed(seed, index), Config(seed=seed, shrink=False))
-    case.index = index
-    return case
-
-
 def run(seed: int, count: int, workers: int, max_shrinks: int, progress: bool = True):
-    from verifier.fuzz.campaign import Config, on_a_large_stack
-    from verifier.fuzz.report import CampaignReport
-    from verifier.fuzz.shrink import shrink_failure
-    config = Config(seed=seed, count=count, max_shrinks=max_shrinks)
-    report = CampaignReport(config)
+    from verifier.fuzz.campaign import Config, fuzz
+    done = []
     start = time.perf_counter()
-    done = 0
-    for case in _cases(seed, count, workers):
-        for failure in case.failures:
-            if report.shrink_budget_left() and report.is_new(failure):
-                on_a_large_stack(lambda f=failure: shrink_failure(f, config))
-        report.add(case)
-        done += 1
-        if progress and (done % 250 == 0 or done == count):
-            print(f"  {done}/{count} programs, {len(report.failures)} failures, "
-                  f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
-    report.seconds = time.perf_counter() - start
-    return report
 
+    def report_progress(case) -> None:
+        done.append(len(case.failures))
+        n = len(done)
+        if progress and (n % 250 == 0 or n == count):
+            print(f"  {n}/{count} programs, {sum(done)} failures, {time.perf_counter() - start:.0f} s",
+                  file=sys.stderr, flush=True)
 
-def _cases(seed: int, count: int, workers: int):
-    """The checked programs in order. A worker process that dies (the interpreter crashing on a
-    program) breaks the pool: the programs it held are then run one at a time in a fresh
-    process each, so that the one that kills it is reported as a ``crash`` and the campaign
-    goes on."""
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-    context = multiprocessing.get_context("fork")
-    index = 0
-    while index < count:
-        lost = None
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            futures = [pool.submit(_check, (seed, i)) for i in range(index, count)]
-            for i, future in enumerate(futures, index):
-                try:
-                    yield future.result()
-                except BrokenProcessPool:
-                    lost = i
-                    break
-        if lost is None:
-            return
-        for i in range(lost, min(lost + 4 * workers, count)):   # the ones in flight, alone
-            with ProcessPoolExecutor(1, mp_context=context) as alone:
-                try:
-                    yield alone.submit(_check, (seed, i)).result()
-                except BrokenProcessPool:
-                    yield _died(seed, i)
-        index = min(lost + 4 * workers, count)
-
-
-def _died(seed: int, index: int):
-    """The case of a program whose check killed its process."""
-    from verifier.fuzz.campaign import CRASH, Case, Failure, program_seed
-    from verifier.fuzz.generate import generate
-    from verifier.language.pretty import pretty_program
-    program_seed_ = program_seed(seed, index)
-    text = pretty_program(generate(program_seed_).program())
-    case = Case(program_seed_, index=index, text=text)
-    case.failures.append(Failure(CRASH, "", text, program_seed_, "crash",
-                                 message="the process checking this program died (the interpreter crashed)"))
-    return case
+    return fuzz(Config(seed=seed, count=count, max_shrinks=max_shrinks, workers=workers), report_progress)
 
 
 def markdown(report, workers: int) -> str:

@@ -6,9 +6,10 @@ states its expected outcome in its first comment (the *expectation header*, pars
 selected program the runner parses and simply types it once, then times
 ``verify_program`` ``repeat`` times in this process with ``time.perf_counter`` and records:
 
-* the expected and the actual verdict of the file: *verified* when every claim is verified,
-  *rejected* when some claim is rejected or unknown, *error* when the file cannot be verified at
-  all (bad header, parse or type error, a crash of the verifier);
+* the expected and the actual verdict of the file, in the verifier's vocabulary
+  (``verifier.verification.VERDICTS``): *verified* when every claim is verified, *refuted* when
+  some claim is refuted (shown false by a witness), *unknown* otherwise; *error* when the file
+  cannot be verified at all (bad header, parse or type error, a crash of the verifier);
 * each claim's verdict, guarantee in words (``ClaimReport.guarantee``) or reason of failure;
 * the derivation size and the obligations counted by kind and by how they were discharged;
 * the median verify time over the repeats, and the median certificate-check time when a
@@ -39,17 +40,20 @@ from tqdm import tqdm
 from verifier.errors import PrivInferError
 from verifier.language.parser import parse_file
 from verifier.language.typecheck import typecheck_program
-from verifier.verification import VERIFIED, ClaimReport, Report, verify_program
+from verifier.verification import REFUTED, UNKNOWN, VERIFIED, ClaimReport, Report, verify_program
 
 #: the suite's root folder and the default output folder of ``privinfer bench``
 BENCHMARKS = Path(__file__).resolve().parent
 PROGRAMS = BENCHMARKS / "programs"
 RESULTS = BENCHMARKS / "results"
 
-#: verdicts a header may expect, and the verdicts a file can get
-EXPECT_VERIFIED, EXPECT_REJECTED, EXPECT_UNKNOWN = "verified", "rejected", "unknown"
-EXPECTED_VERDICTS = (EXPECT_VERIFIED, EXPECT_REJECTED, EXPECT_UNKNOWN)
-ACTUAL_VERIFIED, ACTUAL_REJECTED, ACTUAL_ERROR = "verified", "rejected", "error"
+#: verdicts a header may expect: the verifier's three, and ``rejected`` for "not verified"
+#: (the shared examples' headers), which a refuted or an unknown outcome meets
+EXPECT_VERIFIED, EXPECT_REFUTED, EXPECT_UNKNOWN = VERIFIED, REFUTED, UNKNOWN
+EXPECT_REJECTED = "rejected"
+EXPECTED_VERDICTS = (EXPECT_VERIFIED, EXPECT_REFUTED, EXPECT_UNKNOWN, EXPECT_REJECTED)
+#: what a file gets: a verdict of the verifier, or ``error``
+ACTUAL_VERIFIED, ACTUAL_REFUTED, ACTUAL_UNKNOWN, ACTUAL_ERROR = VERIFIED, REFUTED, UNKNOWN, "error"
 
 #: statuses of a program's outcome
 OK, LIMITATION, MISMATCH = "ok", "limitation", "mismatch"
@@ -104,8 +108,11 @@ class NoPrograms(ValueError):
 class Expectation:
     """What a benchmark file expects of the verifier.
 
-    ``verdict`` is ``verified``, ``rejected`` or ``unknown`` (a true claim the verifier is known
-    not to prove: any outcome but *verified* matches, like a strict expected failure).
+    ``verdict`` is ``verified``; ``refuted`` (some claim is false and the verifier must show it);
+    ``rejected`` (some claim is not verified: refuted or unknown, as the shared examples' headers
+    say); or ``unknown`` (the claims are believed true but the verifier is known not to prove
+    them: the outcome must be unknown — *verified* means the header is out of date, *refuted*
+    would refute a true claim).
     ``summary`` is the free text after the verdict; ``guarantees`` maps claim names to the exact
     guarantee text expected of them (whitespace normalised), and is only allowed with
     ``verified``.
@@ -165,9 +172,9 @@ def parse_expectation(source: str) -> Expectation:
 
            Explanation ... *)
 
-    * The comment starts with ``expect:`` and a verdict, ``verified``, ``rejected`` or
-      ``unknown``, optionally followed by ``:`` and a free-text summary. The summary runs up
-      to the first ``guarantee:`` line or the end of the first paragraph, so the shared
+    * The comment starts with ``expect:`` and a verdict, ``verified``, ``refuted``,
+      ``rejected`` or ``unknown``, optionally followed by ``:`` and a free-text summary. The
+      summary runs up to the first ``guarantee:`` line or the end of the first paragraph, so the shared
       examples' headers (``(* expect: rejected: why ... *)``, over several lines) parse.
     * A line of the first paragraph that starts (after indentation) with ``guarantee:``
       states the exact guarantee expected of the claim named before `` : ``. It continues on
@@ -267,10 +274,13 @@ class ClaimResult:
     derivation_size: int
     by_kind: Dict[str, int]
     by_method: Dict[str, int]
+    code: Optional[str] = None                       # why not verified (verifier/errors.py)
+    confirmation: Optional[Dict[str, Any]] = None    # how a refuted claim was shown false
 
     def to_json(self) -> Dict[str, Any]:
         return {"name": self.name, "verdict": self.verdict, "guarantee": self.guarantee,
-                "failure": self.failure, "derivation_size": self.derivation_size,
+                "failure": self.failure, "code": self.code, "confirmation": self.confirmation,
+                "derivation_size": self.derivation_size,
                 "obligations": {"by_kind": self.by_kind, "by_method": self.by_method}}
 
 
@@ -278,7 +288,7 @@ class ClaimResult:
 class ProgramResult:
     """One program's outcome, compared with its expectation.
 
-    ``actual`` is ``verified``, ``rejected`` or ``error``; ``status`` is ``ok``,
+    ``actual`` is ``verified``, ``refuted``, ``unknown`` or ``error``; ``status`` is ``ok``,
     ``limitation`` (an expected-unknown program, not verified) or ``mismatch``, and
     ``problems`` says why in the last case. Times are in seconds; ``check_seconds`` is
     ``None`` when no certificate was checked.
@@ -367,7 +377,8 @@ class SuiteResult:
         return {
             "programs": len(self.programs),
             "verified": actual[ACTUAL_VERIFIED],
-            "rejected": actual[ACTUAL_REJECTED],
+            "refuted": actual[ACTUAL_REFUTED],
+            "unknown": actual[ACTUAL_UNKNOWN],
             "errors": actual[ACTUAL_ERROR],
             "mismatches": status[MISMATCH],
             "limitations": status[LIMITATION],
@@ -408,16 +419,20 @@ def _round(t: Optional[float]) -> Optional[float]:
 # ---- running ----------------------------------------------------------------------------------
 
 def file_verdict(report: Report) -> str:
-    """``verified`` when every claim of ``report`` is verified, ``rejected`` otherwise."""
-    return ACTUAL_VERIFIED if all(c.verdict == VERIFIED for c in report.claims) else ACTUAL_REJECTED
+    """``verified`` when every claim of ``report`` is verified, ``refuted`` when some claim is
+    refuted, ``unknown`` otherwise."""
+    verdicts = {c.verdict for c in report.claims}
+    if REFUTED in verdicts:
+        return ACTUAL_REFUTED
+    return ACTUAL_VERIFIED if verdicts <= {VERIFIED} else ACTUAL_UNKNOWN
 
 
 def compare(expected: Expectation, result: ProgramResult) -> List[str]:
     """Why ``result`` does not meet ``expected`` (empty when it does).
 
     An error never matches. ``verified`` needs the file verified and every listed guarantee
-    equal (whitespace normalised) to that claim's ``ClaimReport.guarantee``; ``rejected`` needs
-    the file rejected; ``unknown`` needs it not verified.
+    equal (whitespace normalised) to that claim's ``ClaimReport.guarantee``; ``refuted`` needs
+    it refuted; ``rejected`` needs it refuted or unknown; ``unknown`` needs it unknown.
     """
     if result.actual == ACTUAL_ERROR:
         return [f"the program could not be verified: {result.error}"]
@@ -427,8 +442,14 @@ def compare(expected: Expectation, result: ProgramResult) -> List[str]:
             problems.append("expected unknown (a known limitation), but every claim is "
                             "verified: the limitation is lifted, update the header to "
                             "expect: verified")
+        elif result.actual == ACTUAL_REFUTED:
+            problems.append("expected unknown (claims believed true), but a claim is refuted: "
+                            "either the header is wrong or a true claim was refuted")
         return problems
-    if result.actual != expected.verdict:
+    if expected.verdict == EXPECT_REJECTED:
+        if result.actual == ACTUAL_VERIFIED:
+            problems.append("expected rejected (not verified), got verified")
+    elif result.actual != expected.verdict:
         problems.append(f"expected {expected.verdict}, got {result.actual}")
     claims = {c.name: c for c in result.claims}
     for name, text in expected.guarantees.items():
@@ -508,7 +529,8 @@ def _claim_result(c: ClaimReport) -> ClaimResult:
     counts = c.counts()
     return ClaimResult(c.name, c.verdict, c.guarantee, c.failure,
                        c.derivation.size() if c.derivation is not None else 0,
-                       dict(counts["by_kind"]), dict(counts["by_method"]))
+                       dict(counts["by_kind"]), dict(counts["by_method"]), c.code,
+                       c.confirmation.to_json() if c.confirmation is not None else None)
 
 
 def run_suite(root: Path = PROGRAMS, filters: Sequence[str] = (), repeat: int = 1,
@@ -601,7 +623,7 @@ def to_markdown(result: SuiteResult, out_dir: Path = RESULTS) -> str:
         "described in [benchmarks/README.md](" + _link(BENCHMARKS / "README.md", out_dir) + ").",
         "",
         f"**Totals:** {totals['programs']} programs: {totals['verified']} verified, "
-        f"{totals['rejected']} rejected, {totals['errors']} errors; "
+        f"{totals['refuted']} refuted, {totals['unknown']} unknown, {totals['errors']} errors; "
         f"**{totals['mismatches']} mismatches**; {totals['limitations']} known limitations. "
         f"{totals['claims']} claims, {totals['obligations']} obligations "
         f"({_counts_text(totals['obligations_by_kind'])}; discharged: "
@@ -615,7 +637,9 @@ def to_markdown(result: SuiteResult, out_dir: Path = RESULTS) -> str:
         "check (`privinfer check`) of the certificate written after each verify run (n/a with "
         "`--no-check`). The exact audit column gives the exact privacy loss computed by "
         "`privinfer audit` where it applies. "
-        "*Actual* is *verified* when every claim is verified and *rejected* otherwise; a "
+        "*Actual* is *verified* when every claim is verified, *refuted* when a claim is shown "
+        "false by a witness in the program's semantics (the Claims table says how), *unknown* "
+        "otherwise; an expectation *rejected* means not verified (refuted or unknown); a "
         "*known limitation* is a program expected `unknown`: a true claim the verifier does "
         "not prove yet.",
         "",
@@ -647,7 +671,8 @@ def to_markdown(result: SuiteResult, out_dir: Path = RESULTS) -> str:
                 text = _code(c.guarantee)
             else:
                 text = _code((c.failure or "").splitlines()[0] if c.failure else "")
-            lines.append(f"| {p.program} | {c.name} | {c.verdict} | {c.derivation_size} "
+            verdict = c.verdict + (f" ({c.confirmation['method']})" if c.confirmation else "")
+            lines.append(f"| {p.program} | {c.name} | {verdict} | {c.derivation_size} "
                          f"| {text} |")
     return "\n".join(lines) + "\n"
 
@@ -677,7 +702,7 @@ def summary_text(result: SuiteResult, written: Sequence[Path] = ()) -> str:
     runs = f"{result.repeat} run{'s' if result.repeat != 1 else ''}"
     lines += [
         f"{totals['programs']} programs: {totals['verified']} verified, "
-        f"{totals['rejected']} rejected, {totals['errors']} errors; "
+        f"{totals['refuted']} refuted, {totals['unknown']} unknown, {totals['errors']} errors; "
         f"{totals['mismatches']} mismatches; {totals['limitations']} known limitations",
         f"{totals['claims']} claims, {totals['obligations']} obligations "
         f"({_counts_text(totals['obligations_by_kind'])}); discharged: "

@@ -51,6 +51,9 @@ def certificate(report: Any, source_text: str, source_name: str) -> Dict[str, An
             "guarantee": {"statement": f"{claim.name} :: {claim.claim}", "index": index},
             "disputed": disputed, "failure": claim.failure,
             "failing": list(getattr(claim, "failing", [])),
+            "code": getattr(claim, "code", None),
+            "confirmation": (claim.confirmation.to_json()
+                             if getattr(claim, "confirmation", None) is not None else None),
         })
         if claim.verdict == "verified":
             lemma_ids |= set(cited)

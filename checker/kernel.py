@@ -27,18 +27,21 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from checker import finite
 from checker import source as S
+from checker.context import Context, index_spans
 from checker.jsonschema_subset import Subset
 from checker.reading import Reader
 from obligations import terms as T
 from obligations import finite_laws as FL
 from obligations import vocabulary as V
-from obligations.candidates import conjugate
+from obligations.candidates import conjugate, literal_members
 from obligations.model import Obligation, ObligationKind
 from obligations.records import field, record
 from obligations.schemas import SCHEMAS, SchemaError
 from obligations.smtlib import SmtLibError, Z3Session, check_smtlib, to_smtlib
 from obligations.z3_backend import _trivial
 from obligations.z3_native import version_string
+from verifier.language.builtins import BUILTINS, CONJUGATE
+from verifier.language.resolve import referenced_vals
 from checker.lemma_records import (LemmaFacts, LemmaRecord, artifact_sha256, facts_of,
                                    record_path)
 
@@ -51,16 +54,15 @@ ZERO = ("ZERO", T.real(0), T.real(0))
 #: rule -> (number of premises, None for one or more; obligation kinds allowed)
 RULES = {
     "Safety": (0, {R}), "Budget": (1, {E}), "BindM": (2, set()), "Let": (1, set()),
-    "Unfold": (1, set()), "Match": (None, set()), "Match-Split": (None, set()),
+    "Unfold": (1, {E}), "Match": (None, set()), "Match-Split": (None, set()),
     "If": (None, set()), "If-Lift": (1, set()), "UnitM": (0, {E}), "EqualInputs": (0, {E}),
     "Var": (0, set()), "Ran": (0, set()), "LapMech": (0, {E}), "GaussMech": (0, {E, SC}),
     "ExpMech": (0, {E}), "HellingerMech": (0, {E}), "HellingerMechPure": (0, {E}),
     "App-Val": (0, {E, R}), "ObserveFold": (0, {E}), "Observe": (0, set()), "Sub": (0, {E}),
     "ExactFinite": (0, {E}),
 }
-THEOREM = {"LapMech": "mech.laplace", "GaussMech": "mech.gaussian", "ExpMech": "mech.exponential",
-           "HellingerMechPure": "mech.hellinger.pure",
-           "HellingerMech": "mech.hellinger.poster_corrected"}
+#: the theorem each mechanism's rule rests on, from the catalogue of built-ins
+THEOREM = {b.rule: b.theorem for b in BUILTINS.values() if b.rule}
 #: the prefix of call facts, hypotheses that hold by the val of a verified pure function
 CALL_FACT = "h__call_"
 #: the hypotheses Safety's walk adds to the context of its obligations
@@ -71,8 +73,13 @@ CANDIDATE = "h_candidate"
 LEMMA_CHECKS: Dict[Tuple[str, str], Union[LemmaFacts, str]] = {}
 #: lemma records read in this process, by place
 RECORDS: Dict[str, LemmaRecord] = {}
-CONJUGACY = {"bernoulli": r"conj\.beta_bernoulli\.list", "normal": r"conj\.normal_normal\.list",
-             "categorical": r"conj\.dirichlet_categorical\.list/k=[0-9]+"}
+#: likelihood family -> the conjugacy lemma its fold or observe cites (from the catalogue)
+CONJUGACY = {c.likelihood: re.escape(c.lemma).replace("/k", "/k=[0-9]+")
+             for c in CONJUGATE.values()}
+
+
+#: how the reason of a document that does not match the JSON Schema starts
+NOT_A_CERTIFICATE = "not a certificate"
 
 
 class Invalid(Exception):
@@ -215,7 +222,7 @@ def check_format(data: Any) -> None:
         jsonschema.Draft202012Validator(SCHEMA).iter_errors(data))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "the document"
-        raise Invalid(f"not a certificate (JSON Schema, at {where}): {error.message}")
+        raise Invalid(f"{NOT_A_CERTIFICATE} (JSON Schema, at {where}): {error.message}")
 
 
 def cited_lemmas(n: Dict[str, Any]) -> Set[str]:
@@ -270,9 +277,12 @@ class _Kernel:
         if hashlib.sha256(src["text"].encode("utf-8")).hexdigest() != src["sha256"]:
             raise Invalid("source: the text does not have the recorded SHA-256")
         try:
-            self.program = S.parse(src["text"], src["name"])
+            self.written = S.parse(src["text"], src["name"])
         except Exception as exc:
             raise Invalid(f"source: does not parse: {exc}") from None
+        # the derivations name the program's binders as its resolved core does
+        self.program = S.resolve(self.written)
+        self.spans = index_spans(self.program)
         self.vocabulary = self.read.vocabulary(d["vocabulary"])
         self.nodes = {n["id"]: n for n in d["nodes"]}
         self.obligations = {o["id"]: o for o in d["obligations"]}
@@ -304,7 +314,7 @@ class _Kernel:
     # ---- source and structure --------------------------------------------------------------
 
     def check_claims_match_source(self) -> None:
-        vals = self.program.vals()
+        vals = self.written.vals()
         names = [c["name"] for c in self.data["claims"]]
         if names != [v.name for v in vals]:
             raise Invalid(f"claims: {names} are not the vals of the source "
@@ -354,8 +364,14 @@ class _Kernel:
             raise Invalid(f"obligations: {sorted(set(ids) - used)[0]} is used by no node")
 
     def check_unverified(self, claim) -> None:
-        if not claim["failure"]:
+        """A claim that is not verified says why (a reason and its code); a refuted one also
+        how it was shown false (the witness is the verifier's report: this kernel vouches
+        for verified claims only), an unknown one was not shown false."""
+        if not claim["failure"] or not claim["code"]:
             raise Invalid(f"claim {claim['name']}: a {claim['verdict']} claim must say why")
+        if (claim["verdict"] == "refuted") != (claim["confirmation"] is not None):
+            raise Invalid(f"claim {claim['name']}: a claim is refuted exactly when a witness "
+                          "confirms it false")
         for oid in claim["failing"]:
             record = self.obligations.get(oid, {"discharge": {"verdict": None}})
             if record["discharge"]["verdict"] in (None, "verified"):
@@ -373,16 +389,19 @@ class _Kernel:
 
     def check_verified(self, claim, solvers: Set[Tuple[str, str]]) -> Set[str]:
         name = claim["name"]
-        val = next(v for v in self.program.vals() if v.name == name)
-        decls = [d for d in self.program.lets() if d.name == name]
-        if claim["failure"] or claim["failing"]:
+        written = [d for d in self.written.lets() if d.name == name]
+        if claim["failure"] or claim["failing"] or claim["code"] or claim["confirmation"]:
             raise Invalid(f"claim {name}: a verified claim has no failure")
-        if len(decls) != 1:
-            raise Invalid(f"claim {name}: the val needs exactly one definition, not {len(decls)}")
+        if len(written) != 1:
+            raise Invalid(f"claim {name}: the val needs exactly one definition, not "
+                          f"{len(written)}")
+        # the claim's val in the resolved core, and the definition it names there
+        val = self.program.vals()[[v.name for v in self.written.vals()].index(name)]
+        decls = [d for d in self.program.lets() if d.name == val.name]
         root = self.nodes[claim["root"]]
         want = "LetRec-Induction" if decls[0].recursive else "Abs"
         j = root["judgement"]
-        if root["rule"] != want or j.get("function") != name or root["obligations"]:
+        if root["rule"] != want or j.get("function") != val.name or root["obligations"]:
             raise Invalid(f"node {root['id']}: the root of {name} must be {want} for {name}")
         if j.get("claim") != S.statement(val).split(" :: ", 1)[1]:
             raise Invalid(f"node {root['id']}: the judgement is not the val's type")
@@ -392,7 +411,7 @@ class _Kernel:
                 p["rule"] not in ("ObserveFold", "Observe") for p in premises[2:])):
             raise Invalid(f"node {root['id']}: premises must be Safety, the body, observe-folds"
                           " and observes (or ExactFinite alone)")
-        self.claim_name, self.recursive = name, decls[0].recursive
+        self.claim_name, self.recursive = val.name, decls[0].recursive
         self.uses: Set[str] = set()
         doms, rt = S.arrow(val)
         self.induction = self.induction_measure(root)
@@ -409,11 +428,17 @@ class _Kernel:
         lemma_ids: Set[str] = set()
         self.assumed, self.drawn, self.facts_drawn = assumed, {}, {}
         self.fresh_drawn: Dict[T.Term, str] = {}
+        self.fresh_outputs: Dict[T.Term, str] = {}
+        self.outputs: Dict[str, Optional[List[Tuple[T.Term, T.Term]]]] = {}
+        self.var_costs: Dict[str, Tuple] = {}
+        self.passed_costs: Dict[Tuple[str, Optional[str]], Tuple] = {}
         self.parameter_vars = set(T.free_vars(*[t for p in j["parameters"] if p["left"] is not None
                                                 for t in self.pair([p["left"], p["right"]], root)]))
         self.check_contexts(root, set(assumed), False, frozenset())
         for n in self.tree(root["id"])[1:]:
             lemma_ids |= self.check_node(n)
+        # the relational context, rebuilt from the source: names, equalities, termination
+        Context(self, Invalid, decls[0], val, root).check()
         if exact:
             self.check_exact(premises[0], root, decls[0], doms, index)
         elif index is None:
@@ -431,11 +456,15 @@ class _Kernel:
                     raise Invalid(f"obligation {oid}: {wrong[0]} is not the assumption the val "
                                   "makes")
                 # an opaque call assumes that its function returns: it depends on its claim
-                self.uses |= {f.name for f in ob.vocabulary.functions if f.name in vals}
+                self.uses |= {name for f in ob.vocabulary.functions
+                              for name in (V.program_function_name(f.name),) if name in vals}
                 lemma_ids |= self.justify(oid, solvers)
         self.time("obligations", t)
-        for callee in sorted(self.uses - {name}):
-            other = next((c for c in self.data["claims"] if c["name"] == callee), None)
+        # a function with a val that the definition names may be called: it must terminate
+        self.uses |= referenced_vals(self.program, decls[0], vals)
+        claims = dict(zip((v.name for v in self.program.vals()), self.data["claims"]))
+        for callee in sorted(self.uses - {val.name}):
+            other = claims.get(callee)
             if other is None or other["verdict"] != "verified":
                 raise Invalid(f"claim {name}: uses the val of {callee}, which is not verified")
         t = time.perf_counter()
@@ -550,7 +579,8 @@ class _Kernel:
         """The facts about the candidate ExpMech node ``n`` drew, rebuilt from how it says it
         drew it (``draw``) and the candidate list: for a member of ``posteriors (P, n)`` the
         member facts of ``obligations.candidates`` (the lemma ``posteriors.members.*``); for
-        the finite range of the call the range facts of its type; none from another list.
+        the finite range of the call the range facts of its type; for a list written out, that
+        the candidate is one of its entries; none from another list.
         The candidate's variables must be fresh: shared by the runs, not the val's
         parameters, not in the candidate list, drawn by no other ExpMech of the claim."""
         if n["id"] in self.facts_drawn:
@@ -575,7 +605,8 @@ class _Kernel:
                 fresh = self.terms(draw["values"])
                 facts = S.finite_range_facts(draw["range"], fresh)
             elif kind == "list" and cands is not None:
-                fresh, facts = self.terms([draw["candidate"]]), ()
+                fresh = self.terms([draw["candidate"]])
+                facts = literal_members(cands, fresh[0])
             else:
                 raise Invalid(f"{where}: ExpMech must say how its candidate is drawn: from "
                               f"posteriors, another list or the finite range of the call")
@@ -638,8 +669,7 @@ class _Kernel:
             expected = lemma
         if lemma != expected:
             raise Invalid(f"node {n['id']}: {rule} rests on {expected}, not {lemma}")
-        if j.get("disputed") != ("mech.hellinger.poster_corrected" if rule == "HellingerMech"
-                                 else None):
+        if j.get("disputed") != (THEOREM[rule] if rule == "HellingerMech" else None):
             raise Invalid(f"node {n['id']}: the disputed flag of {rule} is wrong")
         if rule == "ExpMech":
             self.draw_facts(n)  # checks the draw and the lemma it cites
@@ -740,14 +770,11 @@ class _Kernel:
             for p in prem:
                 self.check_path(p, spent, index)
         elif rule == "Budget":
-            if prem[0]["rule"] == "UnitM" and len(prem[0]["obligations"]) != 1:
-                raise Invalid(f"node {prem[0]['id']}: a return that ends a path needs the "
-                              "obligation that its value is equal in both runs")
-            self.check_budget(n, spent + [self.synth(prem[0])], index)
+            self.check_budget(n, spent + [self.synth(prem[0])], index, self.output(prem[0]))
         else:
             raise Invalid(f"node {n['id']}: {rule} cannot end a monadic path")
 
-    def check_budget(self, n, costs: List[Tuple], index) -> None:
+    def check_budget(self, n, costs: List[Tuple], index, output) -> None:
         j = n["judgement"]
         if [self.cost(c) for c in j["costs"]] != costs:
             raise Invalid(f"node {n['id']}: the costs recorded are not those of the path "
@@ -761,6 +788,10 @@ class _Kernel:
             raise Invalid(f"node {n['id']}: a {sorted(bad)[0]} cost cannot pay for {family}")
         goals = [T.le(_total([c[1] for c in costs if c[0] == "DP"]), eps)] if family == "DP" else []
         goals.append(T.le(_total([c[2] for c in costs]), delta))
+        # the claim's "=": the path's output is equal in both runs
+        differ = [T.eq(a, b) for a, b in output or () if a != b]
+        if differ:
+            goals.append(T.and_(*differ))
         if [ob.goal for ob in self.obs(n)] != goals:
             raise Invalid(f"node {n['id']}: the budget obligations must be "
                           f"{[T.pretty(g) for g in goals]}")
@@ -781,6 +812,76 @@ class _Kernel:
         if self.cost(j["cost"]) != cost:
             raise Invalid(f"node {n['id']}: the cost recorded is not {rule}'s {_show_cost(cost)}")
         return cost
+
+    def output(self, n) -> Optional[List[Tuple[T.Term, T.Term]]]:
+        """The output of a computation in run 1 and run 2 (a tuple's components in order;
+        None for a value that is not first-order, which only a rule whose output is equal in
+        both runs may give), from its rule; it must be the output it records.
+
+        The computations whose theorem couples the two runs' outputs as equal (mechanisms,
+        App-Val, Ran, Var, EqualInputs but for a return) give fresh variables shared by the
+        runs — fresh, so that nothing is known of them but their equality; a return gives its
+        value (the translation of the program: trusted); a sequence its last computation's;
+        an if or a synchronous match in a bound position the case taken's, ``ite`` of the
+        cases' per run."""
+        nid = n["id"]
+        if nid in self.outputs:
+            return self.outputs[nid]
+        rule, j, prem = n["rule"], n["judgement"], [self.nodes[p] for p in n["premises"]]
+        if "output" not in j:
+            raise Invalid(f"node {nid}: {rule} records no output")
+        recorded = None if j["output"] is None else [tuple(self.pair(p, n)) for p in j["output"]]
+        if rule == "BindM":
+            computed = self.output(prem[1])
+        elif rule in ("Let", "Unfold", "If-Lift"):
+            computed = self.output(prem[0])
+        elif rule in ("If", "Match"):
+            computed = self.case_output(n, j, prem, recorded)
+        elif rule == "UnitM" or (rule == "EqualInputs" and recorded is not None
+                                 and not self.fresh(recorded, n, check=False)):
+            computed = recorded  # the value returned: the translation of the program
+        else:
+            if recorded is not None and not self.fresh(recorded, n):
+                raise Invalid(f"node {nid}: the output of {rule} must be fresh variables shared "
+                              "by the two runs")
+            computed = recorded
+        if computed != recorded:
+            raise Invalid(f"node {nid}: the output recorded is not {rule}'s")
+        self.outputs[nid] = computed
+        return computed
+
+    def fresh(self, output: List[Tuple[T.Term, T.Term]], n, check: bool = True) -> bool:
+        """Whether ``output`` is made of fresh variables shared by the runs: not the val's
+        parameters, not the output of another computation (the candidate an ExpMech drew is
+        its own output). With ``check`` the variables are claimed for node ``n``."""
+        drawn = n["rule"] == "ExpMech"
+        for a, b in output:
+            if not (isinstance(a, T.Var) and a == b and a.run is None
+                    and a not in self.parameter_vars
+                    and (drawn and self.fresh_drawn.get(a) == n["id"]
+                         or self.fresh_outputs.get(a, n["id"]) == n["id"])):
+                return False
+        if check:
+            for a, _ in output:
+                self.fresh_outputs[a] = n["id"]
+        return len({a for a, _ in output}) == len(output)
+
+    def case_output(self, n, j, prem, recorded) -> Optional[List[Tuple[T.Term, T.Term]]]:
+        """The output of an if or a synchronous match in a bound position: per run, the case
+        taken's (``ite`` of the cases' outputs on that run's condition), or fresh variables
+        when the cases' outputs are equal in both runs but cannot be named."""
+        first, second = self.output(prem[0]), self.output(prem[1])
+        x1, x2 = self.pair(j["branch"]["terms"], n)
+        g1, g2 = (x1, x2) if n["rule"] == "If" else (T.eq(x1, V.nil(x1.sort)),
+                                                     T.eq(x2, V.nil(x2.sort)))
+        if first is not None and second is not None and len(first) == len(second):
+            return [(a1 if a1 == b1 else T.ite(g1, a1, b1), a2 if a2 == b2 else T.ite(g2, a2, b2))
+                    for (a1, a2), (b1, b2) in zip(first, second)]
+        equal = all(a == b for out in (first, second) if out is not None for a, b in out)
+        if equal and (recorded is None or self.fresh(recorded, n)):
+            return recorded
+        raise Invalid(f"node {n['id']}: the output of the cases cannot be named, and is not "
+                      "known to be equal in both runs")
 
     def cases(self, n, rule: str, j, prem) -> Tuple:
         """An if, or a Match-Sync, in a bound position: both runs take the same case
@@ -803,6 +904,10 @@ class _Kernel:
         if rule in ("EqualInputs", "UnitM", "Var"):
             if len(obs) > (rule != "Var") or not all(_equalities(ob.goal) for ob in obs):
                 raise Invalid(f"node {n['id']}: {rule} has at most one equality obligation")
+            if rule == "Var":  # set by the context check: a typed parameter costs its index
+                if n["id"] not in self.var_costs:
+                    raise Invalid(f"node {n['id']}: Var where no computation is bound")
+                return self.var_costs[n["id"]]
             return ZERO
         if rule == "App-Val":
             return self.app_val(n, j)
@@ -893,11 +998,18 @@ class _Kernel:
         if arg["var"] != var:
             raise Invalid(f"node {n['id']}: argument {arg['var']} should be {var}")
         if isinstance(base, S.A.RMonad):
-            if S.instantiated_cost(self.program, base, bindings)[0] != "ZERO":
-                raise Invalid(f"node {n['id']}: a computation argument must have a val type "
-                              "of equal distributions")
+            wanted = S.instantiated_cost(self.program, base, bindings)
             bindings[var] = (None, None)
-            return None
+            if wanted[0] == "ZERO":
+                return None
+            # a computation within a bound, passed on: within at most the callee's, by the
+            # type of the parameter it is (the context check found it: passed_costs)
+            have = self.passed_costs.get((n["id"], arg["var"]))
+            if have is None or have[0] not in ("ZERO", wanted[0]):
+                raise Invalid(f"node {n['id']}: argument {arg['var']} must be a computation known "
+                              f"within a {wanted[0]} bound")
+            goals = [T.le(have[1], wanted[1])] if wanted[0] == "DP" else []
+            return [(E, g) for g in goals + [T.le(have[2], wanted[2])]]
         expected: List[Tuple] = []
         if arg["left"] is not None:
             left, right = self.pair([arg["left"], arg["right"]], n)
@@ -1148,8 +1260,9 @@ def _ground_calls(t: T.Term, names) -> Dict[str, List[T.Apply]]:
     """The applications of functions ``names`` in ``t`` outside quantifiers, in order."""
     found: Dict[str, List[T.Apply]] = {}
     for app in T.ground_applications(t):
-        if app.func.name in names and app.args:
-            found.setdefault(app.func.name, []).append(app)
+        name = V.program_function_name(app.func.name)
+        if name in names and app.args:
+            found.setdefault(name, []).append(app)
     return found
 
 

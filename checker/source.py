@@ -31,6 +31,7 @@ from obligations import vocabulary as V
 from verifier.language import ast as A
 from verifier.language.parser import parse_program, parse_simple_type
 from verifier.language.pretty import pretty_rtype
+from verifier.language.resolve import resolve  # noqa: F401  (the kernel reads the resolved core)
 
 Bindings = Dict[str, Tuple[Optional[T.Term], Optional[T.Term]]]  # None: not a number
 Index = Tuple[str, Optional[T.Term], T.Term]          # family, eps (DP only), delta

@@ -170,9 +170,10 @@ _STATIC_FACTS = [
     Fact("lists.sum.adjwithin", (("l1", "list"), ("l2", "list"), ("c", "real")),
          "Implies(AdjWithin(l1, l2, c), Eq(Length(l1), Length(l2)) & Eq(ListSum(l1) - "
          "ListSum(l2), DiffAt1(l1, l2) - DiffAt2(l1, l2)) & (Abs(DiffAt1(l1, l2) - "
-         "DiffAt2(l1, l2)) <= c))",
+         "DiffAt2(l1, l2)) <= Max(c, 0)))",
          "definitions: adjWithin lists have the same length and agree outside one position, "
-         "where they differ by at most c; ListSum sums the entries"),
+         "where they differ by at most c (so a negative c admits only equal lists, whose "
+         "DiffAt values are equal: docs/verifier.md); ListSum sums the entries"),
     Fact("lists.adjwithin.adj", (("l1", "list"), ("l2", "list"), ("c", "real")),
          "Implies(AdjWithin(l1, l2, c), Adj(l1, l2))", "definition of adjWithin"),
     Fact("lists.length.nat", (("l", "list"),),
@@ -202,6 +203,29 @@ _STATIC_FACTS = [
          "Implies(Eq(Length(l), Length(m)), Abs(Count(l) - Count(m)) <= HammingDist(l, m))",
          "induction on two bool lists of one length: each position where they differ changes "
          "the count by at most 1, the others by 0 (definitions of count and dist)"),
+    Fact("lists.adj.dist", (("l", "list"), ("m", "list")),
+         "Implies(Adj(l, m), Eq(Length(l), Length(m)) & (HammingDist(l, m) <= 1)) & "
+         "Implies(Eq(Length(l), Length(m)) & (HammingDist(l, m) <= 1), Adj(l, m))",
+         "definitions of adj and dist (LANGUAGE.md): adjacent lists have one length and differ "
+         "in at most one position; dist counts the positions where they differ"),
+    Fact("lists.dist.length", (("l", "list"), ("m", "list")),
+         "Implies(Eq(Length(l), Length(m)), HammingDist(l, m) <= Length(l))",
+         "definition of dist (LANGUAGE.md): two lists of one length differ in at most each of "
+         "their positions"),
+    Fact("lists.cons.relations", (("x", "real"), ("y", "real"), ("c", "real"), ("l", "list"),
+                                  ("m", "list")),
+         "Implies(Adj(Cons(x, l), Cons(y, m)), (Eq(x, y) & Adj(l, m)) | Eq(l, m)) & "
+         "Implies((Eq(x, y) & Adj(l, m)) | Eq(l, m), Adj(Cons(x, l), Cons(y, m))) & "
+         "Implies(AdjWithin(Cons(x, l), Cons(y, m), c), (Eq(x, y) & AdjWithin(l, m, c)) | "
+         "(Ne(x, y) & Eq(l, m) & (Abs(x - y) <= c))) & "
+         "Implies((Eq(x, y) & AdjWithin(l, m, c)) | (Ne(x, y) & Eq(l, m) & (Abs(x - y) <= c)), "
+         "AdjWithin(Cons(x, l), Cons(y, m), c)) & "
+         "Implies(Eq(Length(l), Length(m)), Eq(HammingDist(Cons(x, l), Cons(y, m)), "
+         "HammingDist(l, m) + Piecewise((0, Eq(x, y)), (1, True))))",
+         "definitions of adj, adjWithin and dist on x :: l and y :: m (LANGUAGE.md: at "
+         "x :: xs ~ y :: ys, adj unfolds to (x = y /\\ adj (xs, ys)) \\/ xs = ys): the heads are "
+         "one position, the tails the others; adjWithin bounds the one difference by c, dist "
+         "counts the differences"),
     Fact("distributions.injective", (("a1", "real"), ("b1", "real"), ("a2", "real"),
                                      ("b2", "real")),
          "Implies(Eq(BetaDist(a1, b1), BetaDist(a2, b2)), Eq(a1, a2) & Eq(b1, b2)) & "

@@ -17,6 +17,9 @@ table; those facts are their trust base. One lemma per schema statement:
 | ``lists.adjwithin.reflexive`` | ``l1 = l2`` and ``c >= 0`` imply ``adjWithin (l1, l2, c)`` |
 | ``lists.dist.definition`` | ``dist (l1, l2) >= 0``, and 0 for equal lists |
 | ``lists.dist.count`` | equal lengths: ``abs (count l1 - count l2) <= dist (l1, l2)`` |
+| ``lists.dist.adjacent`` | ``adj (l1, l2)`` and ``adjWithin (l1, l2, c)`` each imply ``dist (l1, l2) <= 1`` |
+| ``lists.dist.length`` | equal lengths: ``dist (l1, l2) <= length l1`` |
+| ``lists.cons.relations`` | ``adj``, ``adjWithin`` and ``dist`` of ``x :: l`` and ``y :: m`` unfold to the tails |
 | ``distributions.injective``, ``distributions.injective.dirichlet/k=K`` | equal distributions of one family have equal parameters |
 
 and one the ExpMech rule uses for a candidate drawn from ``posteriors (P, n)``
@@ -142,6 +145,54 @@ def dist_count() -> Lemma:
                       "Bool lists of one length have counts at most their Hamming distance "
                       "apart.", P, (eq(Length(l1), Length(l2)),), concl, "lists.dist.count",
                       [{"l": l1, "m": l2}])
+
+
+def dist_adjacent() -> Lemma:
+    P = params(("l1", "list"), ("l2", "list"), ("c", "real"))
+    S = symbols(P)
+    l1, l2, c = S["l1"], S["l2"], S["c"]
+    d = F("HammingDist")(l1, l2)
+    concl = sp.And(sp.Implies(F("Adj")(l1, l2), sp.Le(d, 1)),
+                   sp.Implies(F("AdjWithin")(l1, l2, c), sp.Le(d, 1)))
+    bld = ArtifactBuilder("lists.dist.adjacent", "proved", P, (), concl)
+    relation, within = bld.fact("lists.adj.dist"), bld.fact("lists.adjwithin.adj")
+    bld.qed([bld.ref(relation, l=l1, m=l2), bld.ref(within, l1=l1, l2=l2, c=c)])
+    return Lemma("lists.dist.adjacent", "adjacent lists are at Hamming distance at most 1",
+                 "adj (l1, l2) and adjWithin (l1, l2, c) each imply dist (l1, l2) <= 1.", P, (),
+                 concl, SOURCE, "proved", bld.build())
+
+
+def dist_length() -> Lemma:
+    P = params(("l1", "list"), ("l2", "list"))
+    S = symbols(P)
+    l1, l2 = S["l1"], S["l2"]
+    Length = F("Length")
+    return _from_fact("lists.dist.length", "dist is at most the length",
+                      "Two lists of one length differ in at most that many positions.", P,
+                      (eq(Length(l1), Length(l2)),), sp.Le(F("HammingDist")(l1, l2), Length(l1)),
+                      "lists.dist.length", [{"l": l1, "m": l2}])
+
+
+def cons_relations() -> Lemma:
+    P = params(("x", "real"), ("y", "real"), ("c", "real"), ("l", "list"), ("m", "list"))
+    S = symbols(P)
+    x, y, c, l, m = S["x"], S["y"], S["c"], S["l"], S["m"]
+    Cons, Adj, AdjW, Dist, Length = (F(n) for n in ("Cons", "Adj", "AdjWithin", "HammingDist",
+                                                    "Length"))
+    cx, cy = Cons(x, l), Cons(y, m)
+    adj = sp.Or(sp.And(eq(x, y), Adj(l, m)), eq(l, m))
+    within = sp.Or(sp.And(eq(x, y), AdjW(l, m, c)),
+                   sp.And(sp.Ne(x, y), eq(l, m), sp.Le(sp.Abs(x - y), c)))
+    concl = sp.And(
+        sp.Implies(Adj(cx, cy), adj), sp.Implies(adj, Adj(cx, cy)),
+        sp.Implies(AdjW(cx, cy, c), within), sp.Implies(within, AdjW(cx, cy, c)),
+        sp.Implies(eq(Length(l), Length(m)),
+                   eq(Dist(cx, cy), Dist(l, m) + sp.Piecewise((0, eq(x, y)), (1, True)))))
+    return _from_fact("lists.cons.relations", "adj, adjWithin and dist of x :: l and y :: m",
+                      "adj (x :: l, y :: m) iff x = y and adj (l, m), or l = m; adjWithin the "
+                      "same with the one difference at most c; dist adds 1 when x <> y "
+                      "(l and m of one length).", P, (), concl, "lists.cons.relations",
+                      [{"x": x, "y": y, "c": c, "l": l, "m": m}])
 
 
 def _injective(family: str, a, b):

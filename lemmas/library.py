@@ -71,6 +71,8 @@ _BUILDERS = (
     ("lists.definition", df.definition), ("lists.adj.reflexive", df.adj_reflexive),
     ("lists.adjwithin.reflexive", df.adjwithin_reflexive),
     ("lists.dist.definition", df.dist_definition), ("lists.dist.count", df.dist_count),
+    ("lists.dist.adjacent", df.dist_adjacent), ("lists.dist.length", df.dist_length),
+    ("lists.cons.relations", df.cons_relations),
     ("distributions.injective", df.injective),
     ("posteriors.members.beta", df.posteriors_beta),
     # mechanisms

@@ -394,12 +394,14 @@ def sum_adjwithin() -> Lemma:
     l1, l2, c = S["l1"], S["l2"], S["c"]
     ListSum, Length = exprs.function("ListSum"), exprs.function("Length")
     hyps = (exprs.function("AdjWithin")(l1, l2, c),)
-    concl = sp.And(sp.Le(sp.Abs(ListSum(l1) - ListSum(l2)), c), eq(Length(l1), Length(l2)))
+    concl = sp.And(sp.Le(sp.Abs(ListSum(l1) - ListSum(l2)), sp.Max(c, 0)),
+                   eq(Length(l1), Length(l2)))
     bld = ArtifactBuilder("sens.sum.adjwithin", "proved", P, hyps, concl)
     f = bld.fact("lists.sum.adjwithin")
     bld.qed([bld.ref(f, l1=l1, l2=l2, c=c)])
-    return Lemma("sens.sum.adjwithin", "sum is c-sensitive under adjWithin c",
-                 "Lists adjacent within c have sums within c and equal lengths.", P, hyps, concl,
+    return Lemma("sens.sum.adjwithin", "sum is max (c, 0)-sensitive under adjWithin c",
+                 "Lists adjacent within c have sums within max (c, 0) (a negative c admits "
+                 "only equal lists) and equal lengths.", P, hyps, concl,
                  "definition of adjWithin (LANGUAGE.md)", "proved", bld.build())
 
 

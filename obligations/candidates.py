@@ -100,3 +100,18 @@ def conjugate(candidates: T.Term) -> Optional[Conjugate]:
                 and prior == V.dist_ctor(family, prior.args):
             return Conjugate(family, prior.args, n)
     return None
+
+
+def literal_members(candidates: T.Term, r: T.Term) -> Tuple[T.Term, ...]:
+    """The fact about a candidate ``r`` drawn from a list written out, ``[e1; ...; en]``
+    (``cons`` down to ``[]``): ``r`` is one of its entries, ``r = e1 \\/ ... \\/ r = en``
+    (what ``expMech`` draws is an entry of its candidate list, LANGUAGE.md). No fact for
+    any other list."""
+    entries = []
+    while isinstance(candidates, T.Apply) and candidates.func.name == "cons":
+        entries.append(candidates.args[0])
+        candidates = candidates.args[1]
+    if not (isinstance(candidates, T.Apply) and candidates.func.name.startswith("nil_")) \
+            or not entries or any(e.sort != r.sort for e in entries):
+        return ()
+    return (T.or_(*[T.eq(r, e) for e in entries]),)

@@ -1,36 +1,70 @@
-"""Counterexamples: z3's model of a satisfiable problem, confirmed by exact evaluation.
+"""Counterexamples: z3's model of a satisfiable problem, confirmed with the built-ins' meaning.
 
-``model_check(problem, rlimit, ctx, used)`` is what the z3 back end (``obligations.z3_backend``)
-does when z3 answers ``sat``: it builds the lowered problem through z3's Python API in the
-given context, asks a fresh solver for a model, reads back the values of the program
-variables and of the uninterpreted functions, and evaluates the *original* obligation there
-with exact rational and rigorous ball arithmetic (``obligations.evaluate``), with the true
-``pi``, ``sqrt``, ``exp`` and ``log``. ``refuted`` only if every hypothesis and axiom is true
-and the goal false; otherwise ``unknown`` with the reason (typically: the model relied on the
-encoding's incomplete knowledge of ``exp``/``log``).
+``model_check(problem, rlimit, ctx, used, opaque)`` is what the z3 back end
+(``obligations.z3_backend``) does when z3 answers ``sat``. A model of the lowered problem is
+only a *candidate*: z3 treats ``length``, ``adj``, ``dist``, ``hellinger``… as uninterpreted
+symbols and ``exp``/``log`` through a few of their properties, so its model may give
+``adj ([false], [true])`` the value ``false`` or a Hellinger distance no two Betas have. A
+result is ``refuted`` only when the counterexample is confirmed **in the built-ins' own
+semantics**:
+
+1. **Concrete values.** The problem is solved again with every list a concrete list of at most
+   ``bound`` elements (a length and that many elements), and the list built-ins (``length``,
+   ``count``, ``countOf``, ``sum``, ``adj``, ``adjWithin``, ``dist``, ``::``, ``[]``, equality
+   of lists) replaced by their definitions (``ConcreteEncoder``). A model of that gives
+   concrete lists, numbers and Booleans for the obligation's variables.
+2. **Exact evaluation.** The *original* obligation is evaluated at those values by
+   ``obligations.evaluate`` with the built-ins interpreted (``obligations.builtins``: lists by
+   their definitions, distributions by their families, ``hellinger`` and ``tv`` by certified
+   closed forms in ball arithmetic, ``pi``, ``sqrt``, ``exp``, ``log`` exactly or as balls).
+   Every hypothesis and axiom must be true and the goal false. An application the
+   evaluation finds at odds with the model (z3 assumed a distance the distributions do not
+   have) is added to the search as a true fact and the search is repeated
+   (``REFINEMENTS`` times at most).
+3. **Opaque values.** What has no definition here — a call of a program function known only
+   through its ``val``, a distance to a distribution that is a variable — keeps the value
+   z3 gave it, so the counterexample stands only if the goal is false *whatever* those
+   applications are (with the variables fixed at their values, the goal together with the
+   axioms is unsatisfiable), and no hypothesis other than a call fact mentions them.
+
+Otherwise the result is ``unknown`` and the reason names the fact the verifier lacked: the
+values z3's model needs that no concrete lists have ("``dist (db<1>, db<2>) = 2`` with
+``length db<1> = 1``"), the application whose model value is not its true value, or the
+opaque applications the goal depends on.
 
 Kept apart from the back end so that verifying a program that refutes nothing never loads
-python-flint.
+python-flint or z3's Python API.
 """
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import z3
 from flint import arb, ctx as flint_ctx, fmpq
 
+from obligations import vocabulary as V
+from obligations.builtins import BuiltinInterpretation, DistValue, interpreted, show
 from obligations.encoding import GOAL, Problem
-from obligations.evaluate import PRECISION, Element, Evaluator, Interpretation, Value
+from obligations.evaluate import (PRECISION, Element, Evaluator, Interpretation, Value,
+                                  equal_values)
 from obligations.model import Binding, Verdict
 from obligations.smtlib import SEED
 from obligations.terms import (BOOL, INT, REAL, Apply, Const, FuncDecl, Op, OpKind, Quantifier,
-                               Sort, Term, Var, ground_applications, pretty, subterms)
+                               Sort, Term, Var, free_vars, ground_applications, pretty,
+                               subterms)
 
 #: The names of call-fact hypotheses (``verifier.rules.call_facts``): they assume a val.
 CALL_FACT = "h__call_"
 #: Decimal digits of the rational enclosures taken of algebraic numbers in models.
 ALGEBRAIC_DIGITS = 40
+#: The longest lists the concrete search tries, and the shortest bound it uses.
+MAX_BOUND, MIN_BOUND = 8, 3
+#: The list built-ins the concrete encoding defines (``nil_*`` too).
+_DEFINED = frozenset({"length", "count", "countOf", "sum", "adj", "adjWithin", "dist", "cons"})
+#: How often a model at odds with the built-ins' values is corrected and solved again.
+REFINEMENTS = 3
 
 _NOT_POLYNOMIAL = {OpKind.DIV, OpKind.PI, OpKind.SQRT, OpKind.EXP, OpKind.LOG}
 
@@ -45,6 +79,11 @@ _Z3_OPS = {
 }
 
 
+class Unsupported(Exception):
+    """A term the concrete encoding cannot render (a quantifier over lists, an operation
+    the lowering should have removed)."""
+
+
 class Z3Encoder:
     """Renders the terms of a lowered ``Problem`` as z3 expressions in one context."""
 
@@ -57,8 +96,6 @@ class Z3Encoder:
         self.functions: Dict[FuncDecl, z3.FuncDeclRef] = {
             f: z3.Function(problem.symbol(f), *[self.sorts[s] for s in f.domain + (f.range,)])
             for f in problem.functions}
-        self.constants: Dict[Var, z3.ExprRef] = {
-            v: self.const(v) for v in problem.constants}
 
     def const(self, v: Var) -> z3.ExprRef:
         return z3.Const(self.problem.symbol(v), self.sorts[v.sort])
@@ -78,7 +115,8 @@ class Z3Encoder:
         if isinstance(t, Quantifier):
             make = z3.ForAll if t.kind == "forall" else z3.Exists
             return make([self.const(v) for v in t.vars], self.expr(t.body))
-        assert isinstance(t, Op) and t.op in _Z3_OPS, f"not lowered: {t}"
+        if not (isinstance(t, Op) and t.op in _Z3_OPS):
+            raise Unsupported(f"not lowered: {pretty(t)}")
         return _Z3_OPS[t.op](*[self.expr(a) for a in t.args])
 
     def value(self, z: z3.ExprRef) -> Value:
@@ -99,7 +137,10 @@ class Z3Encoder:
                            fmpq(1, 10 ** ALGEBRAIC_DIGITS))
         for s, zs in self.sorts.items():
             if not s.is_builtin and z.sort() == zs:
-                return Element(s, _element_index(z))
+                try:
+                    return Element(s, _element_index(z))
+                except (ValueError, IndexError):
+                    return None
         return None
 
 
@@ -107,6 +148,154 @@ def _element_index(z: z3.ExprRef) -> int:
     # z3 names the elements of a finite universe "<sort>!val!<i>"
     return int(str(z).rsplit("!val!", 1)[1])
 
+
+# ---- lists as concrete lists -------------------------------------------------------------------
+
+class ListRep:
+    """A list of at most ``len(elems)`` elements: its length and its elements (those at
+    positions from the length on mean nothing)."""
+
+    def __init__(self, length: z3.ArithRef, elems: List[z3.ExprRef]):
+        self.length, self.elems = length, elems
+
+
+class ConcreteEncoder(Z3Encoder):
+    """Terms as z3 expressions in which every list is a ``ListRep`` of at most ``bound``
+    elements and the list built-ins are their definitions (LANGUAGE.md). Other symbols stay
+    uninterpreted; an application of one to a list (or giving a list) is a fresh constant
+    per syntactic application (``opaque``). ``side`` collects the constraints on lengths and
+    element ranges."""
+
+    def __init__(self, problem: Problem, ctx: z3.Context, bound: int):
+        super().__init__(problem, ctx)
+        self.bound = bound
+        self.side: List[z3.BoolRef] = []
+        self.reps: Dict[Term, ListRep] = {}
+        self.opaque: Dict[Apply, z3.ExprRef] = {}
+
+    def expr(self, t: Term) -> Any:
+        if _is_list(t.sort):
+            return self.list_of(t)
+        if isinstance(t, Quantifier) and any(_is_list(v.sort) for v in t.vars):
+            raise Unsupported(f"a quantifier over lists: {pretty(t)}")
+        if isinstance(t, Apply):
+            return self.apply(t)
+        if isinstance(t, Op) and t.op in (OpKind.EQ, OpKind.NE) and _is_list(t.args[0].sort):
+            same = self.same(self.list_of(t.args[0]), self.list_of(t.args[1]))
+            return same if t.op == OpKind.EQ else z3.Not(same)
+        return super().expr(t)
+
+    def apply(self, t: Apply) -> z3.ExprRef:
+        name, args = t.func.name, t.args
+        if name == "length":
+            return self.list_of(args[0]).length
+        if name == "count":
+            l = self.list_of(args[0])
+            return self._tally([z3.And(self._inside(l, i), e) for i, e in enumerate(l.elems)])
+        if name == "countOf":
+            l, j = self.list_of(args[0]), self.expr(args[1])
+            return self._tally([z3.And(self._inside(l, i), e == j) for i, e in enumerate(l.elems)])
+        if name == "sum":
+            l = self.list_of(args[0])
+            zero = z3.RealVal(0, self.ctx)
+            return z3.Sum([z3.If(self._inside(l, i), e, zero) for i, e in enumerate(l.elems)])
+        if name == "dist":
+            return self._differences(self.list_of(args[0]), self.list_of(args[1]))
+        if name in ("adj", "adjWithin"):
+            l1, l2 = self.list_of(args[0]), self.list_of(args[1])
+            parts = [l1.length == l2.length, self._differences(l1, l2) <= 1]
+            if name == "adjWithin":
+                c = self.expr(args[2])
+                for i, (x, y) in enumerate(zip(l1.elems, l2.elems)):
+                    gap = z3.If(x >= y, x - y, y - x)
+                    parts.append(z3.Implies(z3.And(self._inside(l1, i), x != y), gap <= c))
+            return z3.And(*parts)
+        if any(_is_list(a.sort) for a in args):
+            if t not in self.opaque:
+                self.opaque[t] = z3.FreshConst(self.sorts[t.sort], prefix="opaque")
+            return self.opaque[t]
+        return super().expr(t)
+
+    def list_of(self, t: Term) -> ListRep:
+        if t in self.reps:
+            return self.reps[t]
+        if isinstance(t, Apply) and t.func.name.startswith("nil_"):
+            rep = ListRep(z3.IntVal(0, self.ctx), self._fresh_elems(t.sort, "nil"))
+        elif isinstance(t, Apply) and t.func.name == "cons":
+            tail = self.list_of(t.args[1])
+            self.side.append(tail.length <= self.bound - 1)
+            rep = ListRep(tail.length + 1, [self.expr(t.args[0])] + tail.elems[:self.bound - 1])
+        elif isinstance(t, Op) and t.op == OpKind.ITE:
+            c, a, b = self.expr(t.args[0]), self.list_of(t.args[1]), self.list_of(t.args[2])
+            rep = ListRep(z3.If(c, a.length, b.length),
+                          [z3.If(c, x, y) for x, y in zip(a.elems, b.elems)])
+        elif isinstance(t, (Var, Apply)):
+            name = self.problem.symbol(t) if isinstance(t, Var) else "opaque"
+            length = z3.FreshConst(self.sorts[INT], prefix=f"{name}!len") \
+                if isinstance(t, Apply) else z3.Const(f"{name}!len", self.sorts[INT])
+            self.side += [length >= 0, length <= self.bound]
+            rep = ListRep(length, self._fresh_elems(t.sort, name, fixed=isinstance(t, Var)))
+        else:
+            raise Unsupported(f"a list the concrete encoding cannot render: {pretty(t)}")
+        self.reps[t] = rep
+        return rep
+
+    def _fresh_elems(self, sort: Sort, name: str, fixed: bool = False) -> List[z3.ExprRef]:
+        key = V.list_key_of(sort)
+        elem = V.elem_sort(key)
+        if elem not in self.sorts:
+            raise Unsupported(f"lists of {elem}")
+        zs = self.sorts[elem]
+        elems = [z3.Const(f"{name}!{i}", zs) if fixed else z3.FreshConst(zs, prefix=name)
+                 for i in range(self.bound)]
+        k = V.fin_size(key)
+        if k:
+            self.side += [z3.And(e >= 0, e < k) for e in elems]
+        return elems
+
+    def _inside(self, l: ListRep, i: int) -> z3.BoolRef:
+        return z3.IntVal(i, self.ctx) < l.length
+
+    def _tally(self, conditions: Sequence[z3.BoolRef]) -> z3.ArithRef:
+        one, zero = z3.IntVal(1, self.ctx), z3.IntVal(0, self.ctx)
+        return z3.Sum([z3.If(c, one, zero) for c in conditions]) if conditions else zero
+
+    def _differences(self, l1: ListRep, l2: ListRep) -> z3.ArithRef:
+        return self._tally([z3.And(self._inside(l1, i), x != y)
+                            for i, (x, y) in enumerate(zip(l1.elems, l2.elems))])
+
+    def same(self, l1: ListRep, l2: ListRep) -> z3.BoolRef:
+        return z3.And(l1.length == l2.length,
+                      *[z3.Implies(self._inside(l1, i), x == y)
+                        for i, (x, y) in enumerate(zip(l1.elems, l2.elems))])
+
+    def congruence(self) -> List[z3.BoolRef]:
+        """Equal arguments give equal results, for the applications made constants."""
+        out = []
+        apps = list(self.opaque)
+        for i, a in enumerate(apps):
+            for b in apps[i + 1:]:
+                if a.func != b.func:
+                    continue
+                same = [self.same(self.list_of(x), self.list_of(y)) if _is_list(x.sort)
+                        else self.expr(x) == self.expr(y) for x, y in zip(a.args, b.args)]
+                out.append(z3.Implies(z3.And(*same), self.opaque[a] == self.opaque[b]))
+        return out
+
+    def concrete(self, model: z3.ModelRef, v: Var) -> Value:
+        """The value of variable ``v`` in ``model``: a tuple for a list."""
+        if _is_list(v.sort):
+            rep = self.list_of(v)
+            n = model.eval(rep.length, model_completion=True).as_long()
+            return tuple(self.value(model.eval(e, model_completion=True)) for e in rep.elems[:n])
+        return self.value(model.eval(self.const(v), model_completion=True))
+
+
+def _is_list(sort: Sort) -> bool:
+    return V.list_key_of(sort) is not None
+
+
+# ---- interpretations of the remaining symbols ----------------------------------------------------
 
 class _ModelInterpretation(Interpretation):
     """Uninterpreted functions and sorts as z3's model interprets them."""
@@ -123,6 +312,8 @@ class _ModelInterpretation(Interpretation):
         return sorted(found, key=lambda e: e.index) if found else None
 
     def apply(self, func: FuncDecl, args: Tuple[Value, ...]) -> Value:
+        if func not in self.encoder.functions:
+            return None
         zargs = [self._z3(a, s) for a, s in zip(args, func.domain)]
         if any(a is None for a in zargs):
             return None
@@ -135,9 +326,28 @@ class _ModelInterpretation(Interpretation):
             return self.elements.get(v)
         if isinstance(v, bool):
             return z3.BoolVal(v, ctx)
-        if s == INT:
+        if s == INT and isinstance(v, int):
             return z3.IntVal(v, ctx)
         return z3.RealVal(Fraction(v), ctx) if isinstance(v, (int, Fraction)) else None
+
+
+class _OpaqueTable(Interpretation):
+    """The model's values of the applications the concrete encoding made constants (opaque
+    applications to lists), looked up by their arguments' values; anything else by
+    ``fallback``."""
+
+    def __init__(self, entries: List[Tuple[FuncDecl, Tuple[Value, ...], Value]],
+                 fallback: Interpretation):
+        self.entries, self.fallback = entries, fallback
+
+    def universe(self, sort: Sort):
+        return self.fallback.universe(sort)
+
+    def apply(self, func: FuncDecl, args: Tuple[Value, ...]) -> Value:
+        for f, values, result in self.entries:
+            if f == func and all(equal_values(a, b) is True for a, b in zip(args, values)):
+                return result
+        return self.fallback.apply(func, args)
 
 
 def _solver(ctx: z3.Context, rlimit: int) -> z3.Solver:
@@ -147,139 +357,400 @@ def _solver(ctx: z3.Context, rlimit: int) -> z3.Solver:
     return s
 
 
+# ---- the procedure ---------------------------------------------------------------------------------
+
 def model_check(problem: Problem, rlimit: int, ctx: z3.Context, used: Dict[str, Any],
                 opaque: FrozenSet[str] = frozenset()) -> Tuple[Verdict, str, Dict[str, Any]]:
-    """Solve ``problem`` again through the API, for a model to confirm. ``opaque`` names the
-    functions whose calls are opaque symbols (functions known only through their val): a
-    counterexample stands only if it does not depend on the values of their calls."""
-    enc = Z3Encoder(problem, ctx)
-    s = _solver(ctx, rlimit)
-    for a in problem.assertions:
-        s.add(enc.expr(a.term))
-    answer = s.check()
-    if answer != z3.sat:
-        return (Verdict.UNKNOWN, f"z3 answered sat, but {answer} when asked again for a model",
-                used)
-    verdict, reason, bindings = _confirm(problem, enc, s.model())
-    if verdict == Verdict.REFUTED and opaque:
-        doubt = _depends_on_calls(problem, enc, s.model(), opaque, rlimit)
-        if doubt is not None:
-            return Verdict.UNKNOWN, doubt, used
-        reason += "; it holds whatever the opaque calls return"
-    return verdict, reason, {**used, "counterexample": bindings}
+    """Confirm z3's ``sat`` in the built-ins' semantics (see the module docstring).
+    ``opaque`` names the functions known only through their val (their calls are kept
+    free); every other symbol without a definition here is treated the same way."""
+    try:
+        return _Confirmation(problem, rlimit, ctx, opaque).run(used)
+    except (Unsupported, z3.Z3Exception, ArithmeticError, ValueError, TypeError) as exc:
+        return (Verdict.UNKNOWN, "z3 found a candidate counterexample, but it could not be "
+                f"confirmed in the built-ins' semantics ({exc})", used)
+    except Exception as exc:  # noqa: BLE001  (a verdict is never an internal error)
+        if os.environ.get("PRIVINFER_DEBUG"):
+            raise
+        return (Verdict.UNKNOWN, "z3 found a candidate counterexample, but confirming it failed "
+                f"({type(exc).__name__}: {exc}); please report this", used)
 
 
-def _depends_on_calls(problem: Problem, enc: Z3Encoder, model: z3.ModelRef,
-                      opaque: FrozenSet[str], rlimit: int) -> Optional[str]:
-    """None when the goal is false at ``model`` whatever the calls of the ``opaque``
-    functions return; otherwise why that is not shown.
+class _Confirmation:
+    """One confirmation: the search for concrete values, their evaluation, the verdict."""
 
-    A call of a function known only through its val is an uninterpreted symbol, so z3's
-    model gives it a value the function may never return. The counterexample is kept only if
-    the goal stays false for *every* value of the calls: with the program's variables and
-    every call-free uninterpreted term fixed at their values in the model, the goal together
-    with the axioms (true facts) and the encoding's facts is unsatisfiable. The call facts
-    (hypotheses ``h__call_*``, which assume the val) are left out, and a path condition that
-    mentions a call makes the question undecided here (the path may not be taken)."""
-    ob = problem.obligation
-    terms = [n.term for n in ob.hypotheses + ob.axioms] + [ob.goal]
-    apps = ground_applications(*terms)
-    called = sorted({a.func.name for a in apps if a.func.name in opaque})
-    if not called:
-        return None
-    shown = ", ".join(called)
-    doubt = (f"z3 found a candidate counterexample, but it gives values to calls of {shown}, "
-             "which the verifier knows only through the postcondition of their val (and not at "
-             "all in their own body), and the goal is not false for every value they could "
-             "take, so the values may be ones the function never returns")
+    def __init__(self, problem: Problem, rlimit: int, ctx: z3.Context, opaque: FrozenSet[str]):
+        self.problem, self.rlimit, self.ctx, self.opaque = problem, rlimit, ctx, opaque
+        self.ob = problem.obligation
+        self.learned: List[Tuple[Apply, Tuple[Value, ...], Value]] = []
+        self.defined: set = set()  # Dist variables a hypothesis defines (``_evaluate``)
 
-    def calls_in(t: Term) -> bool:
-        return any(isinstance(x, Apply) and x.func.name in opaque for x in subterms(t))
+    def run(self, used: Dict[str, Any]) -> Tuple[Verdict, str, Dict[str, Any]]:
+        first = self._first_model()
+        if first is None:
+            return (Verdict.UNKNOWN, "z3 answered sat, but not when asked again for a model",
+                    used)
+        bound = self._bound(*first)
+        doubt: Tuple[str, Optional[str]] = ("no concrete values were found", None)
+        for _ in range(REFINEMENTS + 1):
+            found = self._search(bound)
+            if found is None:
+                doubt = (f"{doubt[0]}; with the values learned, no counterexample remains",
+                         doubt[1]) if self.learned else self._unrealisable(first, bound)
+                break
+            encoder, model = found
+            verdict, reason, bindings, correction = self._evaluate(encoder, model)
+            if verdict == Verdict.REFUTED:
+                return verdict, reason[0], {**used, "counterexample": bindings}
+            doubt = reason
+            if correction is None:
+                break
+            app, _, at, value = correction
+            self.learned.append((app, at, value))
+        reason, lacking = doubt
+        return Verdict.UNKNOWN, reason, {**used, "lacking": lacking} if lacking else used
 
-    if any(calls_in(h.term) for h in ob.hypotheses if not h.name.startswith(CALL_FACT)):
-        return doubt + " (a hypothesis of the path mentions a call)"
-    s = _solver(enc.ctx, rlimit)
-    for a in problem.assertions:
-        if a.role == "goal":
-            s.add(enc.expr(a.term.args[0]))  # type: ignore[attr-defined]  # the goal itself
-        elif not a.name.startswith(CALL_FACT):
+    # ---- the first, abstract model ---------------------------------------------------------
+
+    def _first_model(self) -> Optional[Tuple[Z3Encoder, z3.ModelRef]]:
+        enc = Z3Encoder(self.problem, self.ctx)
+        s = _solver(self.ctx, self.rlimit)
+        for a in self.problem.assertions:
             s.add(enc.expr(a.term))
-    groups: Dict[Tuple[str, int], List[z3.ExprRef]] = {}
-    fixed = [v for v in ob.free_vars] + [a for a in apps if not calls_in(a)]
-    for t in fixed:
-        try:
-            z = enc.const(t) if isinstance(t, Var) else enc.expr(t)
-        except AssertionError:  # not in the solver's fragment: left free (less is shown)
-            continue
-        value = model.eval(z, model_completion=True)
-        if t.sort.is_builtin:
-            s.add(z == value)
-            continue
-        try:
-            element = _element_index(value)
-        except (ValueError, IndexError):  # not an element of the model's universe: left free
-            continue
-        groups.setdefault((t.sort.name, element), []).append(z)
-    for members in groups.values():
-        s.add(*[members[0] == m for m in members[1:]])
-    representatives = [m[0] for m in groups.values()]
-    by_sort: Dict[Any, List[z3.ExprRef]] = {}
-    for r in representatives:
-        by_sort.setdefault(r.sort(), []).append(r)
-    for same in by_sort.values():
-        if len(same) > 1:
-            s.add(z3.Distinct(*same))
-    return None if s.check() == z3.unsat else doubt
+        return (enc, s.model()) if s.check() == z3.sat else None
 
+    def _bound(self, enc: Z3Encoder, model: z3.ModelRef) -> int:
+        """How long the concrete lists may be: at least the longest list of the first model
+        (up to ``MAX_BOUND``)."""
+        longest = 0
+        for app in ground_applications(*(a.term for a in self.problem.assertions)):
+            if app.func.name == "length":
+                try:
+                    value = model.eval(enc.expr(app), model_completion=True)
+                    longest = max(longest, value.as_long())
+                except (Unsupported, z3.Z3Exception, AttributeError):
+                    continue
+        return max(MIN_BOUND, min(MAX_BOUND, longest))
 
-def _confirm(problem: Problem, enc: Z3Encoder,
-             model: z3.ModelRef) -> Tuple[Verdict, str, Tuple[Binding, ...]]:
-    """Evaluate the original obligation at z3's model; refuted only if confirmed."""
-    ob = problem.obligation
-    env: Dict[Var, Value] = {}
-    bindings: List[Binding] = []
-    for v in ob.free_vars:
-        z = model.eval(enc.constants[v], model_completion=True)
-        env[v] = enc.value(z)
-        bindings.append(_binding(v.label, z, env[v]))
-    ev = Evaluator(_ModelInterpretation(enc, model))
+    # ---- the concrete search ---------------------------------------------------------------
 
-    def truth(name: str, term: Term) -> Value:
+    def _search(self, bound: int) -> Optional[Tuple[ConcreteEncoder, z3.ModelRef]]:
+        """A model with concrete lists of the encoding's facts, the hypotheses and the negated
+        goal (the axioms are left out: they are facts about the built-ins, which are
+        definitions here), plus the values learned from earlier rounds."""
+        enc = ConcreteEncoder(self.problem, self.ctx, bound)
+        s = _solver(self.ctx, self.rlimit)
+        for a in self.problem.assertions:
+            if a.role != "axiom":
+                s.add(enc.expr(a.term))
+        for app, at, value in self.learned:
+            s.add(self._pinned(enc, app, at, value))
+        s.add(*enc.side, *enc.congruence())
+        return (enc, s.model()) if s.check() == z3.sat else None
+
+    def _pinned(self, enc: ConcreteEncoder, app: Apply, at: Dict[Var, Value],
+                value: Value) -> z3.BoolRef:
+        """``the variables of app are at ==> app = value`` (or within value's ball): a true
+        fact, learned from the evaluation."""
+        same = []
+        for v, x in at.items():
+            if _is_list(v.sort):
+                rep = enc.list_of(v)
+                elem = V.elem_sort(V.list_key_of(v.sort))
+                same.append(rep.length == len(x))
+                same += [e == _z3_value(enc, y, elem) for e, y in zip(rep.elems, x)]
+            else:
+                same.append(enc.const(v) == _z3_value(enc, x, v.sort))
+        z = enc.expr(app)
+        if isinstance(value, arb):
+            lo, hi = (_dyadic(value.lower()), _dyadic(value.upper()))
+            fact = z3.And(z >= z3.RealVal(lo, self.ctx), z <= z3.RealVal(hi, self.ctx))
+        else:
+            fact = z == _z3_value(enc, value, app.sort)
+        return z3.Implies(z3.And(*same), fact) if same else fact
+
+    # ---- evaluation of the original obligation ------------------------------------------------
+
+    def _evaluate(self, enc: ConcreteEncoder, model: z3.ModelRef):
+        """(verdict, reason, bindings, correction): the obligation evaluated at the concrete
+        model; ``correction`` is a value to learn when an application disagrees with it."""
+        env = {v: enc.concrete(model, v) for v in self.ob.free_vars}
+        ev = Evaluator(BuiltinInterpretation(self._opaque_table(enc, model, env)))
+        self.defined = self._defined_distributions(ev, env)
+
+        def notes() -> str:
+            return f" ({'; '.join(ev.notes)})" if ev.notes else ""
+
+        for n in self.ob.hypotheses + self.ob.axioms:
+            holds = self._truth(ev, enc, model, n.name, n.term, env)
+            if holds is True or (holds is None and n.name.startswith("ax_")):
+                continue  # an axiom is a true fact: undecided here is no doubt about the point
+            correction = self._disagreement(enc, model, n.term, env)
+            if correction is not None:
+                app, args, _, value = correction
+                return Verdict.UNKNOWN, self._lacks(app, args, value, enc, model), (), correction
+            if holds is False and n.name.startswith("ax_"):
+                return (Verdict.UNKNOWN, (f"the axiom {n.name} is false at a concrete point "
+                        f"({_shown(env)}): a schema states something untrue, please report it",
+                        None), (), None)
+            what = "false" if holds is False else "undecided"
+            return (Verdict.UNKNOWN, (f"z3 found a candidate counterexample, but {n.name} is "
+                    f"{what} there once the built-ins take their values{notes()}", None), (), None)
+        goal = self._truth(ev, enc, model, GOAL, self.ob.goal, env)
+        opaque = self._opaque_applications()
+        doubt = self._depends_on_opaque(enc, env, opaque) if opaque and goal is not True else None
+        if opaque and goal is not True:
+            goal = False if doubt is None else None  # false whatever they are, or not shown
+        if goal is not False:
+            correction = self._disagreement(enc, model, self.ob.goal, env)
+            if correction is not None:
+                app, args, _, value = correction
+                return Verdict.UNKNOWN, self._lacks(app, args, value, enc, model), (), correction
+            what = "holds" if goal is True else "cannot be decided"
+            return (Verdict.UNKNOWN, doubt or (f"z3 found a candidate counterexample, but the goal "
+                    f"{what} there once the built-ins take their values{notes()}", None), (), None)
+        reason = "counterexample found by z3 and confirmed by evaluating the obligation with " \
+                 "the built-ins' definitions"
+        if opaque:
+            reason += "; it holds whatever " + ", ".join(sorted({pretty(a) for a in opaque})[:4]) \
+                + " " + ("is" if len(opaque) == 1 else "are")
+        return (Verdict.REFUTED, (reason, None),
+                tuple(_binding(v.label, env[v], _model_value(enc, model, v))
+                      for v in self.ob.free_vars), None)
+
+    def _defined_distributions(self, ev: Evaluator, env: Dict[Var, Value]) -> set:
+        """The variables of sort ``Dist`` that a hypothesis defines as a distribution of a
+        known family (``r = beta (r_p1, r_p2)``, a candidate's member fact): ``env`` gets
+        their value (so the goal is evaluated at a real distribution, not at z3's element)."""
+        defined = set()
+        for h in self.ob.hypotheses:
+            for part in _conjuncts(h.term):
+                if not (isinstance(part, Op) and part.op == OpKind.EQ):
+                    continue
+                for v, t in (part.args, part.args[::-1]):
+                    if isinstance(v, Var) and v.sort == V.DIST and v not in defined \
+                            and v not in set(free_vars(t)):
+                        value = ev.value(t, env)
+                        if isinstance(value, DistValue):
+                            env[v] = value
+                            defined.add(v)
+        return defined
+
+    def _opaque_table(self, enc: ConcreteEncoder, model: z3.ModelRef,
+                      env: Dict[Var, Value]) -> Interpretation:
+        """The model's values of the opaque applications to lists, by argument values (the
+        encoding's constants ``pi!``, ``exp!k``… evaluated from their definitions)."""
+        plain = _ModelInterpretation(enc, model)
+        ev = Evaluator(BuiltinInterpretation(plain))
+        lowered_env = dict(env)
+        for aux, definition in self.problem.definitions:
+            lowered_env[aux] = ev.value(definition, lowered_env)
+        entries = [(app.func, tuple(ev.value(a, lowered_env) for a in app.args),
+                    enc.value(model.eval(z, model_completion=True)))
+                   for app, z in enc.opaque.items()]
+        return _OpaqueTable(entries, plain)
+
+    def _truth(self, ev: Evaluator, enc: ConcreteEncoder, model: z3.ModelRef, name: str,
+               term: Term, env: Dict[Var, Value]) -> Value:
+        """The truth of ``term`` at ``env``; a polynomial formula over interpreted symbols
+        that balls cannot decide is evaluated exactly by z3 (its algebraic numbers are
+        exact)."""
         value = ev.value(term, env)
-        if value is None and _polynomial(term):
-            lowered = problem.assertion(name).term
+        if value is None and _polynomial(term) and not self._has_free_symbols(term):
+            lowered = self.problem.assertion(name).term
             if name == GOAL:
                 lowered = lowered.args[0]  # type: ignore[attr-defined]  # the goal, not its negation
-            z = model.eval(enc.expr(lowered), model_completion=True)
+            try:
+                z = model.eval(enc.expr(lowered), model_completion=True)
+            except Unsupported:  # a quantifier over lists
+                return None
             value = True if z3.is_true(z) else False if z3.is_false(z) else None
         return value
 
-    def notes() -> str:
-        return f" ({'; '.join(ev.notes)})" if ev.notes else ""
+    @staticmethod
+    def _has_free_symbols(term: Term) -> bool:
+        """Whether ``term`` applies a symbol the concrete encoding leaves uninterpreted (then
+        z3's value of it is not evidence)."""
+        return any(isinstance(t, Apply) and t.func.name not in _DEFINED
+                   and not t.func.name.startswith("nil_") for t in subterms(term))
 
-    for n in ob.hypotheses + ob.axioms:
-        holds = truth(n.name, n.term)
-        if holds is False:
-            return (Verdict.UNKNOWN, f"z3 found a candidate counterexample, but {n.name} is false "
-                    "there once pi, sqrt, exp and log take their true values", ())
-        if holds is None:
-            return (Verdict.UNKNOWN, f"z3 found a candidate counterexample, but {n.name} cannot "
-                    f"be decided there{notes()}", ())
-    goal = truth(GOAL, ob.goal)
-    if goal is True:
-        return (Verdict.UNKNOWN, "z3 found a candidate counterexample, but the goal holds there "
-                "once pi, sqrt, exp and log take their true values (the encoding knows only some "
-                "of their properties)", ())
-    if goal is None:
-        return (Verdict.UNKNOWN, f"z3 found a candidate counterexample, but the goal cannot be "
-                f"decided there{notes()}", ())
-    assumptions = (n.term for n in ob.hypotheses + ob.axioms)
-    for app in ground_applications(*assumptions, ob.goal):
-        z = model.eval(enc.expr(app), model_completion=True)
-        bindings.append(_binding(pretty(app), z, enc.value(z)))
-    relative = " (relative to the axioms of the uninterpreted symbols)" if problem.uninterpreted else ""
-    return (Verdict.REFUTED, f"counterexample found by z3 and confirmed by exact evaluation{relative}",
-            tuple(bindings))
+    def _disagreement(self, enc: ConcreteEncoder, model: z3.ModelRef, term: Term,
+                      env: Dict[Var, Value]):
+        """An interpreted application in ``term`` whose model value is not its value at
+        ``env``: (application, argument values, the values of its variables, its true value);
+        None when there is none (or it depends on a distribution that is a variable)."""
+        ev = Evaluator(BuiltinInterpretation(_ModelInterpretation(enc, model)))
+        for app in ground_applications(term):
+            if not interpreted(app.func) or _is_list(app.sort) or app.sort == V.DIST:
+                continue
+            args = tuple(ev.value(a, env) for a in app.args)
+            if any(a is None or isinstance(a, Element) for a in args):
+                continue
+            true = ev.value(app, env)
+            if true is None:
+                continue
+            try:
+                claimed = enc.value(model.eval(enc.expr(app), model_completion=True))
+            except Unsupported:
+                continue
+            at = {v: env[v] for v in free_vars(app)}
+            if equal_values(claimed, true) is False and \
+                    all(v.sort.is_builtin or _is_list(v.sort) for v in at):
+                return app, args, at, true
+        return None
+
+    def _lacks(self, app: Apply, args: Tuple[Value, ...], true: Value, enc,
+               model) -> Tuple[str, str]:
+        claimed = enc.value(model.eval(enc.expr(app), model_completion=True))
+        lacking = f"the value of {_application(app, args)}"
+        return (f"z3's candidate counterexample needs {_application(app, args)} = "
+                f"{show(claimed)}, but its value is {show(true)}: the verifier lacks a fact "
+                f"about {app.func.name}", lacking)
+
+    # ---- opaque applications ---------------------------------------------------------------
+
+    def _opaque_applications(self) -> List[Term]:
+        """What the goal and the non-call hypotheses mention whose value is not computed here:
+        calls of functions known through their val, variables of an uninterpreted sort (a
+        distribution drawn as a candidate) and the applications to them."""
+        terms = [self.ob.goal] + [h.term for h in self.ob.hypotheses
+                                  if not h.name.startswith(CALL_FACT)]
+        everything = [u for t in terms for u in subterms(t)]
+        variables = {u for u in everything if isinstance(u, Var) and not u.sort.is_builtin
+                     and not _is_list(u.sort) and u not in self.defined}
+        out: List[Term] = []
+        for u in everything:
+            if u in out:
+                continue
+            if u in variables or isinstance(u, Apply) and (
+                    u.func.name in self.opaque or not interpreted(u.func)
+                    or any(a in variables for a in u.args)):
+                out.append(u)
+        return out
+
+    def _depends_on_opaque(self, enc: ConcreteEncoder, env: Dict[Var, Value],
+                           apps: List[Term]) -> Optional[Tuple[str, str]]:
+        """None when the goal is false at ``env`` whatever the ``apps`` are; otherwise why
+        that is not shown. With every variable of a built-in sort or a list fixed at its
+        concrete value, the goal with the axioms (true facts) and the encoding's facts must
+        be unsatisfiable; a hypothesis other than a call fact that mentions one of them makes
+        the question undecided (the path may not be taken)."""
+        shown = ", ".join(sorted({pretty(a) for a in apps})[:4])
+        text = (f"z3 found a candidate counterexample, but it gives values to {shown}, which "
+                "the verifier does not compute (a call known only through its val, or a "
+                "distribution it knows only as a variable), and the goal is not false for every "
+                "value they could take: the verifier lacks a fact about them")
+        doubt = (text, f"a fact about {shown}")
+        mentioned = set(apps)
+        for h in self.ob.hypotheses:
+            if not h.name.startswith(CALL_FACT) and \
+                    any(u in mentioned for u in subterms(h.term)):
+                return text + " (a hypothesis of the path mentions one)", doubt[1]
+        s = _solver(self.ctx, self.rlimit)
+        for a in self.problem.assertions:
+            if a.name.startswith(CALL_FACT) or a.role == "hypothesis":
+                continue
+            try:
+                s.add(enc.expr(a.term.args[0] if a.role == "goal" else a.term))  # type: ignore
+            except Unsupported:
+                if a.role != "axiom":
+                    return doubt
+        for v, value in env.items():
+            if v.sort.is_builtin:
+                z = _z3_value(enc, value, v.sort)
+                if z is None:
+                    return doubt
+                s.add(enc.const(v) == z)
+            elif _is_list(v.sort):
+                rep = enc.list_of(v)
+                s.add(rep.length == len(value))
+                for e, x in zip(rep.elems, value):
+                    z = _z3_value(enc, x, V.elem_sort(V.list_key_of(v.sort)))
+                    if z is None:
+                        return doubt
+                    s.add(e == z)
+        s.add(*enc.side, *enc.congruence())
+        return None if s.check() == z3.unsat else doubt
+
+    # ---- explaining a failed search ----------------------------------------------------------
+
+    def _unrealisable(self, first: Tuple[Z3Encoder, z3.ModelRef],
+                      bound: int) -> Tuple[str, Optional[str]]:
+        """Why no concrete counterexample exists: the list statistics of z3's first model that
+        no lists have together (an unsat core), when that is the reason."""
+        enc, model = first
+        claims = []
+        for app in ground_applications(*(a.term for a in self.problem.assertions
+                                          if a.role != "axiom")):
+            if app.func.name in ("length", "count", "countOf", "sum", "adj", "adjWithin",
+                                 "dist") and all(_is_list(a.sort) or a.sort.is_builtin
+                                                 for a in app.args):
+                try:
+                    claims.append((app, model.eval(enc.expr(app), model_completion=True)))
+                except (Unsupported, z3.Z3Exception):
+                    continue
+        general = (f"z3 found a candidate counterexample, but none exists with lists of at most "
+                   f"{bound} elements once the built-ins take their definitions")
+        if not claims:
+            return general, None
+        concrete = ConcreteEncoder(self.problem, self.ctx, MAX_BOUND)
+        s = _solver(self.ctx, self.rlimit)
+        marks = {}
+        for i, (app, value) in enumerate(claims):
+            try:
+                fact = concrete.expr(app) == value
+            except (Unsupported, z3.Z3Exception):
+                continue
+            mark = z3.Bool(f"claim!{i}", self.ctx)
+            marks[str(mark)] = (app, value)
+            s.assert_and_track(fact, mark)
+        s.add(*concrete.side)
+        if s.check() != z3.unsat:
+            return general, None
+        core = [marks[str(m)] for m in s.unsat_core() if str(m) in marks]
+        needs = ", ".join(f"{pretty(app)} = {_z3_text(v)}" for app, v in core)
+        facts = f"a fact about {' and '.join(sorted({app.func.name for app, _ in core}))}"
+        return (f"z3's candidate counterexample needs {needs}, which no lists have: the "
+                f"verifier lacks {facts}", facts)
+
+
+# ---- printing ----------------------------------------------------------------------------------
+
+def _z3_value(enc: Z3Encoder, value: Value, sort: Sort) -> Optional[z3.ExprRef]:
+    if isinstance(value, bool):
+        return z3.BoolVal(value, enc.ctx)
+    if isinstance(value, int) and sort == INT:
+        return z3.IntVal(value, enc.ctx)
+    if isinstance(value, (int, Fraction)):
+        return z3.RealVal(Fraction(value), enc.ctx)
+    return None
+
+
+def _dyadic(x: Any) -> Fraction:
+    man, exp = (int(v) for v in x.man_exp())
+    return Fraction(man) * Fraction(2) ** exp
+
+
+def _z3_text(z: z3.ExprRef) -> str:
+    if z3.is_true(z) or z3.is_false(z):
+        return "true" if z3.is_true(z) else "false"
+    if z3.is_rational_value(z):
+        return str(Fraction(z.numerator_as_long(), z.denominator_as_long()))
+    return str(z)
+
+
+def _application(app: Apply, args: Tuple[Value, ...]) -> str:
+    return f"{app.func.name} ({', '.join(show(a) for a in args)})"
+
+
+def _shown(env: Dict[Var, Value]) -> str:
+    return ", ".join(f"{v.label} = {show(x)}" for v, x in env.items())
+
+
+def _conjuncts(t: Term) -> List[Term]:
+    if isinstance(t, Op) and t.op == OpKind.AND:
+        return [c for a in t.args for c in _conjuncts(a)]
+    return [t]
 
 
 def _polynomial(term: Term) -> bool:
@@ -288,17 +759,22 @@ def _polynomial(term: Term) -> bool:
     return not any(isinstance(t, Op) and t.op in _NOT_POLYNOMIAL for t in subterms(term))
 
 
-def _binding(name: str, z: z3.ExprRef, value: Value) -> Binding:
-    """The printed form of the model value ``z`` (whose evaluator value is ``value``)."""
-    if isinstance(value, Element):
-        return Binding(name, str(value))
-    if isinstance(value, bool):
-        return Binding(name, "true" if value else "false")
-    if z3.is_int_value(z):
-        return Binding(name, str(z.as_long()), str(z.as_long()))
-    if z3.is_rational_value(z):
-        q = Fraction(z.numerator_as_long(), z.denominator_as_long())
-        return Binding(name, str(q), repr(float(q)))
-    if z3.is_algebraic_value(z):
+def _model_value(enc: ConcreteEncoder, model: z3.ModelRef, v: Var) -> Optional[z3.ExprRef]:
+    """z3's value of a scalar variable (an exact algebraic number stays exact in print)."""
+    if not v.sort.is_builtin:
+        return None
+    return model.eval(enc.const(v), model_completion=True)
+
+
+def _binding(name: str, value: Value, z: Optional[z3.ExprRef] = None) -> Binding:
+    """A concrete value as a counterexample line: exact text (in the program's syntax, or
+    z3's ``root-obj`` of an algebraic number) and a decimal rendering."""
+    if isinstance(value, (bool, tuple, DistValue, Element)) or value is None:
+        return Binding(name, "?" if value is None else show(value))
+    if isinstance(value, int):
+        return Binding(name, str(value), str(value))
+    if isinstance(value, Fraction):
+        return Binding(name, str(value), repr(float(value)))
+    if z is not None and z3.is_algebraic_value(z):
         return Binding(name, z.sexpr(), z.as_decimal(17).rstrip("?"))
-    return Binding(name, str(z))
+    return Binding(name, show(value), value.str(17, radius=False))

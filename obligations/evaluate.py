@@ -92,6 +92,34 @@ def _sqrt_exact(q: Fraction) -> Optional[Fraction]:
     return Fraction(rn, rd) if rn * rn == n and rd * rd == d else None
 
 
+def equal_values(a: Value, b: Value) -> Optional[bool]:
+    """``a = b``, three-valued: numbers exactly or as disjoint balls, lists (tuples) element by
+    element, distributions (values with ``family`` and ``params``) of one family by their
+    parameters (the constructors are injective); ``None`` when undecided."""
+    if isinstance(a, Element) or isinstance(b, Element):
+        return a == b if isinstance(a, Element) and isinstance(b, Element) else None
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        if not (isinstance(a, tuple) and isinstance(b, tuple)):
+            return None
+        return _all_equal(a, b) if len(a) == len(b) else False
+    if hasattr(a, "family") or hasattr(b, "family"):
+        if getattr(a, "family", None) != getattr(b, "family", None):
+            return None  # two families may describe one distribution
+        return _all_equal(a.params, b.params) if len(a.params) == len(b.params) else None
+    if a is None or b is None:
+        return None
+    if _exact(a, b):
+        return a == b
+    return False if ball(a) != ball(b) else None  # arb: != means the balls are disjoint
+
+
+def _all_equal(xs: Sequence[Value], ys: Sequence[Value]) -> Optional[bool]:
+    answers = [equal_values(x, y) for x, y in zip(xs, ys)]
+    return False if False in answers else None if None in answers else True
+
+
 class Evaluator:
     """Evaluates terms under ``interpretation``; see the module docstring."""
 
@@ -118,12 +146,20 @@ class Evaluator:
         if isinstance(t, Quantifier):
             return self._quantifier(t, env)
         if isinstance(t, Apply):
-            args = tuple(self._eval(a, env) for a in t.args)
-            if any(a is None or isinstance(a, arb) for a in args):
-                self._note(f"{pretty(t)} is applied to an inexact or undetermined argument")
-                return None
-            return self.interpretation.apply(t.func, args)
+            return self._apply(t, env)
         return self._op(t, env)  # type: ignore[arg-type]
+
+    def _apply(self, t: Apply, env: Dict[Var, Value]) -> Value:
+        """An uninterpreted application, by the interpretation (which decides what it can do
+        with inexact arguments: a model's table cannot be looked up at a ball)."""
+        args = tuple(self._eval(a, env) for a in t.args)
+        if any(a is None for a in args):
+            self._note(f"{pretty(t)} is applied to an undetermined argument")
+            return None
+        value = self.interpretation.apply(t.func, args)
+        if value is None and any(isinstance(a, arb) for a in args):
+            self._note(f"{pretty(t)} is applied to an inexact argument")
+        return value
 
     def _quantifier(self, t: Quantifier, env: Dict[Var, Value]) -> Value:
         domains = []
@@ -194,15 +230,10 @@ class Evaluator:
         return None if None in values else not stop
 
     def _equal(self, a: Value, b: Value, t: Term) -> Optional[bool]:
-        if isinstance(a, (bool, Element)) or isinstance(b, (bool, Element)):
-            return a == b
-        if _exact(a, b):
-            return a == b
-        x, y = ball(a), ball(b)  # type: ignore[arg-type]
-        if x != y:  # arb: the balls are disjoint
-            return False
-        self._note(f"interval arithmetic cannot decide {pretty(t)}")
-        return None
+        same = equal_values(a, b)
+        if same is None:
+            self._note(f"{pretty(t)} cannot be decided at this point")
+        return same
 
     def _arith(self, t: Op, args: List[Value]) -> Value:
         op = t.op

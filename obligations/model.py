@@ -309,6 +309,9 @@ class Result:
     rlimit: Optional[int] = None
     resources: Optional[int] = None
     elapsed: float = 0.0
+    #: for an ``unknown`` result whose candidate counterexample was not confirmed: the fact
+    #: the verifier lacked (``"a fact about adj"``), when the confirmation could name it
+    lacking: Optional[str] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "counterexample", tuple(self.counterexample))
@@ -338,7 +341,7 @@ class Result:
                 "solver_version": self.solver_version,
                 "counterexample": [b.to_json() for b in self.counterexample],
                 "core": list(self.core), "rlimit": self.rlimit, "resources": self.resources,
-                "elapsed": self.elapsed}
+                "elapsed": self.elapsed, "lacking": self.lacking}
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> "Result":
@@ -347,4 +350,5 @@ class Result:
                       solver_version=data.get("solver_version"),
                       counterexample=tuple(Binding.from_json(b) for b in data.get("counterexample", ())),
                       core=tuple(data.get("core", ())), rlimit=data.get("rlimit"),
-                      resources=data.get("resources"), elapsed=data.get("elapsed", 0.0))
+                      resources=data.get("resources"), elapsed=data.get("elapsed", 0.0),
+                      lacking=data.get("lacking"))

@@ -20,6 +20,7 @@ imports nothing but ``obligations``.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -49,6 +50,9 @@ class Schema:
     statement: str
     build: Callable[..., Optional[T.Term]]
     dimension: Optional[Callable[..., int]] = None
+    #: for an instance ``P ==> C`` whose P is a lemma's hypothesis: what P says, in words
+    #: (``obligations.diagnosis`` names it when an obligation fails for want of it)
+    hypothesis: Optional[str] = None
 
     def instance(self, *args: T.Term) -> T.Term:
         """The instance at ``args``; raises ``SchemaError`` when they do not fit."""
@@ -82,11 +86,11 @@ class Instance:
 SCHEMAS: Dict[str, Schema] = {}
 
 
-def _schema(name: str, lemmas, statement: str, dimension=None):
+def _schema(name: str, lemmas, statement: str, dimension=None, hypothesis=None):
     lemmas = (lemmas,) if isinstance(lemmas, str) else lemmas
 
     def register(build: Callable[..., Optional[T.Term]]) -> Schema:
-        SCHEMAS[name] = Schema(name, lemmas, statement, build, dimension)
+        SCHEMAS[name] = Schema(name, lemmas, statement, build, dimension, hypothesis)
         return SCHEMAS[name]
     return register
 
@@ -194,7 +198,8 @@ def ADJ_LEN(l1, l2):
     return T.implies(V.adj(l1, l2), T.eq(V.length(l1), V.length(l2)))
 
 
-@_schema("adjcount", "sens.count.adj", "adj (l1, l2) implies |count l1 - count l2| <= 1")
+@_schema("adjcount", "sens.count.adj", "adj (l1, l2) implies |count l1 - count l2| <= 1",
+         hypothesis="the lists are adjacent")
 def ADJ_COUNT(l1, l2):
     if _key(l1) != "bool":
         return None
@@ -221,9 +226,14 @@ def ADJW_LEN(l1, l2, c):
     return T.implies(V.adj_within(l1, l2, c), T.eq(V.length(l1), V.length(l2)))
 
 
-@_schema("adjwsum", "sens.sum.adjwithin", "adjWithin (l1, l2, c) implies |sum l1 - sum l2| <= c")
+@_schema("adjwsum", "sens.sum.adjwithin",
+         "adjWithin (l1, l2, c) implies |sum l1 - sum l2| <= max (c, 0)",
+         hypothesis="the lists are adjacent within c")
 def ADJW_SUM(l1, l2, c):
-    return T.implies(V.adj_within(l1, l2, c), T.le(T.abs_(T.sub(V.total(l1), V.total(l2))), c))
+    # a negative bound admits no differing position, i.e. only equal lists (docs/verifier.md):
+    # |sum l1 - sum l2| <= c would be false there, and make the assumptions contradictory
+    return T.implies(V.adj_within(l1, l2, c),
+                     T.le(T.abs_(T.sub(V.total(l1), V.total(l2))), T.max_(c, 0)))
 
 
 @_schema("adjwrefl", "lists.adjwithin.reflexive", "l1 = l2 and c >= 0 implies adjWithin")
@@ -246,6 +256,72 @@ def DIST_COUNT(l1, l2):
                      T.le(T.abs_(T.sub(V.count(l1), V.count(l2))), V.hamming(l1, l2)))
 
 
+def _iff(a: T.Term, b: T.Term) -> T.Term:
+    return T.and_(T.implies(a, b), T.implies(b, a))
+
+
+@_schema("distadj", "lists.dist.adjacent",
+         "adj (l1, l2) and adjWithin (l1, l2, c) each imply dist (l1, l2) <= 1")
+def DIST_ADJ(rel):
+    if not (_is_app(rel, "adj") or _is_app(rel, "adjWithin")):
+        return None
+    l1, l2 = rel.args[:2]
+    return T.implies(rel, T.le(V.hamming(l1, l2), 1))
+
+
+@_schema("distlen", "lists.dist.length", "equal lengths imply dist (l1, l2) <= length l1")
+def DIST_LEN(l1, l2):
+    _key(l1)
+    return T.implies(T.eq(V.length(l1), V.length(l2)), T.le(V.hamming(l1, l2), V.length(l1)))
+
+
+def _spine(l1: T.Term, l2: T.Term) -> List[Tuple[T.Term, T.Term]]:
+    """The pairs (x :: l, y :: m) met walking down two lists while both are conses."""
+    out = []
+    while _is_app(l1, "cons") and _is_app(l2, "cons") and l1.sort == l2.sort:
+        out.append((l1, l2))
+        l1, l2 = l1.args[1], l2.args[1]
+    return out
+
+
+def _unfolded(unfold) -> Callable[..., Optional[T.Term]]:
+    """A schema stating one unfolding of ``lists.cons.relations`` at every level of the
+    common spine of two cons-built lists (a conjunction of instances of the lemma), so that a
+    literal list is unfolded down to its end at once."""
+    def build(l1, l2, *rest):
+        parts = [unfold(a, b, *rest) for a, b in _spine(l1, l2)]
+        return T.and_(*parts) if parts else None
+    return build
+
+
+def _adj_cons(c1: T.Term, c2: T.Term) -> T.Term:
+    (x, l), (y, m) = c1.args, c2.args
+    return _iff(V.adj(c1, c2), T.or_(T.and_(T.eq(x, y), V.adj(l, m)), T.eq(l, m)))
+
+
+def _adjw_cons(c1: T.Term, c2: T.Term, c: T.Term) -> T.Term:
+    (x, l), (y, m) = c1.args, c2.args
+    differ = T.and_(T.ne(x, y), T.eq(l, m), T.le(T.abs_(T.sub(x, y)), c))
+    return _iff(V.adj_within(c1, c2, c), T.or_(T.and_(T.eq(x, y), V.adj_within(l, m, c)),
+                                               differ))
+
+
+def _dist_cons(c1: T.Term, c2: T.Term) -> T.Term:
+    (x, l), (y, m) = c1.args, c2.args
+    return T.implies(T.eq(V.length(l), V.length(m)),
+                     T.eq(V.hamming(c1, c2), T.add(T.ite(T.eq(x, y), 0, 1), V.hamming(l, m))))
+
+
+ADJ_CONS = _schema("adjcons", "lists.cons.relations",
+                   "adj (x :: l, y :: m) iff x = y and adj (l, m), or l = m")(_unfolded(_adj_cons))
+ADJW_CONS = _schema("adjwcons", "lists.cons.relations",
+                    "adjWithin (x :: l, y :: m, c) iff x = y and adjWithin (l, m, c), or "
+                    "x <> y, l = m and |x - y| <= c")(_unfolded(_adjw_cons))
+DIST_CONS = _schema("distcons", "lists.cons.relations",
+                    "tails of one length: dist (x :: l, y :: m) = dist (l, m) + (x <> y ? 1 : 0)")(
+    _unfolded(_dist_cons))
+
+
 def _moved_by_one(c1: List[T.Term], c2: List[T.Term]) -> T.Term:
     """The count vectors are equal, or one count moved from one category to another."""
     k = len(c1)
@@ -260,6 +336,10 @@ def _moved_by_one(c1: List[T.Term], c2: List[T.Term]) -> T.Term:
 
 
 # ---- distances between distributions ---------------------------------------------------------
+
+_POSTERIORS_AT_LEAST_ONE = ("the two distributions are equal, or the posteriors of adjacent data "
+                            "from a prior whose parameters are at least 1 (NOTES.md §1: below 1 "
+                            "the bound is false)")
 
 _METRICS = {"hellinger": V.hellinger, "tv": V.tv}
 
@@ -308,14 +388,16 @@ def _same_family(u: T.Apply, family: str) -> Optional[Tuple[T.Apply, T.Apply]]:
 
 
 @_schema("betarho", "beta.hellinger.adjacent.rho",
-         "adjacent Beta posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance")
+         "adjacent Beta posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance",
+         hypothesis=_POSTERIORS_AT_LEAST_ONE)
 def BETA_RHO(u):
     pq = _same_family(_metric_use(u, "hellinger"), "beta")
     return pq and T.implies(_near_beta(*pq[0].args, *pq[1].args), T.le(u, RHO))
 
 
 @_schema("betazeta", "beta.tv.adjacent.zeta",
-         "adjacent Beta posteriors with parameters >= 1 are within sqrt(2 (1 - pi/4)) in total variation")
+         "adjacent Beta posteriors with parameters >= 1 are within sqrt(2 (1 - pi/4)) in total variation",
+         hypothesis=_POSTERIORS_AT_LEAST_ONE)
 def BETA_ZETA(u):
     pq = _same_family(_metric_use(u, "tv"), "beta")
     return pq and T.implies(_near_beta(*pq[0].args, *pq[1].args), T.le(u, ZETA))
@@ -323,13 +405,82 @@ def BETA_ZETA(u):
 
 @_schema("dirrho", "dirichlet.hellinger.adjacent.rho/k={k}",
          "adjacent Dirichlet posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance",
-         _dist_k)
+         _dist_k, hypothesis=_POSTERIORS_AT_LEAST_ONE)
 def DIR_RHO(u):
     p, q = _metric_use(u, "hellinger").args
     if not (isinstance(p, T.Apply) and p.func == getattr(q, "func", None)
             and p.func.name.startswith("dirichlet")):
         return None
     return T.implies(_near_dirichlet(list(p.args), list(q.args)), T.le(u, RHO))
+
+
+#: Decimal places of the rational upper bounds of sqrt(1 - g(a0) g(b0)) (rounded up).
+BOUND_DIGITS = 20
+
+
+def _g_bound(a0: T.Term, b0: T.Term, scale: int = 1) -> T.Term:
+    """A rational at least ``sqrt(scale (1 - g(a0) g(b0)))`` for positive rational constants
+    ``a0``, ``b0`` (Arb ball arithmetic, rounded up on a grid of ``10**-BOUND_DIGITS``), with
+    g(x) = Gamma(x + 1/2) / (Gamma(x) sqrt x): the bound of Lemmas 6.1-6.3 for priors at least
+    a0, b0 (NOTES.md §1)."""
+    if not all(isinstance(v, T.Const) and v.sort == T.REAL and v.value > 0 for v in (a0, b0)):
+        raise SchemaError("the lower bounds must be positive real constants")
+    import math
+    from flint import arb, ctx, fmpq
+
+    with ctx.workprec(256):
+        def g(q):
+            x = arb(fmpq(q.numerator, q.denominator))
+            return ((x + arb(1) / 2).lgamma() - x.lgamma()).exp() / x.sqrt()
+
+        inside = scale * (1 - g(a0.value) * g(b0.value))
+        if not inside > 0:
+            raise SchemaError("no enclosure of the bound")
+        top = inside.sqrt().upper()
+        man, exp = (int(v) for v in top.man_exp())
+    value = Fraction(man) * Fraction(2) ** exp
+    grid = 10 ** BOUND_DIGITS
+    return T.real(Fraction(math.ceil(value * grid), grid))
+
+
+def _near_beta_from(a1, b1, a2, b2, a0, b0) -> T.Term:
+    """Beta(a1, b1), Beta(a2, b2) are equal, or the posteriors of two adjacent data from a prior
+    whose parameters are at least a0 and b0 (one observation moved between the counts)."""
+    return T.or_(
+        T.and_(T.eq(a1, a2), T.eq(b1, b2)),
+        T.and_(T.eq(a1, T.add(a2, 1)), T.eq(b2, T.add(b1, 1)), T.ge(a2, a0), T.ge(b1, b0)),
+        T.and_(T.eq(a2, T.add(a1, 1)), T.eq(b1, T.add(b2, 1)), T.ge(a1, a0), T.ge(b2, b0)))
+
+
+def _beta_bound(metric: str, scale: int):
+    def build(u, a0, b0):
+        pq = _same_family(_metric_use(u, metric), "beta")
+        if not pq:
+            return None
+        bound = _g_bound(a0, b0, scale)
+        return T.implies(_near_beta_from(*pq[0].args, *pq[1].args, a0, b0), T.le(u, bound))
+    return build
+
+
+BETA_G = _schema("betag", ("beta.hellinger.adjacent", "hellinger.def"),
+                 "adjacent Beta posteriors from a prior >= (a0, b0) are within "
+                 "sqrt(1 - g(a0) g(b0)) in Hellinger distance")(_beta_bound("hellinger", 1))
+BETA_TV_G = _schema("betatvg", ("beta.tv.adjacent", "sd.metric"),
+                    "adjacent Beta posteriors from a prior >= (a0, b0) are within "
+                    "sqrt(2 (1 - g(a0) g(b0))) in total variation")(_beta_bound("tv", 2))
+
+
+@_schema("dirg", ("dirichlet.hellinger.adjacent/k={k}", "hellinger.def"),
+         "adjacent Dirichlet posteriors from a prior >= a0 are within sqrt(1 - g(a0)^2) in "
+         "Hellinger distance", _dist_k)
+def DIR_G(u, a0):
+    p, q = _metric_use(u, "hellinger").args
+    if not (isinstance(p, T.Apply) and p.func == getattr(q, "func", None)
+            and p.func.name.startswith("dirichlet")):
+        return None
+    bound = _g_bound(a0, a0)
+    return T.implies(_near_dirichlet(list(p.args), list(q.args), a0, every=True),
+                     T.le(u, bound))
 
 
 def _near_beta(a1, b1, a2, b2) -> T.Term:
@@ -340,17 +491,22 @@ def _near_beta(a1, b1, a2, b2) -> T.Term:
         T.and_(T.eq(a2, T.add(a1, 1)), T.eq(b1, T.add(b2, 1)), T.ge(a1, 1), T.ge(b2, 1)))
 
 
-def _near_dirichlet(p: List[T.Term], q: List[T.Term]) -> T.Term:
+def _near_dirichlet(p: List[T.Term], q: List[T.Term], low: T.TermLike = 1,
+                    every: bool = False) -> T.Term:
     """Dir(p), Dir(q): equal, or one observation moved from category j to i, with the base
-    parameters of i and j at least 1 (then BC = g(base_i) g(base_j) >= pi/4)."""
+    parameters of i and j at least ``low`` (at 1: BC = g(base_i) g(base_j) >= pi/4), and with
+    ``every``, the base parameters of the other categories too (the hypotheses of
+    ``dirichlet.hellinger.adjacent/k`` as stated)."""
     k = len(p)
     options = [T.and_(*(T.eq(a, b) for a, b in zip(p, q)))]
     for i in range(k):
         for j in range(k):
             if i != j:
                 parts = [T.eq(p[i], T.add(q[i], 1)), T.eq(q[j], T.add(p[j], 1)),
-                         T.ge(q[i], 1), T.ge(p[j], 1)]
+                         T.ge(q[i], low), T.ge(p[j], low)]
                 parts += [T.eq(p[m], q[m]) for m in range(k) if m not in (i, j)]
+                if every:
+                    parts += [T.ge(p[m], low) for m in range(k) if m not in (i, j)]
                 options.append(T.and_(*parts))
     return T.or_(*options)
 
@@ -420,6 +576,27 @@ def _lists_and_applications(t: T.Term) -> Tuple[Tuple[T.Term, ...], Tuple[T.Appl
     return tuple(lists), tuple(apps)
 
 
+#: At most this many constants are tried as lower bounds of prior parameters.
+MAX_LOWER_BOUNDS = 3
+
+
+def _lower_bounds(pool: Sequence[T.Term]) -> List[T.Term]:
+    """The positive real constants other than 1 that bound a term from below in ``pool``
+    (``x >= c``, ``x > c``, ``c <= x``, ``c < x``): the candidate lower bounds a0, b0 of
+    prior parameters for the general Beta and Dirichlet bounds (at 1 the bounds rho and zeta
+    apply). In order of appearance, at most ``MAX_LOWER_BOUNDS``."""
+    found: Dict[T.Term, None] = {}
+    for t in pool:
+        for sub in T.subterms(t):
+            if not isinstance(sub, T.Op) or sub.op not in (T.OpKind.GE, T.OpKind.GT,
+                                                           T.OpKind.LE, T.OpKind.LT):
+                continue
+            c = sub.args[1] if sub.op in (T.OpKind.GE, T.OpKind.GT) else sub.args[0]
+            if isinstance(c, T.Const) and c.sort == T.REAL and c.value > 0 and c.value != 1:
+                found.setdefault(c, None)
+    return list(found)[:MAX_LOWER_BOUNDS]
+
+
 def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, ...]]]:
     """Schemas and arguments to try, in a fixed order (the order names the axioms)."""
     found_lists: Dict[T.Term, None] = {}
@@ -443,24 +620,34 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
     for i, c1 in enumerate(conses):
         for c2 in conses[i + 1:]:
             yield CONS_INJ, (c1, c2)
+    dists = {app.args for app in apps if app.func.name == "dist"}
     for app in apps:
         if app.func.name == "adj":
-            for s in (ADJ_LEN, ADJ_REFL, ADJ_COUNT, ADJ_COUNTOF):
+            for s in (ADJ_LEN, ADJ_REFL, ADJ_COUNT, ADJ_COUNTOF, ADJ_CONS):
                 yield s, app.args
         elif app.func.name == "adjWithin":
-            for s in (ADJW_LEN, ADJW_SUM, ADJW_REFL):
+            for s in (ADJW_LEN, ADJW_SUM, ADJW_REFL, ADJW_CONS):
                 yield s, app.args
         elif app.func.name == "dist":
-            for s in (DIST_FACTS, DIST_COUNT):
+            for s in (DIST_FACTS, DIST_COUNT, DIST_LEN, DIST_CONS):
                 yield s, app.args
-    for name, range_schema, triangle_schema, bounds in (
-            ("hellinger", METRIC_RANGE, TRIANGLE, (BETA_RHO, DIR_RHO)),
-            ("tv", TV_RANGE, TV_TRIANGLE, (BETA_ZETA,))):
+        if app.func.name in ("adj", "adjWithin") and app.args[:2] in dists:
+            yield DIST_ADJ, (app,)
+    lows = _lower_bounds(pool)
+    for name, range_schema, triangle_schema, bounds, general in (
+            ("hellinger", METRIC_RANGE, TRIANGLE, (BETA_RHO, DIR_RHO), (BETA_G,)),
+            ("tv", TV_RANGE, TV_TRIANGLE, (BETA_ZETA,), (BETA_TV_G,))):
         uses = [a for a in apps if a.func.name == name]
         for u in uses:
             yield range_schema, (u,)
             for s in bounds:
                 yield s, (u,)
+            for a0 in lows:
+                for b0 in lows:
+                    for s in general:
+                        yield s, (u, a0, b0)
+                if name == "hellinger":
+                    yield DIR_G, (u, a0)
         for i, u in enumerate(uses):
             for v in uses[i + 1:]:
                 yield triangle_schema, (u, v)

@@ -926,7 +926,7 @@ def _pp(t: Term) -> Tuple[str, int]:
         head = " ".join(f"{t.kind} {v.label} : {sort_text(v.sort)}." for v in t.vars)
         return f"{head} {at(t.body, _BINDER)}", _BINDER
     if isinstance(t, Apply):
-        return _application(t.func.name, t.args)
+        return _application(_display_name(t.func.name), t.args)
     op, args = t.op, t.args
     if op in _INFIX:
         symbol, prec = _INFIX[op]
@@ -948,6 +948,15 @@ def _pp(t: Term) -> Tuple[str, int]:
     if op == OpKind.PI:
         return "pi", _ATOM
     return _application(op.value, args)  # abs, min, max, sqrt, exp, log
+
+
+def _display_name(symbol: str) -> str:
+    """A function symbol as the program writes it: a program function
+    (``obligations.vocabulary.program_function``) by its source name."""
+    if not symbol.startswith("fn_"):
+        return symbol
+    name = symbol[3:].replace("'h", "#").replace("'q", "'")
+    return name.split("#", 1)[0]
 
 
 def _application(name: str, args: Tuple[Term, ...]) -> Tuple[str, int]:

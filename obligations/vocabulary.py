@@ -114,9 +114,31 @@ def posteriors_list(prior: T.Term, n: T.Term) -> T.Term:
     return _fn("posteriors", (DIST, T.INT), list_sort("dist"))(prior, n)
 
 
+#: The prefix of the logic's symbols for the program's own functions: no symbol of the
+#: built-ins' vocabulary has it, so a program function never takes a built-in's axioms (a
+#: function of the program called ``total`` or ``dirichlet3`` is not the logic's).
+PROGRAM_FUNCTION = "fn_"
+
+
+def program_function(name: str) -> str:
+    """The logic's symbol for the program function ``name`` (a name of the resolved core).
+    The encoding is injective: ``'`` is written ``'q`` and the ``#`` of a renamed binder
+    ``'h`` (a source name may contain ``'``, never ``#``)."""
+    return PROGRAM_FUNCTION + name.replace("'", "'q").replace("#", "'h")
+
+
+def program_function_name(symbol: str) -> Optional[str]:
+    """The program function a logic symbol stands for (inverse of ``program_function``), or
+    None for a symbol of the built-ins' vocabulary."""
+    if not symbol.startswith(PROGRAM_FUNCTION):
+        return None
+    return symbol[len(PROGRAM_FUNCTION):].replace("'h", "#").replace("'q", "'")
+
+
 def opaque(name: str, args: Tuple[T.Term, ...], rng: T.Sort) -> T.Term:
-    """An application of a program function treated as an uninterpreted (deterministic) symbol."""
-    return _fn(name, tuple(a.sort for a in args), rng)(*args)
+    """An application of the program function ``name`` treated as an uninterpreted
+    (deterministic) symbol."""
+    return _fn(program_function(name), tuple(a.sort for a in args), rng)(*args)
 
 
 def shorter(args: Tuple[T.Term, T.Term], params: Tuple[T.Term, T.Term]) -> T.Term:

@@ -154,16 +154,17 @@ def test_run_suite_compares_verdicts_and_guarantees(suite):
     assert ok.claims[0].guarantee.startswith("noisySum is (eps, 0)-differentially private")
     assert ok.derivation_size > 0 and sum(ok.by_kind.values()) == sum(ok.by_method.values()) > 0
     assert len(ok.verify_runs) == 1 and ok.check_seconds is None
-    rejected = by_name["good/half_count.pinf"]
-    assert (rejected.actual, rejected.status) == ("rejected", "ok")
-    assert "refuted" in rejected.claims[0].failure
+    refuted = by_name["good/half_count.pinf"]
+    assert (refuted.actual, refuted.status) == ("refuted", "ok")
+    assert refuted.claims[0].confirmation["method"] == "exact loss"
+    assert refuted.claims[0].code == "V008"
     wrong = by_name["bad/wrong_verdict.pinf"]
     assert (wrong.actual, wrong.status) == ("verified", "mismatch")
-    assert wrong.problems == ["expected rejected, got verified"]
+    assert wrong.problems == ["expected rejected (not verified), got verified"]
     assert not result.ok
     totals = result.totals()
-    assert (totals["programs"], totals["verified"], totals["rejected"], totals["mismatches"]) == \
-        (3, 2, 1, 1)
+    assert (totals["programs"], totals["verified"], totals["refuted"], totals["unknown"],
+            totals["mismatches"]) == (3, 2, 1, 0, 1)
     assert totals["obligations"] == sum(sum(p.by_kind.values()) for p in result.programs)
 
 
@@ -182,15 +183,39 @@ def test_a_guarantee_for_a_missing_claim_is_a_mismatch(tmp_path):
     assert p.status == "mismatch" and "noisyMean, which is not a claim" in p.problems[0]
 
 
+RR_HALF = """
+let score (b, r) = if r = b then 1.0 else 0.0
+
+val rr :: bool -> {eps :: real+ | =} -> M[DP(eps / 2.0)] {r :: bool | =}
+let rr b eps = expMech (eps, score, b)
+"""
+
+
 def test_expected_unknown_is_a_strict_expected_failure(tmp_path):
+    # randomized response by expMech with scores 0 and 1 costs exactly eps / 2 (docs/audit.md),
+    # but the generic rule charges eps: true, unproved
     root = write_suite(tmp_path, {
-        "limitation.pinf": "(* expect: unknown: true but unproved *)\n" + HALF_COUNT,
+        "limitation.pinf": "(* expect: unknown: true but unproved *)\n" + RR_HALF,
         "lifted.pinf": "(* expect: unknown: no longer a limitation *)\n" + BODY_OF_NOISY_SUM,
+        "false.pinf": "(* expect: unknown: said to be true *)\n" + HALF_COUNT.split("*)", 1)[1],
     })
     by_name = {p.program: p for p in runner.run_suite(root, progress=False).programs}
     assert by_name["limitation.pinf"].status == "limitation"
     assert by_name["lifted.pinf"].status == "mismatch"
     assert "update the header to expect: verified" in by_name["lifted.pinf"].problems[0]
+    # a header that calls a false claim true is caught: the claim is refuted
+    assert by_name["false.pinf"].status == "mismatch"
+    assert "a claim is refuted" in by_name["false.pinf"].problems[0]
+
+
+def test_expected_refuted_needs_a_confirmed_refutation(tmp_path):
+    root = write_suite(tmp_path, {
+        "half.pinf": HALF_COUNT.replace("expect: rejected", "expect: refuted"),
+        "rr.pinf": "(* expect: refuted: not so *)\n" + RR_HALF,
+    })
+    by_name = {p.program: p for p in runner.run_suite(root, progress=False).programs}
+    assert (by_name["half.pinf"].actual, by_name["half.pinf"].status) == ("refuted", "ok")
+    assert (by_name["rr.pinf"].actual, by_name["rr.pinf"].status) == ("unknown", "mismatch")
 
 
 def test_errors_are_recorded_and_never_match(tmp_path):
@@ -253,7 +278,7 @@ def test_command_exits_1_on_a_mismatch_and_writes_both_files(capsys, suite, tmp_
     code, stdout, _ = bench(capsys, "--programs", str(suite), "--out", str(out))
     assert code == 1
     assert "MISMATCH bad/wrong_verdict.pinf (expected rejected, got verified)" in stdout
-    assert "3 programs: 2 verified, 1 rejected, 0 errors; 1 mismatches" in stdout
+    assert "3 programs: 2 verified, 1 refuted, 0 unknown, 0 errors; 1 mismatches" in stdout
     data = json.loads((out / "results.json").read_text())
     assert data["totals"]["mismatches"] == 1 and data["repeat"] == 1
     assert [p["program"] for p in data["programs"]] == [

@@ -112,8 +112,8 @@ def test_the_l1_output_perturbation_is_verified_with_the_guarantee_its_header_st
 def test_the_l1_mechanism_claimed_at_one_and_a_half_eps_is_rejected_and_is_false(tmp_path):
     program, report = verify(l1_text("1.5"))
     main = claim(report)
-    assert main.verdict == "rejected"
-    assert "refuted" in main.failure and "Budget" in main.failure
+    assert main.verdict == "refuted" and main.confirmation.method == "exact audit"
+    assert "Budget" in main.failure
     path = tmp_path / "l1_15.pinf"
     path.write_text(l1_text("1.5"))
     audit = audit_program(str(path), "main", 4, ["a=1.0", "b=1.0", "eps=0.1"])
@@ -145,8 +145,8 @@ def test_the_dirichlet_l1_mechanism_is_2_eps_and_not_1_5_eps():
     assert claim(report).verdict == "verified"
     assert claim(report).guarantee == GUARANTEE_2EPS
     _, report = verify(DIRICHLET_L1.replace("BOUND", "1.5"))
-    assert claim(report).verdict == "rejected"
-    assert "refuted" in claim(report).failure
+    assert claim(report).verdict == "refuted"
+    assert claim(report).confirmation.method == "exact audit"
 
 
 # ---- the member facts are exactly right -------------------------------------------------------
@@ -166,10 +166,10 @@ def test_the_members_with_k_0_and_k_n_are_not_forgotten(high, low, k):
     _, report = verify(RANGE.replace("HIGH", high).replace("LOW", low)
                        .replace("PRIOR", "beta (a, b)").replace("BASE", "a"))
     main = claim(report)
-    assert main.verdict == "rejected" and "refuted" in main.failure
+    assert main.verdict == "refuted" and main.confirmation.method == "exact loss"
     [ob] = [ob for ob in main.obligations if main.results[ob.id].verdict.value == "refuted"]
     model = {b.name: b.value for b in main.results[ob.id].counterexample}
-    n = next(v for name, v in model.items() if name.startswith("length db<1>"))
+    n = str(model["db<1>"].count(";") + 1)   # the length of the concrete list db<1>
     assert model["k"] == (n if k == "n" else "0")
 
 
@@ -225,7 +225,9 @@ val main :: {{l :: bool list | adj (l<1>, l<2>)}} -> {{a :: real+ | =}} -> {{b :
 let main db a b (prior : D[[0,1]]) eps = expMech (eps, score, (db, a, b), {candidates})
 """)
     main = claim(report)
-    assert main.verdict == "rejected"
+    # the score moves by at most 1 (count db does), so the claim is true: not proved, since
+    # the candidate's family is not known here, and not refuted
+    assert main.verdict == "unknown"
     assert "the distribution's family is not known here" in main.failure
 
 
@@ -270,12 +272,16 @@ def test_a_distance_score_gets_the_obligations_of_an_opaque_candidate(rel):
                 if h.name.startswith("h_candidate")]
 
 
-@pytest.mark.parametrize("rel", ["negative/beta_hellinger_small_prior.pinf",
-                                 "negative/expmech_private_candidates.pinf"])
-def test_the_negative_expmech_examples_are_still_refuted(rel):
+@pytest.mark.parametrize("rel, verdict", [
+    # false at a = b = 0.05 (docs/audit.md), where only float Hellinger scores are known
+    ("negative/beta_hellinger_small_prior.pinf", "unknown"),
+    # two candidate lists: an output of one run is impossible in the other
+    ("negative/expmech_private_candidates.pinf", "refuted")])
+def test_the_negative_expmech_examples_are_not_verified(rel, verdict):
     program = parse_file(str(PROGRAMS / rel))
     main = claim(verify_program(program, typecheck_program(program)))
-    assert main.verdict == "rejected" and "refuted" in main.failure
+    assert main.verdict == verdict, main.failure
+    assert "Budget" in main.failure or "candidates of expMech" in main.failure
 
 
 # ---- certificates ------------------------------------------------------------------------------

@@ -416,8 +416,8 @@ def test_mutation_arguments_of_a_call():
 def test_mutation_upgrade_a_rejected_claim():
     cert = cert_of(NEGATIVE)
     main = next(c for c in cert["claims"] if c["name"] == "main")
-    main.update(verdict="verified", failure=None, failing=[])
-    invalid(cert, "refuted")
+    main.update(verdict="verified", failure=None, failing=[], code=None, confirmation=None)
+    invalid(cert, "not verified")
 
 
 def test_mutation_a_claim_left_out():
@@ -527,7 +527,7 @@ def test_call_facts_check_and_depend_on_the_callee():
              if h["name"].startswith("h__call_")]
     assert facts and check(cert).valid
     mean = next(c for c in cert["claims"] if c["name"] == "mean")
-    mean.update(verdict="unknown", failure="not checked")
+    mean.update(verdict="unknown", failure="not checked", code="V002", confirmation=None)
     invalid(cert, "noisyMean", "val of mean", "not verified")
 
 

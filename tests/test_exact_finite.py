@@ -26,7 +26,7 @@ from obligations import terms as T
 from verifier.language.parser import parse_program
 from verifier.language.typecheck import typecheck_program
 from verifier.rules import exact_finite
-from verifier.verification import REJECTED, UNKNOWN, VERIFIED, verify_program
+from verifier.verification import REFUTED, UNKNOWN, VERIFIED, verify_program
 
 from test_certificates import check, invalid  # noqa: E402  (the mutation suite's helpers)
 from verify_helpers import claims_and_certificate  # noqa: E402
@@ -96,10 +96,10 @@ def test_warner_below_log_3_is_refuted_naming_the_inputs_and_the_outcome(eps):
     # log 3 = 1.09861228866810969...: the last one is below it by less than 1e-16
     claims, cert = verify(warner(eps))
     w = claims["warner"]
-    assert w.verdict == REJECTED
-    assert "[ExactFinite]: refuted" in w.failure
+    assert w.verdict == REFUTED
+    assert "[ExactFinite]: false at" in w.failure and "confirmed by exact calculation" in w.failure
     assert "the output r = false" in w.failure
-    assert "counterexample: truth<1> = false, truth<2> = true" in w.failure
+    assert "false at truth<1> = false, truth<2> = true" in w.failure
     assert check(cert).valid  # an honest rejection checks too
 
 
@@ -119,24 +119,24 @@ def test_a_biased_coin_is_verified_at_its_exact_loss_log_7():
     assert loss == pytest.approx(math.log(7))
     assert check(cert).valid
     claims, _ = verify(warner("log 6.99", "0.75"))
-    assert claims["warner"].verdict == REJECTED
+    assert claims["warner"].verdict == REFUTED
 
 
 def test_the_biased_coin_mistake_is_rejected():
     program = parse_program(BIASED.read_text(), str(BIASED))
     (w,) = verify_program(program, typecheck_program(program)).claims
-    assert w.verdict == REJECTED
+    assert w.verdict == REFUTED
     assert "exp (log 3.0) times as likely" in w.failure
     assert "truth<1> = false, truth<2> = true" in w.failure
 
 
 @pytest.mark.parametrize("claim, verdict", [
     # the hockey-stick divergence of (7/8, 1/8) and (1/8, 7/8) at e^eps = 3 is 7/8 - 3/8 = 1/2
-    ("M[DP(log 3.0), 0.5]", VERIFIED), ("M[DP(log 3.0), 0.49]", REJECTED),
+    ("M[DP(log 3.0), 0.5]", VERIFIED), ("M[DP(log 3.0), 0.49]", REFUTED),
     ("M[DP(log 7.0), 0.0]", VERIFIED), ("M[DP(0.0), 0.75]", VERIFIED),
-    ("M[DP(0.0), 0.74]", REJECTED),
+    ("M[DP(0.0), 0.74]", REFUTED),
     # total variation 3/4
-    ("M[SD, 0.75]", VERIFIED), ("M[SD, 0.7]", REJECTED),
+    ("M[SD, 0.75]", VERIFIED), ("M[SD, 0.7]", REFUTED),
 ])
 def test_approximate_dp_and_statistical_distance_at_their_exact_values(claim, verdict):
     claims, cert = verify(warner("log 3.0", "0.75", claim))
@@ -147,8 +147,8 @@ def test_approximate_dp_and_statistical_distance_at_their_exact_values(claim, ve
 
 @pytest.mark.parametrize("claim, verdict", [
     # fair coins: 1 - BC = 1 - 2 sqrt(3/16) = 0.1339..., KL = ln 3 / 2 = 0.5493...
-    ("M[HD, 0.134]", VERIFIED), ("M[HD, 0.133]", REJECTED),
-    ("M[KL, 0.5494]", VERIFIED), ("M[KL, 0.5493]", REJECTED),
+    ("M[HD, 0.134]", VERIFIED), ("M[HD, 0.133]", REFUTED),
+    ("M[KL, 0.5494]", VERIFIED), ("M[KL, 0.5493]", REFUTED),
 ])
 def test_hellinger_and_kl_claims(claim, verdict):
     assert 1 - math.sqrt(3) / 2 == pytest.approx(0.13397, abs=1e-5)
@@ -165,8 +165,8 @@ let leak b = if b then ran (bernoulli 0.5) else return true
 val leakdp :: bool -> M[DP(100.0)] {r :: bool | =}
 let leakdp b = if b then ran (bernoulli 0.5) else return true
 """)
-    assert claims["leak"].verdict == REJECTED
-    assert claims["leakdp"].verdict == REJECTED
+    assert claims["leak"].verdict == REFUTED
+    assert claims["leakdp"].verdict == REFUTED
     assert "b<1> = true, b<2> = false" in claims["leakdp"].failure
 
 
@@ -186,10 +186,10 @@ let pubok p truth =
   if heads then return truth else ran (bernoulli (if p then 0.5 else 0.25))
 """)
     assert claims["mono"].verdict == VERIFIED  # the pair (true, false) is excluded
-    assert claims["any"].verdict == REJECTED
+    assert claims["any"].verdict == REFUTED
     assert "b<1> = true, b<2> = false" in claims["any"].failure
     # a public parameter takes the same value in both runs; at p = false the loss is ln 5
-    assert claims["pub"].verdict == REJECTED
+    assert claims["pub"].verdict == REFUTED
     assert "p = false" in claims["pub"].failure
     assert claims["pubok"].verdict == VERIFIED
     assert len(laws(claims["pubok"])) == 4
@@ -220,7 +220,7 @@ let pair a b =
     assert claims["pick"].verdict == VERIFIED, claims["pick"].failure
     assert laws(claims["pick"])[("0",)] == {"0": Fraction(3, 4), "1": Fraction(1, 8),
                                              "2": Fraction(1, 8)}
-    assert claims["pickbad"].verdict == REJECTED
+    assert claims["pickbad"].verdict == REFUTED
     assert "k<1> = 0" in claims["pickbad"].failure and "k<2> = 2" in claims["pickbad"].failure
     assert claims["pair"].verdict == VERIFIED, claims["pair"].failure
     assert set(laws(claims["pair"])[("true", "false")]) == {"(false, ())", "(true, ())"}
@@ -262,10 +262,14 @@ def test_programs_outside_the_fragment_keep_the_relational_failure():
     claims, cert = verify(OUTSIDE)
     for name in ("witheps", "floaty", "realout"):
         c = claims[name]
-        assert c.verdict == REJECTED, name
         assert "ExactFinite" not in rules(c), name
-        assert "[UnitM]: refuted" in c.failure, (name, c.failure)
-    assert claims["listy"].verdict in (REJECTED, UNKNOWN)
+        assert "[UnitM]: false at" in c.failure, (name, c.failure)
+    # witheps is false at eps = 1 (its loss is ln 3) and realout releases b: both are refuted
+    # by the exact loss of a pair; floaty's loss is ln 2.16 < 2, a true claim the rules cannot
+    # prove, so its false UnitM obligation does not refute it
+    assert claims["witheps"].verdict == claims["realout"].verdict == REFUTED
+    assert claims["floaty"].verdict == UNKNOWN and claims["floaty"].confirmation is None
+    assert claims["listy"].verdict in (REFUTED, UNKNOWN)
     assert "ExactFinite" not in rules(claims["listy"])
     assert claims["recursive"].verdict != VERIFIED
     assert "ExactFinite" not in rules(claims["recursive"])
@@ -380,7 +384,7 @@ def test_verify_then_check_on_the_command_line(tmp_path, path):
     assert done.returncode == (0 if path == COINS else 1), done.stdout + done.stderr
     checked = run_cli("check", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert ("verified  warner" if path == COINS else "rejected  warner") in checked.stdout
+    assert ("verified  warner" if path == COINS else "refuted   warner") in checked.stdout
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from verifier.semantics import noise
+from verifier.semantics import noise, reals
 from verifier.semantics.noise import GRID_BITS, NoiseSource, grid_exponent, secure_source, \
     seeded_source
 
@@ -275,8 +275,14 @@ def test_bucket_cdf_refines_near_a_boundary(tail):
 def test_sample_exp_neg_contract_guard():
     """The exact comparison refuses an approximation that overstates an exponent."""
     bits = noise._ShakeBits(0, b"t")
-    with pytest.raises(AssertionError):
+    with pytest.raises(ArithmeticError):
         noise._sample_exp_neg(bits, np.array([3.0]), lambda i: Fraction(1))
+    # with a slack that covers the approximation's error, exact reals are accepted
+    sqrt2 = reals.sqrt(2)
+    assert noise._sample_exp_neg(bits, np.array([1.4142, 5.0]), lambda i: [sqrt2, Fraction(5)][i],
+                                 slack=2.0 ** -10) in (0, 1)
+    with pytest.raises(ArithmeticError):     # a real exponent below its key is refused too
+        noise._sample_exp_neg(bits, np.array([2.5]), lambda i: sqrt2)
 
 
 # ---------------------------------------------------------------------------------------

@@ -61,7 +61,11 @@ def test_real_printing():
     assert format_real(1e-8) == "1e-08"
     assert format_real(3) == "3.0"
     assert format_real(math.inf) == "infinity"
-    assert format_real(Fraction(10) ** 400) == "1" + "0" * 400 + ".0"
+    # beyond the float range, in scientific notation (exactly, from the rational)
+    assert format_real(Fraction(10) ** 400) == "1.00000000000000000e+400"
+    assert format_real(Fraction(1, 10 ** 400)) == "1.00000000000000000e-400"  # not 0.0
+    assert format_real(Fraction(10 ** 20 + 1)) == "1e+20"       # the nearest float
+    assert format_real(Fraction(10 ** 15)) == "1000000000000000.0"
 
 
 def test_values_print_in_the_language_syntax():

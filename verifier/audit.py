@@ -40,28 +40,22 @@ program's scope, then checked the same way (``run.conform``).
 Exactness
 =========
 
-Each output distribution has one of three precisions (``AuditResult.precision`` is the weakest
-one met):
+The laws are computed with the exact semantics of ``run`` (docs/reals.md): every probability is
+a rational or an exact real. ``AuditResult.precision`` is ``exact`` when every law is (all laws
+of the built-ins), ``float`` when some law has float probabilities (only laws supplied by
+extensions); the loss is a rigorous Arb enclosure (128 bits) for exact laws.
 
-* ``exact``: every probability is an exact rational (``Fraction``) — or the entry returns
-  ``expMech`` directly and its ``eps`` and scores are exact rationals; the log-probabilities are
-  then enclosed in Arb balls (python-flint, 128 bits), so the loss is a rigorous enclosure of
-  the true value.
-* ``scores``: the entry returns ``expMech`` directly with floating-point scores (e.g. Hellinger
-  distances computed with ``lgamma``). ``ln P(o) = eps s_o / 2 - ln sum_r exp(eps s_r / 2)`` is
-  enclosed in Arb from the float64 scores taken as exact: the loss is rigorous *for the
-  computed scores*; the scores themselves carry float64 rounding (about 1e-15, not enclosed).
-* ``float``: the evaluator's float64 probabilities (mixtures and conditionings of float laws,
-  ``hellingerMech``); the loss is computed in float64 from them.
-
-The ``delta(eps)`` curve is always computed in float64 from the probabilities. Comparisons with
-the claim treat differences below ``TOLERANCE`` (1e-9) as equality, because the claimed bound is
-itself evaluated in float64 (``rho = sqrt (1.0 - pi / 4.0)``) and so are most probabilities;
-every violation this module reports exceeds the claim by more than that.
+The comparison with the claim is decided exactly for exact laws: the claimed ``eps`` and
+``delta`` are exact numbers, a pure claim is violated by a pair when ``P1(o) > e^eps P2(o)`` for
+some output (decided by the loss enclosure when it is clear of ``eps``, else output by output
+with exact reals), an approximate one when the hockey-stick sum exceeds ``delta`` (exactly).
+Only float laws are compared within ``TOLERANCE`` (1e-9). The ``delta(eps)`` curve and the
+printed numbers are float64.
 
 Deduplication: every input is evaluated (the enumeration is complete); pairs are grouped by
-their pair of output distributions (identical laws share a class), so the loss and the
-``delta`` curve are computed once per distinct pair of laws.
+their pair of output distributions (identical laws share a class: laws are keyed by the identity
+of their hash-consed expressions, ``_structural``), so the loss and the ``delta`` curve are
+computed once per distinct pair of laws.
 """
 from __future__ import annotations
 
@@ -80,9 +74,10 @@ from verifier.language import types as ty
 from verifier.language.parser import parse_expr, parse_file
 from verifier.language.pretty import pretty_expr
 from verifier.language.typecheck import TypedProgram, typecheck_program
-from verifier.semantics import monad
+from verifier.semantics import monad, reals
+from verifier.semantics.distributions import Distribution
 from verifier.semantics.evaluator import BUILTINS, CONSTANTS, Evaluator
-from verifier.semantics.values import ConsList, Value, format_value, to_json, values_equal
+from verifier.semantics.values import ConsList, Value, canonical, format_value, to_json, values_equal
 
 #: Differences below this are treated as equality when comparing with a claim (see the module
 #: docstring).
@@ -131,7 +126,7 @@ class WorstPair:
 class ClaimCheck:
     """How the audit compares with the entry's ``val`` claim.
 
-    ``verifier`` is the verifier's verdict on the claim (``verified`` / ``rejected`` /
+    ``verifier`` is the verifier's verdict on the claim (``verified`` / ``refuted`` /
     ``unknown``), ``skipped`` when the verifier was not run, ``error`` when it failed on the
     file (the claim is still compared), ``none`` without a claim.
     ``eps`` / ``delta`` are the claimed parameters at the given arguments (the largest over the
@@ -294,10 +289,12 @@ def _json_float(x: Optional[float]) -> Any:
 
 
 @record(frozen=False)
-class Law:
-    """One output distribution: float probabilities, and Arb log-probabilities when available."""
+class _Law:
+    """One output distribution: float probabilities (for reports), the exact probabilities
+    (rationals or exact reals) and their Arb log-probabilities when the law is exact."""
 
     probs: Dict[Value, float]
+    exact: Optional[Dict[Value, Any]]  # value -> Fraction or reals.Real, or None (FLOAT)
     logs: Optional[Dict[Value, Any]]   # value -> flint.arb, or None (FLOAT)
     precision: str
 
@@ -308,59 +305,74 @@ def _arb_context():
 
 
 def _is_exact(x: Any) -> bool:
-    return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+    return reals.is_exact_number(x)
 
 
-def _exponential_law(m: monad.Exponential) -> Law:
-    """The exact law of ``expMech`` from its scores, log-probabilities enclosed in Arb:
-    ``ln P(o) = ln sum_{r = o} exp(eps s_r / 2) - ln sum_r exp(eps s_r / 2)``."""
+def _ball(x: Any) -> Any:
+    """An Arb ball of the exact number ``x`` at ``PRECISION_BITS`` (inside ``_arb_context``)."""
+    if isinstance(x, reals.Real):
+        return x.ball(PRECISION_BITS)
     from lemmas.arbeval import to_arb
-    exact = _is_exact(m.eps) and all(_is_exact(s) for s in m.scores)
-    with _arb_context():
-        half = to_arb(m.eps) / 2
-        exponents = [half * to_arb(s) for s in m.scores]
-        top = max(exponents, key=lambda x: float(x.mid()))
-        grouped: Dict[Value, Any] = {}
-        for c, x in zip(m.candidates, exponents):
-            w = (x - top).exp()
-            grouped[c] = grouped[c] + w if c in grouped else w
-        log_total = sum(grouped.values()).log()
-        logs = {c: w.log() - log_total for c, w in grouped.items()}
-        probs = {c: float(lg.exp().mid()) for c, lg in logs.items()}
-    return Law(probs, logs, EXACT if exact else SCORES)
+    return to_arb(x)
 
 
-def _distribution_law(pmf: Mapping[Value, Any]) -> Law:
-    """A law from the evaluator's probabilities (exact rationals are enclosed in Arb)."""
-    probs = {v: float(p) for v, p in pmf.items() if p != 0}
-    if all(_is_exact(p) for p in pmf.values()):
-        from lemmas.arbeval import to_arb
+def _distribution_law(pmf: Mapping[Value, Any]) -> _Law:
+    """A law from the evaluator's probabilities: exact ones (rationals, exact reals) are kept
+    and their logarithms enclosed in Arb; anything else (the float laws of ``hellingerMech``)
+    is a FLOAT law."""
+    kept = {v: p for v, p in pmf.items() if p != 0}
+    probs = {v: float(p) for v, p in kept.items()}
+    if all(_is_exact(p) for p in kept.values()):
         with _arb_context():
-            logs = {v: to_arb(p).log() for v, p in pmf.items() if p != 0}
-        return Law(probs, logs, EXACT)
-    return Law(probs, None, FLOAT)
+            logs = {v: _ball(p).log() for v, p in kept.items()}
+        return _Law(probs, kept, logs, EXACT)
+    return _Law(probs, None, None, FLOAT)
 
 
-def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Callable[[], Law]]:
+def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Callable[[], _Law]]:
     """``(key, build)`` for the entry's result: ``build()`` gives an M-value's exact finite
     distribution, or the point mass at a plain value. ``key`` is hashable and equal for equal
     laws, so ``build`` runs once per distinct law."""
-    if isinstance(value, monad.Exponential):
-        key: Any = ("expMech", tuple(value.candidates), tuple(value.scores), value.eps)
-        try:
-            hash(key)
-        except TypeError:
-            key = ("expMech", id(value))
-        return key, lambda: _exponential_law(value)
     if isinstance(value, monad.MValue):
         d = monad.enumerate_finite(value, span)
-        return ("law", d), lambda: _distribution_law(d.pmf())
+        return ("law", _structural(d)), lambda: _distribution_law(d.pmf())
+    value = canonical(value)
     try:
         hash(value)
     except TypeError:
         raise error("R006", f"the audit needs an output that can be compared, got {format_value(value)}",
                     span) from None
     return ("value", value), lambda: _distribution_law({value: Fraction(1)})
+
+
+class _Same:
+    """An exact real inside a law's key, compared by identity: two laws are merged only when
+    they are the same expressions (hash-consed, so equal expressions are one object), never by
+    deciding that two different expressions are equal numbers (which may need exact
+    simplification, or be undecidable for enclosure-only numbers). Holding the object keeps
+    its identity valid."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
+
+
+def _structural(v: Any) -> Any:
+    """A hashable key of a value or law in which exact reals compare by identity."""
+    if isinstance(v, reals.Real):
+        return _Same(v)
+    if isinstance(v, tuple):
+        return tuple(_structural(x) for x in v)
+    if isinstance(v, Distribution):
+        return (v.family, _structural(v.params()))
+    return v
 
 
 @record(frozen=False)
@@ -377,34 +389,73 @@ class _PairStat:
     a: np.ndarray                 # probabilities of law A over the union of supports
     b: np.ndarray
     precision: str
+    keys: List[Value] = field(default_factory=list)        # the outputs, aligned with a and b
+    exact_a: Optional[Dict[Value, Any]] = None              # exact probabilities (EXACT laws)
+    exact_b: Optional[Dict[Value, Any]] = None
 
 
-def _pair_stat(law_a: Law, law_b: Law) -> _PairStat:
+def _pair_stat(law_a: _Law, law_b: _Law) -> _PairStat:
     keys = list(law_a.probs)
     keys += [v for v in law_b.probs if v not in law_a.probs]
     a = np.array([law_a.probs.get(v, 0.0) for v in keys])
     b = np.array([law_b.probs.get(v, 0.0) for v in keys])
     precision = max(law_a.precision, law_b.precision, key=_RANK.__getitem__)
     only = [v for v in keys if (v in law_a.probs) != (v in law_b.probs)]
+    exact = (law_a.exact, law_b.exact) if precision == EXACT else (None, None)
     if only:  # an output possible on one side only: infinite loss (exactly, for exact laws)
         o = only[0]
         return _PairStat(math.inf, math.inf, math.inf, None, o, law_a.probs.get(o, 0.0),
-                         law_b.probs.get(o, 0.0), a, b, precision)
+                         law_b.probs.get(o, 0.0), a, b, precision, keys, *exact)
     if law_a.logs is not None and law_b.logs is not None:
         with _arb_context():
             best_o, best_mid, lower, upper, ball = None, -1.0, 0.0, 0.0, None
             for v in keys:
-                d = law_a.logs[v] - law_b.logs[v]
-                lo, hi = float(d.abs_lower()), float(d.abs_upper())
+                d = abs(law_a.logs[v] - law_b.logs[v])
+                lo, hi = float(d.lower().mid()), float(d.upper().mid())
                 lower, upper = max(lower, lo), max(upper, hi)
-                mid = abs(float(d.mid()))
+                ball = d if ball is None else ball.max(d)
+                mid = float(d.mid())
                 if mid > best_mid:
-                    best_o, best_mid, ball = v, mid, abs(d)
+                    best_o, best_mid = v, mid
         return _PairStat(best_mid, math.nextafter(lower, -math.inf), math.nextafter(upper, math.inf), ball,
-                         best_o, law_a.probs[best_o], law_b.probs[best_o], a, b, precision)
+                         best_o, law_a.probs[best_o], law_b.probs[best_o], a, b, precision, keys, *exact)
     diffs = np.abs(np.log(a) - np.log(b))
     i = int(np.argmax(diffs))
-    return _PairStat(float(diffs[i]), None, None, None, keys[i], float(a[i]), float(b[i]), a, b, FLOAT)
+    return _PairStat(float(diffs[i]), None, None, None, keys[i], float(a[i]), float(b[i]), a, b, FLOAT, keys)
+
+
+def _exceeds_eps(stat: _PairStat, eps: Any) -> bool:
+    """Whether the pair's loss ``max_o |ln P_a(o) - ln P_b(o)|`` exceeds the exact ``eps``,
+    decided exactly: by the loss's Arb enclosure when it is clear of ``eps``, else output by
+    output (``P_a(o) > e^eps P_b(o)`` or the reverse) with exact-real comparisons."""
+    if math.isinf(stat.loss):
+        return True
+    with _arb_context():
+        e = _ball(eps)
+        if stat.ball is not None and stat.ball > e:
+            return True
+        if stat.ball is not None and stat.ball <= e:
+            return False
+    factor = reals.exp(eps)
+    for o in stat.keys:
+        p, q = stat.exact_a[o], stat.exact_b[o]
+        if p > factor * q or q > factor * p:
+            return True
+    return False
+
+
+def _hockey_stick_exceeds(stat: _PairStat, eps: Any, delta: Any) -> bool:
+    """Whether ``max(sum_o max(0, P_a - e^eps P_b), sum_o max(0, P_b - e^eps P_a))`` exceeds
+    the exact ``delta``, decided exactly (Arb enclosures first, exact reals when they do not
+    separate)."""
+    factor = reals.exp(eps)
+    for first, second in ((stat.exact_a, stat.exact_b), (stat.exact_b, stat.exact_a)):
+        terms = [reals.maximum(0, reals.sub(first.get(o, 0), reals.mul(factor, second.get(o, 0))))
+                 for o in stat.keys]
+        total = sum(terms, Fraction(0))
+        if total > delta:
+            return True
+    return False
 
 
 def hockey_stick(a: np.ndarray, b: np.ndarray, eps: float) -> float:
@@ -447,17 +498,16 @@ def _read_claim(val: ast.ValDecl, count: int) -> _Claim:
         if rt.div.kind != "DP":
             return _Claim(val, binders, "other",
                           reason=f"the claim bounds the {rt.div.kind} divergence, not differential privacy")
-        if not equality_refinement(rt.body):
+        if not _equality_refinement(rt.body):
             return _Claim(val, binders, "other",
                           reason="the claim lifts a relation other than equality of the outputs")
         return _Claim(val, binders, "DP", rt.div.eps, rt.delta)
-    if equality_refinement(rt):
+    if _equality_refinement(rt):
         return _Claim(val, binders, "equal")
     return _Claim(val, binders, "other", reason="the claim says nothing about the output distributions")
 
 
-def equality_refinement(rt: ast.RType) -> bool:
-    """``{x :: T | =}`` or ``{x :: T | x<1> = x<2>}``: equal outputs."""
+def _equality_refinement(rt: ast.RType) -> bool:
     if not isinstance(rt, ast.RRefine):
         return False
     a = rt.assertion
@@ -467,7 +517,7 @@ def equality_refinement(rt: ast.RType) -> bool:
         and {a.left.run, a.right.run} == {1, 2})
 
 
-def run_name(name: str, run: int) -> str:
+def _run_name(name: str, run: int) -> str:
     """The environment name of ``name<run>`` (see ``AssertionEvaluator``)."""
     return f"{name}<{run}>"
 
@@ -475,7 +525,7 @@ def run_name(name: str, run: int) -> str:
 def _rename_runs(node: Any) -> Any:
     """``node`` with every ``x<i>`` replaced by a variable named ``x<i>`` (so that the evaluator
     can look it up in an environment)."""
-    return ast.transform(node, lambda n: ast.Var(run_name(n.name, n.run), n.span)
+    return ast.transform(node, lambda n: ast.Var(_run_name(n.name, n.run), n.span)
                          if isinstance(n, ast.RunVar) else None)
 
 
@@ -503,12 +553,18 @@ class AssertionEvaluator:
             cached = self._renamed[id(expr)] = (expr, _rename_runs(expr))
         return self.evaluator.evaluate(cached[1], env)
 
+    def number(self, expr: ast.Expr, env: Dict[str, Value]) -> Any:
+        """The exact number a claimed privacy parameter evaluates to (TypeError otherwise)."""
+        v = self.value(expr, env)
+        if not _is_exact(v):
+            raise TypeError(f"{pretty_expr(expr)} is not a number")
+        return v
+
     def holds(self, assertion: ast.Expr, var: str, env: Dict[str, Value]) -> Optional[bool]:
-        """The assertion's truth value (``var`` is the refined variable, for ``=``), or ``None``
-        when it cannot be evaluated."""
+        """The assertion's truth value, or ``None`` when it cannot be evaluated."""
         a = assertion
         if isinstance(a, ast.SameRuns):
-            return _safe_equal(env[run_name(var, 1)], env[run_name(var, 2)])
+            return _safe_equal(env[_run_name(var, 1)], env[_run_name(var, 2)])
         if isinstance(a, ast.Conj):
             left, right = self.holds(a.left, var, env), self.holds(a.right, var, env)
             return False if False in (left, right) else (None if None in (left, right) else True)
@@ -557,13 +613,19 @@ class _ClaimEvaluator(AssertionEvaluator):
         env: Dict[str, Value] = {}
         for (v1, v2), binders in zip(runs, self.claim.binders):
             for var, _ in binders:
-                env[run_name(var, 1)], env[run_name(var, 2)] = v1, v2
+                env[_run_name(var, 1)], env[_run_name(var, 2)] = v1, v2
                 if v1 is v2 or _safe_equal(v1, v2):
                     env[var] = v1
         return env
 
     def depends_on_pair(self, node: Optional[ast.Node]) -> bool:
         return node is not None and any(_mentions(node, n) for n in self.private_names)
+
+
+#: The claim reader and evaluator, for the witnesses of refutations (``verifier.refutation``);
+#: the law of a run and the environment names of ``x<i>``, for the fuzzer's oracle.
+read_claim, ClaimEvaluator, equality_refinement = _read_claim, _ClaimEvaluator, _equality_refinement
+Law, run_name = _Law, _run_name
 
 
 def _safe_equal(a: Value, b: Value) -> bool:
@@ -707,8 +769,19 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
     ``private`` names the private parameter (default: the first ``bool``/``[k]`` list);
     ``eps_grid`` the points of the ``delta(eps)`` curve (default: 11 points from 0 to a little
     above the loss and the claimed eps); ``verify=False`` skips the verifier (the claim is still
-    evaluated and compared). Raises ``PrivInferError`` (U002, R005, R003, R009, ...) on bad input.
+    evaluated and compared). Raises ``PrivInferError`` (U002, R005, R003, R009, R011, ...) on bad
+    input.
     """
+    try:
+        return _audit(program, typed, entry, n, arg_specs, private, eps_grid, verify, max_inputs)
+    except reals.Undecided as exc:
+        from verifier.semantics.evaluator import undecided_error
+        raise undecided_error(exc, None) from None
+
+
+def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
+           private: Optional[str], eps_grid: Optional[Sequence[float]], verify: bool,
+           max_inputs: int) -> AuditResult:
     from verifier.commands import run as run_cmd
     start = time.perf_counter()
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
@@ -732,7 +805,7 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
     fixed = _fixed_claim_parts(claim, claim_eval, params, priv, public, claim_check)
 
     keys: Dict[Any, int] = {}
-    laws: List[Law] = []
+    laws: List[_Law] = []
     stats: Dict[Tuple[int, int], _PairStat] = {}
     precision = EXACT
     lower_max, upper_max = 0.0, 0.0
@@ -862,8 +935,8 @@ class _Fixed:
     evaluator: _ClaimEvaluator
     public_runs: List[Tuple[Value, Value]]
     private_index: int
-    eps: Optional[float]            # None when it depends on the pair
-    delta: Optional[float]
+    eps: Optional[Any]              # exact numbers; None when they depend on the pair
+    delta: Optional[Any]
     pair_premises: List[Tuple[str, ast.Expr]]   # premises that mention the private input
 
 
@@ -897,33 +970,41 @@ def _fixed_claim_parts(claim: Optional[_Claim], ce: Optional[_ClaimEvaluator], p
                 return None
     fixed = _Fixed(claim, ce, runs, index, None, None, pair_premises)
     if claim.kind == "equal":
-        fixed.eps, fixed.delta = 0.0, 0.0
+        fixed.eps, fixed.delta = Fraction(0), Fraction(0)
     else:
         try:
             if not ce.depends_on_pair(claim.eps):
-                fixed.eps = float(ce.value(claim.eps, env))
+                fixed.eps = ce.number(claim.eps, env)
             if claim.delta is None:
-                fixed.delta = 0.0
+                fixed.delta = Fraction(0)
             elif not ce.depends_on_pair(claim.delta):
-                fixed.delta = float(ce.value(claim.delta, env))
+                fixed.delta = ce.number(claim.delta, env)
         except (PrivInferError, TypeError, ValueError) as exc:
             check.status = NOT_COMPARABLE
             check.message = f"the claimed privacy parameters cannot be evaluated at these arguments ({exc})"
             return None
-    check.eps, check.delta = fixed.eps, fixed.delta
+    check.eps = None if fixed.eps is None else float(fixed.eps)
+    check.delta = None if fixed.delta is None else float(fixed.delta)
     return fixed
 
 
 class _ClaimTracker:
-    """Compares every covered adjacent pair with the claim, keeping the worst excess."""
+    """Compares every covered adjacent pair with the claim, keeping the worst excess.
+
+    Whether a pair violates the claim is decided exactly for exact laws (``_exceeds_eps``,
+    ``_hockey_stick_exceeds``: the claimed bound and the probabilities are exact numbers) and
+    with ``TOLERANCE`` for float laws; ``excess`` (float) only measures by how much."""
 
     def __init__(self, check: ClaimCheck, fixed: _Fixed):
         self.check, self.fixed = check, fixed
-        self.eps_max: Optional[float] = fixed.eps
-        self.delta_max: Optional[float] = fixed.delta
+        self.eps_max: Optional[float] = None if fixed.eps is None else float(fixed.eps)
+        self.delta_max: Optional[float] = None if fixed.delta is None else float(fixed.delta)
         self.undetermined = 0
         self.delta_cache: Dict[Tuple[int, float], float] = {}
         self.delta_at_eps = 0.0
+        self.violated = False
+        self.exact = True
+        self.worst: Optional[Tuple[_PairStat, Any, Any]] = None   # the pair of largest excess
 
     def add(self, x: Tuple[Value, ...], y: Tuple[Value, ...], stat: Optional[_PairStat]) -> None:
         """Check one adjacent pair (``stat`` is ``None`` when both inputs have the same law)."""
@@ -943,26 +1024,38 @@ class _ClaimTracker:
                 check.uncovered_pairs += 1
                 return
         try:
-            eps = f.eps if f.eps is not None else float(f.evaluator.value(f.claim.eps, env))
-            delta = f.delta if f.delta is not None else float(f.evaluator.value(f.claim.delta, env))
+            eps_x = f.eps if f.eps is not None else f.evaluator.number(f.claim.eps, env)
+            delta_x = f.delta if f.delta is not None else f.evaluator.number(f.claim.delta, env)
         except (PrivInferError, TypeError, ValueError):
             self.undetermined += 1
             check.uncovered_pairs += 1
             return
+        eps, delta = float(eps_x), float(delta_x)
+        pure = delta_x == 0
         check.covered_pairs += 1
         self.eps_max = eps if self.eps_max is None else max(self.eps_max, eps)
         self.delta_max = delta if self.delta_max is None else max(self.delta_max, delta)
         if stat is None:       # identical laws: loss 0, delta 0
-            excess, d_at = (-eps, 0.0) if delta == 0 else (-delta, 0.0)
+            excess, d_at = (-eps, 0.0) if pure else (-delta, 0.0)
+            violated = 0 > (eps_x if pure else delta_x)
         else:
             d_at = self.delta_cache.get((id(stat), eps))
             if d_at is None:
                 d_at = self.delta_cache[(id(stat), eps)] = hockey_stick(stat.a, stat.b, eps)
-            excess = stat.loss - eps if delta == 0 else d_at - delta
+            excess = stat.loss - eps if pure else d_at - delta
+            if stat.precision == EXACT:
+                violated = (_exceeds_eps(stat, eps_x) if pure
+                            else _hockey_stick_exceeds(stat, eps_x, delta_x))
+            else:
+                self.exact = False
+                violated = excess > TOLERANCE
         self.delta_at_eps = max(self.delta_at_eps, d_at)
-        if check.excess is None or excess > check.excess:
+        if violated and not self.violated:  # the first violation replaces any non-violation
+            self.violated, check.excess = True, None
+        if violated == self.violated and (check.excess is None or excess > check.excess):
             check.excess = excess
             check.violation = (ConsList.from_sequence(list(x)), ConsList.from_sequence(list(y)))
+            self.worst = (stat, eps_x, delta_x) if stat is not None else None
 
     def finish(self, result: AuditResult) -> None:
         check = self.check
@@ -975,14 +1068,16 @@ class _ClaimTracker:
             check.violation = None
             return
         pure = not check.delta
-        violated = check.excess is not None and check.excess > TOLERANCE
+        violated = self.violated
         what = (f"({_short(check.eps)}, {_short(check.delta) if check.delta else 0})-DP")
         sizes = f"on inputs of length <= {result.max_length}"
         if pure:
             measured = f"exact loss {_short(result.loss)}"
             if violated:
                 measured += f" > claimed {_short(check.eps)}"
-            elif abs(check.excess) <= TOLERANCE:
+            elif self._tight():
+                measured += f" = claimed {_short(check.eps)} (tight)"
+            elif not self.exact and abs(check.excess) <= TOLERANCE:
                 measured += f" = claimed {_short(check.eps)} (tight, within {TOLERANCE:g})"
             else:
                 measured += f" <= claimed {_short(check.eps)}"
@@ -999,13 +1094,14 @@ class _ClaimTracker:
                 check.status = CONSISTENT
                 check.message = f"{measured} {sizes}"
         else:
-            proof = {"rejected": "the verifier rejected the claim",
+            proof = {"refuted": "the verifier refuted the claim",
                      "unknown": "the verifier could not decide the claim",
                      "error": "the verifier failed on this file",
                      }.get(check.verifier, "the claim was not verified (--no-verify)")
             if violated:
                 check.status = VIOLATED
-                tail = "; the rejection is justified" if check.verifier == "rejected" else ""
+                tail = {"refuted": "; the audit agrees",
+                        "unknown": "; the audit shows it is false"}.get(check.verifier, "")
                 check.message = (f"{measured}: the program is NOT {what} {sizes} "
                                  f"({_pair_text(check.violation)}); {proof}{tail}")
             else:
@@ -1014,6 +1110,22 @@ class _ClaimTracker:
                                  f"(the proof may be incomplete, or a violation may need longer inputs)")
         if check.uncovered_pairs:
             check.message += f"; {check.uncovered_pairs} pairs fall outside the claim's assumptions"
+
+
+    def _tight(self) -> bool:
+        """Whether the worst covered pair's loss equals the claimed eps exactly (exact laws;
+        screened by the float excess, so that exact comparisons run at most once)."""
+        if not self.exact or self.worst is None or abs(self.check.excess) > TOLERANCE:
+            return False
+        stat, eps, _ = self.worst
+        if stat.precision != EXACT or math.isinf(stat.loss):
+            return False
+        factor = reals.exp(eps)
+        try:
+            return any(stat.exact_a[o] == factor * stat.exact_b[o]
+                       or stat.exact_b[o] == factor * stat.exact_a[o] for o in stat.keys)
+        except reals.Undecided:
+            return False
 
 
 def _pair_text(pair: Optional[Tuple[Value, Value]]) -> str:
@@ -1078,7 +1190,7 @@ def bench_audits(path: str) -> Tuple[AuditSpec, ...]:
 __all__ = [
     "audit", "audit_program", "AuditResult", "ClaimCheck", "WorstPair", "AuditSpec", "BENCH_AUDITS",
     "bench_audits", "bind_public_arguments", "output_law", "hockey_stick", "TOLERANCE", "MAX_INPUTS",
-    "Law", "AssertionEvaluator", "claim_scope", "run_name", "equality_refinement",
     "CONSISTENT", "SOUNDNESS_BUG", "VIOLATED", "HOLDS", "NOT_COMPARABLE", "NO_CLAIM",
-    "EXACT", "SCORES", "FLOAT",
+    "EXACT", "SCORES", "FLOAT", "Law", "AssertionEvaluator", "claim_scope", "run_name", "equality_refinement",
+    "read_claim", "ClaimEvaluator",
 ]

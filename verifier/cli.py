@@ -4,7 +4,7 @@ Each sub-command lives in ``verifier/commands/<name>.py`` and exposes two functi
 ``add_arguments(parser)`` and ``run(args) -> int``. This module only dispatches, and turns
 every ``PrivInferError`` into printed diagnostics and exit status 2.
 
-Exit statuses: 0 success; 1 a negative answer (a claim rejected or unknown, a certificate
+Exit statuses: 0 success; 1 a negative answer (a claim refuted or unknown, a certificate
 invalid, a benchmark verdict differing from its expectation); 2 bad input; 3 an internal
 error (a bug: please report it — set ``PRIVINFER_DEBUG=1`` for the traceback).
 """

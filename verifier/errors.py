@@ -6,6 +6,9 @@ source span and, where one helps, a hint. ``PrivInferError`` carries one or more
 the command line, which prints them as ``file:line:col: error[CODE]: message`` followed by the
 offending source line and exits with status 2 (input errors) — never a Python traceback.
 
+A claim that is not verified is not an input error: its report carries a ``V`` code (and is
+printed in the same ``file:line:col: error[CODE]: message`` form), and the command exits 1.
+
 Codes are grouped by the phase that raises them:
 
 * ``P``: reading and parsing source text;
@@ -59,11 +62,12 @@ CODES = {
     "R004": "no such declaration",
     "R005": "bad --arg or --data value",
     "R006": "evaluation error",
-    "R007": "observation with zero probability",
+    "R007": "observation with zero probability (no longer raised: observe is total)",
     "R008": "pattern match failure",
     "R009": "the enumeration is too large",
     "R010": "the evaluation did not terminate within the step budget",
-    # verification
+    "R011": "a comparison of real numbers could not be decided",
+    # verification: why a claim is not verified (``ClaimReport.code``), or a bad --only
     "V001": "an obligation is false",
     "V002": "an obligation could not be decided",
     "V003": "no rule applies",
@@ -71,6 +75,8 @@ CODES = {
     "V005": "a missing lemma",
     "V006": "a claim about an unknown declaration",
     "V007": "a recursive function used by verified code has no val",
+    "V008": "the claim is false",
+    "V009": "the proof uses a claim that is not verified",
     # certificates
     "C001": "the certificate cannot be read",
     "C002": "the certificate does not match its schema",

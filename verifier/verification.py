@@ -1,9 +1,21 @@
 """Verifying the ``val`` claims of a program: derivations, obligations, verdicts.
 
 ``verify_program(program, typed)`` builds one derivation per claim (``verifier.rules``),
-discharges every obligation and returns a ``Report``. A claim is *verified* only when every
-obligation of its derivation is discharged; *rejected* when an obligation is refuted or no
-rule applies; *unknown* when some obligation could not be decided.
+discharges every obligation and returns a ``Report``. A claim's verdict is one of the three
+of ``obligations.model.Verdict``, the one vocabulary of obligations, claims, certificates,
+benchmarks and JSON output:
+
+* **verified**: every obligation of its derivation is discharged;
+* **refuted**: the claim is *false*, shown by a witness in the program's semantics
+  (``verifier.refutation``: concrete inputs of both runs within the claim's assumptions on
+  which the program violates it); ``ClaimReport.confirmation`` says how;
+* **unknown**: anything else — an obligation refuted or undecided, no rule applies, a callee
+  not verified. A refuted obligation alone is not a refuted claim: the rules prove
+  sufficient conditions (a cost by composition, a side condition), which a private program
+  may fail.
+
+A claim that is not verified carries a diagnostic code of ``verifier.errors`` (``code``) that
+says why, its first reason (``failure``) and where (``failure_span``).
 """
 from __future__ import annotations
 
@@ -11,18 +23,33 @@ import time
 from collections import Counter
 from typing import Dict, List, Optional, Tuple
 
+from obligations.diagnosis import lacking_hypothesis
 from obligations.model import Obligation, Result, Verdict
 from obligations.records import field, record
 from obligations.smtlib import Z3Session
+from verifier.errors import CODES, Diagnostic, error
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_assertion, pretty_expr, pretty_rtype
+from verifier.language.resolve import referenced_vals, resolve, source_name
+from verifier.language.typecheck import typecheck_program
 from verifier.rules import (core_rules, lifting, mechanism_rules,  # noqa: F401  (registration)
                             monadic_rules)
 from verifier.rules.builder import Builder
 from verifier.rules.derivation import Derivation
+from verifier.refutation import Confirmation
 from verifier.rules.translate import NoRule
 
-VERIFIED, REJECTED, UNKNOWN = "verified", "rejected", "unknown"
+VERIFIED, REFUTED, UNKNOWN = (v.value for v in (Verdict.VERIFIED, Verdict.REFUTED, Verdict.UNKNOWN))
+VERDICTS = (VERIFIED, REFUTED, UNKNOWN)
+#: why a claim is not verified (codes of ``verifier.errors``)
+FALSE_CLAIM = "V008"            # refuted: a confirmed witness
+FALSE_OBLIGATION = "V001"       # an obligation false at concrete values, the claim not shown false
+UNDECIDED = "V002"              # the solver could not decide an obligation
+NO_RULE = "V003"                # no rule applies
+LEMMA_HYPOTHESIS = "V004"       # the proof needs a lemma whose hypothesis is not shown
+MISSING_FACT = "V005"           # a candidate counterexample needed a fact the verifier lacks
+NEEDS_VAL = "V007"              # a recursive function used by verified code has no val
+UNVERIFIED_CALLEE = "V009"      # the proof uses the val of a function that is not verified
 
 
 @record(frozen=False)
@@ -39,10 +66,24 @@ class ClaimReport:
     results: Dict[str, Result] = field(default_factory=dict)
     failure: Optional[str] = None          # why it is not verified (first reason)
     failure_span: Optional[A.Span] = None
+    code: Optional[str] = None             # the diagnostic code of that reason
+    confirmation: Optional[Confirmation] = None  # how a refuted claim was shown false
     failing: List[str] = field(default_factory=list)  # ids of refuted / unknown obligations
     disputed: List[str] = field(default_factory=list)  # disputed theorems the proof rests on
     called: List[str] = field(default_factory=list)  # functions whose call facts it assumes
+    #: functions with a val that its definition names (directly or through helpers): a call
+    #: of any of them may run, so the claim depends on theirs
+    referenced: List[str] = field(default_factory=list)
     seconds: float = 0.0
+
+    def diagnostic(self) -> Optional[Diagnostic]:
+        """Why the claim is not verified, as a diagnostic (its code, the first line of the
+        failure, where; the other lines as notes); None for a verified claim."""
+        if self.verdict == VERIFIED or not self.code:
+            return None
+        lines = (self.failure or "").splitlines() or [CODES[self.code]]
+        return Diagnostic(self.code, lines[0], self.failure_span,
+                          notes=tuple(line.strip() for line in lines[1:]))
 
     def counts(self) -> Dict[str, Dict[str, int]]:
         """Obligations counted by kind and by how they were discharged."""
@@ -65,20 +106,33 @@ class Report:
 
 def verify_program(program: A.Program, typed=None, *, rlimit: Optional[int] = None,
                    only: Optional[List[str]] = None) -> Report:
-    """Verify every ``val`` of ``program`` (or those named in ``only``). The claims share one
-    z3 context (``Z3Session``), each obligation with its fresh solver."""
+    """Verify every ``val`` of ``program`` (or those named in ``only``; a name without a val
+    is error V006). The claims share one z3 context (``Z3Session``), each obligation with its
+    fresh solver.
+
+    The rules work on the resolved core of ``program`` (``verifier.language.resolve``), typed
+    afresh; ``typed`` (the source's types, if the caller has them) is not needed. Reports
+    name claims as the source does."""
+    unknown = sorted(set(only or ()) - {v.name for v in program.vals()})
+    if unknown:
+        raise error("V006", f"--only {unknown[0]}: {program.file} has no val {unknown[0]}",
+                    hint="name a declaration that has a val (privinfer verify lists them)")
     twice = redefined_claims(program)
+    core = resolve(program)  # the rules see every name bound to its own binder
+    typed = typecheck_program(core)
     session = Z3Session()
     claims = []
-    for val in program.vals():
-        if val.name in twice:
+    for written, val in zip(program.vals(), core.vals()):
+        if written.name in twice:
             claims.append(ClaimReport(
-                val.name, pretty_rtype(val.rtype), REJECTED, guarantee_text(val), val.span,
-                failure=f"no rule applies: {val.name} is defined more than once, so it is "
+                written.name, pretty_rtype(written.rtype), UNKNOWN, guarantee_text(written),
+                written.span,
+                failure=f"no rule applies: {written.name} is defined more than once, so it is "
                         "ambiguous which definition the val is about",
-                failure_span=val.span))
+                failure_span=written.span, code=NO_RULE))
             continue
-        claims.append(verify_claim(program, typed, val, rlimit=rlimit, session=session))
+        claims.append(verify_claim(core, typed, val, rlimit=rlimit, session=session,
+                                   written=written))
     require_dependencies(claims)
     if only:
         claims = [c for c in claims if c.name in only]
@@ -89,7 +143,7 @@ def require_dependencies(claims: List[ClaimReport]) -> None:
     """A proof that uses another function's val holds only if that val is verified too.
 
     The callees are read off the App-Val nodes and the call facts; a claim whose derivation
-    assumes the val of a function that is not verified (rejected, unknown, or not checked in
+    assumes the val of a function that is not verified (refuted, unknown, or not checked in
     this run) is downgraded to unknown, naming it. Recursive calls to the function itself are the
     induction hypothesis and need nothing more."""
     by_name = {c.name: c for c in claims}
@@ -103,7 +157,7 @@ def require_dependencies(claims: List[ClaimReport]) -> None:
                 other = by_name.get(callee)
                 if other is None or other.verdict != VERIFIED:
                     state = "not verified in this run" if other is None else other.verdict
-                    c.verdict = UNKNOWN
+                    c.verdict, c.code = UNKNOWN, UNVERIFIED_CALLEE
                     c.failure = (f"the proof uses the val of {callee}, which is {state}")
                     c.failure_span = c.span
                     changed = True
@@ -114,8 +168,9 @@ def uses_of(claim: ClaimReport) -> set:
     """The functions whose val the derivation of ``claim`` assumes: at App-Val nodes, and
     wherever its obligations mention their calls (opaque values that presume the call
     returns, with the call facts of ``verifier.rules.call_facts``)."""
-    nodes = {n.judgement["uses"] for n in claim.derivation.walk() if "uses" in n.judgement}
-    return nodes | set(claim.called)
+    nodes = {source_name(n.judgement["uses"]) for n in claim.derivation.walk()
+             if "uses" in n.judgement}
+    return nodes | set(claim.called) | set(claim.referenced)
 
 
 def redefined_claims(program: A.Program) -> set:
@@ -125,20 +180,30 @@ def redefined_claims(program: A.Program) -> set:
 
 
 def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
-                 rlimit: Optional[int] = None, session: Optional[Z3Session] = None) -> ClaimReport:
-    """The verdict on one claim: by the relational rules, or else, when they fail and the
-    definition is finite and closed, by exact calculation (``ExactFinite``), whose verdict
-    then stands; otherwise the relational failure stands."""
+                 rlimit: Optional[int] = None, session: Optional[Z3Session] = None,
+                 written: Optional[A.ValDecl] = None) -> ClaimReport:
+    """The verdict on one claim ``val`` of the resolved core ``program`` (resolved here if it
+    is not): by the relational rules, or else, when they fail and the definition is finite
+    and closed, by exact calculation (``ExactFinite``), whose verdict then stands; otherwise
+    the relational failure stands. A claim that is not verified is refuted only when a
+    witness confirms it is false (``verifier.refutation``). The report states the claim as
+    ``written`` in the source (default: ``val``)."""
     start = time.perf_counter()
-    report = ClaimReport(val.name, pretty_rtype(val.rtype), UNKNOWN,
-                         guarantee_text(val), val.span)
+    if not program.resolved:
+        position, written = program.vals().index(val), written or val
+        program = resolve(program)
+        typed = typecheck_program(program)
+        val = program.vals()[position]
+    written = written or val
+    report = ClaimReport(written.name, pretty_rtype(written.rtype), UNKNOWN,
+                         guarantee_text(written), written.span)
     builder = Builder(program, typed, rlimit=rlimit, session=session)
     try:
         root = builder.prove_claim(val)
     except NoRule as exc:
-        report.verdict = REJECTED
         report.failure = f"no rule applies: {exc.message}"
         report.failure_span = exc.span
+        report.code = getattr(exc, "code", None) or NO_RULE
     else:
         root.premises.extend(builder.folds.values())
         judge(report, builder, root, val)
@@ -147,44 +212,98 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
         exact = Builder(program, typed, rlimit=rlimit, session=session)
         root = ExactFinite(exact, val, program.find_let(val.name))
         if root is not None:
-            report = ClaimReport(val.name, report.claim, UNKNOWN, report.guarantee, val.span)
+            report = ClaimReport(written.name, report.claim, UNKNOWN, report.guarantee,
+                                 written.span)
             judge(report, exact, root, val)
+    if report.verdict != VERIFIED:
+        refute(report, program, typed, val)
     report.seconds = time.perf_counter() - start
     return report
 
 
 def judge(report: ClaimReport, builder: Builder, root: Derivation, val: A.ValDecl) -> None:
-    """Discharge the obligations of the derivation ``root`` and record the verdict."""
+    """Discharge the obligations of the derivation ``root``: verified when all are, else
+    unknown with the first failing obligation as the reason (``refute`` may then find the
+    claim false)."""
     report.derivation = root
     report.disputed = sorted({n.judgement["disputed"] for n in root.walk()
                               if "disputed" in n.judgement})
     report.obligations = root.all_obligations()
     for ob in report.obligations:
         report.results[ob.id] = builder.prove(ob)
-    report.called = sorted(builder.called)
+    report.called = sorted(source_name(name) for name in builder.called)
+    decl = builder.let_of(val.name)
+    if decl is not None:
+        vals = {v.name for v in builder.program.vals()}
+        report.referenced = sorted(source_name(name) for name in
+                                   referenced_vals(builder.program, decl, vals))
     refuted = [ob for ob in report.obligations if report.results[ob.id].verdict == Verdict.REFUTED]
     unknown = [ob for ob in report.obligations if report.results[ob.id].verdict == Verdict.UNKNOWN]
-    if refuted or unknown:
-        report.verdict = REJECTED if refuted else UNKNOWN
-        first = (refuted or unknown)[0]
-        report.failing = [ob.id for ob in refuted + unknown]
-        report.failure = describe_failure(first, report.results[first.id])
-        span = first.provenance.span
-        report.failure_span = (A.Span(span.file, span.line, span.col, span.end_line, span.end_col)
-                               if span else val.span)
-    else:
+    if not (refuted or unknown):
         report.verdict = VERIFIED
+        return
+    report.verdict = UNKNOWN
+    first = (refuted or unknown)[0]
+    result = report.results[first.id]
+    report.failing = [ob.id for ob in refuted + unknown]
+    report.failure = describe_failure(first, result)
+    report.code = failure_code(first, result)
+    lacking = lacking_hypothesis(first, builder.session, builder.rlimit)
+    if lacking is not None:
+        statement, lemmas, premise = lacking
+        report.code = LEMMA_HYPOTHESIS
+        report.failure += (f"\n  the proof needs the fact that {statement} ({lemmas}), whose "
+                           f"hypothesis is not shown here: {premise}")
+    span = first.provenance.span
+    report.failure_span = (A.Span(span.file, span.line, span.col, span.end_line, span.end_col)
+                           if span else val.span)
 
 
-def describe_failure(ob: Obligation, result: Result) -> str:
-    """``obligation description: refuted, counterexample x = …`` in one or two lines."""
-    text = f"{ob.provenance.description} [{ob.provenance.rule}]: {result.verdict.value}"
-    shown_bindings = [b for b in result.counterexample if "!val!" not in b.value]
-    if shown_bindings:
-        shown = ", ".join(f"{b.name} = {b.value}" for b in shown_bindings[:10])
-        text += f"\n  counterexample: {shown}"
-    elif result.reason:
-        text += f" ({result.reason})"
+def refute(report: ClaimReport, program: A.Program, typed, val: A.ValDecl) -> None:
+    """Look for a witness that the claim is false; with one, the claim is refuted."""
+    from verifier.refutation import confirm
+    parameters = report.derivation.judgement.get("parameters", []) \
+        if report.derivation is not None else []
+    failing = [(ob, report.results[ob.id]) for ob in report.obligations
+               if ob.id in report.failing]
+    witness = confirm(program, typed, val, failing, parameters)
+    if witness is None:
+        return
+    first = next(iter(failing), None)
+    why = (f"\n  the obligation that failed: {describe_failure(*first, note=False)}"
+           if first is not None else f"\n  the verifier's reason: {report.failure}"
+           if report.failure else "")
+    report.verdict, report.code, report.confirmation = REFUTED, FALSE_CLAIM, witness
+    report.failure = f"the claim is false, {witness.text()}{why}"
+
+
+def failure_code(ob: Obligation, result: Result) -> str:
+    """The diagnostic code of a failing obligation (see the codes above; V004 is decided by
+    ``judge``, which asks which lemma's hypothesis is missing)."""
+    if result.verdict == Verdict.REFUTED:
+        return FALSE_OBLIGATION
+    return MISSING_FACT if result.lacking else UNDECIDED
+
+
+def describe_failure(ob: Obligation, result: Result, note: bool = True) -> str:
+    """``obligation description [rule]: why`` in one or two lines: a refuted obligation with
+    its counterexample (which shows the obligation false, not the claim), an undecided one
+    with the reason."""
+    text = f"{ob.provenance.description} [{ob.provenance.rule}]: "
+    if result.verdict == Verdict.REFUTED:
+        text += "false"
+        shown_bindings = [b for b in result.counterexample if "!val!" not in b.value]
+        if shown_bindings:
+            shown = ", ".join(f"{b.name} = {b.value}" for b in shown_bindings[:10])
+            text += f" at {shown}"
+        return text + ("\n  (no run of the program on these values was found to violate the "
+                       "claim: the rule asks for more than the claim may need, or the verifier "
+                       "lacks a fact about these values)" if note else "")
+    text += "not proved"
+    if result.lacking:
+        text += f": the verifier lacks {result.lacking}"
+    if result.reason:
+        text += f"\n  ({result.reason})"
     return text
 
 
@@ -198,12 +317,21 @@ def ordinal(n: int) -> str:
 
 
 def guarantee_text(val: A.ValDecl) -> str:
-    """What the claim means, in words (e.g. "main is (eps, 0)-differentially private with
-    respect to adj on its 1st argument, for a >= 1.0")."""
+    """What the claim means, in words, exactly (e.g. "main is (eps, 0)-differentially private
+    with respect to adj on its 1st argument, for a >= 1.0").
+
+    Each parameter contributes what its refinement says: nothing when it is equal in both
+    runs (public) and says nothing else; the relation between its two runs' values
+    ("adj on its 1st argument"), or "any change of" it when there is none; and conditions on
+    one run ("for b = true in run 1"; "for a >= 1.0" when ``a`` is public, so the condition
+    holds in both runs). The result says what is claimed of the outputs: a divergence bound
+    between the output distributions (with the relation the outputs are lifted to when it is
+    not equality), or the relation between two values."""
+    public = _public_parameters(val.rtype)
     rt, position, relations, conditions = val.rtype, 0, [], []
     while isinstance(rt, A.RArrow):
         position += 1
-        rel, cond = _describe_parameter(rt.dom)
+        rel, cond = _describe_parameter(rt.dom, public)
         if rel == ["any change"]:
             relations.append(f"any change of its {ordinal(position)} argument")
         elif rel:
@@ -219,8 +347,11 @@ def guarantee_text(val: A.ValDecl) -> str:
             what = f"gives equal output distributions ({rt.div.kind} distance 0)"
         else:
             what = f"gives output distributions within {rt.div.kind} distance {delta}"
+        lifted = _result_relation(rt.body)
+        if lifted:
+            what += f" for the relation {lifted} of its outputs (not their equality)"
     else:
-        what = f"returns values of type {pretty_rtype(rt)}"
+        what = _describe_result(rt)
     if relations:
         link = "with respect to" if dp else "for inputs related by"
         text = f"{val.name} {what} {link} " + " and ".join(relations)
@@ -231,10 +362,31 @@ def guarantee_text(val: A.ValDecl) -> str:
     return text
 
 
-def _describe_parameter(dom: A.RType) -> Tuple[List[str], List[str]]:
+def _public_parameters(rt: A.RType) -> set:
+    """The names of the parameters whose refinement says they are equal in both runs."""
+    out = set()
+    while isinstance(rt, A.RArrow):
+        dom = rt.dom
+        while isinstance(dom, A.RRefine):
+            if any(_says_equal(dom.var, c) for c in _conjuncts(dom.assertion)):
+                out.add(dom.var)
+            dom = dom.base
+        rt = rt.cod
+    return out
+
+
+def _says_equal(var: str, c: A.Expr) -> bool:
+    return isinstance(c, A.SameRuns) or (
+        isinstance(c, A.BinOp) and c.op == "=" and isinstance(c.left, A.RunVar)
+        and isinstance(c.right, A.RunVar) and c.left.name == c.right.name == var
+        and {c.left.run, c.right.run} == {1, 2})
+
+
+def _describe_parameter(dom: A.RType, public: set) -> Tuple[List[str], List[str]]:
     """The relational and the one-run conditions a parameter's refinement states
     (equality in both runs is left out: it says the parameter is public). A parameter with
-    no refinement may take any two values: the claim covers every change of it."""
+    no relation between its runs, not public, may take any two values: the claim covers
+    every change of it (under its one-run conditions)."""
     if isinstance(dom, A.RMonad):  # a computation: M[F] {x :: T | =} is the same one in both runs
         if dom.delta is None and dom.div.kind != "DP":
             return [], []
@@ -244,21 +396,41 @@ def _describe_parameter(dom: A.RType) -> Tuple[List[str], List[str]]:
         return [f"computations within {what}"], []
     if not isinstance(dom, A.RRefine):
         return ["any change"], []
-    relational, unary = [], []
-    for c in _conjuncts(dom.assertion):
-        runs = {(v.name, v.run) for v in _run_vars(c)}
-        if isinstance(c, A.SameRuns) or (isinstance(c, A.BinOp) and c.op == "=" and
-                                          isinstance(c.left, A.RunVar) and
-                                          isinstance(c.right, A.RunVar) and
-                                          runs == {(dom.var, 1), (dom.var, 2)}):
-            continue
-        if runs and all(run == 1 for _, run in runs):
-            unary.append(_show(_drop_run(c)))
-        elif _is_adj(c):
-            relational.append("adj")
-        else:
-            relational.append(_show(c))
+    relational, unary, var = [], [], dom.var
+    while isinstance(dom, A.RRefine):
+        for c in _conjuncts(dom.assertion):
+            if _says_equal(dom.var, c):
+                continue
+            runs = {v.run for v in _run_vars(c)}
+            if len(runs) == 1:
+                (run,) = runs
+                shared = all(v.name in public for v in _run_vars(c))
+                unary.append(_show(_drop_run(c)) + ("" if shared else f" in run {run}"))
+            elif not runs:
+                unary.append(_show(c))
+            elif _is_adj(c):
+                relational.append("adj")
+            else:
+                relational.append(_show(c))
+        dom = dom.base
+    if not relational and var not in public:
+        relational = ["any change"]
     return relational, unary
+
+
+def _result_relation(rt: A.RType) -> Optional[str]:
+    """The relation a refined output is lifted to, when it is not plain equality."""
+    if not isinstance(rt, A.RRefine):
+        return None
+    parts = [c for c in _conjuncts(rt.assertion) if not _says_equal(rt.var, c)]
+    return " /\\ ".join(_show(c) for c in parts) if parts else None
+
+
+def _describe_result(rt: A.RType) -> str:
+    """What a pure claim says of its two results."""
+    if isinstance(rt, A.RRefine):
+        return f"returns values of type {pretty_rtype(rt)}"
+    return f"returns values of type {pretty_rtype(rt)} (nothing is claimed of the two runs)"
 
 
 def _show(c: A.Expr) -> str:

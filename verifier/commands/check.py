@@ -3,16 +3,19 @@ certificate with the independent kernel (``checker``; it imports nothing of the 
 derivation builder).
 
 Exit 0 when the certificate is valid (its verified claims are justified and its other claims
-labelled as such), 1 when it is invalid (the first reason is printed), 2 when the input
-cannot be read as JSON.
+labelled as such), 1 when it is invalid (the first reason is printed, with code C002 when the
+document does not match the certificate's JSON Schema and C003 otherwise), 2 when the input
+cannot be read as JSON (C001).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from typing import Optional
 
 from checker import kernel
+from verifier.errors import Diagnostic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,21 +34,32 @@ def run(args: argparse.Namespace) -> int:
     try:
         data = kernel.load(args.certificate)
     except kernel.Unreadable as exc:
-        print(f"error: cannot read the certificate: {exc}", file=sys.stderr)
+        print(Diagnostic("C001", f"cannot read the certificate: {exc}",
+                         hint="give the JSON file privinfer verify --certificate wrote").render(),
+              file=sys.stderr)
         return 2
     outcome = kernel.check(data, solver=args.solver, allow_unknown=args.allow_unknown,
                            recheck_lemmas=args.recheck_lemmas)
     if args.json:
-        print(json.dumps(outcome.to_json(), indent=2))
+        print(json.dumps({**outcome.to_json(), "code": invalid_code(outcome)}, indent=2))
     else:
         print(render(args.certificate, outcome, args.solver))
     return 0 if outcome.valid else 1
 
 
+def invalid_code(outcome: kernel.Outcome) -> Optional[str]:
+    """C002 when the certificate does not match its JSON Schema, C003 when it is invalid
+    otherwise, None when it is valid."""
+    if outcome.valid:
+        return None
+    return "C002" if outcome.reason.startswith(kernel.NOT_A_CERTIFICATE) else "C003"
+
+
 def render(path: str, outcome: kernel.Outcome, solver: str = "z3") -> str:
-    """The outcome in words: the first reason, or each claim and the trust base."""
+    """The outcome in words: the first reason (with its code), or each claim and the trust
+    base."""
     if not outcome.valid:
-        return f"{path}: INVALID: {outcome.reason}"
+        return f"{path}: INVALID: error[{invalid_code(outcome)}]: {outcome.reason}"
     lines = [f"{path}: valid (SMT obligations re-run with {solver})"]
     for c in outcome.claims:
         lines.append(f"  {c['verdict']:<8}  {c['statement']}")

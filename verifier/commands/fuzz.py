@@ -23,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--program", type=int, metavar="I",
                         help="check only program I of the campaign (as numbered in the report)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="check the programs in N processes (with --count; default 1)")
     parser.add_argument("--no-shrink", action="store_true", help="do not minimise failures")
     parser.add_argument("--max-shrinks", type=int, default=20, metavar="N",
                         help="failures to minimise at most (default 20; one per kind and hole first)")
@@ -38,10 +40,12 @@ def run(args: argparse.Namespace) -> int:
         raise error("U002", f"--time must be a positive number of seconds, got {args.time}")
     if args.max_shrinks < 0:
         raise error("U002", f"--max-shrinks must be at least 0, got {args.max_shrinks}")
+    if args.workers < 1:
+        raise error("U002", f"--workers must be at least 1, got {args.workers}")
     count = args.count if args.count is not None else (None if args.time is not None else 100)
     config = Config(seed=args.seed, count=count, seconds=args.time, metamorphic=not args.no_metamorphic,
                     kernel=not args.no_kernel, shrink=not args.no_shrink, max_shrinks=args.max_shrinks,
-                    only=args.program)
+                    only=args.program, workers=args.workers)
 
     def progress(case) -> None:
         for f in case.failures:

@@ -65,7 +65,10 @@ from verifier.semantics import monad
 from verifier.semantics.distributions import (
     Bernoulli, Beta, Categorical, Dirichlet, Distribution, Normal, Uniform, check_probabilities,
 )
-from verifier.semantics.evaluator import BUILTINS, CONSTANTS, Evaluator, check_annotation, evaluate_expr
+from verifier.semantics import reals
+from verifier.semantics.evaluator import (
+    BUILTINS, CONSTANTS, Evaluator, check_annotation, evaluate_expr, undecided_error,
+)
 from verifier.semantics.values import (
     UNIT, Builtin, Closure, ConsList, Value, a_kind, format_value, is_number, to_json, to_real,
 )
@@ -96,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         result = run_program(program, typed, args.entry, args.arg, args.data, source, args.dist)
     except PrivInferError as exc:
         raise _with_source(exc, program) from None
+    except reals.Undecided as exc:  # a comparison outside any located context
+        raise _with_source(undecided_error(exc, None), program) from None
     if args.json:
         print(json.dumps(result.to_json(), allow_nan=False))
     else:

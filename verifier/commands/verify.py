@@ -10,7 +10,8 @@ A file with an input error is reported (exit 2 at the end) and the others are st
 name the source by the path given (relative to the working directory when it is absolute and
 below it, else by its base name), so that they hold no absolute path.
 
-Exit 0 when every claim is verified, 1 when any is rejected or unknown, 2 on input errors.
+Exit 0 when every claim is verified, 1 when any is refuted or unknown, 2 on input errors.
+The JSON report follows ``verifier/report.schema.json`` (docs/json.md).
 """
 from __future__ import annotations
 
@@ -124,10 +125,9 @@ def render(report: Report, explain: bool = False) -> str:
         if c.verdict == VERIFIED and c.disputed:
             lines.append(f"      relies on a theorem whose published proof is disputed: "
                          f"{', '.join(c.disputed)} (NOTES.md §7)")
-        if c.verdict != VERIFIED and c.failure:
-            where = f"{c.failure_span}: " if c.failure_span else ""
-            for i, text in enumerate(c.failure.splitlines()):
-                lines.append(f"      {where if i == 0 else ''}{text}")
+        diagnostic = c.diagnostic()
+        if diagnostic is not None:
+            lines += ["      " + line for line in diagnostic.render().splitlines()]
         counts = c.counts()
         totals_kind.update(counts["by_kind"])
         totals_method.update(counts["by_method"])
@@ -155,6 +155,8 @@ def report_json(report: Report) -> Dict[str, Any]:
             "disputed": c.disputed,
             "failure": c.failure,
             "failure_span": str(c.failure_span) if c.failure_span else None,
+            "code": c.code,
+            "confirmation": c.confirmation.to_json() if c.confirmation else None,
             "obligations": c.counts(),
             "derivation_size": c.derivation.size() if c.derivation else 0,
             "seconds": round(c.seconds, 4),

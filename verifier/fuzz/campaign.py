@@ -28,9 +28,9 @@ import json
 import random
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
-from obligations.records import field, record
+from obligations.records import field, record, replace
 from verifier.errors import PrivInferError
 from verifier.fuzz import coverage
 from verifier.fuzz.generate import Draft, calibrate, generate
@@ -60,6 +60,7 @@ class Config:
     shrink_checks: int = 150       # predicate evaluations per shrink
     shrink_seconds: float = 30.0   # time per shrink
     only: Optional[int] = None     # check only this program of the campaign
+    workers: int = 1               # processes checking programs (with a count)
 
 
 def program_seed(seed: int, index: int) -> int:
@@ -284,30 +285,91 @@ def kernel_opinion(text: str, claim: str) -> str:
 
 
 def fuzz(config: Config, progress: Optional[Callable[[Case], None]] = None):
-    """Run a campaign (see the module docstring); returns a ``report.CampaignReport``."""
+    """Run a campaign (see the module docstring); returns a ``report.CampaignReport``. With
+    ``config.workers`` above 1 (and a ``count``), the programs are checked in that many
+    processes; they are reported, and their failures shrunk, in program order."""
     from verifier.fuzz.report import CampaignReport
     from verifier.fuzz.shrink import shrink_failure
     report = CampaignReport(config)
     start = time.perf_counter()
-    index = 0 if config.only is None else config.only
-    while True:
-        if config.only is not None and index > config.only:
-            break
-        if config.count is not None and config.only is None and index >= config.count:
-            break
-        if config.seconds is not None and time.perf_counter() - start >= config.seconds:
-            break
-        case = check_case(program_seed(config.seed, index), config)
-        case.index = index
+    for case in cases(config, start):
         for failure in case.failures:
             if config.shrink and report.shrink_budget_left() and report.is_new(failure):
                 on_a_large_stack(lambda f=failure: shrink_failure(f, config))
         report.add(case)
         if progress is not None:
             progress(case)
-        index += 1
     report.seconds = time.perf_counter() - start
     return report
+
+
+def cases(config: Config, start: float) -> Iterator[Case]:
+    """The checked programs of the campaign, in order (see ``fuzz``)."""
+    if config.only is not None:
+        yield _indexed(config.seed, config.only, config)
+        return
+    if config.workers > 1 and config.count is not None:
+        yield from _in_processes(config)
+        return
+    index = 0
+    while (config.count is None or index < config.count) and \
+            (config.seconds is None or time.perf_counter() - start < config.seconds):
+        yield _indexed(config.seed, index, config)
+        index += 1
+
+
+def _indexed(seed: int, index: int, config: Config) -> Case:
+    case = check_case(program_seed(seed, index), config)
+    case.index = index
+    return case
+
+
+def _in_processes(config: Config) -> Iterator[Case]:
+    """Programs ``0 .. count-1`` checked by ``config.workers`` processes. A worker that dies
+    (the interpreter crashing on a program) breaks the pool: the programs in flight are then
+    run one at a time, each in a fresh process, so that the one that kills it is reported as a
+    ``crash`` and the campaign goes on."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    context = multiprocessing.get_context("fork")
+    worker_config = replace(config, workers=1, shrink=False)
+    index, count, in_flight = 0, config.count, 4 * config.workers
+    while index < count:
+        lost = None
+        with ProcessPoolExecutor(config.workers, mp_context=context) as pool:
+            futures = [pool.submit(_in_worker, config.seed, i, worker_config) for i in range(index, count)]
+            for i, future in enumerate(futures, index):
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    lost = i
+                    break
+        if lost is None:
+            return
+        for i in range(lost, min(lost + in_flight, count)):
+            with ProcessPoolExecutor(1, mp_context=context) as alone:
+                try:
+                    yield alone.submit(_in_worker, config.seed, i, worker_config).result()
+                except BrokenProcessPool:
+                    yield _died(config.seed, i)
+        index = min(lost + in_flight, count)
+
+
+def _in_worker(seed: int, index: int, config: Config) -> Case:
+    """``_indexed`` in a worker process (looked up there, so that it can be replaced)."""
+    return _indexed(seed, index, config)
+
+
+def _died(seed: int, index: int) -> Case:
+    """The case of a program whose check killed its process."""
+    from verifier.fuzz.generate import generate
+    gen_seed = program_seed(seed, index)
+    text = pretty_program(generate(gen_seed).program())
+    case = Case(gen_seed, index=index, text=text)
+    case.failures.append(Failure(CRASH, "", text, gen_seed, "crash",
+                                 message="the process checking this program died (the interpreter crashed)"))
+    return case
 
 
 __all__ = ["Config", "Case", "Failure", "check_case", "fuzz", "program_seed", "KINDS", "METAMORPHIC",

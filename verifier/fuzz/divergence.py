@@ -33,7 +33,6 @@ otherwise: ``exact`` says which.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any, Dict, Optional, Union
 
 import flint
@@ -143,10 +142,18 @@ def _noise_divergence(kind: str, a: Noise, b: Noise, eps: Any) -> Optional[Enclo
     exact = all(_is_exact(x) for x in (a.center, b.center, a.scale, b.scale)) and a.family == "laplace"
     if a.family != b.family:
         return INFINITE if kind in ("DP", "KL") else None
-    if a.scale != b.scale:
+    try:
+        different_scales = a.scale != b.scale
+    except ArithmeticError:
+        return None
+    if different_scales:
         return INFINITE if kind == "DP" and a.family == "laplace" else None
-    difference = a.center - b.center     # exact for rational centres (to_arb of 1/3 is a ball)
-    gap = arb(0) if difference == 0 else _to_arb(abs(difference)) / _to_arb(a.scale)
+    try:   # exact for rational centres (to_arb of 1/3 is a ball around 1/3, not a point)
+        difference = a.center - b.center
+        same = difference == 0
+    except ArithmeticError:       # an exact real comparison that cannot be decided
+        return None
+    gap = arb(0) if same else _to_arb(abs(difference)) / _to_arb(a.scale)
     if a.family == "laplace":
         t = gap
         if kind == "DP":
@@ -185,12 +192,16 @@ def _phi(x: Any) -> Any:
 
 
 def _is_exact(x: Any) -> bool:
-    return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+    from verifier.semantics import reals
+    return reals.is_exact_number(x)
 
 
 def _to_arb(x: Any) -> Any:
-    from lemmas.arbeval import to_arb
-    return to_arb(x)
+    """A ball of the number ``x`` (a rational, an exact real, or a float taken as exact)."""
+    from verifier.semantics import reals
+    if isinstance(x, float):
+        return arb(x)
+    return reals.ball_of(x, PRECISION_BITS)
 
 
 def _bounds(x: Any) -> tuple:

@@ -46,14 +46,15 @@ from verifier.errors import PrivInferError
 from verifier.fuzz.divergence import AnyLaw, Enclosure, Noise, divergence
 from verifier.language import ast
 from verifier.language.typecheck import ordinal
-from verifier.semantics import monad
+from verifier.semantics import monad, reals
 from verifier.semantics.distributions import make_finite
 from verifier.semantics.evaluator import Evaluator
 from verifier.semantics.values import UNIT, ConsList, SymbolicEscape, Value, format_value, values_equal
 
 #: Failure kinds of a judged run (besides ``soundness``).
 RUNTIME, NONTERMINATION, CRASH, SOUNDNESS = "runtime", "nontermination", "crash", "soundness"
-#: Error codes that are a verified program's fault; R003 / R009 are the oracle's limits.
+#: Error codes that are a verified program's fault; R003 / R009 (and R011, an exact real
+#: comparison the evaluator cannot decide) are limits of the evaluation, not findings.
 RUNTIME_CODES = ("R001", "R002", "R006", "R007", "R008")
 
 
@@ -716,13 +717,13 @@ def _mentions_any(node: ast.Node, names: set) -> bool:
 
 
 def _number(v: Value) -> Any:
-    if isinstance(v, bool) or not isinstance(v, (int, float, Fraction)):
+    if not _numeric(v):
         raise TypeError(f"not a number: {format_value(v)}")
     return v
 
 
 def _numeric(v: Value) -> bool:
-    return isinstance(v, (int, float, Fraction)) and not isinstance(v, bool)
+    return reals.is_exact_number(v) or (isinstance(v, float) and not isinstance(v, bool))
 
 
 def _safe_equal(a: Value, b: Value) -> bool:

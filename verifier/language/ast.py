@@ -557,6 +557,8 @@ class Program(Node):
     file: str = field(default="<input>", compare=False)
     source: str = field(default="", compare=False, repr=False)
     span: Span = _span()
+    #: set on the resolved core (``verifier.language.resolve``): unique binders, no shadowing
+    resolved: bool = field(default=False, compare=False, repr=False)
 
     def lets(self) -> Tuple[LetDecl, ...]:
         return tuple(d for d in self.decls if isinstance(d, LetDecl))

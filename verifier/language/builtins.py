@@ -1,6 +1,16 @@
-"""The built-in names of the surface language (LANGUAGE.md, "Built-in functions"), as data.
+"""The catalogue of built-ins (docs/language.md, "Built-in functions"), as data.
 
-One ``Builtin`` per name, in ``BUILTINS`` (name -> entry). Built-ins are called like ordinary
+One ``Builtin`` per name, in ``BUILTINS`` (name -> entry): its simple type, its meaning, the
+ranges of its arguments and, for a mechanism, the derivation rule its relational rule builds
+and the theorem of the lemma library that rule rests on; ``CONJUGATE`` gives, per likelihood
+family, its conjugate prior and conjugacy lemma. Everyone who needs a built-in's facts reads
+them here: the type checker (types), the rules (``mechanism_rules``, ``observe_fold``: rule
+names, theorems, conjugacy), the certificate kernel (the theorem each rule must cite, the
+built-in a mechanism node must apply, the family a likelihood must draw from). The code of a
+built-in registers under its name — its semantics in ``verifier.semantics.evaluator.BUILTINS``,
+its relational rule in ``verifier.rules`` (``translate._b_<name>`` or a registered mechanism
+rule), its unary Safety rule — and ``tests/test_catalogue.py`` checks that every entry has
+every part (a built-in without one fails loudly there, not in a user's proof). Built-ins are called like ordinary
 functions on a tuple of arguments (``beta (a, b)``), on one value (``bernoulli p``) or on
 ``()`` (``uniform ()``); the *arity* counts the components of that argument.
 
@@ -24,7 +34,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-from obligations.records import record
+from obligations.records import record, replace
 from verifier.language.types import (
     BOOL, INT, REAL, UNIT, Arrow, Dist, Fin, ListType, Monad, Scheme, Simplex, TupleType, Type,
     TypeVar, generalize,
@@ -48,6 +58,10 @@ class Builtin:
     min_args: int
     max_args: Optional[int]  # None: no upper bound
     ranges: Tuple[Optional[str], ...] = ()
+    #: a mechanism's derivation rule (the node its relational rule builds, whose schema the
+    #: kernel has) and the theorem of the lemma library that rule rests on
+    rule: Optional[str] = None
+    theorem: Optional[str] = None
 
     def accepts(self, n: int) -> bool:
         """Whether ``n`` arguments are a valid arity."""
@@ -98,6 +112,9 @@ def _entries() -> Tuple[Builtin, ...]:
     def pred(name, signature, meaning, scheme, arity):
         return Builtin(name, ASSERTION, signature, meaning, scheme, arity, arity)
 
+    def mech(entry, rule, theorem):
+        return replace(entry, rule=rule, theorem=theorem)
+
     return (
         # symbolic distributions
         f("bernoulli", "[0,1] -> D[bool]", "the Bernoulli distribution of parameter p",
@@ -113,20 +130,27 @@ def _entries() -> Tuple[Builtin, ...]:
         f("categorical", "[0,1]^k -> D[[k]]", "the categorical distribution of probability vector p",
           _poly(_fn(Simplex(_K), Dist(Fin(_K)))), 1),
         # mechanisms
-        f("lapMech", "real+ * real -> M[real]", "e + Lap(1/eps): (k eps, 0)-DP for a k-sensitive e",
-          _mono(_fn(REAL, REAL, Monad(REAL))), 2, ("real+", None)),
-        f("gaussMech", "real+ * real+ * real -> M[real]",
-          "e + N(0, sigma(eps, delta)^2): (k eps, delta)-DP for a k-sensitive e when k eps < 1",
-          _mono(_fn(REAL, REAL, REAL, Monad(REAL))), 3, ("real+", "real+", None)),
-        over("expMech", "real+ * (X * R -> real) * X -> M[R]  (R finite); "
-                        "real+ * (X * R -> real) * X * R list -> M[R]  (candidates)",
-             "the exponential mechanism: r with probability proportional to exp(eps score(x, r) / 2)",
-             3, 4, ("real+", None, None, None)),
-        over("hellingerMech", "real+ * real+ * D[T] * X list -> M[D[T]]",
-             "the smoothed-Hellinger exponential mechanism over the posteriors of a beta "
-             "(X = bool) or dirichlet (X = [k]) prior", 4, 4, ("real+", "real+", None, None)),
-        over("hellingerMechPure", "real+ * D[T] * X list -> M[D[T]]",
-             "the pure-eps form of hellingerMech", 3, 3, ("real+", None, None)),
+        mech(f("lapMech", "real+ * real -> M[real]",
+               "e + Lap(1/eps): (k eps, 0)-DP for a k-sensitive e",
+               _mono(_fn(REAL, REAL, Monad(REAL))), 2, ("real+", None)),
+             "LapMech", "mech.laplace"),
+        mech(f("gaussMech", "real+ * real+ * real -> M[real]",
+               "e + N(0, sigma(eps, delta)^2): (k eps, delta)-DP for a k-sensitive e when k eps < 1",
+               _mono(_fn(REAL, REAL, REAL, Monad(REAL))), 3, ("real+", "real+", None)),
+             "GaussMech", "mech.gaussian"),
+        mech(over("expMech", "real+ * (X * R -> real) * X -> M[R]  (R finite); "
+                             "real+ * (X * R -> real) * X * R list -> M[R]  (candidates)",
+                  "the exponential mechanism: r with probability proportional to "
+                  "exp(eps score(x, r) / 2)", 3, 4, ("real+", None, None, None)),
+             "ExpMech", "mech.exponential"),
+        mech(over("hellingerMech", "real+ * real+ * D[T] * X list -> M[D[T]]",
+                  "the smoothed-Hellinger exponential mechanism over the posteriors of a beta "
+                  "(X = bool) or dirichlet (X = [k]) prior", 4, 4,
+                  ("real+", "real+", None, None)),
+             "HellingerMech", "mech.hellinger.poster_corrected"),
+        mech(over("hellingerMechPure", "real+ * D[T] * X list -> M[D[T]]",
+                  "the pure-eps form of hellingerMech", 3, 3, ("real+", None, None)),
+             "HellingerMechPure", "mech.hellinger.pure"),
         # operations on symbolic distributions
         over("getParams", "D[[0,1]] -> real+ * real+ (beta); D[real] -> real * real+ (normal); "
                           "D[[0,1]^k] -> real+ * ... (dirichlet); D[bool] -> [0,1] (bernoulli); "
@@ -174,3 +198,27 @@ def _entries() -> Tuple[Builtin, ...]:
 
 #: Every built-in name, in documentation order.
 BUILTINS: Dict[str, Builtin] = {b.name: b for b in _entries()}
+
+
+def mechanism_of_rule(rule: str) -> Optional[Builtin]:
+    """The built-in mechanism whose relational rule builds derivation nodes ``rule``."""
+    return next((b for b in BUILTINS.values() if b.rule == rule), None)
+
+
+@record
+class Conjugacy:
+    """A likelihood family with its conjugate prior family and the lemma giving the closed
+    form of the posterior after a list of observations (``/k``: one lemma per number of
+    categories, ``/k=K``)."""
+
+    likelihood: str
+    prior: str
+    lemma: str
+
+
+#: likelihood family -> its conjugacy (the observe-fold and observe rules, and the kernel)
+CONJUGATE: Dict[str, Conjugacy] = {c.likelihood: c for c in (
+    Conjugacy("bernoulli", "beta", "conj.beta_bernoulli.list"),
+    Conjugacy("categorical", "dirichlet", "conj.dirichlet_categorical.list/k"),
+    Conjugacy("normal", "normal", "conj.normal_normal.list"),
+)}

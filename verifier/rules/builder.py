@@ -20,15 +20,17 @@ from obligations.records import record, replace
 from obligations.smtlib import Z3Session
 from obligations.z3_backend import discharge
 from verifier.language import ast as A
+from verifier.language.resolve import source_name, written
 from verifier.rules import axioms as AX
 from verifier.rules import logic as L
 from verifier.rules import registry
 from verifier.rules.call_facts import call_facts, pure_signature
 from verifier.rules.context import Cost, Ctx
 from verifier.rules.derivation import Derivation
+from verifier.rules.equality import equality_goals
 from verifier.rules.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV, value_terms)
-from verifier.rules.translate import NoRule, RangeCheck, Translator
+from verifier.rules.translate import CallCheck, NoRule, RangeCheck, Translator, missing_val
 
 
 @record
@@ -52,6 +54,9 @@ class Builder:
 
     def __init__(self, program: A.Program, typed=None, *, rlimit: Optional[int] = None,
                  session: Optional[Z3Session] = None):
+        if not program.resolved:
+            raise ValueError("the Builder works on the resolved core of a program "
+                             "(verifier.language.resolve.resolve), in which no name is shadowed")
         self.program = program
         self.typed = typed
         self.rlimit = rlimit
@@ -63,8 +68,10 @@ class Builder:
         self._vals = {v.name: v for v in program.vals()}
         self._lets = {d.name: d for d in program.lets()}
         self._range_checks: List[RangeCheck] = []
+        self._calls: List[CallCheck] = []
         self.translator = Translator(self._range_checks.append, self._infer, self.fresh,
-                                     self.signature, self.list_key)
+                                     self.signature, self.list_key, self._on_call,
+                                     self._returns_computation)
         self.top_env = self._top_env()
         self.folds: Dict[str, Derivation] = {}
         #: functions whose val's call facts some obligation assumes (the claim depends on them)
@@ -81,8 +88,9 @@ class Builder:
     # ---- names ----------------------------------------------------------------------------
 
     def fresh_name(self, name: str) -> str:
-        """A logical name for program name ``name``, distinct from earlier ones (``x``, ``x'``…)."""
-        base = name.rstrip("'") or "v"
+        """A logical name for program name ``name``, distinct from earlier ones (``x``, ``x'``…);
+        a binder renamed by resolution (``x#2``) is named as written."""
+        base = source_name(name).rstrip("'") or "v"
         n = self._names.get(base, 0)
         self._names[base] = n + 1
         return base + "'" * n
@@ -137,12 +145,20 @@ class Builder:
         val = self._vals.get(name)
         if val is None:
             decl = self._lets.get(name)
-            raise NoRule(f"the recursive function {name} needs a val to be used by verified code",
-                         decl.span if decl else None)
+            raise missing_val(name, decl.span if decl else None)
         arity, rt = 0, val.rtype
         while isinstance(rt, A.RArrow):
             arity, rt = arity + 1, rt.cod
         return arity, L.sort_of_type(simple_of(rt))
+
+    def _returns_computation(self, name: str) -> bool:
+        """Whether the val of ``name`` says that, fully applied, it returns a computation."""
+        rt = self._vals[name].rtype
+        while isinstance(rt, A.RArrow):
+            rt = rt.cod
+        while isinstance(rt, A.RRefine):
+            rt = rt.base
+        return isinstance(rt, A.RMonad)
 
     def twin(self, new: A.Expr, original: A.Expr) -> A.Expr:
         """Record that ``new``, an expression a rule built, has the simple type of the program's
@@ -183,6 +199,11 @@ class Builder:
                 return t.elem
         return None
 
+    def functions_called(self, *terms: T.Term) -> set:
+        """The functions with a val whose calls (opaque symbols) occur in ``terms``."""
+        return {name for f in T.functions(*terms)
+                for name in (L.program_function_name(f.name),) if name in self._vals}
+
     def val_of(self, name: str) -> Optional[A.ValDecl]:
         return self._vals.get(name)
 
@@ -219,8 +240,7 @@ class Builder:
             hyps = tuple(hyps) + facts
         # an opaque call assumes its function returns (terminates) and, through the call
         # facts, its val: the claim depends on that function's claim
-        self.called.update(f.name for f in T.functions(goal, *(t for _, t in hyps))
-                           if f.name in self._vals)
+        self.called.update(self.functions_called(goal, *(t for _, t in hyps)))
         axioms = AX.instantiate([t for _, t in hyps] + [goal])
         return Obligation(kind=kind, hypotheses=hyps, goal=goal, axioms=axioms,
                           provenance=Provenance(rule=rule, node="", description=description,
@@ -250,8 +270,8 @@ class Builder:
             return Result(obligation=ob.id, verdict=Verdict.VERIFIED, method="trivial",
                           reason="the goal is true")
         kwargs = {"rlimit": self.rlimit} if self.rlimit else {}
-        opaque = frozenset(f.name for f in T.functions(ob.goal, *(h.term for h in ob.hypotheses))
-                           if f.name in self._vals)
+        opaque = frozenset(L.program_function(f) for f in
+                           self.functions_called(ob.goal, *(h.term for h in ob.hypotheses)))
         return discharge(ob, confirm=confirm, session=self._session, opaque=opaque, **kwargs)
 
     def holds(self, ctx: Ctx, goal: T.Term) -> bool:
@@ -263,6 +283,11 @@ class Builder:
         that selects a rule (the rule records both in its judgement, for certificates)."""
         ob = self.oblige(ctx, ObligationKind.ENTAILMENT, goal, "rule selection", None, "select")
         return (ob, self._cache[ob.id]) if self.proves(ob) else None
+
+    @property
+    def session(self) -> Z3Session:
+        """The program's z3 context (for questions about an obligation, such as a diagnosis)."""
+        return self._session
 
     def results(self) -> Dict[str, Result]:
         return dict(self._cache)
@@ -287,14 +312,24 @@ class Builder:
         return self.translator.as_term(left, e), self.translator.as_term(right, e)
 
     @contextmanager
-    def collecting(self, checks: List[RangeCheck]):
-        """Send the range conditions met by the translator to ``checks`` for the duration."""
-        start = len(self._range_checks)
+    def collecting(self, checks: List[RangeCheck], calls: Optional[List[CallCheck]] = None):
+        """Send the range conditions met by the translator to ``checks`` (and the calls it
+        evaluates to ``calls``) for the duration."""
+        start, first_call = len(self._range_checks), len(self._calls)
         try:
             yield
         finally:
             checks.extend(_dedupe(self._range_checks[start:]))
             del self._range_checks[start:]
+            if calls is not None:
+                calls.extend(self._calls[first_call:])
+            del self._calls[first_call:]
+
+    def _on_call(self, call: CallCheck) -> None:
+        """The translator evaluated a call of a function with a val: the claim depends on that
+        function's claim (verified, hence terminating), used or not."""
+        self.called.add(call.function)
+        self._calls.append(call)
 
     def range_obligation(self, ctx: Ctx, check: RangeCheck) -> Obligation:
         goal = check.condition if check.guard == T.boolean(True) else T.implies(check.guard,
@@ -338,29 +373,34 @@ class Builder:
         from verifier.rules.monadic_rules import equal_inputs
         shortcut = equal_inputs(self, ctx, e)
         if shortcut is not None:
-            return self.close_path(ctx, shortcut.node, shortcut.cost, e)
+            return self.close_path(ctx, shortcut.node, shortcut.cost, e, shortcut.output)
         return registry.monadic(e)(self, ctx, e)
 
     def close_synth(self, ctx: Ctx, result: Synth, e: A.Expr) -> Derivation:
         """``close_path`` for a computation whose cost and facts come from synthesis."""
         if result.facts:
             ctx = ctx.assume("h_candidate", T.and_(*result.facts))
-        return self.close_path(ctx, result.node, result.cost, e)
+        return self.close_path(ctx, result.node, result.cost, e, result.output)
 
     def synth_monadic(self, ctx: Ctx, e: A.Expr) -> Synth:
         """The cost and output of a monadic computation in a bound (``mlet``) position."""
         from verifier.rules.monadic_rules import equal_inputs, synth_dispatch
         result = equal_inputs(self, ctx, e) or synth_dispatch(self, ctx, e)
         result.node.judgement["cost"] = result.cost.as_judgement()
+        result.node.judgement["output"] = output_judgement(result.output)
         return result
 
-    def close_path(self, ctx: Ctx, premise: Derivation, cost: Cost, e: A.Expr) -> Derivation:
-        """The end of a monadic path: the costs spent, plus ``cost``, fit the claim.
+    def close_path(self, ctx: Ctx, premise: Derivation, cost: Cost, e: A.Expr,
+                   output: Tuple[SymValue, SymValue]) -> Derivation:
+        """The end of a monadic path: the costs spent, plus ``cost``, fit the claim, and the
+        output of the path's last computation is equal in both runs (the claim's ``=``).
 
-        ``premise`` (the path's last computation) records ``cost``; the Budget node records
-        every cost of the path and the claimed index, from which its obligations are built."""
+        ``premise`` (the path's last computation) records ``cost`` and ``output``; the Budget
+        node records every cost of the path and the claimed index, from which its obligations
+        are built, and proves the output equal."""
         claim = ctx.claim
         premise.judgement["cost"] = cost.as_judgement()
+        premise.judgement["output"] = output_judgement(output)
         costs = ctx.costs + (cost,)
         obligations = []
         families = {c.family for c in costs} - {"ZERO"}
@@ -385,6 +425,18 @@ class Builder:
         obligations.append(self.oblige(
             ctx, ObligationKind.ENTAILMENT, T.le(delta_total, claim.delta),
             f"the total delta ({spent}) is at most the claimed delta", e.span, "Budget"))
+        goals = equality_goals(*output)
+        if goals is None:
+            raise NoRule(f"the output of {short(e, 50)} is not known to be equal in both runs "
+                         "(the claim's =)", e.span)
+        if goals:
+            returned = isinstance(e, A.Return)
+            what = (f"the returned value {short(e.value)}" if returned
+                    else f"the output of {short(e, 50)}")
+            obligations.append(self.oblige(
+                ctx, ObligationKind.ENTAILMENT, T.and_(*goals),
+                f"{what} is equal in both runs (the claim's =)", e.span,
+                "UnitM" if returned else "Budget"))
         return self.node("Budget", ctx, e.span, f"{spent} fits {claim.text}", [premise],
                          obligations, costs=[c.as_judgement() for c in costs],
                          index=claim.as_judgement())
@@ -487,6 +539,35 @@ def _source_span(span: Optional[A.Span]) -> Optional[SourceSpan]:
     if span is None or span.line == 0:
         return None
     return SourceSpan(span.file, span.line, span.col, span.end_line, span.end_col)
+
+
+def output_judgement(output: Tuple[SymValue, SymValue]) -> Optional[list]:
+    """The output of a computation as judgement data: its terms in run 1 and run 2 (a
+    tuple's components in order), or None when it is not first-order."""
+    left, right = (value_terms(v) for v in output)
+    first_order = all(isinstance(v, (Scalar, DistV, TupleV, UnitV)) for v in output)
+    if not first_order or len(left) != len(right):
+        return None
+    return [[a, b] for a, b in zip(left, right)]
+
+
+def bound_judgement(p: A.Pattern, left: SymValue, right: SymValue) -> List[dict]:
+    """What pattern ``p`` binds, as judgement data: each name with its value's terms in run 1
+    and run 2 (``output_judgement``: None when the value is not first-order)."""
+    if isinstance(p, A.PVar):
+        return [{"name": p.name, "value": output_judgement((left, right))}]
+    if isinstance(p, A.PTuple) and isinstance(left, TupleV) and isinstance(right, TupleV):
+        return [entry for sub, l, r in zip(p.items, left.items, right.items)
+                for entry in bound_judgement(sub, l, r)]
+    return []
+
+
+def short(e: A.Expr, limit: int = 60) -> str:
+    """``e`` on one line, as the source writes it (renamed binders by their written name),
+    cut at ``limit`` characters: for the descriptions of nodes and obligations."""
+    from verifier.language.pretty import pretty_expr
+    text = written(" ".join(pretty_expr(e).split()))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def equal_term(a: SymValue, b: SymValue) -> Optional[T.Term]:

@@ -42,12 +42,13 @@ PREFIX = "h__call_"  # context names never start with "h__" (Ctx.assume strips u
 
 
 def ground_calls(terms: Sequence[T.Term], names) -> Dict[str, List[T.Apply]]:
-    """Applications of the functions ``names`` outside quantifiers, by function, in order of
-    first occurrence."""
+    """Applications of the program functions ``names`` outside quantifiers, by function, in
+    order of first occurrence."""
     found: Dict[str, List[T.Apply]] = {}
     for app in T.ground_applications(*terms):
-        if app.func.name in names and app.args:
-            found.setdefault(app.func.name, []).append(app)
+        name = L.program_function_name(app.func.name)
+        if name in names and app.args:
+            found.setdefault(name, []).append(app)
     return found
 
 

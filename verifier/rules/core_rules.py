@@ -12,6 +12,7 @@ from obligations.model import ObligationKind
 from obligations.records import replace
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
+from verifier.language.resolve import recursive_call_sites, written
 from verifier.rules import logic as L
 from verifier.rules.builder import Builder, Synth, equal_term, refinement_parts, simple_of
 from verifier.rules.context import Claim, Cost, Ctx, zero_cost
@@ -19,7 +20,7 @@ from verifier.rules.derivation import Derivation
 from verifier.rules.monadic_rules import fresh_output, short
 from verifier.rules.registry import monadic_rule, synthesis_rule
 from verifier.rules.symbolic import DistV, Env, Monadic, Scalar, SymValue
-from verifier.rules.translate import NoRule, NotApplicable, ite_value
+from verifier.rules.translate import NoRule, NotApplicable, ite_value, missing_val
 
 EQUAL_FAMILIES = ("SD", "HD", "KL")
 
@@ -35,7 +36,10 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     premises: List[Derivation] = []
     from verifier.rules.safety import check_safety
     with b.name_scope():  # the two passes may reuse the same names for their own variables
-        premises.append(check_safety(b, ctx, body, monadic=isinstance(rt, A.RMonad)))
+        safety = check_safety(b, ctx, body, monadic=isinstance(rt, A.RMonad))
+        premises.append(safety)
+    if decl.recursive:
+        every_recursive_call_terminates(b, val, decl, safety)
     index = None
     if isinstance(rt, A.RMonad):
         claim = make_claim(b, val_env, rt)
@@ -44,6 +48,37 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     else:
         premises.append(check_pure(b, ctx, val_env, body, rt))
     return abstraction(b, val, decl, ctx, premises, index, parameters)
+
+
+def every_recursive_call_terminates(b: Builder, val: A.ValDecl, decl: A.LetDecl,
+                                    safety: Derivation) -> None:
+    """Every recursive call of ``decl``, wherever it stands — used or not, pure or monadic —
+    has the Safety obligation, in each run, that its list is shorter (termination: the
+    language is call by value, so a call in an unused ``let`` still runs). A call the Safety
+    walk never evaluated (in a function that is never applied), or a use of the function's
+    name other than a call, is refused: no obligation could speak for it."""
+    arity = sum(1 for _ in _arrows(val.rtype))
+    calls, stray = recursive_call_sites(decl, arity)
+    if stray:
+        raise NoRule(f"{written(decl.name)} is used here other than in a call on its "
+                     f"{arity} arguments: the verifier needs every recursive call to be a direct "
+                     "application, to prove that it terminates", stray[0].span)
+    checked = {(ob.provenance.span.line, ob.provenance.span.col, ob.provenance.span.end_line,
+                ob.provenance.span.end_col) for ob in safety.obligations
+               if ob.provenance.description.endswith("termination) (run 1)")
+               and ob.provenance.span is not None}
+    for call in calls:
+        s = call.span
+        if (s.line, s.col, s.end_line, s.end_col) not in checked:
+            raise NoRule(f"the recursive call {short(call)} is in code the verifier never "
+                         "evaluates (a function that is never applied), so its termination "
+                         "is not shown", call.span)
+
+
+def _arrows(rt: A.RType):
+    while isinstance(rt, A.RArrow):
+        yield rt.dom
+        rt = rt.cod
 
 
 def bind_parameters(b: Builder, val: A.ValDecl, decl: A.LetDecl,
@@ -130,8 +165,14 @@ def bind_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RTyp
     var, base, assertions = refinement_parts(dom)
     pname = p.name if isinstance(p, A.PVar) else (var or "arg")
     if isinstance(base, A.RMonad):
+        # two computations within the index of the type: equal ones when it says so, else
+        # running one costs the index (the relation of a monadic parameter is its index)
         equal = monad_is_equality(b, val_env, base)
-        value = Monadic(None, None, equal_in_runs=equal, rtype=base, name=pname)
+        try:
+            cost = _instantiated_cost(b, val_env, base, f"{written(pname)} (its type)", dom.span)
+        except NoRule:
+            cost = None  # not of the form M[F, delta] {x :: T | =}: it cannot be run
+        value = Monadic(None, None, equal_in_runs=equal, rtype=base, name=pname, cost=cost)
         ctx = _bind_both(ctx, p, value, value)
         return ctx, val_env.bind(var, value, value) if var else val_env, None
     if not isinstance(base, A.RSimple):
@@ -182,9 +223,9 @@ def make_claim(b: Builder, env: Env, rt: A.RMonad) -> Claim:
     from verifier.language.pretty import pretty_expr
     eps = b.index_term(env, rt.div.eps) if rt.div.kind == "DP" else None
     delta = b.index_term(env, rt.delta) if rt.delta is not None else T.real(0)
-    text = f"DP({pretty_expr(rt.div.eps)})" if rt.div.kind == "DP" else rt.div.kind
+    text = f"DP({written(pretty_expr(rt.div.eps))})" if rt.div.kind == "DP" else rt.div.kind
     if rt.delta is not None:
-        text += f", delta {pretty_expr(rt.delta)}"
+        text += f", delta {written(pretty_expr(rt.delta))}"
     return Claim(rt.div.kind, eps, delta, text, rt.span)
 
 
@@ -224,11 +265,14 @@ def check_pure(b: Builder, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType) ->
 
 # ---- match and if -------------------------------------------------------------------------
 
-def _branch(mode: str, terms: Tuple[T.Term, T.Term], proved) -> dict:
+def _branch(mode: str, terms: Tuple[T.Term, T.Term], proved, bound=()) -> dict:
     """Judgement data: why both runs take the same branch (``proved``: the obligation and its
-    result, or None when the two terms are one)."""
+    result, or None when the two terms are one), and what the :: case of a match binds."""
     ob, result = proved or (None, None)
-    return {"mode": mode, "terms": terms, "obligation": ob, "result": result}
+    out = {"mode": mode, "terms": terms, "obligation": ob, "result": result}
+    if mode != "if":
+        out["bound"] = list(bound)
+    return out
 
 
 def split_match(b: Builder, ctx: Ctx, e: A.Match) -> Tuple[List[Tuple[Ctx, A.Expr]], dict]:
@@ -249,7 +293,7 @@ def split_match(b: Builder, ctx: Ctx, e: A.Match) -> Tuple[List[Tuple[Ctx, A.Exp
         cons_ctx = ctx.assume("h_cons", T.and_(T.eq(l1, L.cons(h, t)), T.eq(l2, L.cons(h, t))))
         cons_ctx = _bind_cons(cons_ctx, e, (h, h), (t, t))
         return ([(nil_ctx, e.nil_body), (cons_ctx.in_case("::"), e.cons_body)],
-                _branch("sync", (l1, l2), same))
+                _branch("sync", (l1, l2), same, _cons_bound(e, (h, h), (t, t))))
     lengths = b.proved(ctx, T.eq(L.length(l1), L.length(l2)))
     if lengths is None:
         raise NoRule("the two runs may take different branches of this match (the lists may "
@@ -273,7 +317,8 @@ def split_match(b: Builder, ctx: Ctx, e: A.Match) -> Tuple[List[Tuple[Ctx, A.Exp
             continue
         cases = [(c.assume(f"{hyp}_{label}", d).in_case(label), body)
                  for c, body in cases for label, d in _unfold(atom, h1, h2, t1, t2)]
-    return [(nil_ctx, e.nil_body)] + cases, _branch("split", (l1, l2), lengths)
+    return ([(nil_ctx, e.nil_body)] + cases,
+            _branch("split", (l1, l2), lengths, _cons_bound(e, (h1, h2), (t1, t2))))
 
 
 def _unfold(atom: T.Apply, h1, h2, t1, t2) -> List[Tuple[str, T.Term]]:
@@ -283,6 +328,12 @@ def _unfold(atom: T.Apply, h1, h2, t1, t2) -> List[Tuple[str, T.Term]]:
     c = atom.args[2]
     return [("same head", T.and_(T.eq(h1, h2), L.adj_within(t1, t2, c))),
             ("same tail", T.and_(T.le(T.abs_(T.sub(h1, h2)), c), T.eq(t1, t2)))]
+
+
+def _cons_bound(e: A.Match, heads, tails) -> List[dict]:
+    """What the :: case binds, as judgement data (the head's and the tail's terms)."""
+    return [{"name": name, "value": [list(terms)]}
+            for name, terms in ((e.head, heads), (e.tail, tails)) if name != "_"]
 
 
 def _bind_cons(ctx: Ctx, e: A.Match, heads, tails) -> Ctx:
@@ -403,8 +454,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     the val's monadic type, instantiated with the arguments."""
     val = b.val_of(name)
     if val is None:
-        raise NoRule(f"the recursive function {name} needs a val to be used by verified code",
-                     e.span)
+        raise missing_val(name, e.span)
     rt = val.rtype
     doms = []
     while isinstance(rt, A.RArrow):
@@ -422,8 +472,13 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
         arguments.append({"var": var, "left": None, "right": None, "obligations": 0})
         if isinstance(base, A.RMonad):
             if not monad_is_equality(b, env, base):
-                raise NoRule(f"argument {i} of {name} has a monadic type the verifier "
-                             "cannot check", arg.span)
+                # a computation within an index, passed on: it must be known within at most
+                # the callee's (its own type says how far apart the two runs' are)
+                obligations += _passed_within(b, ctx, arg, base, env, i, name)
+                arguments[-1]["obligations"] = len(obligations) - start
+                value = Monadic(None, None, name=f"arg{i}")
+                env = env.bind(var, value, value) if var else env
+                continue
             from verifier.rules.monadic_rules import equal_inputs
             same = equal_inputs(b, ctx, arg)
             if same is None:
@@ -469,6 +524,29 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     output: SymValue = (Scalar(b.fresh(ctx.binder or "out", sort)) if sort is not None
                         else Monadic(None, None, equal_in_runs=True, name=f"out{node.id}"))
     return Synth(node, cost, (output, output))
+
+
+def _passed_within(b: Builder, ctx: Ctx, arg: A.Expr, dom: A.RMonad, env: Env, i: int,
+                   name: str) -> List:
+    """A computation passed where the callee's val expects ``M[F, delta] {x :: T | =}`` with a
+    bound that is not equality: the argument must be a computation known by its own type (a
+    parameter), within at most that bound — its eps and delta at most the domain's, in the
+    same divergence. Passing it on costs nothing; the callee's val says what running it costs."""
+    pair = ctx.env.lookup(arg.name) if isinstance(arg, A.Var) else None
+    known = pair[0] if pair and pair[0] is pair[1] and isinstance(pair[0], Monadic) else None
+    if known is None or known.cost is None:
+        raise NoRule(f"argument {i} of {name} must be a computation known by its type (a "
+                     "parameter M[F, delta] {x :: T | =}) to be passed where one within a bound "
+                     "is expected", arg.span)
+    wanted = _instantiated_cost(b, env, dom, f"argument {i} of {name}", arg.span)
+    have = known.cost
+    if have.family not in ("ZERO", wanted.family):
+        raise NoRule(f"argument {i} of {name} is within a {have.family} bound, where a "
+                     f"{wanted.family} one is expected", arg.span)
+    goals = [T.le(have.eps, wanted.eps)] if wanted.family == "DP" else []
+    goals.append(T.le(have.delta, wanted.delta))
+    return [b.oblige(ctx, ObligationKind.ENTAILMENT, g, f"argument {i} of {name} is within "
+                     f"the bound its val expects", arg.span, "App-Val") for g in goals]
 
 
 def _out_sort(rt: A.RMonad) -> Optional[T.Sort]:

@@ -16,8 +16,8 @@ from typing import Optional, Tuple
 from obligations import terms as T
 from obligations.vocabulary import (DIST, adj, adj_within, cons, count, count_of,  # noqa: F401
                                     dist_ctor, elem_sort, fin_size, hamming, hellinger, length,
-                                    list_key_of, list_sort, nil, opaque, posteriors_list, shorter,
-                                    total, tv)
+                                    list_key_of, list_sort, nil, opaque, posteriors_list,
+                                    program_function, program_function_name, shorter, total, tv)
 from verifier.language import ast as A
 
 

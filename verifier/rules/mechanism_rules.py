@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
-from obligations.candidates import conjugate
+from obligations.candidates import conjugate, literal_members
 from obligations.model import ObligationKind
 from verifier.language import ast as A
+from verifier.language.builtins import BUILTINS
 from verifier.rules import logic as L
 from verifier.rules.builder import Builder, Synth
 from verifier.rules.context import Cost, Ctx
@@ -43,6 +44,13 @@ def _numeric_pair(b: Builder, ctx: Ctx, arg: A.Expr):
     return t1, t2, obligations
 
 
+def mechanism_node(b: Builder, name: str, ctx: Ctx, span, summary: str, **data):
+    """The derivation node of built-in mechanism ``name``: its rule and the theorem it rests
+    on, as the catalogue (``verifier.language.builtins``) records them for the kernel."""
+    entry = BUILTINS[name]
+    return b.node(entry.rule, ctx, span, summary, lemma=entry.theorem, **data)
+
+
 def _output(b: Builder, ctx: Ctx, sort: T.Sort) -> Tuple[SymValue, SymValue]:
     """The mechanism's output, equal in both runs (named after the mlet variable if any)."""
     v = Scalar(b.fresh(ctx.binder or "z", sort))
@@ -59,8 +67,8 @@ def lap_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
     v1, v2, more = _numeric_pair(b, ctx, args[1])
     cost = Cost("DP", T.mul(eps, T.abs_(T.sub(v1, v2))), T.real(0),
                 f"lapMech at line {e.span.line}", e.span)
-    node = b.node("LapMech", ctx, e.span, f"{short(e)}: eps·|v<1> - v<2>|",
-                  obligations=obligations + more, lemma="mech.laplace", eps=eps_pair,
+    node = mechanism_node(b, "lapMech", ctx, e.span, f"{short(e)}: eps·|v<1> - v<2>|",
+                  obligations=obligations + more, eps=eps_pair,
                   value=(v1, v2))
     return Synth(node, cost, _output(b, ctx, T.REAL))
 
@@ -77,8 +85,8 @@ def gauss_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
     side = b.oblige(ctx, ObligationKind.SIDE_CONDITION, T.lt(T.mul(k, eps), 1),
                     "the Gaussian mechanism needs sensitivity * eps < 1", e.span, "GaussMech")
     cost = Cost("DP", T.mul(k, eps), delta, f"gaussMech at line {e.span.line}", e.span)
-    node = b.node("GaussMech", ctx, e.span, f"{short(e)}: (k·eps, delta) with k·eps < 1",
-                  obligations=obligations + more + more2 + [side], lemma="mech.gaussian",
+    node = mechanism_node(b, "gaussMech", ctx, e.span, f"{short(e)}: (k·eps, delta) with k·eps < 1",
+                  obligations=obligations + more + more2 + [side],
                   eps=eps_pair, delta=delta_pair, value=(v1, v2))
     return Synth(node, cost, _output(b, ctx, T.REAL))
 
@@ -113,8 +121,8 @@ def exp_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
     s2 = _score(b, f2, x2, candidate, 2, e)
     cost = Cost("DP", T.mul(eps, T.abs_(T.sub(s1, s2))), T.real(0),
                 f"expMech at line {e.span.line}", e.span)
-    node = b.node("ExpMech", ctx, e.span, f"{short(e)}: eps·|score<1> - score<2>|",
-                  obligations=obligations, lemma="mech.exponential",
+    node = mechanism_node(b, "expMech", ctx, e.span, f"{short(e)}: eps·|score<1> - score<2>|",
+                  obligations=obligations,
                   candidate=str(_first_term(candidate)), eps=eps_pair, score=(s1, s2),
                   candidates=candidates, draw=draw)
     return Synth(node, cost, (candidate, candidate), tuple(facts))
@@ -135,7 +143,8 @@ def draw_candidate(b: Builder, e: A.App, candidates: Optional[T.Term]) -> Drawn:
     ExpMech node's ``draw``, from which the certificate kernel rebuilds the facts): from the
     finite range of the call when there is no candidate list; from ``posteriors (P, n)``
     with P of a known family (``posterior_member``); or, from any other list, an opaque
-    value of the element sort about which nothing is assumed."""
+    value of the element sort: one of the entries of a list written out
+    (``obligations.candidates.literal_members``), else nothing is assumed of it."""
     if candidates is None:
         return finite_candidate(b, e)
     member = posterior_member(b, candidates)
@@ -145,7 +154,7 @@ def draw_candidate(b: Builder, e: A.App, candidates: Optional[T.Term]) -> Drawn:
     if key is None:
         raise NoRule("the candidates of expMech must be a list", e.span)
     r = b.fresh("r", L.elem_sort(key))
-    return Scalar(r), [], {"from": "list", "candidate": r}
+    return Scalar(r), list(literal_members(candidates, r)), {"from": "list", "candidate": r}
 
 
 def posterior_member(b: Builder, candidates: T.Term) -> Optional[Drawn]:
@@ -234,8 +243,8 @@ def hellinger_mech_pure(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) 
     eps, obligations, terms = _hellinger_common(b, ctx, e, args[0], args[1], args[2],
                                                 "hellingerMechPure")
     cost = Cost("DP", eps, T.real(0), f"hellingerMechPure at line {e.span.line}", e.span)
-    node = b.node("HellingerMechPure", ctx, e.span, f"{short(e)}: (eps, 0)",
-                  obligations=obligations, lemma="mech.hellinger.pure", **terms)
+    node = mechanism_node(b, "hellingerMechPure", ctx, e.span, f"{short(e)}: (eps, 0)",
+                  obligations=obligations, **terms)
     return Synth(node, cost, _output(b, ctx, L.DIST))
 
 
@@ -252,9 +261,9 @@ def hellinger_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Sy
     delta = delta_pair[0]
     delta_out = T.div(T.mul(T.exp(T.div(eps, 2)), delta), 2)
     cost = Cost("DP", eps, delta_out, f"hellingerMech at line {e.span.line}", e.span)
-    node = b.node("HellingerMech", ctx, e.span, f"{short(e)}: (eps, e^(eps/2) delta / 2)",
-                  obligations=obligations + more, lemma="mech.hellinger.poster_corrected",
-                  disputed="mech.hellinger.poster_corrected", delta=delta_pair, **terms)
+    node = mechanism_node(b, "hellingerMech", ctx, e.span, f"{short(e)}: (eps, e^(eps/2) delta / 2)",
+                  obligations=obligations + more,
+                  disputed=BUILTINS["hellingerMech"].theorem, delta=delta_pair, **terms)
     return Synth(node, cost, _output(b, ctx, L.DIST))
 
 

@@ -11,21 +11,17 @@ from typing import List, Optional
 from obligations import terms as T
 from obligations.model import ObligationKind
 from verifier.language import ast as A
-from verifier.language.pretty import pretty_expr
 from verifier.rules import logic as L
 from verifier.rules import registry
-from verifier.rules.builder import Builder, Synth, equal_term
+from verifier.language.resolve import written
+from verifier.rules.builder import Builder, Synth, bound_judgement, short
 from verifier.rules.context import Cost, Ctx, zero_cost
-from verifier.rules.free_vars import free_vars
+from verifier.rules.equality import equality_goals, variable_goals
+from verifier.language.free_vars import free_vars
 from verifier.rules.registry import monadic_rule
 from verifier.rules.symbolic import (Closure, Monadic, NamedFun, Scalar,
                                      SymValue)
 from verifier.rules.translate import NoRule, bind_pattern, flatten_app
-
-
-def short(e: A.Expr, limit: int = 60) -> str:
-    text = " ".join(pretty_expr(e).split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 # ---- EqualInputs --------------------------------------------------------------------------
@@ -33,22 +29,13 @@ def short(e: A.Expr, limit: int = 60) -> str:
 def equal_inputs(b: Builder, ctx: Ctx, e: A.Expr) -> Optional[Synth]:
     """If every free variable of ``e`` is equal in both runs, ``e`` denotes the same
     distribution in both: divergence 0 for every f, and the identity coupling gives equal
-    outputs. Returns None when that cannot be shown."""
-    goals: List[T.Term] = []
-    for name in sorted(free_vars(e)):
-        pair = ctx.env.lookup(name)
-        if pair is None:
-            continue  # a built-in: the same in both runs
-        left, right = pair
-        if left == right:
-            continue
-        if isinstance(left, Monadic) and isinstance(right, Monadic) and left.equal_in_runs \
-                and right.equal_in_runs and left.name == right.name:
-            continue
-        goal = equal_term(left, right)
-        if goal is None:
-            return None
-        goals.append(goal)
+    outputs. Returns None when that cannot be shown.
+
+    Equal means proved equal (``equality.equality_goals``): a variable bound to a closure or
+    a stored computation is equal only when everything it captures is."""
+    goals, _ = variable_goals(ctx.env, free_vars(e))
+    if goals is None:
+        return None
     obligations = []
     if goals:
         goal = T.and_(*goals)
@@ -103,20 +90,16 @@ def BindM(b: Builder, ctx: Ctx, e: A.MLet):
     env = bind_pattern(ctx.env, e.pattern, left, right, e.span)
     rest = b.check_monadic(first.continue_in(ctx.with_env(env)), e.body)
     return b.node("BindM", ctx, e.span, f"mlet {_pattern_text(e.pattern)} = {short(e.value, 40)}",
-                  [first.node, rest])
+                  [first.node, rest], bound=bound_judgement(e.pattern, left, right))
 
 
 @monadic_rule(A.Return)
 def UnitM(b: Builder, ctx: Ctx, e: A.Return):
-    """``return v``: the output is the same in both runs when ``v<1> = v<2>``."""
+    """``return v``: the output is the same in both runs when ``v<1> = v<2>`` (the Budget
+    that closes the path proves it)."""
     (left, right), ranges = b.translate_pair(ctx, e.value)
-    goal = equal_term(left, right)
-    if goal is None:
-        raise NoRule("return of a value the logic cannot compare", e.span)
-    ob = b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
-                  f"the returned value {short(e.value)} is equal in both runs", e.span, "UnitM")
-    node = b.node("UnitM", ctx, e.span, f"return {short(e.value)}", obligations=ranges + [ob])
-    return b.close_path(ctx, node, zero_cost("return", e.span), e)
+    node = b.node("UnitM", ctx, e.span, f"return {short(e.value)}", obligations=ranges)
+    return b.close_path(ctx, node, zero_cost("return", e.span), e, (left, right))
 
 
 @monadic_rule(A.Let)
@@ -126,10 +109,11 @@ def LetM(b: Builder, ctx: Ctx, e: A.Let):
     env = bind_pattern(ctx.env, e.pattern, left, right, e.span)
     body = b.check_monadic(ctx.with_env(env), e.body)
     return b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = {short(e.value, 40)}",
-                  [body], ranges)
+                  [body], ranges, bound=bound_judgement(e.pattern, left, right))
 
 
 def _leaf(b: Builder, ctx: Ctx, e: A.Expr):
+    """A computation that ends a path: its cost and output synthesised, then the Budget."""
     return b.close_synth(ctx, synth_dispatch(b, ctx, e), e)
 
 
@@ -152,14 +136,14 @@ def synth_dispatch(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
                                  if first.facts else ctx.with_env(env), e.body)
         cost = _add_costs(first.cost, second.cost, e)
         node = b.node("BindM", ctx, e.span, f"mlet {_pattern_text(e.pattern)} = …",
-                      [first.node, second.node])
+                      [first.node, second.node], bound=bound_judgement(e.pattern, *first.output))
         return Synth(node, cost, second.output, first.facts + second.facts)
     if isinstance(e, A.Let):
         (left, right), ranges = b.translate_pair(ctx, e.value)
         env = bind_pattern(ctx.env, e.pattern, left, right, e.span)
         inner = b.synth_monadic(ctx.with_env(env), e.body)
         node = b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = …", [inner.node],
-                      ranges)
+                      ranges, bound=bound_judgement(e.pattern, left, right))
         return Synth(node, inner.cost, inner.output)
     if isinstance(e, A.Var):
         return _monadic_variable(b, ctx, e)
@@ -218,48 +202,92 @@ def _add_costs(c1: Cost, c2: Cost, e: A.Expr) -> Cost:
 
 
 def _monadic_variable(b: Builder, ctx: Ctx, e: A.Var) -> Synth:
+    """A computation named by a variable: one the rules know only by its type (a parameter,
+    the output of a call) must be the same in both runs; a computation stored by ``let`` is
+    run here, so its code is checked here, in the environment it closes over (inlining: run
+    twice, it is charged twice)."""
     pair = ctx.env.lookup(e.name)
-    if pair and all(isinstance(v, Monadic) and v.equal_in_runs for v in pair):
-        node = b.node("Var", ctx, e.span, f"{e.name} is the same distribution in both runs")
+    if pair and isinstance(pair[0], Monadic) and pair[0] == pair[1] \
+            and pair[0].expr is not None:
+        stored = pair[0]
+        inner = b.synth_monadic(ctx.with_env(stored.env), stored.expr)
+        node = b.node("Unfold", ctx, e.span, f"run the computation {e.name} is bound to",
+                      [inner.node])
+        return Synth(node, inner.cost, inner.output, inner.facts)
+    if pair and equality_goals(*pair) == []:
+        node = b.node("Var", ctx, e.span,
+                      f"{written(e.name)} is the same distribution in both runs")
         out = fresh_output(b, ctx, e)
-        return Synth(node, zero_cost(e.name, e.span), (out, out))
-    raise NoRule(f"{e.name} is not known to be the same distribution in both runs", e.span)
+        return Synth(node, zero_cost(written(e.name), e.span), (out, out))
+    if pair and pair[0] is pair[1] and isinstance(pair[0], Monadic) and pair[0].cost is not None:
+        # a computation known by its type M[F, delta] {x :: T | =}: running it costs the index,
+        # and the coupling of the type gives equal outputs
+        node = b.node("Var", ctx, e.span, f"{written(e.name)} is within its type's "
+                      f"{pair[0].cost.family} bound in the two runs")
+        out = fresh_output(b, ctx, e)
+        return Synth(node, pair[0].cost, (out, out))
+    raise NoRule(f"{written(e.name)} is not known to be the same distribution in both runs",
+                 e.span)
 
 
 def _application(b: Builder, ctx: Ctx, e: A.App) -> Synth:
+    """A computation made by applying a function: a built-in mechanism (its rule), a function
+    with a val (App-Val, by the val of the function the head *denotes*: an alias is not the
+    val of its own spelling), or code without a val (unfolded) — the same function in both
+    runs, by proof."""
     head, args = flatten_app(e)
-    if isinstance(head, A.Var):
-        pair = ctx.env.lookup(head.name)
-        if pair is None:  # a built-in mechanism
-            if len(args) != 1:
-                raise NoRule(f"{head.name} takes its arguments as one tuple", e.span)
-            parts = args[0].items if isinstance(args[0], A.TupleLit) else (args[0],)
-            return registry.mechanism(head.name, e)(b, ctx, e, tuple(parts))
-        fn = pair[0]
-        if isinstance(fn, Closure) and not fn.params and pair[0] == pair[1]:
-            fn = b.translator.expr(head, 1, ctx.env)  # a constant whose value is a function
-        if isinstance(fn, NamedFun) and pair[0] == pair[1]:
-            from verifier.rules.core_rules import apply_val
-            return apply_val(b, ctx, e, head.name, args)
-        if isinstance(fn, Closure) and pair[0] == pair[1]:
-            return _unfold(b, ctx, e, fn, args)
+    if isinstance(head, A.Var) and ctx.env.lookup(head.name) is None:
+        # in the resolved core only a built-in is unbound
+        if len(args) != 1:
+            raise NoRule(f"{head.name} takes its arguments as one tuple", e.span)
+        parts = args[0].items if isinstance(args[0], A.TupleLit) else (args[0],)
+        return registry.mechanism(head.name, e)(b, ctx, e, tuple(parts))
+    fn, same = _same_function(b, ctx, head)
+    if isinstance(fn, NamedFun) and not fn.args and not same:
+        from verifier.rules.core_rules import apply_val
+        return apply_val(b, ctx, e, fn.name, args)
+    if isinstance(fn, Closure):
+        return _unfold(b, ctx, e, fn, args, same)
     raise NoRule(f"no rule for the monadic application {short(e)}", e.span)
 
 
-def _unfold(b: Builder, ctx: Ctx, e: A.App, fn: Closure, args: List[A.Expr]) -> Synth:
-    """A helper without ``val`` applied in monadic position: unfold its definition."""
+def _same_function(b: Builder, ctx: Ctx, head: A.Expr):
+    """The function ``head`` denotes (as run 1 sees it) and the obligations that it is the
+    same function in both runs (none when it is outright)."""
+    (f1, f2), _ = b.translate_pair(ctx, head)
+    if isinstance(f1, Closure) and f1 == f2:
+        # one closure of the relational environment (same code, same captured pairs): its
+        # body, unfolded here, reads each run's own values of what it captures
+        return f1, []
+    goals = equality_goals(f1, f2)
+    if goals is None:
+        raise NoRule(f"{short(head)} is not known to be the same function in both runs",
+                     head.span)
+    if not goals:
+        return f1, []
+    return f1, [b.oblige(ctx, ObligationKind.ENTAILMENT, T.and_(*goals),
+                         f"{short(head)} is the same function in both runs (what it captures "
+                         "is equal)", head.span, "Unfold")]
+
+
+def _unfold(b: Builder, ctx: Ctx, e: A.App, fn: Closure, args: List[A.Expr],
+            same: List = ()) -> Synth:
+    """Code without a ``val`` applied in monadic position: unfold its definition, with its
+    parameters bound to the arguments (``same``: the obligations that it is the same function
+    in both runs)."""
     if len(args) != len(fn.params):
-        raise NoRule(f"{fn.name or 'the function'} is partially applied here", e.span)
+        raise NoRule(f"{written(fn.name) or 'the function'} is partially applied here", e.span)
     env = fn.env
-    ranges = []
+    ranges, bound = [], []
     for param, arg in zip(fn.params, args):
         (left, right), rs = b.translate_pair(ctx, arg)
         ranges += rs
         env = bind_pattern(env, param, left, right, arg.span)
+        bound += bound_judgement(param, left, right)
     inner = b.synth_monadic(ctx.with_env(env), fn.body)
-    node = b.node("Unfold", ctx, e.span, f"unfold {fn.name or 'lambda'}", [inner.node], ranges)
-    return Synth(node, inner.cost, inner.output)
-
+    node = b.node("Unfold", ctx, e.span, f"unfold {written(fn.name) or 'lambda'}", [inner.node],
+                  ranges + list(same), bound=bound)
+    return Synth(node, inner.cost, inner.output, inner.facts)
 
 
 def _pattern_text(p: A.Pattern) -> str:

@@ -37,18 +37,17 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import record
 from verifier.language import ast as A
+from verifier.language.builtins import CONJUGATE as CATALOGUE_CONJUGATE
 from verifier.language.pretty import pretty_expr
+from verifier.language.resolve import written
 from verifier.rules import logic as L
 from verifier.rules.context import Ctx
-from verifier.rules.symbolic import DistV, Env, NamedFun
+from verifier.rules.symbolic import DistV, Env, Monadic, NamedFun
 from verifier.rules.translate import NoRule, bind_pattern, flatten_app
 
 #: likelihood family -> (conjugate prior family, conjugacy lemma)
-CONJUGATE = {
-    "bernoulli": ("beta", "conj.beta_bernoulli.list"),
-    "categorical": ("dirichlet", "conj.dirichlet_categorical.list/k"),
-    "normal": ("normal", "conj.normal_normal.list"),
-}
+#: likelihood family -> (conjugate prior family, conjugacy lemma): the catalogue's
+CONJUGATE = {c.likelihood: (c.prior, c.lemma) for c in CATALOGUE_CONJUGATE.values()}
 
 
 @record
@@ -75,23 +74,16 @@ def fold_shape(decl: A.LetDecl) -> Union[FoldSpec, str]:
         return ("its body is not a match on a parameter (the data) whose [] case returns "
                 "another parameter (the prior)")
     data, prior = params.index(body.scrutinee.name), params.index(body.nil_body.name)
-    # the cons case must see the parameters (other than the data), the function and the head
-    # it names as themselves: a binder that hides one changes what the recursive call passes
-    hidden = ({body.head, body.tail} & (set(params) - {params[data]})) \
-        | ({decl.name} & ({body.head, body.tail} | set(params))) | ({body.head} & {body.tail})
-    if hidden:
-        return f"its :: case rebinds {sorted(hidden)[0]}"
+    # decl is of the resolved core: no binder hides another, and names compare as binders
     case = _cons_case(decl, params, data, prior, body.head, body.tail, body.cons_body)
     if isinstance(case, str):
         return case
     lik, accumulator = case
-    if isinstance(lik, A.Fun) and body.head in set(A.pattern_names(lik.params[0])) | set(
-            A.pattern_names(lik.body.pattern) if isinstance(lik.body, A.MLet) else ()):
-        return f"its likelihood rebinds the datum {body.head}, so it does not observe it"
     shape = likelihood_shape(lik, body.head)
     if shape is None:
-        return (f"its likelihood is not fun r -> mlet z = ran (F r) in return ({body.head} = z) "
-                "with F bernoulli or categorical, or ran (normal (r, V)) with V a known variance")
+        return (f"its likelihood is not fun r -> mlet z = ran (F r) in return "
+                f"({written(body.head)} = z) with F bernoulli or categorical, or ran (normal "
+                "(r, V)) with V a known variance")
     family, variance = shape
     if variance is not None and ({body.head, body.tail, decl.name, params[data], params[prior]}
                                  & _names(variance)):
@@ -111,33 +103,32 @@ def _cons_case(decl: A.LetDecl, params: Tuple[str, ...], data: int, prior: int,
         lik, call, passed, accumulator = cons.likelihood, cons.prior, acc, False
     elif isinstance(cons, A.MLet) and isinstance(cons.pattern, A.PVar) \
             and isinstance(cons.body, A.Observe) and cons.body.prior == A.Var(cons.pattern.name):
-        if cons.pattern.name == head_name:
-            return f"its :: case rebinds {head_name}"
         lik, call, passed, accumulator = cons.body.likelihood, cons.value, acc, False
     elif isinstance(cons, A.Let) and isinstance(cons.pattern, A.PVar) \
             and isinstance(cons.value, A.Observe) and cons.value.prior == acc:
         bound = cons.pattern.name
-        if bound in ({tail, decl.name} | set(params)) - {params[prior]}:
-            return f"its :: case rebinds {bound}"
         lik, call, passed, accumulator = cons.value.likelihood, cons.body, A.Var(bound), True
     else:
         head, args = flatten_app(cons)
         updated = args[prior] if head == me and len(args) == len(params) else None
         if not isinstance(updated, A.Observe):
-            return (f"its :: case is neither observe L ({decl.name} ... {tail} ...) nor "
-                    f"{decl.name} ... {tail} ... (observe L {params[prior]})")
+            f, t, p = written(decl.name), written(tail), written(params[prior])
+            return (f"its :: case is neither observe L ({f} ... {t} ...) nor "
+                    f"{f} ... {t} ... (observe L {p})")
         lik, call, passed, accumulator = updated.likelihood, cons, A.Observe(
             updated.likelihood, acc), True
     head, args = flatten_app(call)
     if head != me or len(args) != len(params):
-        return f"its :: case does not call {decl.name} on all its {len(params)} arguments"
+        return (f"its :: case does not call {written(decl.name)} on all its {len(params)} "
+                "arguments")
     for i, arg in enumerate(args):
         want = A.Var(tail) if i == data else passed if i == prior else A.Var(params[i])
         if arg != want:
             what = ("the tail" if i == data else "the updated prior" if i == prior and accumulator
                     else "the prior" if i == prior else "unchanged")
-            return (f"its recursive call passes {_show(arg)} as {params[i]}, not "
-                    f"{_show(want)} ({what})")
+            other = " (another binder of that name)" if _show(arg) == _show(want) else ""
+            return (f"its recursive call passes {_show(arg)}{other} as {written(params[i])}, "
+                    f"not {_show(want)} ({what})")
     return lik, accumulator
 
 
@@ -184,12 +175,12 @@ def _show(e: A.Expr, limit: int = 40) -> str:
     """``e`` printed on one line for a message (an observe without its likelihood)."""
     if isinstance(e, A.Observe):
         return f"observe L ({_show(e.prior, limit)})"
-    text = " ".join(pretty_expr(e).split())
+    text = written(" ".join(pretty_expr(e).split()))
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _names(e: A.Expr) -> set:
-    from verifier.rules.free_vars import free_vars
+    from verifier.language.free_vars import free_vars
     return set(free_vars(e))
 
 
@@ -205,6 +196,11 @@ def infer_closed_form(b, e: A.Expr, run: int, env: Env) -> DistV:
         return value
     if isinstance(e, A.Observe):
         return _observe_posterior(b, e, run, env)
+    if isinstance(e, A.Var):  # a computation stored by let: infer what it is bound to
+        pair = env.lookup(e.name)
+        stored = pair[run - 1 if run else 0] if pair else None
+        if isinstance(stored, Monadic) and stored.expr is not None:
+            return infer_closed_form(b, stored.expr, run, stored.env)
     head, args = flatten_app(e)
     why = ""
     if isinstance(head, A.Var):
@@ -217,7 +213,7 @@ def infer_closed_form(b, e: A.Expr, run: int, env: Env) -> DistV:
                 spec = f"it takes {len(spec.params)} arguments, not {len(args)}"
             if isinstance(spec, FoldSpec):
                 return _fold_posterior(b, spec, decl, args, run, env, e)
-            why = f"; {head.name} is not an observe-fold: {spec}"
+            why = f"; {written(head.name)} is not an observe-fold: {spec}"
     raise NoRule("infer needs a closed form: the verifier knows ran of a distribution and "
                  "observe-folds with a conjugate likelihood (beta-bernoulli, "
                  "dirichlet-categorical, normal-normal with known variance)" + why, e.span)

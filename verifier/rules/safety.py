@@ -12,15 +12,18 @@ from __future__ import annotations
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
+from obligations.candidates import literal_members
 from obligations.model import Obligation, ObligationKind
 from obligations.records import record
 from verifier.language import ast as A
 from verifier.rules import logic as L
-from verifier.rules.builder import Builder, simple_of
+from verifier.rules.builder import Builder, short, simple_of
 from verifier.rules.context import Ctx
 from verifier.rules.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, SymValue,
-                                     TupleV, UnitV, value_terms)
-from verifier.rules.translate import NoRule, RangeCheck, bind_pattern, flatten_app
+                                     TupleV, UnitV)
+from verifier.language.resolve import source_name
+from verifier.rules.translate import (CallCheck, NoRule, RangeCheck, bind_pattern, flatten_app,
+                                      missing_val)
 
 
 @record
@@ -80,33 +83,43 @@ class Safety:
         """Translate pure ``e`` in this run, turning its range conditions into obligations
         (and, in a recursive function's body, the termination of its recursive calls)."""
         checks: List[RangeCheck] = []
-        with self.b.collecting(checks):
+        calls: List[CallCheck] = []
+        with self.b.collecting(checks, calls):
             value = self.b.translator.expr(e, self.run, ctx.env)
         self._emit(ctx, checks)
-        if ctx.function is not None:
-            self._terminates(ctx, value_terms(value), e)
+        self._terminates(ctx, calls)
         return value
 
-    def _terminates(self, ctx: Ctx, terms: Sequence[T.Term], e: A.Expr) -> None:
-        """Each recursive call in ``terms`` (a pure body: calls are opaque symbols) is on a
-        shorter list than this run's at the induction position, on the path that evaluates it
-        (the branch conditions of the ``ite`` above it): the recursion terminates."""
-        for guard, call in _guarded_calls(terms, ctx.function):
-            if ctx.induction is None:
-                raise NoRule(f"the recursive call {T.pretty(call)} needs structural recursion: "
-                             f"{ctx.function} must match on a list parameter and recur on its "
-                             "tail", e.span)
-            position, *lists = ctx.induction
-            goal = T.lt(L.length(call.args[position]), L.length(lists[self.run - 1]))
-            self.require(ctx, goal if guard == T.boolean(True) else T.implies(guard, goal),
-                         f"the recursive call {T.pretty(call)} is on a shorter list "
-                         "(termination)", e.span)
+    def _terminates(self, ctx: Ctx, calls: Sequence[CallCheck]) -> None:
+        """Each recursive call the translation evaluated — wherever it stands in the code, its
+        value used or not — is on a shorter list than this run's at the induction position,
+        on the path that evaluates it (the branch conditions above it): the recursion
+        terminates."""
+        for c in calls:
+            if ctx.function is not None and c.function == ctx.function:
+                self._shorter(ctx, c.call.args, c.guard, T.pretty(c.call), c.span)
+
+    def _shorter(self, ctx: Ctx, args: Sequence[T.Term], guard: T.Term, call: str,
+                 span) -> None:
+        """The recursive call with arguments ``args`` (evaluated when ``guard`` holds) is on a
+        shorter list than this run's at the induction position."""
+        if ctx.induction is None:
+            raise NoRule(f"the recursive call {call} needs structural recursion: "
+                         f"{source_name(ctx.function)} must match on a list parameter and recur "
+                         "on its tail", span)
+        position, *lists = ctx.induction
+        goal = T.lt(L.length(args[position]), L.length(lists[self.run - 1]))
+        self.require(ctx, goal if guard == T.boolean(True) else T.implies(guard, goal),
+                     f"the recursive call {call} is on a shorter list (structural recursion: "
+                     "termination)", span)
 
     def apply(self, ctx: Ctx, fn: SymValue, args: Sequence[SymValue], span) -> SymValue:
         checks: List[RangeCheck] = []
-        with self.b.collecting(checks):
+        calls: List[CallCheck] = []
+        with self.b.collecting(checks, calls):
             value = self.b.translator.apply(fn, args, self.run, span)
         self._emit(ctx, checks)
+        self._terminates(ctx, calls)
         return value
 
     def _emit(self, ctx: Ctx, checks: List[RangeCheck]) -> None:
@@ -211,8 +224,8 @@ class Safety:
         fn = pair[self.run - 1]
         if isinstance(fn, Closure) and not fn.params:  # a constant whose value is a function
             fn = self.value(ctx, head)
-        if isinstance(fn, NamedFun):
-            return self._val_call(ctx, e, head.name, args)
+        if isinstance(fn, NamedFun) and not fn.args:
+            return self._val_call(ctx, e, fn.name, args)
         if isinstance(fn, Closure):
             env = fn.env
             if len(args) != len(fn.params):
@@ -260,6 +273,9 @@ class Safety:
             member = posterior_member(self.b, candidates)
             r, facts = member[:2] if member else fresh_value(self.b, self.b.candidate_type(e),
                                                              "r")
+            if member is None and isinstance(r, Scalar):
+                facts = list(facts) + list(literal_members(candidates, r.term))
+                r = _of_the_literal_family(self.b, candidates, r)
         else:
             r, facts, _ = finite_candidate(self.b, e)
         inner = ctx.assume("h_candidate", T.and_(*facts)) if facts else ctx
@@ -298,8 +314,7 @@ class Safety:
     def _val_call(self, ctx: Ctx, e: A.App, name: str, args: List[A.Expr]) -> Elem:
         val = self.b.val_of(name)
         if val is None:
-            raise NoRule(f"the recursive function {name} needs a val to be used by verified code",
-                         e.span)
+            raise missing_val(name, e.span)
         rt, doms = val.rtype, []
         while isinstance(rt, A.RArrow):
             doms.append(rt.dom)
@@ -307,8 +322,10 @@ class Safety:
         if len(doms) != len(args):
             raise NoRule(f"{name} is applied to {len(args)} arguments; its val has {len(doms)}",
                          e.span)
+        terms: List[Optional[T.Term]] = []
         for i, (arg, dom) in enumerate(zip(args, doms), 1):
             base = _strip(dom)
+            terms.append(None)
             if isinstance(base, A.RMonad):
                 drawn = self.monadic(ctx, arg)
                 value, facts = drawn.make(self.b, None)
@@ -320,13 +337,43 @@ class Safety:
                                  arg.span)
                 continue
             value = self.value(ctx, arg)
+            if isinstance(value, Scalar):
+                terms[-1] = value.term
             wanted = range_facts_of(simple_of(base), value)
             if wanted:
                 self.require(ctx, T.and_(*wanted), f"argument {i} of {name} has the type its "
                              "val says", arg.span)
+        if name == ctx.function:  # a recursive call in monadic code terminates too
+            position = ctx.induction[0] if ctx.induction is not None else None
+            if position is not None and terms[position] is None:
+                raise NoRule("the list of a recursive call must be a value", e.span)
+            self._shorter(ctx, terms, T.boolean(True), short(e), e.span)
         if not isinstance(rt, A.RMonad):
             raise NoRule(f"{name} does not return a computation", e.span)
         return elem_of_rtype(rt)
+
+
+def _of_the_literal_family(b: Builder, candidates: T.Term, r: Scalar) -> SymValue:
+    """A candidate drawn from a list written out whose entries are all distributions of one
+    family (``[beta (…); beta (…)]``) is of that family: the same term, seen as a
+    distribution of the family with fresh parameters of which nothing is assumed (what
+    ``hellinger`` and ``tv`` need to know that ``run`` can compute them; ``getParams`` of it is
+    then an unknown, which only costs proofs). Any other candidate is returned as it is."""
+    family, arity = None, None
+    entry = candidates
+    while isinstance(entry, T.Apply) and entry.func.name == "cons":
+        head, entry = entry.args
+        if not isinstance(head, T.Apply) or head.sort != L.DIST:
+            return r
+        name = "dirichlet" if head.func.name.startswith("dirichlet") else head.func.name
+        if family is None:
+            family, arity = name, len(head.args)
+        elif (family, arity) != (name, len(head.args)):
+            return r
+    if family not in ("beta", "normal", "dirichlet", "bernoulli", "categorical"):
+        return r
+    params = tuple(b.fresh(f"{r.term.name}_q{i}", T.REAL) for i in range(1, arity + 1))
+    return DistV(family, params, r.term, origin="list")
 
 
 def _strip(rt: A.RType) -> A.RType:
@@ -365,28 +412,6 @@ def draw_of(d: DistV) -> Elem:
     if d.family == "dirichlet":
         return of_type(A.TSimplex(len(d.params)), "p")
     return OPAQUE
-
-
-def _guarded_calls(terms: Sequence[T.Term], name: str) -> List[Tuple[T.Term, T.Apply]]:
-    """The applications of ``name`` in ``terms`` with the conjunction of the ``ite``
-    conditions under which each is evaluated (``true`` outside any ``ite``)."""
-    found: List[Tuple[T.Term, T.Apply]] = []
-
-    def walk(t: T.Term, guard: Tuple[T.Term, ...]) -> None:
-        if isinstance(t, T.Op) and t.op == T.OpKind.ITE:
-            c, then, else_ = t.args
-            walk(c, guard)
-            walk(then, guard + (c,))
-            walk(else_, guard + (T.not_(c),))
-            return
-        if isinstance(t, T.Apply) and t.func.name == name:
-            found.append((T.and_(*guard) if guard else T.boolean(True), t))
-        for child in T.children(t):
-            walk(child, guard)
-
-    for term in terms:
-        walk(term, ())
-    return found
 
 
 def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool):

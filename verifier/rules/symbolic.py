@@ -83,6 +83,9 @@ class Monadic:
     equal_in_runs: bool = False
     rtype: Optional[A.RType] = None
     name: str = ""
+    #: for a computation known by its type ``M[F, delta] {x :: T | =}`` (a parameter): the
+    #: cost of running it, its index (a ``context.Cost``); None when its type does not say
+    cost: Optional[object] = None
 
 
 SymValue = Union[Scalar, TupleV, UnitV, DistV, Closure, NamedFun, Builtin, Monadic]

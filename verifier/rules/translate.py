@@ -26,10 +26,18 @@ from verifier.rules.symbolic import (Builtin, Closure, DistV, Env, Monadic, Name
 class NoRule(Exception):
     """No rule applies: the construct is outside what the verifier can reason about."""
 
-    def __init__(self, message: str, span: Optional[A.Span] = None):
+    def __init__(self, message: str, span: Optional[A.Span] = None, code: Optional[str] = None):
         super().__init__(message)
         self.message = message
         self.span = span
+        self.code = code  # a diagnostic code of verifier.errors, when more precise than V003
+
+
+def missing_val(name: str, span: Optional[A.Span]) -> NoRule:
+    """The failure of verified code that uses the recursive function ``name``, which has no
+    val (LANGUAGE.md: a recursive function used by verified code needs its own val)."""
+    return NoRule(f"the recursive function {name} needs a val to be used by verified code",
+                  span, code="V007")
 
 
 class NotApplicable(NoRule):
@@ -48,6 +56,20 @@ class RangeCheck:
     condition: T.Term
     guard: T.Term
     description: str
+    span: A.Span
+    run: Optional[int]
+
+
+@record
+class CallCheck:
+    """A call of a program function through its val (an opaque value, which presumes that the
+    call returns), evaluated when ``guard`` holds, in run ``run``: whoever translates code
+    must account for it — the claim depends on the callee's, and a recursive call must be on
+    a shorter list — wherever the call stands, used or not (the language is call by value)."""
+
+    call: T.Term
+    function: str
+    guard: T.Term
     span: A.Span
     run: Optional[int]
 
@@ -77,8 +99,12 @@ class Translator:
                  infer_hook: Callable[[A.Expr, int, Env], DistV],
                  fresh: Callable[[str, T.Sort, Optional[int]], T.Var],
                  signature: Callable[[str], Tuple[int, Optional[T.Sort]]],
-                 list_key: Callable[[A.Expr], Optional[str]] = lambda e: None):
+                 list_key: Callable[[A.Expr], Optional[str]] = lambda e: None,
+                 call_sink: Callable[[CallCheck], None] = lambda c: None,
+                 returns_computation: Callable[[str], bool] = lambda name: False):
         self._sink = range_sink
+        self._call_sink = call_sink
+        self._returns_computation = returns_computation
         self._infer = infer_hook
         self._fresh = fresh
         self._signature = signature
@@ -327,7 +353,22 @@ class Translator:
         head, args = flatten_app(e)
         fn = self._go(head, run, env)
         values = [self._go(a, run, env) for a in args]
+        if self._makes_computation(fn, len(args)):
+            # a computation made by a mechanism or a function with a val: its arguments are
+            # evaluated now (their range conditions and calls count), the computation is
+            # kept as code, to be checked where it runs
+            return Monadic(e, env)
         return self.apply(fn, values, run, e.span)
+
+    def _makes_computation(self, fn: SymValue, n: int) -> bool:
+        """Whether applying ``fn`` to ``n`` arguments gives a computation the monadic rules
+        check by name (a mechanism, or a function whose val returns one)."""
+        if isinstance(fn, Builtin):
+            return fn.name in MONADIC_BUILTINS and not fn.args and n == 1
+        if isinstance(fn, NamedFun) and not fn.args:
+            arity, sort = self._signature(fn.name)
+            return sort is None and arity == n and self._returns_computation(fn.name)
+        return False
 
     def _apply1(self, fn: SymValue, arg: SymValue, run: int, span: A.Span) -> SymValue:
         if isinstance(fn, Closure):
@@ -375,7 +416,10 @@ class Translator:
             if not isinstance(left, (Scalar, DistV)):
                 raise NoRule(f"{fn.name} is applied to {_describe(left)}", span)
             terms.append(left.term)
-        return Scalar(L.opaque(fn.name, tuple(terms), sort))
+        call = L.opaque(fn.name, tuple(terms), sort)
+        guard = T.and_(*self._guards) if self._guards else T.boolean(True)
+        self._call_sink(CallCheck(call, fn.name, guard, span, run or None))
+        return Scalar(call)
 
     # ---- built-ins ------------------------------------------------------------------------
 
@@ -473,11 +517,26 @@ class Translator:
 
     def _b_hellinger(self, args, run, span):
         _same_family(args, "hellinger", span)
+        self._families_known(args, "hellinger", span, run)
         d1, d2 = self._terms(args, span)
         return Scalar(L.hellinger(d1, d2))
 
+    def _families_known(self, args, name: str, span, run) -> None:
+        """``privinfer run`` computes a distance between two laws of one family only (beta or
+        uniform, dirichlet, normal, finite): an argument whose family the verifier cannot see
+        (a candidate drawn from a literal list, a distribution passed as a parameter) might
+        be of another family, which would stop the run. A range condition that cannot hold,
+        so the claim is rejected with the reason rather than verified."""
+        unknown = [i for i, a in enumerate(args, 1) if not isinstance(a, DistV)]
+        if unknown and run:  # (an assertion is about the mathematical distance: nothing runs)
+            which = " and ".join(("1st", "2nd")[i - 1] for i in unknown)
+            self._check(T.boolean(False), f"the {which} argument of {name} is of the same family as "
+                        f"the other (its family is not known here: {name} is computed between two "
+                        f"betas, two dirichlets, two normals or two finite laws)", span, run)
+
     def _b_tv(self, args, run, span):
         _same_family(args, "tv", span)
+        self._families_known(args, "tv", span, run)
         if any(isinstance(a, DistV) and a.family == "dirichlet" and len(a.params) > 2
                for a in args):
             raise NoRule("tv between Dirichlet distributions over more than 2 categories is "
@@ -493,6 +552,12 @@ class Translator:
         return Scalar(T.div(T.sqrt(T.mul(2, T.log(T.div(Fraction(5, 4), delta)))), eps))
 
     def _b_posteriors(self, args, run, span):
+        if run and not (isinstance(args[0], DistV) and args[0].family in ("beta", "dirichlet")):
+            # run computes posteriors only for conjugate priors: a prior of another (or of an
+            # unknown) family stops it
+            self._check(T.boolean(False), "the prior of posteriors is a beta, uniform or dirichlet "
+                        "distribution" + ("" if isinstance(args[0], DistV) else
+                                          " (its family is not known here)"), span, run)
         prior, n = self._terms(args, span)
         self._check(T.ge(n, 0), "the number of observations is non-negative", span, run)
         return Scalar(L.posteriors_list(prior, n))
@@ -630,7 +695,7 @@ def ite_value(cond: T.Term, a: SymValue, b: SymValue, e: A.Node) -> SymValue:
     if isinstance(a, DistV) and isinstance(b, DistV) and a.family == b.family \
             and len(a.params) == len(b.params):
         params = tuple(T.ite(cond, x, y) for x, y in zip(a.params, b.params))
-        return _dist(a.family, params)
+        return DistV(a.family, params, T.ite(cond, a.term, b.term))
     return Scalar(T.ite(cond, Translator.as_term(a, e), Translator.as_term(b, e)))
 
 

@@ -47,8 +47,9 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 from obligations.records import record
 from verifier.errors import error
 from verifier.language.ast import Span
+from verifier.semantics import reals
 from verifier.semantics.values import (
-    Value, format_value, is_number, sorted_values, to_json, to_real,
+    Value, canonical, format_value, is_number, sorted_values, to_json, to_real,
 )
 
 Prob = Any  # Fraction (exact) or float
@@ -83,15 +84,10 @@ class Distribution:
         """Value -> probability, for finite distributions (zero-probability values omitted)."""
         raise TypeError(f"{self.format()} is not a finite distribution")
 
-    def log_density(self, x: Value) -> float:
-        """Log of the density at ``x`` (continuous distributions; the pmf for finite ones)."""
-        p = self.pmf().get(x, 0)
-        return math.log(p) if p > 0 else -math.inf
-
     def density(self, x: Value) -> Prob:
-        if self.is_finite():
-            return self.pmf().get(x, 0)
-        return math.exp(self.log_density(x))
+        """The density at ``x`` (the pmf for finite distributions), exactly; raises
+        ``InfiniteDensity`` where it is infinite."""
+        return self.pmf().get(x, 0)
 
     # moments --------------------------------------------------------------------------------
     def mean(self) -> Value:
@@ -159,11 +155,11 @@ class Beta(Distribution):
         s = self.a + self.b
         return self.a * self.b / (s * s * (s + 1))
 
-    def log_density(self, x):
-        return _beta_log_density(float(self.a), float(self.b), float(x))
+    def density(self, x):
+        return _beta_density(self.a, self.b, x)
 
     def sample(self, source):
-        return source.beta(float(self.a), float(self.b))
+        return Fraction(source.beta(float(self.a), float(self.b)))
 
 
 @record
@@ -190,11 +186,11 @@ class Uniform(Distribution):
     def variance(self):
         return Fraction(1, 12)
 
-    def log_density(self, x):
-        return 0.0 if 0 <= x <= 1 else -math.inf
+    def density(self, x):
+        return Fraction(1) if 0 <= x <= 1 else Fraction(0)
 
     def sample(self, source):
-        return source.uniform()
+        return Fraction(source.uniform())
 
 
 @record
@@ -212,12 +208,14 @@ class Normal(Distribution):
     def variance(self):
         return self.var
 
-    def log_density(self, x):
-        v = float(self.var)
-        return -0.5 * math.log(2 * math.pi * v) - (float(x) - float(self.mu)) ** 2 / (2 * v)
+    def density(self, x):
+        return _normal_density(self.mu, self.var, x)
 
     def sample(self, source):
-        return source.normal(float(self.mu), float(self.var))
+        # mu + sqrt(var) z for a standard normal float z, exactly: no overflow for any mean
+        # or variance
+        z = Fraction(source.normal(0.0, 1.0))
+        return self.mu + reals.sqrt(self.var) * z
 
 
 @record
@@ -236,25 +234,14 @@ class Dirichlet(Distribution):
         total = sum(self.alphas)
         return tuple(a * (total - a) / (total * total * (total + 1)) for a in self.alphas)
 
-    def log_density(self, x):
-        point = [float(c) for c in x]
-        if len(point) != len(self.alphas) or any(c < 0 for c in point) \
-                or abs(sum(point) - 1) > FLOAT_SUM_TOLERANCE:
-            return -math.inf
-        out = -_log_multivariate_beta([float(a) for a in self.alphas])
-        for a, c in zip(self.alphas, point):
-            a = float(a)
-            if c == 0:
-                if a < 1:
-                    return math.inf
-                if a > 1:
-                    return -math.inf
-                continue
-            out += (a - 1) * math.log(c)
-        return out
+    def density(self, x):
+        return _dirichlet_density(self.alphas, x)
 
     def sample(self, source):
-        return tuple(source.dirichlet(tuple(float(a) for a in self.alphas)))
+        # the float draw normalised exactly: a point of the simplex (summing to 1 exactly)
+        point = [Fraction(c) for c in source.dirichlet(tuple(float(a) for a in self.alphas))]
+        total = sum(point, Fraction(0))
+        return tuple(c / total for c in point)
 
 
 @record
@@ -392,7 +379,9 @@ def make_dirichlet(alphas: Sequence[Value], span: Optional[Span] = None) -> Diri
 
 def check_probabilities(probs: Sequence[Value], what: str, span: Optional[Span]) -> Tuple[Prob, ...]:
     """``probs`` as exact-where-possible reals, checked to lie in [0, 1] and to sum to 1
-    (exactly for exact values, within ``FLOAT_SUM_TOLERANCE`` once a float is involved)."""
+    (exactly for exact values, within ``FLOAT_SUM_TOLERANCE`` once a float is involved).
+    A sum of exact reals that agrees with 1 to thousands of digits but is not shown to be 1 by
+    exact simplification is R011 (``reals.Undecided``, raised to the caller)."""
     probs = tuple(probs)
     if not all(_is_real(p) and 0 <= p <= 1 for p in probs):
         raise _range(f"{what} needs probabilities in [0, 1], got ({', '.join(map(format_value, probs))})", span)
@@ -413,10 +402,20 @@ def make_categorical(probs: Sequence[Value], span: Optional[Span] = None) -> Cat
 
 
 def make_finite(weights: Dict[Value, Prob], span: Optional[Span] = None) -> Distribution:
-    """The finite distribution with probabilities ``weights`` (checked to sum to 1); zero
-    entries are dropped. A distribution over ``bool`` becomes ``Bernoulli``."""
-    kept = {v: p for v, p in weights.items() if p != 0}
-    check_probabilities(list(kept.values()), "a finite distribution", span)
+    """The finite distribution with probabilities ``weights``; zero entries are dropped and
+    outcomes that are equal as values are merged (an exact real equal to a rational:
+    ``values.canonical``). Rational probabilities are checked to sum to 1; a law with exact
+    real probabilities was computed by normalising, so its sum is 1 by construction (deciding
+    it would need exact simplification of the whole sum). A distribution over ``bool`` becomes
+    ``Bernoulli``."""
+    merged: Dict[Value, Prob] = {}
+    for v, p in weights.items():
+        if p != 0:
+            key = canonical(v)
+            merged[key] = merged[key] + p if key in merged else p
+    kept = merged
+    if not any(isinstance(p, reals.Real) for p in kept.values()):
+        check_probabilities(list(kept.values()), "a finite distribution", span)
     if kept and all(isinstance(v, bool) for v in kept):
         return Bernoulli(kept.get(True, Fraction(0)))
     return Finite(tuple((v, kept[v]) for v in sorted_values(kept)))
@@ -424,104 +423,83 @@ def make_finite(weights: Dict[Value, Prob], span: Optional[Span] = None) -> Dist
 
 def normalise(weights: Dict[Value, Prob]) -> Dict[Value, Prob]:
     """``weights`` divided by their (positive) total."""
-    total = sum(weights.values())
+    if len(weights) == 1:
+        return {v: Fraction(1) for v in weights}
+    total = sum(weights.values(), Fraction(0))
     return {v: w / total for v, w in weights.items()}
 
 
 # --------------------------------------------------------------------------------------
-# special functions
-# --------------------------------------------------------------------------------------
-
-
-def _lbeta(a: float, b: float) -> float:
-    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
-
-
-def _log_multivariate_beta(alphas: Sequence[float]) -> float:
-    return sum(math.lgamma(a) for a in alphas) - math.lgamma(sum(alphas))
-
-
-def _beta_log_density(a: float, b: float, x: float) -> float:
-    if x < 0 or x > 1:
-        return -math.inf
-    if x == 0 or x == 1:
-        exponent = a if x == 0 else b
-        if exponent < 1:
-            return math.inf
-        if exponent > 1:
-            return -math.inf
-        return -_lbeta(a, b) + ((b - 1) * math.log1p(-x) if x == 0 else (a - 1) * math.log(x))
-    return (a - 1) * math.log(x) + (b - 1) * math.log1p(-x) - _lbeta(a, b)
-
-
-def _softplus(t: float) -> float:
-    return max(t, 0.0) + math.log1p(math.exp(-abs(t)))
-
-
-def _expit(t: float) -> float:
-    return 1.0 / (1.0 + math.exp(-t)) if t >= 0 else math.exp(t) / (1.0 + math.exp(t))
-
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny, eps = 1e-300, 1e-16
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    max_iter = 10_000 + int(20 * math.sqrt(a + b))
-    for m in range(1, max_iter):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < eps:
-            return h
-    raise ArithmeticError("the incomplete beta function did not converge")
-
-
-def beta_cdf_sf(a: float, b: float, t: float) -> Tuple[float, float]:
-    """(P(X <= x), P(X > x)) for X ~ Beta(a, b) at ``x = expit(t)`` (the logit scale keeps
-    both tails accurate)."""
-    if t == -math.inf:
-        return 0.0, 1.0
-    if t == math.inf:
-        return 1.0, 0.0
-    x, y = _expit(t), _expit(-t)
-    log_x, log_y = -_softplus(-t), -_softplus(t)
-    front = math.exp(a * log_x + b * log_y - _lbeta(a, b))
-    if x < (a + 1.0) / (a + b + 2.0):
-        cdf = front * _betacf(a, b, x) / a
-        return cdf, 1.0 - cdf
-    sf = front * _betacf(b, a, y) / b
-    return 1.0 - sf, sf
-
-
-def _normal_cdf(m: float, v: float, x: float) -> float:
-    if x == -math.inf:
-        return 0.0
-    if x == math.inf:
-        return 1.0
-    return 0.5 * math.erfc(-(x - m) / math.sqrt(2 * v))
-
-
-# --------------------------------------------------------------------------------------
-# Hellinger distance and total variation
+# densities, Bhattacharyya coefficients, distances (exact reals)
 # --------------------------------------------------------------------------------------
 
 
 class UnsupportedPair(Exception):
-    """No closed form or numerical method for this pair of distributions."""
+    """No closed form or rigorous method for this pair of distributions."""
+
+
+class InfiniteDensity(ArithmeticError):
+    """The density is infinite at the point (a Beta or Dirichlet with a parameter below 1 at
+    the edge of its support)."""
+
+
+def _exact(x: Value) -> Value:
+    """An exact real number: an ``int`` as a ``Fraction`` (so that ``/`` stays exact), a float
+    (only ever passed by tests and internal callers) at its exact binary value."""
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise ValueError(f"not a finite number: {x!r}")
+        return Fraction(x)
+    if isinstance(x, int) and not isinstance(x, bool):
+        return Fraction(x)
+    return x
+
+
+def _lbeta(*xs: Value) -> Value:
+    """ln B(x1, ..., xk) = sum ln Gamma(xi) - ln Gamma(sum xi), exactly."""
+    out: Value = Fraction(0)
+    for x in xs:
+        out = out + reals.lgamma(x)
+    return out - reals.lgamma(sum(xs, Fraction(0)))
+
+
+def _beta_density(a: Value, b: Value, x: Value) -> Value:
+    a, b, x = _exact(a), _exact(b), _exact(x)
+    if x < 0 or x > 1:
+        return Fraction(0)
+    if x == 0 or x == 1:
+        exponent = a if x == 0 else b
+        if exponent < 1:
+            raise InfiniteDensity(f"the density of beta ({format_value(a)}, {format_value(b)}) is "
+                                  f"infinite at {format_value(x)}")
+        if exponent > 1:
+            return Fraction(0)
+        return reals.exp(-_lbeta(a, b))
+    return reals.exp((a - 1) * reals.log(x) + (b - 1) * reals.log(1 - x) - _lbeta(a, b))
+
+
+def _normal_density(m: Value, v: Value, x: Value) -> Value:
+    m, v, x = _exact(m), _exact(v), _exact(x)
+    d = x - m
+    return reals.exp(-(d * d) / (2 * v)) / reals.sqrt(2 * reals.pi() * v)
+
+
+def _dirichlet_density(alphas: Sequence[Value], point: Sequence[Value]) -> Value:
+    alphas = [_exact(a) for a in alphas]
+    point = [_exact(c) for c in point]
+    if len(point) != len(alphas) or any(c < 0 for c in point) or sum(point, Fraction(0)) != 1:
+        return Fraction(0)
+    out: Value = -_lbeta(*alphas)
+    for a, c in zip(alphas, point):
+        if c == 0:
+            if a < 1:
+                raise InfiniteDensity(f"the density of dirichlet is infinite at a point with a "
+                                      f"zero coordinate whose parameter {format_value(a)} is below 1")
+            if a > 1:
+                return Fraction(0)
+            continue
+        out = out + (a - 1) * reals.log(c)
+    return reals.exp(out)
 
 
 def _beta_like(d: Distribution) -> Optional[Beta]:
@@ -530,132 +508,174 @@ def _beta_like(d: Distribution) -> Optional[Beta]:
     return None
 
 
-def log_bhattacharyya(d1: Distribution, d2: Distribution) -> float:
-    """``log BC(d1, d2)``; raises ``UnsupportedPair`` for pairs of different families."""
+def bhattacharyya(d1: Distribution, d2: Distribution) -> Value:
+    """``BC(d1, d2) = integral sqrt(p q)`` exactly; raises ``UnsupportedPair`` for pairs of
+    different families."""
     b1, b2 = _beta_like(d1), _beta_like(d2)
     if b1 is not None and b2 is not None:
-        a1, c1, a2, c2 = float(b1.a), float(b1.b), float(b2.a), float(b2.b)
-        return _lbeta((a1 + a2) / 2, (c1 + c2) / 2) - (_lbeta(a1, c1) + _lbeta(a2, c2)) / 2
+        a1, c1, a2, c2 = (_exact(x) for x in (b1.a, b1.b, b2.a, b2.b))
+        return reals.exp(_lbeta((a1 + a2) / 2, (c1 + c2) / 2) - (_lbeta(a1, c1) + _lbeta(a2, c2)) / 2)
     if isinstance(d1, Dirichlet) and isinstance(d2, Dirichlet):
         if len(d1.alphas) != len(d2.alphas):
             raise UnsupportedPair("dirichlet distributions over different numbers of categories")
-        p, q = [float(a) for a in d1.alphas], [float(a) for a in d2.alphas]
+        p, q = [_exact(a) for a in d1.alphas], [_exact(a) for a in d2.alphas]
         mid = [(x + y) / 2 for x, y in zip(p, q)]
-        return _log_multivariate_beta(mid) - (_log_multivariate_beta(p) + _log_multivariate_beta(q)) / 2
+        return reals.exp(_lbeta(*mid) - (_lbeta(*p) + _lbeta(*q)) / 2)
     if isinstance(d1, Normal) and isinstance(d2, Normal):
-        m1, v1, m2, v2 = float(d1.mu), float(d1.var), float(d2.mu), float(d2.var)
-        return 0.5 * math.log(2 * math.sqrt(v1 * v2) / (v1 + v2)) - (m1 - m2) ** 2 / (4 * (v1 + v2))
+        m1, v1, m2, v2 = (_exact(x) for x in (d1.mu, d1.var, d2.mu, d2.var))
+        d = m1 - m2
+        return reals.sqrt(2 * reals.sqrt(v1 * v2) / (v1 + v2)) * reals.exp(-(d * d) / (4 * (v1 + v2)))
     if d1.is_finite() and d2.is_finite():
         p, q = d1.pmf(), d2.pmf()
-        bc = sum(math.sqrt(float(p[v]) * float(q[v])) for v in p if v in q)
-        return math.log(bc) if bc > 0 else -math.inf
+        return sum((reals.sqrt(p[v] * q[v]) for v in p if v in q), Fraction(0))
     raise UnsupportedPair(f"{d1.family} and {d2.family}")
 
 
-def hellinger(d1: Distribution, d2: Distribution) -> float:
-    """The Hellinger distance ``sqrt(1 - BC)`` (a metric with values in [0, 1])."""
+def hellinger(d1: Distribution, d2: Distribution) -> Value:
+    """The Hellinger distance ``sqrt(1 - BC)`` (a metric with values in [0, 1]), exactly."""
     if d1 == d2:
-        return 0.0
-    log_bc = min(0.0, log_bhattacharyya(d1, d2))
-    return math.sqrt(max(0.0, -math.expm1(log_bc)))
+        return Fraction(0)
+    bc = bhattacharyya(d1, d2)
+    if isinstance(bc, reals.Real) and bc.op == "exp":  # 1 - e^L = -expm1(L): no cancellation
+        return reals.sqrt(-reals.expm1(bc.args[0]))
+    return reals.sqrt(1 - bc)
 
 
-def total_variation(d1: Distribution, d2: Distribution) -> Prob:
-    """The total variation distance ``sup_A |P(A) - Q(A)|``: exact for finite laws, numerical
-    (see the module docstring) for Beta and Normal pairs."""
+def total_variation(d1: Distribution, d2: Distribution) -> Value:
+    """The total variation distance ``sup_A |P(A) - Q(A)|``, exactly: a rational or exact-real
+    sum for finite laws; an exact-real closed form (``erf`` at the crossing points of the two
+    densities) for two Normal laws; for two Beta laws an exact real known through certified
+    enclosures by the crossing-point method (``lemmas.closed_forms.tv_beta`` for rational
+    parameters, ``_beta_tv_enclosure`` for any others)."""
     if d1 == d2:
         return Fraction(0)
     if d1.is_finite() and d2.is_finite():
         p, q = d1.pmf(), d2.pmf()
-        keys = set(p) | set(q)
-        return sum(abs(p.get(v, 0) - q.get(v, 0)) for v in keys) / 2
+        keys = list(p) + [v for v in q if v not in p]
+        return sum((reals.absolute(p.get(v, 0) - q.get(v, 0)) for v in keys), Fraction(0)) / 2
     b1, b2 = _beta_like(d1), _beta_like(d2)
+    if b1 is None and isinstance(d1, Dirichlet) and isinstance(d2, Dirichlet) \
+            and len(d1.alphas) == len(d2.alphas) == 2:
+        b1, b2 = Beta(*d1.alphas), Beta(*d2.alphas)
     if b1 is not None and b2 is not None:
-        return _beta_tv(float(b1.a), float(b1.b), float(b2.a), float(b2.b))
+        params = tuple(_exact(x) for x in (b1.a, b1.b, b2.a, b2.b))
+        if not all(reals.is_rational(x) for x in params):
+            return _beta_tv_real(*params, f"tv ({d1.format()}, {d2.format()})")
+        a1, c1, a2, c2 = (Fraction(x) for x in params)
+        # TV is symmetric, and invariant under x -> 1 - x: one canonical parameter order
+        first, second = min(((a1, c1), (a2, c2)), ((a2, c2), (a1, c1)),
+                            ((c1, a1), (c2, a2)), ((c2, a2), (c1, a1)))
+        return _certified_tv("tv_beta", "Beta", first, second)
     if isinstance(d1, Normal) and isinstance(d2, Normal):
-        return _normal_tv(float(d1.mu), float(d1.var), float(d2.mu), float(d2.var))
-    if isinstance(d1, Dirichlet) and isinstance(d2, Dirichlet) and len(d1.alphas) == len(d2.alphas) == 2:
-        return _beta_tv(*(float(a) for a in d1.alphas), *(float(a) for a in d2.alphas))
+        m1, v1, m2, v2 = (_exact(x) for x in (d1.mu, d1.var, d2.mu, d2.var))
+        # TV is symmetric and invariant under translations and reflections of the line: one
+        # canonical form, so that equal distances are one expression
+        gap = m2 - m1 if m2 >= m1 else m1 - m2
+        low, high = (v1, v2) if v1 <= v2 else (v2, v1)
+        return _normal_tv(Fraction(0), low, gap, high)
     raise UnsupportedPair(f"{d1.family} and {d2.family}")
 
 
-def _tv_from_crossings(crossings: List[float], sign_at, mass1, mass2, lo: float, hi: float) -> float:
-    """Sum of P1(I) - P2(I) over the intervals I between consecutive crossings where p1 > p2."""
-    points = [lo] + sorted(crossings) + [hi]
-    total = 0.0
-    for left, right in zip(points, points[1:]):
-        if left == right:
-            continue
-        if left == -math.inf and right == math.inf:
-            probe = 0.0
-        elif left == -math.inf:
-            probe = right - 1.0
-        elif right == math.inf:
-            probe = left + 1.0
-        else:
-            probe = (left + right) / 2
-        if sign_at(probe) > 0:
-            total += mass1(left, right) - mass2(left, right)
-    return min(1.0, max(0.0, total))
+def _normal_tv(m1: Value, v1: Value, m2: Value, v2: Value) -> Value:
+    """TV between N(m1, v1) and N(m2, v2) in closed form. ``ln p - ln q`` is the quadratic
+    ``A x^2 + B x + C``: one root when ``v1 = v2``, else two (its discriminant is positive: both
+    laws have mass 1); with ``D = Phi_1 - Phi_2`` (``Phi`` by ``erf``) and ``D(-inf) = D(inf)
+    = 0``, ``TV = (1/2) sum |D(r_{i+1}) - D(r_i)|`` over the roots (``p - q`` keeps its sign
+    between consecutive roots)."""
+    def cdf_gap(x: Value) -> Value:
+        return (reals.erf((x - m1) / reals.sqrt(2 * v1)) - reals.erf((x - m2) / reals.sqrt(2 * v2))) / 2
 
-
-def _beta_tv(a1: float, b1: float, a2: float, b2: float) -> float:
-    alpha, beta_ = a1 - a2, b1 - b2
-    const = _lbeta(a2, b2) - _lbeta(a1, b1)
-
-    def g(t: float) -> float:  # log p1 - log p2 at x = expit(t)
-        return const - alpha * _softplus(-t) - beta_ * _softplus(t)
-
-    bound = 700.0
-    pieces = [(-bound, bound)]
-    if alpha * beta_ > 0:  # a turning point at x* = alpha / (alpha + beta) in (0, 1)
-        x_star = alpha / (alpha + beta_)
-        t_star = math.log(x_star) - math.log1p(-x_star)
-        pieces = [(-bound, t_star), (t_star, bound)]
-    crossings = []
-    for lo, hi in pieces:
-        g_lo, g_hi = g(lo), g(hi)
-        if g_lo == 0:
-            crossings.append(lo)
-        if (g_lo < 0) == (g_hi < 0) or g_hi == 0:
-            continue
-        for _ in range(200):
-            mid = (lo + hi) / 2
-            if (g(mid) < 0) == (g_lo < 0):
-                lo = mid
-            else:
-                hi = mid
-        crossings.append((lo + hi) / 2)
-
-    def mass(a: float, b: float):
-        def m(left: float, right: float) -> float:
-            cdf_l, sf_l = beta_cdf_sf(a, b, left)
-            cdf_r, sf_r = beta_cdf_sf(a, b, right)
-            return (cdf_r - cdf_l) if cdf_r < 0.5 else (sf_l - sf_r)
-        return m
-
-    return _tv_from_crossings(crossings, g, mass(a1, b1), mass(a2, b2), -math.inf, math.inf)
-
-
-def _normal_tv(m1: float, v1: float, m2: float, v2: float) -> float:
     if v1 == v2:
-        return math.erf(abs(m1 - m2) / (2 * math.sqrt(2 * v1)))
-    qa = -1 / (2 * v1) + 1 / (2 * v2)
-    qb = m1 / v1 - m2 / v2
-    qc = -m1 * m1 / (2 * v1) + m2 * m2 / (2 * v2) + 0.5 * math.log(v2 / v1)
-    disc = qb * qb - 4 * qa * qc
-    crossings: List[float] = []
-    if disc > 0:
-        q = -0.5 * (qb + math.copysign(math.sqrt(disc), qb))
-        crossings = [q / qa, qc / q] if q != 0 else [-qb / (2 * qa)]
+        roots = [(m1 + m2) / 2]
+    else:
+        a = 1 / (2 * v2) - 1 / (2 * v1)
+        b = m1 / v1 - m2 / v2
+        c = m2 * m2 / (2 * v2) - m1 * m1 / (2 * v1) + reals.log(v2 / v1) / 2
+        root = reals.sqrt(b * b - 4 * a * c)
+        roots = [(-b - root) / (2 * a), (-b + root) / (2 * a)]
+        if a < 0:
+            roots.reverse()
+    values = [Fraction(0)] + [cdf_gap(r) for r in roots] + [Fraction(0)]
+    # each gap is P1(I) - P2(I) over an interval where p1 - p2 keeps a (non-zero) sign: its
+    # absolute value by that sign, decided exactly (an abs would be opaque to simplification)
+    gaps = [v - u for u, v in zip(values, values[1:])]
+    return sum((g if g > 0 else -g for g in gaps), Fraction(0)) / 2
 
-    def sign_at(x: float) -> float:
-        return qa * x * x + qb * x + qc
 
-    def mass(m: float, v: float):
-        return lambda left, right: _normal_cdf(m, v, right) - _normal_cdf(m, v, left)
+def _beta_tv_real(a1: Value, b1: Value, a2: Value, b2: Value, label: str) -> Value:
+    """TV between Beta (a1, b1) and Beta (a2, b2) with exact-real parameters: an exact real
+    known through ``_beta_tv_enclosure`` (the signs it needs decided exactly here)."""
+    al, be = a1 - a2, b1 - b2
+    s_al, s_be = reals.sign(al), reals.sign(be)
+    k = _lbeta(a2, b2) - _lbeta(a1, b1)
+    ends = (-s_al if s_al else reals.sign(k), -s_be if s_be else reals.sign(k))
+    split = al / (al + be) if s_al * s_be > 0 else None
+    key = ("tv_beta_real",) + tuple(("r", id(x)) if isinstance(x, reals.Real) else ("q", x)
+                                    for x in (a1, b1, a2, b2))
+    return reals.enclosed(_beta_tv_enclosure((a1, b1, a2, b2), k, ends, split), label, key=key,
+                          nonnegative=True)
 
-    return _tv_from_crossings(crossings, sign_at, mass(m1, v1), mass(m2, v2), -math.inf, math.inf)
+
+def _beta_tv_enclosure(params: Tuple[Value, ...], k: Value, ends: Tuple[int, int],
+                       split: Optional[Value]):
+    """The crossing-point method of ``lemmas.closed_forms.tv_beta`` on Arb balls of exact-real
+    parameters. ``h(x) = k + (a1 - a2) ln x + (b1 - b2) ln (1 - x)`` is the log density ratio;
+    it is strictly monotone on each side of ``split`` (its turning point, when it has one), so
+    it has at most one zero there, enclosed by bisection with certified signs; its signs at 0
+    and 1 are ``ends``. Between consecutive crossings ``p - q`` keeps its sign, so ``TV = (1/2)
+    sum |D(c_{i+1}) - D(c_i)|`` with ``D`` the difference of the regularised incomplete Beta
+    functions, evaluated on the balls that enclose the crossings. At a precision where a sign
+    is not certain the enclosure is NaN (the next precision is tried)."""
+    from flint import arb
+
+    def enclose(prec: int) -> arb:
+        a1, b1, a2, b2, kb = (reals.ball_of(x, prec) for x in (*params, k))
+
+        def sign(x: arb) -> Optional[int]:
+            v = kb + (a1 - a2) * x.log() + (b1 - b2) * (1 - x).log()
+            return 1 if v > 0 else -1 if v < 0 else None
+
+        points = [(arb(0), ends[0]), (arb(1), ends[1])]
+        if split is not None:
+            middle = reals.ball_of(split, prec)
+            points.insert(1, (middle, sign(middle)))
+        if any(s is None for _, s in points):
+            return arb.nan()
+        crossings = []
+        for (lo, s_lo), (hi, s_hi) in zip(points, points[1:]):
+            if s_lo == s_hi:
+                continue
+            for _ in range(prec):
+                mid = (lo + hi) / 2
+                s_mid = sign(mid)
+                if s_mid is None:  # the crossing is at or next to mid: certify a small interval
+                    step = (hi - lo) * arb(2) ** (-(prec // 2))
+                    if sign(mid - step) == s_lo and sign(mid + step) == s_hi:
+                        lo, hi = mid - step, mid + step
+                    break
+                lo, hi = (mid, hi) if s_mid == s_lo else (lo, mid)
+            crossings.append(lo.union(hi))
+        gaps = [arb(0)] + [c.beta_lower(a1, b1, 1) - c.beta_lower(a2, b2, 1) for c in crossings]
+        gaps.append(arb(0))
+        total = arb(0)
+        for u, v in zip(gaps, gaps[1:]):
+            total += abs(v - u)
+        return total / 2
+
+    return enclose
+
+
+def _certified_tv(method: str, family: str, p: Tuple[Fraction, ...], q: Tuple[Fraction, ...]) -> Value:
+    """TV between two laws of ``family`` with rational parameters ``p``, ``q`` (in a canonical
+    order, which is also the number's identity: ``reals.enclosed``'s key)."""
+    from lemmas import closed_forms
+    law = getattr(closed_forms, family)
+    fn = getattr(closed_forms, method)
+    first, second = law(*p), law(*q)
+    label = (f"tv ({family.lower()} ({', '.join(map(format_value, p))}), "
+             f"{family.lower()} ({', '.join(map(format_value, q))}))")
+    return reals.enclosed(lambda prec: fn(first, second, prec), label, key=(method, p, q),
+                          nonnegative=True)
 
 
 # --------------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ build them without drawing anything, ``infer`` computes the exact distribution, 
 ``monad.sample`` draws from them. Run-time errors are ``PrivInferError``\\ s at the span of the
 offending node: range conditions R001 (``beta (0.0, 1.0)``, ``bernoulli 1.5``, ``eps <= 0``,
 ``delta`` outside (0, 1), ``log 0.0``, ``[k]`` values out of range, annotated ranges such as
-``(x : real+)``), division by zero R002, inference R003/R007/R009, other failures R006,
+``(x : real+)``), division by zero R002, inference R003/R009, an undecidable comparison of reals
+R011, other failures R006,
 pattern-match failures R008.
 
 The paper's §6.3 listing writes ``mlet rec = learnBias dbs prior in observe f rec``: the observe
@@ -62,6 +63,7 @@ from verifier.language import ast
 from verifier.language.ast import Span
 from verifier.semantics import distributions as dist
 from verifier.semantics import monad
+from verifier.semantics import reals
 from verifier.semantics.distributions import Beta, Dirichlet, Distribution, Uniform
 from verifier.semantics.monad import MValue, SymDraw, SymParam
 from verifier.semantics.values import (
@@ -298,12 +300,14 @@ class Evaluator:
         if op in ("<", "<=", ">", ">="):
             _number_operand(left, op, e.left.span)
             _number_operand(right, op, e.right.span)
-            return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+            with decided(e.span):
+                return _COMPARE[op](left, right)
         return arithmetic(op, left, right, e)
 
     def _equal(self, left: Value, right: Value, e: ast.BinOp) -> bool:
         try:
-            return values_equal(left, right)
+            with decided(e.span):
+                return values_equal(left, right)
         except TypeError as exc:
             raise error("R006", f"cannot compare with {e.op}: {exc}", e.span) from None
 
@@ -374,7 +378,8 @@ class Evaluator:
                 return Closure(fn.params[1:], fn.body, env, fn.name)
             return self.eval(fn.body, env)
         if isinstance(fn, Builtin):
-            return fn.impl(self, arg, node)
+            with decided(node.span):
+                return fn.impl(self, arg, node)
         if isinstance(fn, Symbolic):
             raise SymbolicEscape(f"the model applies {fn.describe()}")
         raise error("R006", f"{a_kind(fn)} is not a function", node.span)
@@ -472,6 +477,35 @@ def _describe(value: Value) -> str:
     return a_kind(value)
 
 
+_COMPARE: Dict[str, Callable[[Value, Value], bool]] = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+class decided:
+    """A context in which a comparison of exact reals that cannot be decided
+    (``reals.Undecided``) becomes the run-time error R011 at ``span``."""
+
+    __slots__ = ("span",)
+
+    def __init__(self, span: Optional[Span]):
+        self.span = span
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if kind is not None and issubclass(kind, reals.Undecided):
+            raise undecided_error(exc, self.span) from None
+        return False
+
+
+def undecided_error(exc: "reals.Undecided", span: Optional[Span]) -> Exception:
+    """The R011 error for a comparison of reals that could not be decided."""
+    return error("R011", f"a comparison of real numbers could not be decided: {exc}", span,
+                 hint="the two numbers agree to thousands of digits and exact simplification did "
+                      "not show them equal; reformulate the computation (privinfer never guesses)")
+
+
 def _not_a(value: Value, expected: str, what: str, span: Optional[Span]) -> Exception:
     if isinstance(value, Symbolic):
         return SymbolicEscape(f"{what} is {value.describe()}")
@@ -499,7 +533,9 @@ def arithmetic(op: str, left: Value, right: Value, node: ast.Node) -> Value:
     if op == "*":
         return left * right
     if op == "/":
-        if right == 0:
+        with decided(node.span):
+            zero = right == 0
+        if zero:
             raise error("R002", f"division by zero: {format_value(left)} / {format_value(right)}", node.span)
         if isinstance(left, int) and isinstance(right, int):
             return Fraction(left, right)
@@ -527,7 +563,9 @@ def check_annotation(value: Value, t: ast.SimpleType, name: str, span: Optional[
     if isinstance(t, ast.TBase):
         if t.name in _RANGES and is_number(value):
             ok, wording = _RANGES[t.name]
-            if not ok(value):
+            with decided(span):
+                holds = ok(value)
+            if not holds:
                 raise error("R001", f"{name} : {t.name} needs {wording}, got {format_value(value)}", span)
         if t.name in _REAL_NAMES:
             return to_real(value)
@@ -563,7 +601,7 @@ def _builtin(name: str):
 
 
 #: Built-in constants (not functions).
-CONSTANTS: Dict[str, Value] = {"pi": math.pi}
+CONSTANTS: Dict[str, Value] = {"pi": reals.pi()}
 
 
 def _args(name: str, arg: Value, count: int, node: ast.Node, names: str) -> Tuple[Value, ...]:
@@ -695,14 +733,15 @@ def _lap_mech(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     return monad.Laplace(e, 1 / to_real(eps), node.span)
 
 
-def _sigma(name: str, eps: Value, delta: Value, node: ast.Node) -> float:
-    """sigma(eps, delta) = sqrt(2 ln(1.25 / delta)) / eps, defined for 0 < delta < 1.25."""
+def _sigma(name: str, eps: Value, delta: Value, node: ast.Node) -> Value:
+    """sigma(eps, delta) = sqrt(2 ln(1.25 / delta)) / eps, defined for 0 < delta < 1.25 (an
+    exact real: ``sigma (1e-400, 0.5)`` is a huge finite number)."""
     eps = _positive_eps(name, eps, node)
     delta = _num(name, "delta", delta, node)
     if not 0 < delta < Fraction(5, 4):
         raise error("R001", f"{name} needs 0 < delta < 1.25, got delta = {format_value(delta)}",
                     node.span)
-    return math.sqrt(2 * math.log(1.25 / float(delta))) / float(eps)
+    return reals.sqrt(2 * reals.log(Fraction(5, 4) / to_real(delta))) / to_real(eps)
 
 
 @_builtin("gaussMech")
@@ -716,7 +755,7 @@ def _gauss_mech(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     if not delta > 0:
         raise error("R001", f"gaussMech needs delta > 0, got delta = {format_value(delta)}",
                     node.span)
-    sigma = _sigma("gaussMech", eps, min(delta, 1), node)
+    sigma = _sigma("gaussMech", eps, 1 if delta > 1 else delta, node)
     return monad.Gaussian(_num("gaussMech", "query value", e, node), sigma, node.span)
 
 
@@ -791,20 +830,29 @@ def _conjugate_data(name: str, prior: Distribution, db: ConsList, node: ast.Node
 
 def _hellinger_release(ev: Evaluator, name: str, eps: Value, delta: Optional[Value], prior: Value, db: Value,
                        node: ast.Node) -> Value:
+    """The Hellinger mechanism's M-value: candidate ``r`` with probability
+    ``∝ exp(-beta H(BI(db), r))``, ``beta = eps / (2 S)`` (``eps / (4 S)`` for the pure form).
+    The smooth sensitivity ``S`` is computed in float64 (``hellinger_mech``) and then read as
+    the exact rational it is; everything after is exact: the Hellinger distances are exact
+    reals, the law (``infer``, ``audit``) has exact-real probabilities, and a release draws
+    from that law exactly (the float64 scores only shape the proposal of the exact sampler,
+    ``NoiseSource.choice_exact``; docs/noise.md)."""
     eps = _positive_eps(name, eps, node)
     if delta is not None:
         delta = _delta(name, delta, node)
     prior = _distribution(name, prior, node)
     db = _list_arg(name, db, node)
     alphas, counts = _conjugate_data(name, prior, db, node)
+    from verifier.semantics.hellinger_mech import HellingerMechanism, candidates_count
+    gamma = None
+    if delta is not None:  # ln (1 - eps / (2 ln (delta / (2 |R|)))), exactly, then as a float
+        size = candidates_count(sum(counts), len(counts))
+        exact = reals.log(1 - eps / (2 * reals.log(delta / (2 * size))))
+        gamma = _float_below(exact)
     try:
-        from verifier.semantics.hellinger_mech import HellingerMechanism
-    except ImportError as exc:
-        raise error("R006", f"{name} is not yet available: the Hellinger mechanism module cannot be loaded "
-                            f"({exc})", node.span) from None
-    try:
-        mech = HellingerMechanism([float(a) for a in alphas], counts, float(eps),
-                                  None if delta is None else float(delta), pure=delta is None)
+        mech = HellingerMechanism([float(a) for a in alphas], counts, _float_within(eps),
+                                  None if delta is None else _float_within(delta, 1 - 2.0 ** -53),
+                                  pure=delta is None, gamma=gamma)
     except ValueError as exc:
         raise error("R001", f"{name}: {exc}", node.span) from None
 
@@ -812,14 +860,61 @@ def _hellinger_release(ev: Evaluator, name: str, eps: Value, delta: Optional[Val
         params = tuple(a + int(c) for a, c in zip(alphas, m))
         return Beta(*params) if len(params) == 2 and isinstance(prior, (Beta, Uniform)) else Dirichlet(params)
 
+    data_posterior = posterior(counts)
+
+    def exponent(m: Sequence[int]) -> Value:
+        """``beta * H(BI(db), Dir(alpha + m))``, exactly (for the float64 ``S``)."""
+        smooth = Fraction(mech.smooth_sensitivity())
+        beta = eps / ((4 if delta is None else 2) * smooth)
+        return beta * dist.hellinger(data_posterior, posterior(m))
+
     def law() -> Dict[Value, Any]:
         if mech.candidates_count > monad.MAX_SUPPORT:
             raise error("R009", f"{name} has {mech.candidates_count} candidates, more than "
                                 f"{monad.MAX_SUPPORT} to enumerate", node.span)
-        probs = mech.probabilities()
-        return {posterior(mech.candidate(i)): float(p) for i, p in enumerate(probs)}
+        if mech.n == 0:
+            return {data_posterior: Fraction(1)}
+        weights: Dict[Value, Any] = {}
+        for i in range(mech.candidates_count):
+            m = mech.candidate(i)
+            weights[posterior(m)] = reals.exp(-exponent(m))
+        return dist.normalise(weights)
 
-    return monad.Release(name, lambda source: posterior(mech.release(source)), law, node.span)
+    def release(source: Any) -> Value:
+        if mech.n == 0:
+            return data_posterior
+        import numpy as np
+        approx = np.empty(mech.candidates_count, dtype=np.float64)
+        for chunk, log_weights in mech.log_weights():
+            approx[chunk.offset:chunk.offset + chunk.size] = -log_weights
+        index = source.choice_exact(approx, lambda i: exponent(mech.candidate(i)), HELLINGER_SLACK)
+        return posterior(mech.candidate(index))
+
+    return monad.Release(name, release, law, node.span)
+
+
+def _float_within(x: Value, top: float = 1e300) -> float:
+    """A positive ``x`` as a float in ``[1e-300, top]`` (only the float64 proposal of the
+    Hellinger mechanisms uses it; their exact exponents use ``x`` itself)."""
+    if x >= Fraction(top):
+        return top
+    if x <= Fraction(1e-300):
+        return 1e-300
+    return min(max(float(x), 1e-300), top)
+
+
+def _float_below(x: Value) -> float:
+    """A float ``<= x`` for ``x >= 0`` (rounded down from an enclosure; 0.0 on underflow)."""
+    if reals.is_rational(x):
+        return max(0.0, math.nextafter(float(x), 0.0))
+    ball = x.ball(128)
+    lower = float(ball.lower().mid())
+    return max(0.0, math.nextafter(lower, 0.0))
+
+
+#: How far (absolutely) the float64 exponents of the Hellinger mechanisms may be from the exact
+#: ones: a bound with a wide margin over their error (about 1e-6 at n = 10^4, docs/noise.md).
+HELLINGER_SLACK = 2.0 ** -10
 
 
 @_builtin("hellingerMech")
@@ -911,30 +1006,24 @@ def _snd(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
 
 @_builtin("abs")
 def _abs(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
-    return abs(_num("abs", "argument", arg, node))
+    return reals.absolute(_num("abs", "argument", arg, node))
 
 
 @_builtin("min")
 def _min(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     a, b = _args("min", arg, 2, node, "(a, b)")
-    a, b = _num("min", "1st argument", a, node), _num("min", "2nd argument", b, node)
-    return b if b < a else a
+    return reals.minimum(_num("min", "1st argument", a, node), _num("min", "2nd argument", b, node))
 
 
 @_builtin("max")
 def _max(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     a, b = _args("max", arg, 2, node, "(a, b)")
-    a, b = _num("max", "1st argument", a, node), _num("max", "2nd argument", b, node)
-    return b if b > a else a
+    return reals.maximum(_num("max", "1st argument", a, node), _num("max", "2nd argument", b, node))
 
 
 @_builtin("exp")
 def _exp(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
-    x = _num("exp", "argument", arg, node)
-    try:
-        return math.exp(x)
-    except OverflowError:
-        raise error("R001", f"exp {format_value(x)} overflows the range of reals", node.span) from None
+    return reals.exp(_num("exp", "argument", arg, node))
 
 
 @_builtin("log")
@@ -942,7 +1031,7 @@ def _log(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     x = _num("log", "argument", arg, node)
     if not x > 0:
         raise error("R001", f"log needs a positive argument, got log {format_value(x)}", node.span)
-    return math.log(x)
+    return reals.log(x)
 
 
 @_builtin("sqrt")
@@ -950,7 +1039,7 @@ def _sqrt(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     x = _num("sqrt", "argument", arg, node)
     if x < 0:
         raise error("R001", f"sqrt needs a non-negative argument, got sqrt {format_value(x)}", node.span)
-    return math.sqrt(x)
+    return reals.sqrt(x)
 
 
 @_builtin("length")

@@ -28,7 +28,7 @@ Closed forms used (derivations in docs/noise.md):
 * ``g`` is increasing and ``ln g`` is concave on ``(0, inf)`` (proof in docs/noise.md). This
   lets the smooth sensitivity be computed in ``O(k^2 n)`` without enumerating data sets.
 
-Exactness. The tables use float64 ``lnGamma`` (scipy ``gammaln``): scores carry an absolute
+Exactness. The tables use float64 ``lnGamma`` (``math.lgamma``, vectorised): scores carry an absolute
 error of a few ulps of ``lnGamma(|alpha| + n)`` in ``ln BC`` (about 1e-12 at n = 600, 1e-10
 at n = 10^4). ``ln g`` is accurate to about 1e-13 relative (gammaln below 12, an asymptotic
 series above). Normalising sums accumulate in float64. This is ample for experiments; a
@@ -50,7 +50,6 @@ from fractions import Fraction
 from typing import Iterator, Sequence
 
 import numpy as np
-from scipy.special import gammaln
 
 from obligations.records import record
 from verifier.semantics.noise import NoiseSource
@@ -72,6 +71,15 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 # ln g and the Dirichlet Hellinger distance
 # --------------------------------------------------------------------------------------
+
+_LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
+
+
+def gammaln(x) -> np.ndarray:
+    """``ln Gamma(x)`` for ``x > 0``, elementwise (``math.lgamma``; numpy has no lgamma, and
+    the plain install does not carry scipy)."""
+    return np.asarray(_LGAMMA(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+
 
 # ln Gamma(x + 1/2) - ln Gamma(x) - (1/2) ln x  ~  sum_{k even >= 2} c_k x^{1-k},
 # c_k = (2^{1-k} - 2) B_k / (k (k - 1))   (Bernoulli-polynomial form of Stirling's series).
@@ -105,8 +113,8 @@ def ln_g(x) -> np.ndarray:
 
 def log_multivariate_beta(a) -> float:
     """``ln B(a) = sum ln Gamma(a_i) - ln Gamma(sum a_i)`` (NOT divided by ``ln(sum a_i)``)."""
-    a = np.asarray(a, dtype=np.float64)
-    return float(gammaln(a).sum() - gammaln(a.sum()))
+    a = [float(x) for x in np.asarray(a, dtype=np.float64)]
+    return math.fsum(math.lgamma(x) for x in a) - math.lgamma(math.fsum(a))
 
 
 def dirichlet_log_bc(p, q) -> float:
@@ -215,7 +223,7 @@ def _max_ls_within(alpha: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def smooth_sensitivity(alpha, counts, eps: float, delta: float | None = None,
-                       pure: bool = False) -> float:
+                       pure: bool = False, gamma: float | None = None) -> float:
     """The smooth sensitivity ``S(c)`` of the Hellinger score, without enumerating data sets.
 
     * ``(eps, delta)`` form: ``S = max_{c'} LS(c') exp(-gamma d(c, c'))``, ``gamma`` by
@@ -236,9 +244,10 @@ def smooth_sensitivity(alpha, counts, eps: float, delta: float | None = None,
     if pure:
         vals = 1.0 / (1.0 / m + d)       # m > 0: distinct posteriors are at H > 0
     else:
-        if delta is None:
-            raise ValueError("the (eps, delta) form needs delta")
-        gamma = smooth_gamma(eps, delta, candidates_count(n, c.shape[0]))
+        if gamma is None:
+            if delta is None:
+                raise ValueError("the (eps, delta) form needs delta")
+            gamma = smooth_gamma(eps, delta, candidates_count(n, c.shape[0]))
         vals = m * np.exp(-gamma * d)
     return float(vals.max())
 
@@ -329,7 +338,7 @@ class HellingerMechanism:
     """
 
     def __init__(self, prior_alpha: Sequence[float], counts: Sequence[int], eps: float,
-                 delta: float | None = None, pure: bool = False):
+                 delta: float | None = None, pure: bool = False, gamma: float | None = None):
         alpha = np.asarray([float(a) for a in prior_alpha], dtype=np.float64)
         if alpha.shape[0] < 2 or not (np.isfinite(alpha).all() and (alpha > 0).all()):
             raise ValueError("prior_alpha needs k >= 2 positive finite parameters")
@@ -355,6 +364,9 @@ class HellingerMechanism:
         self.delta = delta
         self.pure = pure
         self.candidates_count = candidates_count(self.n, self.k)
+        #: the smoothing parameter when the caller computed it (exactly, then rounded down:
+        #: a smaller gamma gives a larger, still gamma-smooth, sensitivity bound)
+        self._gamma = gamma
         self._tables = self._score_tables()
         self._s: float | None = None
         self._chunks: list[CandidateChunk] | None = None
@@ -370,7 +382,7 @@ class HellingerMechanism:
         """``S`` at the data set's counts (``O(k^2 n)``, cached)."""
         if self._s is None:
             self._s = smooth_sensitivity(self.alpha, self.counts, self.eps, self.delta,
-                                         self.pure)
+                                         self.pure, self._gamma)
         return self._s
 
     @property
@@ -378,6 +390,8 @@ class HellingerMechanism:
         """The smoothing parameter: ``smooth_gamma(eps, delta, |R|)``, or 1 in the pure form."""
         if self.pure:
             return 1.0
+        if self._gamma is not None:
+            return self._gamma
         return smooth_gamma(self.eps, self.delta, self.candidates_count)
 
     @property

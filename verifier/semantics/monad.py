@@ -63,7 +63,14 @@ How ``infer`` works
   the *value* bound by ``mlet``) is read by the evaluator as ``observe f (learnBias dbs prior)``,
   which is what the paper means; see ``evaluator``.
 
-An observation whose total weight is zero is R007 (at the ``observe``); an enumeration with
+**An observation of probability 0 leaves the prior unchanged.** The paper's semantics (Fig. 3)
+is undefined there (it divides by 0); privinfer makes ``observe`` total, so that a verified
+program never stops on it (``learnBias`` is verified for *every* prior on [0, 1], a point mass at
+0 included, and observing ``true`` from that prior has probability 0). Any distribution is a
+version of a conditional law on a null event; the prior is the one that carries no information
+from it. No rule of the verifier relies on a zero-probability observation (the conjugate
+updates it proves never have one; EqualInputs holds for any deterministic semantics), and
+``audit`` computes the same laws. (R007 is no longer raised.) An enumeration with
 more than ``MAX_SUPPORT`` outcomes, or taking more than ``MAX_WORK`` steps, is R009.
 Finite laws are plain dicts while analysing and become a canonical ``Finite`` (``Bernoulli``
 over ``bool``) only in the result.
@@ -77,8 +84,10 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from verifier.errors import PrivInferError, error
 from verifier.language.ast import Span
+from verifier.semantics import reals
 from verifier.semantics.distributions import (
-    Bernoulli, Beta, Categorical, Dirichlet, Distribution, Normal, Uniform, make_finite, normalise,
+    Bernoulli, Beta, Categorical, Dirichlet, Distribution, InfiniteDensity, Normal, Uniform,
+    make_finite, normalise,
 )
 from verifier.semantics.values import (
     Symbolic, SymbolicEscape, Value, deep_recursion, format_value, is_number,
@@ -165,7 +174,8 @@ class Mechanism(MValue):
 
 
 class Laplace(Mechanism):
-    """``center + Lap(scale)``."""
+    """``center + Lap(scale)``; a sample is the exact rational grid value of
+    ``NoiseSource.laplace_exact`` (docs/noise.md)."""
 
     name = "lapMech"
 
@@ -173,11 +183,12 @@ class Laplace(Mechanism):
         self.center, self.scale, self.span = center, scale, span
 
     def sample(self, source):
-        return source.laplace(self.center, self.scale)
+        return source.laplace_exact(self.center, self.scale)
 
 
 class Gaussian(Mechanism):
-    """``center + N(0, sigma^2)`` (``sigma`` the standard deviation)."""
+    """``center + N(0, sigma^2)`` (``sigma`` the standard deviation); a sample is the exact
+    rational grid value of ``NoiseSource.gaussian_exact``."""
 
     name = "gaussMech"
 
@@ -185,11 +196,12 @@ class Gaussian(Mechanism):
         self.center, self.sigma, self.span = center, sigma, span
 
     def sample(self, source):
-        return source.gaussian(self.center, self.sigma)
+        return source.gaussian_exact(self.center, self.sigma)
 
 
 class Exponential(Mechanism):
-    """The exponential mechanism: ``candidates[i]`` with probability ∝ ``exp(eps * scores[i] / 2)``."""
+    """The exponential mechanism: ``candidates[i]`` with probability ∝ ``exp(eps * scores[i] / 2)``
+    (exact: the scores and eps are exact numbers, the law's probabilities exact reals)."""
 
     name = "expMech"
 
@@ -200,14 +212,12 @@ class Exponential(Mechanism):
         return self.candidates[source.exponential_mechanism(self.scores, self.eps)]
 
     def law(self):
-        exponents = [float(self.eps) * float(s) / 2 for s in self.scores]
-        top = max(exponents)
-        weights = [math.exp(x - top) for x in exponents]
-        total = math.fsum(weights)
-        out: Dict[Value, Prob] = {}
-        for c, w in zip(self.candidates, weights):
-            out[c] = out.get(c, 0.0) + w / total
-        return out
+        half = self.eps / 2
+        weights: Dict[Value, Prob] = {}
+        for c, s in zip(self.candidates, self.scores):
+            w = reals.exp(half * s)
+            weights[c] = weights[c] + w if c in weights else w
+        return normalise(weights)
 
 
 class Release(Mechanism):
@@ -302,7 +312,15 @@ def observation(left: Value, right: Value) -> SymEq:
 def sample(m: MValue, source: Any) -> Value:
     """One draw from ``m``; every random choice comes from ``source``."""
     with deep_recursion():
-        return _sample(m, source)
+        try:
+            return _sample(m, source)
+        except reals.Undecided as exc:
+            raise _undecided(exc, m.span) from None
+
+
+def _undecided(exc: "reals.Undecided", span: Optional[Span]) -> PrivInferError:
+    return error("R011", f"a comparison of real numbers could not be decided: {exc}", span,
+                 hint="privinfer decides every comparison exactly or stops; it never guesses")
 
 
 def _sample(m: MValue, source: Any) -> Value:
@@ -315,12 +333,19 @@ def _sample(m: MValue, source: Any) -> Value:
         if isinstance(m, Return):
             value = m.value
         elif isinstance(m, Ran):
-            value = m.dist.sample(source)
+            try:
+                value = m.dist.sample(source)
+            except (ValueError, ArithmeticError) as exc:
+                raise error("R006", f"cannot draw from {m.dist.format()}: {exc}", m.span,
+                            hint="model randomness is drawn in float64: parameters must lie "
+                                 "within the float range") from None
         elif isinstance(m, Observe):
             value = infer(m, m.span).sample(source)
         elif isinstance(m, Mechanism):
             try:
                 value = m.sample(source)
+            except reals.Undecided as exc:
+                raise _undecided(exc, m.span) from None
             except (ValueError, ArithmeticError) as exc:
                 raise error("R006", f"{m.describe()} could not draw its noise: {exc}", m.span) from None
         else:
@@ -377,6 +402,11 @@ def infer(m: MValue, span: Optional[Span] = None) -> Distribution:
             return make_finite(law, span) if isinstance(law, dict) else law
     except (NotExact, SymbolicEscape) as exc:
         raise error("R003", f"cannot infer this model exactly: {exc.reason}", span, hint=_HINT) from None
+    except InfiniteDensity as exc:
+        raise error("R003", f"cannot infer this model: {exc}", span,
+                    hint="an observation where the density is infinite has no well-defined weight") from None
+    except reals.Undecided as exc:
+        raise _undecided(exc, span) from None
 
 
 def enumerate_finite(m: MValue, span: Optional[Span] = None) -> Distribution:
@@ -396,6 +426,10 @@ def probability_of_true(m: MValue, span: Optional[Span] = None) -> Prob:
     except (NotExact, SymbolicEscape) as exc:
         raise error("R003", f"cannot compute the probability of this observation exactly: {exc.reason}",
                     span, hint=_HINT) from None
+    except InfiniteDensity as exc:
+        raise error("R003", f"cannot compute the probability of this observation: {exc}", span) from None
+    except reals.Undecided as exc:
+        raise _undecided(exc, span) from None
 
 
 def _pmf(law: Law) -> Optional[Dict[Value, Prob]]:
@@ -514,8 +548,8 @@ def _condition(prior: Law, likelihood: Callable[[Value], MValue], span: Optional
     if pmf is not None:
         _Budget.spend(len(pmf), span)
         weights = {v: p * _probability_of_true(likelihood(v)) for v, p in pmf.items()}
-        if sum(weights.values()) == 0:
-            raise _zero_probability(span, f"every value of the prior ({_describe_law(prior)}) has likelihood 0")
+        if sum(weights.values(), Fraction(0)) == 0:
+            return prior  # an observation of probability 0 (module docstring)
         return normalise({v: w for v, w in weights.items() if w != 0})
     theta = SymParam(prior)
     try:
@@ -524,9 +558,7 @@ def _condition(prior: Law, likelihood: Callable[[Value], MValue], span: Optional
     except SymbolicEscape as exc:
         raise NotExact(f"the likelihood is not conjugate to the prior {prior.format()}: {exc.reason}") from None
     if shape is not None and shape[0] is None:
-        if not shape[1]:
-            raise _zero_probability(span, "the likelihood is false for every value of the prior")
-        return prior
+        return prior  # a constant likelihood: true changes nothing, false has probability 0
     if shape is not None and isinstance(shape[0], SymFamily) and shape[0].param is theta:
         family, observed, by_equality = shape
         if not by_equality and family.kind != "bernoulli":
@@ -538,14 +570,7 @@ def _condition(prior: Law, likelihood: Callable[[Value], MValue], span: Optional
         raise NotExact(f"the likelihood is not of the form `mlet z = ran (F θ) in return (d = z)` with F "
                        f"bernoulli, categorical or normal (θ, v) ({exc.reason}), so it is not conjugate to "
                        f"the prior {prior.format()}") from None
-    if p == 0:
-        raise _zero_probability(span, "the likelihood is 0 for every value of the prior")
-    return prior
-
-
-def _zero_probability(span: Optional[Span], why: str) -> PrivInferError:
-    return error("R007", f"observation with zero probability: {why}", span,
-                 hint="the paper's semantics (Fig. 3) is undefined when the observed event has probability 0")
+    return prior  # a likelihood that does not depend on θ (of probability 0 or not)
 
 
 def _observation_shape(lik: MValue) -> Optional[Tuple[Any, Value, bool]]:

@@ -23,6 +23,10 @@ distribution, never by textbook floating-point inversion (Mironov, CCS 2012; NOT
   ``eps + 2**-40`` (Laplace); for the Gaussian the ratio ``Delta / sigma`` grows by at most
   ``2**-40`` (see docs/noise.md). The result is converted to the nearest ``float`` - a
   deterministic post-processing of the exact discrete value, which cannot hurt privacy.
+* exact-real parameters (``verifier.semantics.reals``): an irrational scale is replaced by its
+  rational upper bound of ``SCALE_BITS`` significant bits (more noise, never less; a function of
+  the value), an exact-real center is rounded to the grid exactly, exact-real scores and
+  exponents are sampled exactly (``_bernoulli_real``); docs/noise.md, docs/reals.md.
 * ``exponential_mechanism`` / ``choice_log_weights``: exact sampling from
   ``Pr[i] ∝ exp(-x_i)`` for the *given* (rational or float) scores, by rejection from an
   exactly sampled proposal: candidates are bucketed by an integer lower bound ``k_i`` of
@@ -49,6 +53,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from verifier.semantics import reals
+from verifier.semantics.reals import Real
+
 __all__ = [
     "GRID_BITS",
     "NoiseSource",
@@ -64,7 +71,10 @@ GRID_BITS = 40
 #: exact integers in float64).
 _MAX_SPREAD = float(2**52)
 
-Number = int | Fraction | float
+Number = int | Fraction | float | Real
+
+#: Relative precision (bits) of the rational upper bound that replaces an irrational scale.
+SCALE_BITS = 64
 
 
 # --------------------------------------------------------------------------------------
@@ -94,6 +104,46 @@ def _positive_fraction(x: object, name: str) -> Fraction:
     if v <= 0:
         raise ValueError(f"{name} must be > 0, got {x!r}")
     return v
+
+
+def _exact(x: object, name: str) -> Fraction | Real:
+    """``x`` as an exact number: a ``Real`` stays one, anything else is read as a rational."""
+    return x if isinstance(x, Real) else _to_fraction(x, name)
+
+
+def _positive_scale(x: object, name: str) -> Fraction:
+    """A rational scale for the grid samplers: a rational ``x`` itself; an irrational one
+    (``sqrt (2 ln (1.25 / delta)) / eps``, ``1 / log 3``) replaced by ``reals.rational_above``,
+    the least rational of ``SCALE_BITS`` significant bits that is ``>= x``. More noise than asked
+    for, by a relative ``2**-64`` at most, never less; and a function of the value of ``x``
+    alone, so that two runs with equal scales use the same grid and the same noise law."""
+    if isinstance(x, Real):
+        if reals.sign(x) <= 0:
+            raise ValueError(f"{name} must be > 0, got {x.describe()}")
+        return reals.rational_above(x, SCALE_BITS)
+    return _positive_fraction(x, name)
+
+
+def _grid_index(center: Fraction | Real, g: Fraction) -> int:
+    """The grid point nearest to ``center`` in units of ``g``: ``floor(center / g + 1/2)``
+    (ties go up), computed exactly, so that it depends on the value of ``center`` only."""
+    return reals.floor(reals.add(reals.div(center, g), Fraction(1, 2)))
+
+
+def _upper_bound(xs: Sequence[Fraction | Real]) -> Fraction:
+    """A rational ``>= max(xs)`` (from 64-bit enclosures)."""
+    top = None
+    for x in xs:
+        if isinstance(x, Real):
+            ball = x.ball(64)
+            if not ball.is_finite():
+                raise ValueError(f"a score has no finite enclosure: {x.describe()}")
+            m, e = ball.upper().mid().man_exp()
+            bound = Fraction(int(m)) * _pow2(int(e))
+        else:
+            bound = x
+        top = bound if top is None or bound > top else top
+    return top  # type: ignore[return-value]
 
 
 def grid_exponent(scale: Fraction) -> int:
@@ -197,8 +247,40 @@ def _bernoulli_exp_neg_unit(bits: _BitSource, num: int, den: int) -> bool:
     return k % 2 == 1
 
 
-def _bernoulli_exp_neg(bits: _BitSource, gamma: Fraction) -> bool:
-    """``Bernoulli(exp(-gamma))`` for rational ``gamma >= 0`` (exact)."""
+def _bernoulli_real(bits: _BitSource, p: Real) -> bool:
+    """``Bernoulli(p)`` for an exact real ``p`` in [0, 1], exactly: a uniform ``U`` is revealed
+    64 bits at a time and compared with enclosures of ``p`` at a precision 64 bits above the
+    bits known; the answer ``U < p`` is returned once it holds or fails for the whole dyadic
+    interval of ``U`` known so far (with probability 1, after 64 bits in almost every case)."""
+    from flint import arb, fmpq
+    u, n = 0, 0
+    while True:
+        u = (u << 64) | bits.randbits(64)
+        n += 64
+        ball = p.ball(n + 64)
+        old = _flint_ctx().prec
+        _flint_ctx().prec = n + 64
+        try:
+            below = arb(fmpq(u + 1, 1 << n)) <= ball    # every U of the interval is < p
+            above = arb(fmpq(u, 1 << n)) >= ball        # every U of the interval is >= p
+        finally:
+            _flint_ctx().prec = old
+        if below:
+            return True
+        if above:
+            return False
+
+
+def _flint_ctx():
+    from flint import ctx
+    return ctx
+
+
+def _bernoulli_exp_neg(bits: _BitSource, gamma: Fraction | Real) -> bool:
+    """``Bernoulli(exp(-gamma))`` for exact ``gamma >= 0`` (a rational by CKS20's algorithm,
+    an exact real by ``_bernoulli_real``)."""
+    if isinstance(gamma, Real):
+        return _bernoulli_real(bits, reals.exp(reals.neg(gamma)))
     if gamma < 0:
         raise ValueError("gamma must be >= 0")
     whole = gamma.numerator // gamma.denominator
@@ -366,12 +448,14 @@ class _BucketCDF:
 
 
 def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
-                    exact_x: Callable[[int], Fraction]) -> int:
+                    exact_x: Callable[[int], Fraction | Real], slack: float = 0.0) -> int:
     """An index ``i`` with probability ``exp(-x_i) / sum_j exp(-x_j)``, exactly.
 
-    Contract: ``x_i = exact_x(i) >= 0`` is rational; ``x_approx[i]`` (float64) is ``x_i``
-    correctly rounded (one rounding), or ``+inf`` for a candidate of weight zero. The array
-    ``x_approx`` is overwritten (it becomes the bucket keys).
+    Contract: ``x_i = exact_x(i) >= 0`` is exact (a rational or an exact real);
+    ``x_approx[i]`` (float64) is ``x_i`` correctly rounded (one rounding), or within ``slack``
+    of it (absolutely) when ``slack > 0``, or ``+inf`` for a candidate of weight zero. The
+    array ``x_approx`` is overwritten (it becomes the bucket keys). A proposed candidate whose
+    key turns out to exceed its exact exponent breaks the contract: ``ArithmeticError``.
 
     Algorithm (exact rejection sampling):
       1. ``k_i = floor(fl(x~_i (1 - 2^-50)))``: an integer with ``k_i <= x_i`` (the factor
@@ -393,8 +477,11 @@ def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
     if float(keys[finite].max()) > _MAX_SPREAD:
         raise ValueError("log-weights spread over more than 2**52: cannot sample exactly")
     keys[~finite] = -1.0                          # weight zero: never proposed
-    del finite
     np.multiply(keys, 1.0 - 2.0**-50, out=keys)   # -1 stays negative
+    if slack > 0:
+        np.subtract(keys, slack, out=keys)
+        keys[finite & (keys < 0)] = 0.0           # x_i >= 0: 0 is a valid key
+    del finite
     np.floor(keys, out=keys)                      # integers (exact in float64 below 2**53)
     bucket_vals, bucket_counts = _bucket_counts(keys)
     cdf = _BucketCDF(bucket_vals, bucket_counts)
@@ -403,10 +490,30 @@ def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
         b = cdf.choose(bits)
         value = bucket_vals[b]
         i = _nth_index(keys, float(value), bits.randbelow(bucket_counts[b]))
-        gamma = exact_x(i) - value
-        if gamma < 0:  # impossible by step 1; a guard against misuse of the contract
-            raise AssertionError("bucket key exceeds the exact exponent")
+        gamma = reals.sub(exact_x(i), value)
+        if reals.sign(gamma) < 0:  # impossible under the contract; never sample wrongly
+            raise ArithmeticError("a bucket key exceeds the exact exponent: the approximate "
+                                  "exponents are further than their slack from the exact ones")
         if _bernoulli_exp_neg(bits, gamma):
+            return i
+
+
+def _sample_exp_neg_exact(bits: _BitSource, x: Sequence[Fraction | Real]) -> int:
+    """``_sample_exp_neg`` with exact integer keys ``k_i = floor(x_i)`` (``reals.floor``)
+    instead of float64 ones: no limit on the spread of the exponents (a candidate whose
+    weight is ``exp(-1e34)`` relative to the best one is handled exactly), at the cost of one
+    exact floor per candidate — for the moderate candidate lists of ``expMech``."""
+    keys = [reals.floor(v) for v in x]
+    members: dict[int, list[int]] = {}
+    for i, k in enumerate(keys):
+        members.setdefault(k, []).append(i)
+    values = sorted(members)
+    cdf = _BucketCDF(values, [len(members[v]) for v in values])
+    while True:
+        value = values[cdf.choose(bits)]
+        bucket = members[value]
+        i = bucket[bits.randbelow(len(bucket))]
+        if _bernoulli_exp_neg(bits, reals.sub(x[i], value)):
             return i
 
 
@@ -432,6 +539,14 @@ class NoiseSource(abc.ABC):
 
     # privacy mechanisms
     @abc.abstractmethod
+    def laplace_exact(self, center: Number, scale: Number) -> Fraction:
+        """``center + Lap(scale)`` as the exact rational grid value (what ``lapMech`` releases)."""
+
+    @abc.abstractmethod
+    def gaussian_exact(self, center: Number, sigma: Number) -> Fraction:
+        """``center + N(0, sigma^2)`` as the exact rational grid value (``gaussMech``)."""
+
+    @abc.abstractmethod
     def laplace(self, center: Number, scale: Number) -> float:
         """``center + Lap(scale)``: ``Pr ∝ exp(-|y - center| / scale)``; ``scale > 0``."""
 
@@ -442,6 +557,11 @@ class NoiseSource(abc.ABC):
     @abc.abstractmethod
     def exponential_mechanism(self, scores: Sequence[Number], eps: Number) -> int:
         """Index ``i`` with probability ``∝ exp(eps * scores[i] / 2)``; ``eps > 0``."""
+
+    @abc.abstractmethod
+    def choice_exact(self, x_approx, exact_x: Callable[[int], Fraction | Real], slack: float) -> int:
+        """Index ``i`` with probability exactly ``∝ exp(-exact_x(i))`` (``x_approx`` within
+        ``slack`` of the exact exponents)."""
 
     @abc.abstractmethod
     def choice_log_weights(self, log_weights) -> int:
@@ -508,12 +628,14 @@ class _ExactNoiseSource(NoiseSource):
     def laplace_exact(self, center: Number, scale: Number) -> Fraction:
         """The exact grid value behind :meth:`laplace`: ``g * (round(center/g) + DLap(scale/g))``.
 
-        ``g = 2**grid_exponent(scale)``; ``round`` is round-half-to-even on exact rationals.
+        ``g = 2**grid_exponent(scale)``; ``round(x)`` is ``floor(x + 1/2)``, exact also for an
+        exact-real center; an irrational scale is first replaced by its rational upper bound
+        (``_positive_scale``).
         """
-        c = _to_fraction(center, "center")
-        b = _positive_fraction(scale, "scale")
+        c = _exact(center, "center")
+        b = _positive_scale(scale, "scale")
         g = _pow2(grid_exponent(b))
-        return (round(c / g) + _discrete_laplace(self._bits, b / g)) * g
+        return (_grid_index(c, g) + _discrete_laplace(self._bits, b / g)) * g
 
     def laplace(self, center: Number, scale: Number) -> float:
         return float(self.laplace_exact(center, scale))
@@ -521,31 +643,36 @@ class _ExactNoiseSource(NoiseSource):
     def gaussian_exact(self, center: Number, sigma: Number) -> Fraction:
         """The exact grid value behind :meth:`gaussian`.
 
-        ``g * (round(center/g) + N_Z(0, (sigma/g)^2))`` with ``g = 2**grid_exponent(sigma)``.
+        ``g * (round(center/g) + N_Z(0, (sigma/g)^2))`` with ``g = 2**grid_exponent(sigma)``
+        (rounding and irrational ``sigma`` as in :meth:`laplace_exact`).
         """
-        c = _to_fraction(center, "center")
-        s = _positive_fraction(sigma, "sigma")
+        c = _exact(center, "center")
+        s = _positive_scale(sigma, "sigma")
         g = _pow2(grid_exponent(s))
         sg = s / g
-        return (round(c / g) + _discrete_gaussian(self._bits, sg * sg)) * g
+        return (_grid_index(c, g) + _discrete_gaussian(self._bits, sg * sg)) * g
 
     def gaussian(self, center: Number, sigma: Number) -> float:
         return float(self.gaussian_exact(center, sigma))
 
     def exponential_mechanism(self, scores: Sequence[Number], eps: Number) -> int:
-        """Exact: the exponents ``eps (max s - s_i) / 2`` are formed on exact rationals.
+        """Exact: the exponents ``x_i = eps (top - s_i) / 2`` are formed on exact numbers
+        (rationals, or exact reals such as Hellinger distances), with ``top`` the largest
+        score when every score is rational and otherwise a rational upper bound of the scores
+        (shifting every exponent by one amount does not change the law).
 
-        Intended for moderate candidate lists (one ``Fraction`` per score); use
+        Intended for moderate candidate lists (one exact number per score); use
         :meth:`choice_log_weights` for millions of float log-weights.
         """
-        e = _positive_fraction(eps, "eps")
-        s = [_to_fraction(v, "score") for v in scores]
+        e = _exact(eps, "eps")
+        if reals.sign(e) <= 0:
+            raise ValueError(f"eps must be > 0, got {eps!r}")
+        s = [_exact(v, "score") for v in scores]
         if not s:
             raise ValueError("the exponential mechanism needs at least one candidate")
-        top = max(s)
-        x = [e * (top - v) / 2 for v in s]
-        x_approx = np.array([float(v) for v in x], dtype=np.float64)
-        return _sample_exp_neg(self._bits, x_approx, lambda i: x[i])
+        top = max(s) if all(isinstance(v, Fraction) for v in s) else _upper_bound(s)
+        x = [reals.div(reals.mul(e, reals.sub(top, v)), 2) for v in s]
+        return _sample_exp_neg_exact(self._bits, x)
 
     def choice_log_weights(self, log_weights) -> int:
         """Exact for the given float64 log-weights (NaN and ``+inf`` are rejected).
@@ -567,6 +694,19 @@ class _ExactNoiseSource(NoiseSource):
             raise ValueError("log-weights spread too large to sample exactly")
         top_q = Fraction(top)
         return _sample_exp_neg(self._bits, x_approx, lambda i: top_q - Fraction(float(lw[i])))
+
+    def choice_exact(self, x_approx, exact_x: Callable[[int], Fraction | Real],
+                     slack: float) -> int:
+        """Index ``i`` with probability exactly ``∝ exp(-x_i)``, ``x_i = exact_x(i) >= 0`` an
+        exact number (computed only for the candidates proposed), ``x_approx`` float64
+        approximations within ``slack`` of them (they only shape the proposal)."""
+        x = np.array(x_approx, dtype=np.float64)
+        if x.ndim != 1 or x.shape[0] == 0 or np.isnan(x).any():
+            raise ValueError("x_approx must be a non-empty 1-D array without NaN")
+        if not np.isfinite(x).all() or float(x.max()) > _MAX_SPREAD:
+            # beyond what float64 keys hold: exact integer keys for every candidate
+            return _sample_exp_neg_exact(self._bits, [exact_x(i) for i in range(x.shape[0])])
+        return _sample_exp_neg(self._bits, x, exact_x, slack)
 
     # ---- model randomness (numpy PCG64: not privacy noise) ----
 

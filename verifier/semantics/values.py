@@ -10,7 +10,7 @@ language               Python
 ``bool``               ``bool``
 ``int``, ``nat``,      ``int`` (never ``bool``)
 ``[k]``
-``real`` and ranges    ``fractions.Fraction`` or ``float`` (see *Numeric policy*)
+``real`` and ranges    ``fractions.Fraction`` or ``reals.Real`` (see *Numeric policy*)
 tuples, ``[0,1]^k``    ``tuple`` (at least two items)
 ``T list``             ``ConsList``: a persistent cons list (``NIL`` or a cell)
 functions              ``Closure`` (user code) or ``Builtin``
@@ -25,13 +25,20 @@ Numeric policy
 * Real literals are exact: ``2.5`` is ``Fraction(5, 2)`` and ``1e-8`` is ``Fraction(1, 10**8)``.
   ``+ - * /`` on exact operands stay exact; ``/`` is real division, also on two integers
   (``1 / 2`` is ``Fraction(1, 2)``).
-* ``sqrt``, ``exp``, ``log``, ``pi``, ``sigma``, ``hellinger``, the densities and every noise
-  sample produce ``float``; once a ``float`` enters an arithmetic operation the result is a
-  ``float`` (Python's own rule for ``Fraction`` op ``float``).
+* ``sqrt``, ``exp``, ``log``, ``pi``, ``sigma``, ``hellinger``, ``tv`` and the densities give
+  exact reals (``verifier.semantics.reals.Real``: an exact expression with rigorous
+  enclosures) unless the result is rational (``sqrt 4.0`` is ``Fraction(2)``); arithmetic with
+  a ``Real`` gives a ``Real``. Comparisons of reals are decided exactly or raise
+  ``reals.Undecided`` (reported as R011), never guessed. There is no overflow.
+* Noise samples (``lapMech``, ``gaussMech``) are exact rationals (grid points), and draws of
+  model randomness (``ran (beta …)``) are the exact dyadic rationals of the sampled floats.
+* No ``float`` is a value: floats appear only when printing, in JSON and in plots.
 * Hence conjugate posteriors computed from exact inputs are exact (``beta(4, 4)`` is
-  ``Beta(Fraction(4), Fraction(4))``) and comparisons of exact quantities are exact.
-* Reals print as the shortest decimal that reads back as the same ``float``
-  (``12.0``, ``0.1``, ``0.3333333333333333``); JSON carries the same ``float``.
+  ``Beta(Fraction(4), Fraction(4))``) and every comparison is exact.
+* Reals print as the shortest decimal that reads back as the nearest ``float``
+  (``12.0``, ``0.1``, ``0.3333333333333333``; whole numbers up to 10^16 with ``.0``), or in
+  scientific notation beyond the float range (``1.9700711140170470e+434``, ``1e-400`` is not
+  printed as ``0.0``); JSON carries the same ``float`` (or that text).
 
 Lists
 =====
@@ -56,6 +63,9 @@ from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from verifier.semantics import reals
+from verifier.semantics.reals import Real, decimal_text
 
 Value = Any  # see the table above
 
@@ -299,8 +309,8 @@ class Symbolic:
 
 
 def is_number(v: Value) -> bool:
-    """``int``, ``Fraction`` or ``float`` (a ``bool`` is not a number here)."""
-    return isinstance(v, (int, Fraction, float)) and not isinstance(v, bool)
+    """``int``, ``Fraction``, ``Real`` or ``float`` (a ``bool`` is not a number here)."""
+    return isinstance(v, (int, Fraction, Real, float)) and not isinstance(v, bool)
 
 
 def to_real(v: Value) -> Value:
@@ -347,7 +357,7 @@ def kind_of(v: Value) -> str:
         return "bool"
     if isinstance(v, int):
         return "int"
-    if isinstance(v, (Fraction, float)):
+    if isinstance(v, (Fraction, float, Real)):
         return "real"
     if isinstance(v, tuple):
         return f"{len(v)}-tuple"
@@ -378,20 +388,40 @@ def a_kind(v: Value) -> str:
 def format_real(x: Value) -> str:
     """A real in the language's literal syntax: ``12.0``, ``0.1``, ``-2.5``, ``1e-08``."""
     if isinstance(x, int) and not isinstance(x, bool):
-        return f"{x}.0"
+        return format_real(Fraction(x))
+    if isinstance(x, Real):
+        return _format_exact_real(x)
     if isinstance(x, Fraction):
-        if x.denominator == 1:
+        if x.denominator == 1 and abs(x.numerator) < 10 ** 16:
             return f"{x.numerator}.0"
         try:
-            return format_real(float(x))
-        except OverflowError:  # beyond the float range: print the exact value in e-notation
-            d = Decimal(x.numerator) / Decimal(x.denominator)
-            return f"{d:.17e}"
+            f = float(x)
+        except OverflowError:
+            f = math.inf
+        if f != 0.0 and not math.isinf(f) or x == 0:
+            return format_real(f)
+        d = Decimal(x.numerator) / Decimal(x.denominator)  # beyond the float range: e-notation
+        return f"{d:.17e}"
     if math.isnan(x):
         return "nan"
     if math.isinf(x):
         return "infinity" if x > 0 else "-infinity"
     return repr(float(x))
+
+
+def _format_exact_real(x: Real) -> str:
+    """The nearest float's shortest decimal; scientific notation from the enclosure beyond
+    the float range; the expression itself when no finite enclosure is found (a number such as
+    ``exp (exp (exp 10.0))``: printing never fails)."""
+    try:
+        f = float(x)
+        if math.isnan(f):
+            return x.describe()
+        if f != 0.0 and not math.isinf(f):
+            return repr(f)
+        return "0.0" if x.sign() == 0 else decimal_text(x)
+    except reals.Undecided:
+        return x.describe()
 
 
 def format_value(v: Value) -> str:
@@ -404,7 +434,7 @@ def format_value(v: Value) -> str:
         return "true" if v else "false"
     if isinstance(v, int):
         return str(v)
-    if isinstance(v, (Fraction, float)):
+    if isinstance(v, (Fraction, float, Real)):
         return format_real(v)
     if isinstance(v, tuple):
         return "(" + ", ".join(format_value(x) for x in v) + ")"
@@ -433,13 +463,20 @@ def to_json(v: Value) -> Any:
         return v
     if isinstance(v, int):
         return v
+    if isinstance(v, Real):  # the printed decimal read back; text beyond the float range
+        shown = _format_exact_real(v)
+        try:
+            f = float(shown)
+        except ValueError:  # the expression itself (no finite enclosure)
+            return shown
+        return f if math.isfinite(f) and (f != 0.0 or shown == "0.0") else shown
     if isinstance(v, (Fraction, float)):
         try:
             f = float(v)
         except OverflowError:
             return format_real(v)
-        if math.isnan(f) or math.isinf(f):
-            return format_real(f)
+        if math.isnan(f) or math.isinf(f) or (f == 0.0 and v != 0):
+            return format_real(v)
         return f
     if isinstance(v, tuple):
         return [to_json(x) for x in v]
@@ -450,6 +487,19 @@ def to_json(v: Value) -> Any:
     return format_value(v)
 
 
+def canonical(v: Value) -> Value:
+    """``v`` with every exact real that is shown to be rational replaced by that rational, so
+    that values equal in the language hash alike (``reals.canonical``); other values are
+    returned as they are."""
+    if isinstance(v, Real):
+        return reals.canonical(v)
+    if isinstance(v, tuple) and any(isinstance(x, (Real, tuple, ConsList)) for x in v):
+        return tuple(canonical(x) for x in v)
+    if isinstance(v, ConsList) and any(isinstance(x, (Real, tuple, ConsList)) for x in v):
+        return ConsList.from_sequence([canonical(x) for x in v])
+    return v
+
+
 def value_sort_key(v: Value) -> Any:
     """A total order on values of one type, used to print finite distributions canonically."""
     from verifier.semantics.distributions import Distribution
@@ -457,6 +507,8 @@ def value_sort_key(v: Value) -> Any:
         return (0,)
     if isinstance(v, bool):
         return (1, int(v))
+    if isinstance(v, Real):
+        return (2, float(v))
     if is_number(v):
         return (2, v)
     if isinstance(v, tuple):

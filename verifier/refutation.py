@@ -1,0 +1,643 @@
+"""Refutations confirmed in the program's semantics.
+
+A failed obligation does not make a claim false. The rules prove *sufficient* conditions: a
+cost bound by composition, a side condition of a mechanism, the refinement of an argument
+passed to a function with a val. Such an obligation can be false at concrete inputs while the
+program is private (the sparse vector technique spends less than composition charges; the
+average of two noisy counts is as private as one). So a claim is **refuted** only when a
+*witness* shows, with the language's evaluator (``verifier.semantics``), that the claim itself
+is false: concrete inputs for both runs that satisfy the claim's assumptions (each parameter's
+refinement evaluated on them), on which
+
+* **evaluation**: a pure definition returns values that violate its result refinement;
+* **exact loss**: the two output distributions are further apart than the claim allows —
+  point masses at different values, two Laplace or two Gaussian releases (closed forms of
+  their privacy loss and privacy profile), or two finite laws with exact probabilities
+  (``verifier.audit``'s laws of the pair, in ball arithmetic);
+* **run**: the program stops with a run-time error (a range condition, a division by zero,
+  an observation of probability zero, a failed match): a verified program never does (for a
+  monadic program, in one of ``SAMPLES`` seeded draws);
+* **exact calculation**: the claim was decided by ``ExactFinite``, whose refuted obligation
+  *is* the claim's definition at two valuations, computed exactly by the evaluator.
+
+The inputs tried are those of the failing obligations' counterexamples (read back from their
+printed values, which are program syntax), with the parameters they do not mention given a
+few small values of their type; each comparison is rigorous (exact rationals, arb balls; a
+float from the evaluator is widened by ``FLOAT_SLACK`` before it may decide). When no witness
+is found the claim is **unknown**, and the failure names the obligation, its span and what the
+verifier lacked. ``confirm`` never raises: a witness that cannot be evaluated is no witness.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import sys
+from contextlib import contextmanager
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from obligations.model import Obligation, ObligationKind, Result
+from obligations.records import record, replace
+from verifier.errors import PrivInferError
+from verifier.language import ast as A
+from verifier.language.pretty import pretty_expr
+
+#: How the claim was shown false (``Confirmation.method``).
+EXACT_CALCULATION, EVALUATION, EXACT_LOSS, EXACT_AUDIT, RUN = (
+    "exact calculation", "evaluation", "exact loss", "exact audit", "run")
+METHODS = (EXACT_CALCULATION, EVALUATION, EXACT_LOSS, EXACT_AUDIT, RUN)
+#: The exact audit: the most inputs it evaluates (all lists up to the longest length that
+#: keeps within), the public arguments it tries, and its call budget.
+AUDIT_INPUTS, AUDIT_TRIES, AUDIT_BUDGET = 120, 3, 5_000_000
+#: Seeded draws of a monadic program searched for a run-time error.
+SAMPLES = 32
+#: Relative widening of a float the evaluator computed (e.g. a claim's ``rho``).
+FLOAT_SLACK = 1e-9
+#: Input pairs tried at most (from counterexamples; from small values), and the lengths of
+#: the small lists.
+MAX_PAIRS, MAX_SMALL_PAIRS, DEFAULT_LENGTHS = 64, 96, (0, 1, 2)
+#: Python calls one witness may take (evaluation, sampling, exact laws) before the search
+#: gives up: a program that does not terminate on the inputs is no witness, and no reason to
+#: wait (counted, not timed, so that verdicts do not depend on the machine).
+CALL_BUDGET = 200_000
+#: Run-time errors that are the program's fault: a range condition, a division by zero, an
+#: observation of probability zero, a failed match. Not R003/R009 (what exact inference or
+#: enumeration cannot do) nor R006, which also reports what the evaluator does not support.
+PROGRAM_ERRORS = ("R001", "R002", "R007", "R008")
+
+
+@record
+class Confirmation:
+    """Why a claim is refuted: the method, the inputs of both runs (parameter, run 1, run 2,
+    printed in the program's syntax) and what was observed."""
+
+    method: str
+    inputs: Tuple[Tuple[str, str, str], ...]
+    detail: str
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"method": self.method, "detail": self.detail,
+                "inputs": [{"parameter": p, "run1": a, "run2": b} for p, a, b in self.inputs]}
+
+    def text(self) -> str:
+        parts = [f"{p} = {a}" if a == b else f"{p}<1> = {a}, {p}<2> = {b}"
+                 for p, a, b in self.inputs]
+        return f"confirmed by {self.method}: {self.detail} (inputs: {', '.join(parts)})"
+
+
+def confirm(program: A.Program, typed: Any, val: A.ValDecl,
+            failing: Sequence[Tuple[Obligation, Result]],
+            parameters: Sequence[Dict[str, Any]]) -> Optional[Confirmation]:
+    """A witness that ``val`` is false (see the module docstring), or ``None``.
+
+    ``failing`` are the refuted and unknown obligations of the claim with their results;
+    ``parameters`` the root judgement's parameters (each with the terms ``left``/``right``
+    naming it in run 1 and run 2), which say how the counterexamples name the inputs."""
+    try:
+        return _Witnesses(program, typed, val, parameters).search(failing)
+    except (PrivInferError, RecursionError, ArithmeticError, ValueError, TypeError,
+            AttributeError, KeyError, IndexError, _OutOfCalls):
+        return None
+    except Exception:  # noqa: BLE001  (no verdict path ends in an internal error)
+        if os.environ.get("PRIVINFER_DEBUG"):
+            raise
+        return None
+
+
+class _OutOfCalls(Exception):
+    """A witness took more than ``CALL_BUDGET`` calls."""
+
+
+#: the one module of the run-time semantics whose floats are values of it: the smooth
+#: sensitivity of the Hellinger mechanisms (docs/reals.md). Everything else the evaluator
+#: computes is exact (rationals and exact reals); the floats it returns elsewhere are for
+#: printing, sorting and proposals, and decide nothing.
+_SEMANTICS = str(Path(__file__).with_name("semantics") / "hellinger_mech.py")
+
+
+class _Watch:
+    """What the profile hook saw: calls made, and whether a float was computed."""
+
+    def __init__(self, calls: int):
+        self.left, self.inexact, self.importing = calls, False, 0
+
+    def hook(self, frame, event, arg) -> None:
+        if frame.f_code.co_name == "<module>":  # a module imported on first use: not the
+            self.importing += {"call": 1, "return": -1}.get(event, 0)  # program's work
+            return
+        if self.importing:
+            return
+        if event == "call":
+            self.left -= 1
+            if self.left < 0:
+                sys.setprofile(None)
+                raise _OutOfCalls()
+        elif event == "return" and type(arg) is float \
+                and frame.f_code.co_filename.startswith(_SEMANTICS):
+            self.inexact = True
+
+
+@contextmanager
+def _watched(calls: int = CALL_BUDGET):
+    """Run the body under a ``_Watch``: ``_OutOfCalls`` after ``calls`` Python calls, and
+    ``inexact`` set when a float value of the semantics is computed. The evaluator computes
+    with exact reals (docs/reals.md): its only float values are the Hellinger mechanisms'
+    smooth sensitivity (``_SEMANTICS``); a witness that went through one is not a fact about
+    the program's real-number semantics, so it is not accepted."""
+    watch = _Watch(calls)
+    previous = sys.getprofile()
+    sys.setprofile(watch.hook)
+    try:
+        yield watch
+    finally:
+        sys.setprofile(previous)
+
+
+class _Witnesses:
+    """The search for a witness of one claim."""
+
+    def __init__(self, program: A.Program, typed: Any, val: A.ValDecl,
+                 parameters: Sequence[Dict[str, Any]]):
+        from verifier.semantics.evaluator import Evaluator
+        self.program, self.typed, self.val = program, typed, val
+        self.decl = program.find_let(val.name)
+        self.parameters = list(parameters)
+        self.sample = False
+        self.pool: List[Any] = []
+        self.evaluator = Evaluator(program, typed)
+        self.domains: List[Tuple[str, List[Tuple[str, A.Expr]], A.RType]] = []
+        rt = val.rtype
+        while isinstance(rt, A.RArrow):
+            dom, binders = rt.dom, []
+            while isinstance(dom, A.RRefine):
+                binders.append((dom.var, dom.assertion))
+                dom = dom.base
+            name = binders[0][0] if binders else f"arg{len(self.domains) + 1}"
+            self.domains.append((name, binders, dom))
+            rt = rt.cod
+        self.result = rt
+
+    # ---- the inputs to try -------------------------------------------------------------------
+
+    def search(self, failing: Sequence[Tuple[Obligation, Result]]) -> Optional[Confirmation]:
+        if self.decl is None:
+            return None
+        self.sample = any(ob.kind == ObligationKind.RANGE for ob, _ in failing)
+        self.pool = self._numbers_in(failing)
+        for ob, result in failing:
+            if result.refuted and ob.provenance.rule == "ExactFinite":
+                runs = self._runs_of(result)
+                if runs is not None and all(r is not None for r in runs):
+                    return Confirmation(EXACT_CALCULATION, self._shown(runs),
+                                        f"it is false that {ob.provenance.description}")
+        for runs in self._candidates(failing):
+            with _watched() as watch:
+                found = self._witness(runs, watch)
+            if found is not None:
+                return found
+        return self._audited(failing)
+
+    def _audited(self, failing) -> Optional[Confirmation]:
+        """For a monadic claim on a ``bool`` or ``[k]`` list: the exact audit
+        (``verifier.audit``) of every input up to ``AUDIT_LENGTH`` at the public arguments of
+        a counterexample (or small values) finds the pair where the claim fails most; that
+        pair is then confirmed like any other (``_witness``: exactly, both orders)."""
+        private = next((i for i, (_, _, base) in enumerate(self.domains)
+                        if isinstance(base, A.RSimple) and isinstance(base.type, A.TList)
+                        and (base.type.elem == A.TBase("bool") or
+                             isinstance(base.type.elem, A.TFin))), None)
+        if not isinstance(self.result, A.RMonad) or private is None:
+            return None
+        elem = self.domains[private][2].type.elem
+        k = 2 if elem == A.TBase("bool") else elem.k
+        length = max((n for n in range(1, 8) if sum(k ** m for m in range(1, n + 1))
+                      <= AUDIT_INPUTS), default=1)
+        from verifier.audit import VIOLATED, audit
+        from verifier.semantics.values import ConsList, format_value
+        tried: List[List[Any]] = []
+        for runs in self._candidates(failing):
+            public = [a for i, (a, b) in enumerate(runs) if i != private]
+            if any(a != b for i, (a, b) in enumerate(runs) if i != private) or public in tried:
+                continue
+            tried.append(public)
+            if len(tried) > AUDIT_TRIES:
+                break
+            specs = [f"#{i + 1}={format_value(a)}" for i, (a, _) in enumerate(runs) if i != private]
+            if not self._exact_law(runs, private):
+                return None  # the audit would measure float laws, which decide nothing here
+            try:
+                with _watched(AUDIT_BUDGET):
+                    result = audit(self.program, self.typed, self.val.name, length, specs,
+                                   verify=False)
+            except (PrivInferError, _OutOfCalls):
+                return None
+            if result.claim.status != VIOLATED or result.claim.violation is None:
+                continue
+            x, y = result.claim.violation
+            for pair in ((x, y), (y, x)):
+                full = [pair if i == private else r for i, r in enumerate(runs)]
+                with _watched() as watch:
+                    found = self._witness(full, watch)
+                if found is not None:
+                    return replace(found, method=EXACT_AUDIT, detail=(
+                        f"{found.detail}; the pair was found by the exact audit of every input "
+                        f"of length at most {length}"))
+        return None
+
+    def _candidates(self, failing) -> Iterable[List[Tuple[Any, Any]]]:
+        """Input pairs: each counterexample's values, completed with small defaults, and the
+        same with the runs exchanged (a claim compares run 1 with run 2, so a pair may
+        violate it in one order only; the assumptions are checked for each order)."""
+        seen: List[List[Tuple[Any, Any]]] = []
+        for _, result in failing:
+            if not result.counterexample or len(seen) >= MAX_PAIRS:
+                continue
+            partial = self._runs_of(result)
+            if partial is None:
+                continue
+            for runs in self._complete(partial):
+                for order in (runs, [(b, a) for a, b in runs]):
+                    if order not in seen:
+                        seen.append(order)
+                        yield order
+        for runs in self._small_pairs():
+            if runs not in seen:
+                yield runs
+
+    def _small_pairs(self) -> Iterable[List[Tuple[Any, Any]]]:
+        """Pairs of small inputs when no counterexample names them (a pure function's false
+        postcondition is often refuted only here: the obligation that failed was the induction
+        step): each parameter refined by ``=`` gets one value in both runs, any other one two
+        values of its type, pairs of equal size first."""
+        options = []
+        for name, binders, base in self.domains:
+            values = self._defaults(base)
+            if any(_says_equal(var, a) for var, a in binders):
+                options.append([(v, v) for v in values])
+            else:
+                pairs = [(a, b) for a in values for b in values]
+                pairs.sort(key=lambda ab: (_size(ab[0]) != _size(ab[1]),
+                                           _size(ab[0]) + _size(ab[1])))
+                options.append(pairs)
+        return itertools.islice(itertools.product(*options), MAX_SMALL_PAIRS)
+
+    def _runs_of(self, result: Result) -> Optional[List[Optional[Tuple[Any, Any]]]]:
+        """The values of the parameters in ``result``'s counterexample (None where absent)."""
+        shown = result.counterexample_dict()
+        runs: List[Optional[Tuple[Any, Any]]] = []
+        for p in self.parameters:
+            left, right = p.get("left"), p.get("right")
+            if left is None:
+                runs.append(None)
+                continue
+            a, b = shown.get(left.label), shown.get(right.label)
+            if a is None or b is None:
+                runs.append(None)
+                continue
+            va, vb = self._read(a), self._read(b)
+            runs.append(None if va is None or vb is None else (va, vb))
+        return runs
+
+    def _exact_law(self, runs, private: int) -> bool:
+        """Whether the output law at the shortest private input (one default entry) is exact,
+        which it is for every input when it is for one (the same code computes them)."""
+        from verifier.audit import EXACT, output_law
+        from verifier.semantics.values import ConsList
+        base = self.domains[private][2].type.elem
+        entry = self._defaults(A.RSimple(base, self.val.span))[:1]
+        args = [ConsList.from_sequence(entry) if i == private else a
+                for i, (a, _) in enumerate(runs)]
+        try:
+            with _watched(AUDIT_BUDGET):
+                law = output_law(self.evaluator.call(self.val.name, args))[1]()
+        except (PrivInferError, _OutOfCalls, TypeError, ValueError):
+            return False
+        return law.precision == EXACT
+
+    def _numbers_in(self, failing) -> List[Any]:
+        """The numbers the counterexamples show (for the elements of small lists)."""
+        pool: List[Any] = []
+        for _, result in failing:
+            for b in result.counterexample:
+                v = self._read(b.value) if "!val!" not in b.value else None
+                if isinstance(v, (int, Fraction)) and not isinstance(v, bool) and v not in pool:
+                    pool.append(v)
+        return pool[:4]
+
+    def _read(self, text: str) -> Any:
+        """A counterexample value (program syntax) as an evaluator value, or None."""
+        from verifier.language.parser import parse_expr
+        try:
+            return self.evaluator.evaluate(parse_expr(text))
+        except (PrivInferError, RecursionError):
+            return None
+
+    def _complete(self, partial) -> Iterable[List[Tuple[Any, Any]]]:
+        options = []
+        for (name, _, base), known in zip(self.domains, partial):
+            options.append([known] if known is not None else
+                           [(v, v) for v in self._defaults(base)])
+        for combo in itertools.islice(itertools.product(*options), MAX_PAIRS):
+            yield list(combo)
+
+    def _defaults(self, rt: A.RType) -> List[Any]:
+        """A few values of a parameter's simple type (the same in both runs)."""
+        from verifier.semantics.values import ConsList
+        t = rt.type if isinstance(rt, A.RSimple) else None
+        if isinstance(t, A.TBase) and t.name in ("real", "int"):
+            seen = [Fraction(v) for v in (0, 1, 2, -1, Fraction(1, 2))] if t.name == "real" \
+                else [0, 1, 2, -1]
+            pool = [v for v in self.pool if t.name == "real" or isinstance(v, int)]
+            return [v for i, v in enumerate(pool + seen) if v not in (pool + seen)[:i]]
+        if isinstance(t, A.TBase):
+            return {"bool": [False, True], "unit": [()], "nat": [0, 1, 2],
+                    "real+": [Fraction(1), Fraction(1, 10), Fraction(2), Fraction(1, 2)],
+                    "real+inf": [Fraction(1), Fraction(2)],
+                    "[0,1]": [Fraction(1, 2), Fraction(0), Fraction(1)]}.get(t.name, [])
+        if isinstance(t, A.TFin):
+            return list(range(min(t.k, 3)))
+        if isinstance(t, A.TList):
+            elems = self._defaults(A.RSimple(t.elem, rt.span))[:3]
+            return [ConsList.from_sequence(list(c)) for n in DEFAULT_LENGTHS
+                    for c in itertools.product(elems, repeat=n)]
+        if isinstance(t, A.TTuple):
+            parts = [self._defaults(A.RSimple(i, rt.span))[:2] for i in t.items]
+            return [tuple(c) for c in itertools.product(*parts)]
+        return []
+
+    # ---- one pair -------------------------------------------------------------------------
+
+    def _witness(self, runs: List[Tuple[Any, Any]], watch: _Watch) -> Optional[Confirmation]:
+        from verifier.audit import ClaimEvaluator, read_claim
+        claim = read_claim(self.val, len(self.domains))
+        ce = ClaimEvaluator(self.evaluator, claim, 0)
+        env = ce.bindings(runs)
+        for (name, binders, _), (v1, v2) in zip(self.domains, runs):
+            for var, assertion in binders:
+                if ce.holds(assertion, var, env) is not True:
+                    return None  # outside the claim (or undecided): no witness
+        if watch.inexact:
+            return None  # an assumption decided in floating point: the pair may be outside
+        outputs = []
+        for run in (0, 1):
+            try:
+                outputs.append(self.evaluator.call(self.val.name, [r[run] for r in runs]))
+            except PrivInferError as exc:
+                if exc.first.code in PROGRAM_ERRORS and not watch.inexact:
+                    return Confirmation(RUN, self._shown(runs),
+                                        f"run {run + 1} stops: {exc.first.message}"
+                                        f"{_at(exc.first.span)}")
+                return None
+        if not isinstance(self.result, A.RMonad):
+            found = self._pure(runs, outputs, ce, env)
+            return None if watch.inexact else found
+        if self.sample and not watch.inexact:  # a range condition failed: find the draw
+            error = self._sampled_error(runs, outputs)
+            if error is not None:
+                return error
+        return self._monadic(runs, outputs, ce, env, watch)
+
+    def _pure(self, runs, outputs, ce, env) -> Optional[Confirmation]:
+        rt, binders = self.result, []
+        while isinstance(rt, A.RRefine):
+            binders.append((rt.var, rt.assertion))
+            rt = rt.base
+        for var, assertion in binders:
+            here = {**env, f"{var}<1>": outputs[0], f"{var}<2>": outputs[1]}
+            if ce.holds(assertion, var, here) is False:
+                from verifier.semantics.values import format_value
+                return Confirmation(EVALUATION, self._shown(runs),
+                                    f"{self.val.name} returns {format_value(outputs[0])} in run 1 "
+                                    f"and {format_value(outputs[1])} in run 2, which violates "
+                                    f"{pretty_expr(assertion)}")
+        return None
+
+    def _monadic(self, runs, outputs, ce, env, watch: _Watch) -> Optional[Confirmation]:
+        """The exact loss of the pair against the claimed index. A float computed on the way
+        (in the program, the index or a law) leaves only the witnesses that do not depend on
+        numbers: an output possible in one run only."""
+        rt: A.RMonad = self.result  # type: ignore[assignment]
+        from verifier.audit import equality_refinement
+        if not equality_refinement(rt.body) or rt.div.kind not in ("DP", "SD"):
+            return None
+        eps = _ball(ce.value(rt.div.eps, env)) if rt.div.kind == "DP" else None
+        delta = _ball(ce.value(rt.delta, env)) if rt.delta is not None else _ball(0)
+        if (rt.div.kind == "DP" and eps is None) or delta is None:
+            return None
+        approximate = rt.div.kind == "SD" or rt.delta is not None
+        gap = _distance(outputs[0], outputs[1], rt.div.kind, eps, approximate)
+        if gap is None:
+            return None
+        amount, where = gap
+        if watch.inexact and amount is not INFINITE:
+            return None
+        bound = delta if approximate else eps
+        if not _certainly_above(amount, bound):
+            return None
+        claimed = pretty_expr(rt.delta) if rt.delta is not None else \
+            pretty_expr(rt.div.eps) if rt.div.kind == "DP" else "0"
+        what = ("statistical distance" if rt.div.kind == "SD" else
+                f"hockey-stick divergence at eps = {_text(eps)}" if approximate else
+                "privacy loss")
+        return Confirmation(EXACT_LOSS, self._shown(runs),
+                            f"the {what} between the two runs' outputs is {_text(amount)}"
+                            f"{where}, above the claimed {claimed} = {_text(bound)}")
+
+    def _sampled_error(self, runs, outputs) -> Optional[Confirmation]:
+        """A run-time error in one of ``SAMPLES`` seeded draws of a run. The draws are
+        samples of the program's noise (floats from exact samplers): an error they reach is
+        one the program reaches with positive probability, up to the rounding of a sample
+        exactly on a boundary."""
+        from verifier.semantics import monad
+        from verifier.semantics.noise import seeded_source
+        for run, m in enumerate(outputs):
+            if not isinstance(m, monad.MValue):
+                return None
+            for seed in range(SAMPLES):
+                try:
+                    monad.sample(m, seeded_source(seed))
+                except PrivInferError as exc:
+                    if exc.first.code in PROGRAM_ERRORS:
+                        return Confirmation(RUN, self._shown(runs),
+                                            f"run {run + 1} stops in the draw with seed {seed}: "
+                                            f"{exc.first.message}{_at(exc.first.span)}")
+                    break
+        return None
+
+    def _shown(self, runs) -> Tuple[Tuple[str, str, str], ...]:
+        """The inputs, named as the source names the claim's parameters."""
+        from verifier.language.resolve import source_name
+        from verifier.semantics.values import format_value
+        return tuple((source_name(name), format_value(a), format_value(b))
+                     for (name, _, _), (a, b) in zip(self.domains, runs) if (a, b) != (None, None))
+
+
+def _at(span: Any) -> str:
+    """`` (at line L, column C)`` for a span of the program, or nothing."""
+    return f" (at line {span.line}, column {span.col})" if span is not None else ""
+
+
+def _has_float(v: Any) -> bool:
+    """Whether a value holds a float anywhere (in a list, a tuple, a distribution's
+    parameters): such a value was computed inexactly, so equality with it decides nothing."""
+    if isinstance(v, float):
+        return True
+    if isinstance(v, (tuple, list)) or hasattr(v, "__iter__") and hasattr(v, "is_nil"):
+        return any(_has_float(x) for x in v)
+    if hasattr(v, "__dict__") or hasattr(v, "__dataclass_fields__"):
+        return any(_has_float(x) for x in vars(v).values()) if hasattr(v, "__dict__") else False
+    return False
+
+
+def _says_equal(var: str, assertion: A.Expr) -> bool:
+    """Whether a refinement says its variable is equal in both runs (a conjunct ``=`` or
+    ``x<1> = x<2>``)."""
+    if isinstance(assertion, A.Conj):
+        return _says_equal(var, assertion.left) or _says_equal(var, assertion.right)
+    if isinstance(assertion, A.SameRuns):
+        return True
+    return (isinstance(assertion, A.BinOp) and assertion.op == "="
+            and all(isinstance(x, A.RunVar) and x.name == var
+                    for x in (assertion.left, assertion.right))
+            and {assertion.left.run, assertion.right.run} == {1, 2})
+
+
+def _size(v: Any) -> int:
+    """The length of a list or tuple value (0 for a scalar)."""
+    return len(v) if hasattr(v, "__len__") else 0
+
+
+# ---- distances between the two runs' outputs ------------------------------------------------------
+#
+# An amount is an arb ball or ``INFINITE``; ``approximate`` asks for the hockey-stick divergence
+# ``sup_E P1(E) - e^eps P2(E)`` (or, for SD, the statistical distance) instead of the privacy loss
+# ``sup_o ln P1(o) / P2(o)``. Both compare run 1 with run 2, as the claim does.
+
+INFINITE = math.inf
+
+
+def _distance(m1: Any, m2: Any, kind: str, eps, approximate: bool) -> Optional[Tuple[Any, str]]:
+    """(amount, where) for the two runs' outputs; None when they are not of a form computed
+    here (a mixture with a continuous part, floats)."""
+    from verifier.semantics import monad
+    if isinstance(m1, monad.Laplace) and isinstance(m2, monad.Laplace):
+        return _laplace(m1, m2, kind, eps, approximate)
+    if isinstance(m1, (monad.Laplace, monad.Gaussian)) or isinstance(m2, (monad.Laplace,
+                                                                           monad.Gaussian)):
+        return None
+    laws = [_law(m) for m in (m1, m2)]
+    if None in laws:
+        return None
+    (p, exact1), (q, exact2) = laws
+    only = [o for o in p if o not in q and not _has_float(o)]
+    if only and not approximate and kind == "DP":
+        from verifier.semantics.values import format_value
+        return INFINITE, f" (the output {format_value(only[0])} is possible in run 1 only)"
+    if not (exact1 and exact2):
+        return None
+    return _finite(p, q, kind, eps, approximate)
+
+
+def _law(m: Any) -> Optional[Tuple[Dict[Any, Any], bool]]:
+    """A finite law: ({outcome: ball of its probability}, exact). Not exact means the
+    probabilities come from float scores (``expMech`` with Hellinger scores): their support
+    is still exact (every candidate has a positive weight), their values are not."""
+    from verifier.audit import EXACT, SCORES, output_law
+    try:
+        _, build = output_law(m)
+        law = build()
+    except (PrivInferError, TypeError, ValueError):
+        return None
+    if law.precision not in (EXACT, SCORES) or law.logs is None:
+        return None
+    return {o: lg.exp() for o, lg in law.logs.items()}, law.precision == EXACT
+
+
+def _finite(p: Dict[Any, Any], q: Dict[Any, Any], kind: str, eps,
+            approximate: bool) -> Tuple[Any, str]:
+    from flint import arb
+    from verifier.semantics.values import format_value
+    zero = arb(0)
+    if kind == "SD":
+        outcomes = list(p) + [o for o in q if o not in p]
+        return sum((abs(p.get(o, zero) - q.get(o, zero)) for o in outcomes), zero) / 2, ""
+    if approximate:
+        factor = eps.exp()
+        total = zero
+        for o, x in p.items():
+            total += (x - factor * q.get(o, zero)).max(zero)
+        return total, ""
+    worst, at = zero, None
+    for o, x in p.items():
+        ratio = (x / q[o]).log()
+        if at is None or float(ratio.mid()) > float(worst.mid()):
+            worst, at = ratio, o
+    return worst, "" if at is None else f" (at the output {format_value(at)})"
+
+
+def _laplace(m1, m2, kind: str, eps, approximate: bool) -> Optional[Tuple[Any, str]]:
+    """Two Laplace releases ``c + Lap(b)``. Privacy loss: ``sup_y ln p1(y) / p2(y)``, infinite
+    when run 1's scale is the larger, else reached at ``y = c1`` or ``y = c2``. For one scale
+    ``b`` and shift ``s = |c1 - c2| / b``: the statistical distance ``1 - exp(-s / 2)`` and the
+    hockey-stick divergence ``1 - exp((eps - s) / 2)`` for ``eps < s`` (0 above)."""
+    from flint import arb
+    c1, c2, b1, b2 = (_ball(x) for x in (m1.center, m2.center, m1.scale, m2.scale))
+    if None in (c1, c2, b1, b2):
+        return None
+    if kind == "SD" or approximate:
+        if not (b1 - b2).is_zero():
+            return None
+        shift = abs(c1 - c2) / b1
+        if kind == "SD":
+            return 1 - (-shift / 2).exp(), ""
+        if not eps < shift:
+            return arb(0), ""
+        return 1 - ((eps - shift) / 2).exp(), ""
+    if b1 > b2:
+        return INFINITE, " (run 1's noise has the larger scale)"
+    if not b1 <= b2:
+        return None
+    candidates = [-abs(y - c1) / b1 + abs(y - c2) / b2 + (b2 / b1).log() for y in (c1, c2)]
+    return max(candidates, key=lambda v: float(v.mid())), ""
+
+
+# ---- rigorous numbers -------------------------------------------------------------------------------
+
+def _ball(x: Any):
+    """An arb ball containing the evaluator's number ``x`` (a float widened by
+    ``FLOAT_SLACK``); None for what is not a number."""
+    from flint import arb, fmpq
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return arb(x)
+    if isinstance(x, Fraction):
+        return arb(fmpq(x.numerator, x.denominator))
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return arb("inf") if x > 0 else None
+        q = Fraction(x)
+        return arb(fmpq(q.numerator, q.denominator), abs(x) * FLOAT_SLACK + 1e-300)
+    if isinstance(x, arb):
+        return x
+    from verifier.semantics.reals import Real
+    if isinstance(x, Real):  # an exact real: its rigorous enclosure
+        return x.ball(128)
+    return None
+
+
+def _certainly_above(amount, bound) -> bool:
+    """``amount > bound`` for certain (``amount`` may be ``INFINITE``)."""
+    if bound is None:
+        return False
+    if amount is INFINITE:
+        return bool(bound.is_finite())
+    return bool(amount > bound)
+
+
+def _text(x) -> str:
+    if x is INFINITE:
+        return "infinite"
+    return x.str(6, radius=False)
