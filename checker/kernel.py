@@ -437,10 +437,12 @@ class _Kernel:
         self.check_contexts(root, set(assumed), False, frozenset())
         for n in self.tree(root["id"])[1:]:
             lemma_ids |= self.check_node(n)
+        if not exact:
+            self.check_result_ranges(premises[0], rt)
         # the relational context, rebuilt from the source: names, equalities, termination
         Context(self, Invalid, decls[0], val, root).check()
         if exact:
-            self.check_exact(premises[0], root, decls[0], doms, index)
+            self.check_exact(premises[0], root, decls[0], doms, rt, index)
         elif index is None:
             self.check_pure(premises[1])
         else:
@@ -474,6 +476,23 @@ class _Kernel:
                           f"{disputed}, not {claim['disputed']}")
         self.time("lemmas", t)
         return lemma_ids
+
+    def check_result_ranges(self, safety, rt) -> None:
+        """Every use of a val assumes that what it returns (a pure result, or the values its
+        computation draws) has the ranges of the result's simple type (``nat``, ``real+``,
+        ``[0,1]``, ``[k]``, ``[0,1]^k``): when the type has any, the Safety premise must show
+        them (obligations of rule ``Result``; the two runs' are one when their goals are).
+        Their goals are the translation of the body's results, which the kernel trusts like
+        Safety's other range conditions; a certificate without them claims more than it
+        proves."""
+        body = rt.body if isinstance(rt, S.A.RMonad) else rt
+        _, base, _ = S.refined_var(body)
+        if not isinstance(base, S.A.RSimple) or not S.has_ranges(base.type):
+            return
+        if not any(self.obligation(oid).provenance.rule == "Result"
+                   and self.obligation(oid).kind == R for oid in obligation_ids(safety)):
+            raise Invalid(f"node {safety['id']}: Safety does not show that the result has the "
+                          "ranges of its type")
 
     def induction_measure(self, root) -> Optional[Tuple[int, T.Term, T.Term]]:
         """The list parameter (position, run-1 and run-2 terms) whose length measures the
@@ -703,7 +722,7 @@ class _Kernel:
         if oid is not None and self.obligation(oid).goal != goal:
             raise Invalid(f"node {n['id']}: the same-branch obligation must be {T.pretty(goal)}")
 
-    def check_exact(self, n, root, decl, doms, index) -> None:
+    def check_exact(self, n, root, decl, doms, rt, index) -> None:
         """ExactFinite: the output distribution of ``decl`` at every valuation of its
         parameters (``bool`` or ``[k]``), recomputed by the kernel's own exact evaluator
         (``checker.finite``), is the one recorded, and the node's obligations are the goals
@@ -726,6 +745,10 @@ class _Kernel:
             if left.sort != domains[-1][1]:  # distinct variables: check_assumptions
                 raise Invalid(f"{where}: a parameter's term must be a variable of its sort")
         valuations = list(itertools.product(*(values for values, _ in domains)))
+        out = S.refined_var(rt.body)[1] if isinstance(rt, S.A.RMonad) else None
+        if not isinstance(out, S.A.RSimple):
+            raise Invalid(f"{where}: ExactFinite needs a claim M[F] {{x :: T | =}} of a simple T")
+        out_type = out.type
         recorded = n["judgement"].get("distributions")
         if not isinstance(recorded, list) or len(recorded) != len(valuations):
             raise Invalid(f"{where}: one distribution per parameter valuation "
@@ -734,10 +757,16 @@ class _Kernel:
         for a, rec in zip(valuations, recorded):
             inputs = [FL.outcome_text(v) for v in a]
             try:
-                law = FL.canonical(evaluator.law(decl, a))
+                weighted = evaluator.law(decl, a)
+                law = FL.canonical(weighted)
             except (finite.Outside, ValueError) as exc:
                 raise Invalid(f"{where}: {decl.name} {' '.join(inputs)} cannot be computed "
                               f"exactly: {exc}") from None
+            outside = [FL.outcome_text(v) for v, p in weighted if p
+                       and not S.A.finite_value_of(v, out_type)]
+            if outside:
+                raise Invalid(f"{where}: {decl.name} {' '.join(inputs)} may return "
+                              f"{outside[0]}, which is not a value of the claimed type")
             shown = [[o, f"{p.numerator}/{p.denominator}"] for o, p in law]
             if rec != {"inputs": inputs, "law": shown}:
                 raise Invalid(f"{where}: the distribution recorded for {decl.name} "

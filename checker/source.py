@@ -128,6 +128,17 @@ def range_facts(t: A.SimpleType, x: T.Term) -> Tuple[T.Term, ...]:
     return (T.ge(x, 0), T.le(x, 1)) if name == "[0,1]" else ()
 
 
+def has_ranges(t: A.SimpleType) -> bool:
+    """Whether the simple type ``t`` says anything of its values beyond their sort (a range,
+    a simplex, or a tuple with such a component): what a val's result type makes its callers
+    assume, so the definition's Safety premise must show it."""
+    if isinstance(t, A.TTuple):
+        return any(has_ranges(i) for i in t.items)
+    if isinstance(t, A.TSimplex):
+        return True
+    return bool(range_facts(t, T.Var("_", T.REAL)))
+
+
 def finite_range_facts(text: str, values) -> Tuple[T.Term, ...]:
     """What the finite simple type printed as ``text`` (``bool``, ``unit``, ``[k]`` and
     tuples of them: the range of an ``expMech`` without a candidate list) says of a value

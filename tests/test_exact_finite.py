@@ -23,6 +23,7 @@ import pytest
 from checker import finite
 from obligations import finite_laws as FL
 from obligations import terms as T
+from verifier.language import ast as A
 from verifier.language.parser import parse_program
 from verifier.language.typecheck import typecheck_program
 from verifier.rules import exact_finite
@@ -325,7 +326,8 @@ let f (k : [3]) b =
     typecheck_program(program)
     decl = program.lets()[-1]
     valuations = [(k, b) for k in range(3) for b in (False, True)]
-    theirs = exact_finite.exact_laws(program, decl, {0}, valuations)
+    out = A.TTuple((A.TBase("bool"), A.TBase("unit")))
+    theirs = exact_finite.exact_laws(program, decl, {0}, valuations, out)
     ours = [FL.canonical(finite.Evaluator(program).law(decl, a)) for a in valuations]
     assert ours == theirs
     assert all(sum(p for _, p in law) == 1 for law in ours)
@@ -447,9 +449,9 @@ def test_a_verifier_computing_wrong_distributions_is_caught(monkeypatch):
     # the biased coin claimed at ln 3 is false; a verifier whose evaluator saw fair coins would
     # verify it, with a self-consistent certificate: the kernel recomputes and refuses it
     fair = exact_finite.exact_laws
-    monkeypatch.setattr(exact_finite, "exact_laws", lambda program, decl, used, vals: fair(
+    monkeypatch.setattr(exact_finite, "exact_laws", lambda program, decl, used, vals, out: fair(
         parse_program(warner(), "t.pinf"), parse_program(warner(), "t.pinf").lets()[0],
-        set(), vals))
+        set(), vals, out))
     claims, cert = verify(warner("log 3.0", "0.75"))
     assert claims["warner"].verdict == VERIFIED  # wrongly, by the patched evaluator
     invalid(cert, "distribution recorded for warner false is not the program's",

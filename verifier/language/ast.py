@@ -162,6 +162,23 @@ class TDist(SimpleType):
     span: Span = _span()
 
 
+def finite_value_of(value: Any, t: SimpleType) -> bool:
+    """Whether ``value`` (a ``bool``, an ``int``, ``()`` or a tuple of them: an outcome of a
+    finite program) is a value of the finite simple type ``t`` (``bool``, ``unit``, ``[k]``,
+    tuples of them). Simple typing erases ranges, so a program typed ``M[[2]]`` may return 2:
+    ExactFinite must not certify outcomes its claim's type excludes."""
+    if isinstance(t, TTuple):
+        return (isinstance(value, tuple) and len(value) == len(t.items)
+                and all(finite_value_of(v, i) for v, i in zip(value, t.items)))
+    if isinstance(t, TFin):
+        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < t.k
+    if isinstance(t, TBase) and t.name == "bool":
+        return isinstance(value, bool)
+    if isinstance(t, TBase) and t.name == "unit":
+        return value == ()
+    return False
+
+
 # --------------------------------------------------------------------------------------
 # Patterns
 # --------------------------------------------------------------------------------------

@@ -36,7 +36,9 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     premises: List[Derivation] = []
     from verifier.rules.safety import check_safety
     with b.name_scope():  # the two passes may reuse the same names for their own variables
-        safety = check_safety(b, ctx, body, monadic=isinstance(rt, A.RMonad))
+        monadic = isinstance(rt, A.RMonad)
+        safety = check_safety(b, ctx, body, monadic=monadic,
+                              result=_result_type(rt.body if monadic else rt))
         premises.append(safety)
     if decl.recursive:
         every_recursive_call_terminates(b, val, decl, safety)
@@ -48,6 +50,14 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     else:
         premises.append(check_pure(b, ctx, val_env, body, rt))
     return abstraction(b, val, decl, ctx, premises, index, parameters)
+
+
+def _result_type(rt: A.RType) -> Optional[A.SimpleType]:
+    """The simple type of what a val says a definition returns (None: nothing to show)."""
+    try:
+        return simple_of(rt)
+    except NoRule:
+        return None
 
 
 def every_recursive_call_terminates(b: Builder, val: A.ValDecl, decl: A.LetDecl,

@@ -48,7 +48,7 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_expr
-from verifier.rules.builder import Builder, refinement_parts
+from verifier.rules.builder import Builder, refinement_parts, simple_of
 from verifier.rules.core_rules import abstraction, bind_parameters, make_claim
 from verifier.rules.derivation import Derivation
 from verifier.rules.translate import NoRule
@@ -77,7 +77,8 @@ def ExactFinite(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Optional[Derivat
         claim = make_claim(b, val_env, rt)
     except NoRule:
         return None
-    laws = exact_laws(b.program, decl, used, valuations)
+    out_type = simple_of(refinement_parts(rt.body)[1])
+    laws = exact_laws(b.program, decl, used, valuations, out_type)
     if laws is None:
         return None
     params = [(p["left"], p["right"]) for p in parameters]
@@ -99,10 +100,11 @@ def ExactFinite(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Optional[Derivat
 
 
 def exact_laws(program: A.Program, decl: A.LetDecl, used: Set[int],
-               valuations: Sequence[tuple]) -> Optional[List[Tuple[Tuple[str, Fraction], ...]]]:
+               valuations: Sequence[tuple], out_type: A.SimpleType
+               ) -> Optional[List[Tuple[Tuple[str, Fraction], ...]]]:
     """The output distribution of ``decl`` at each valuation (``FL.canonical``), by the
     language's evaluator on the definitions it uses; None unless every probability is an
-    exact rational and every outcome a finite value."""
+    exact rational and every outcome a finite value of ``out_type`` (the claim's)."""
     from verifier.errors import PrivInferError
     from verifier.semantics import monad
     from verifier.semantics.evaluator import Evaluator
@@ -126,6 +128,8 @@ def exact_laws(program: A.Program, decl: A.LetDecl, used: Set[int],
             if not all(isinstance(p, (int, Fraction)) and not isinstance(p, bool)
                        for p in pmf.values()):
                 return None  # a float: not exact
+            if not all(A.finite_value_of(plain(v), out_type) for v, p in pmf.items() if p):
+                return None  # an outcome outside the claimed type
             laws.append(FL.canonical((plain(v), Fraction(p)) for v, p in pmf.items()))
     except (PrivInferError, SymbolicEscape, ValueError, TypeError):
         return None

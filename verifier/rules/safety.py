@@ -68,6 +68,41 @@ def fresh_value(b: Builder, t: Optional[A.SimpleType], name: str) -> Tuple[SymVa
 
 OPAQUE = of_type(None)
 
+#: the monadic forms whose result is that of a sub-computation (``Safety.monadic``'s ``want``)
+_TAIL_POSITIONS = (A.MLet, A.Let, A.If, A.Match, A.Var, A.App)
+
+
+def type_facts(t: Optional[A.SimpleType], value: SymValue) -> Optional[List[T.Term]]:
+    """The facts ``fresh_value`` assumes of a value of simple type ``t``, stated of ``value``;
+    None when ``t`` says something of values that ``value`` does not name (an opaque value)."""
+    if t is None:
+        return []
+    if isinstance(t, A.TTuple):
+        if not (isinstance(value, TupleV) and len(value.items) == len(t.items)):
+            return None if any(type_facts(i, OPAQUE_VALUE) is None for i in t.items) else []
+        out: List[T.Term] = []
+        for item_t, item_v in zip(t.items, value.items):
+            facts = type_facts(item_t, item_v)
+            if facts is None:
+                return None
+            out += facts
+        return out
+    if isinstance(t, A.TSimplex):
+        if not (isinstance(value, TupleV) and len(value.items) == t.k
+                and all(isinstance(v, Scalar) for v in value.items)):
+            return None
+        parts = [v.term for v in value.items]
+        return [T.ge(p, 0) for p in parts] + [T.eq(T.add(*parts), 1)]
+    sort = L.sort_of_type(t)
+    if sort is None:
+        return []
+    if isinstance(value, Scalar):
+        return list(L.range_facts(t, value.term))
+    return None if L.range_facts(t, T.Var("_", sort)) else []
+
+
+OPAQUE_VALUE = Monadic(None, None, name="_")
+
 
 class Safety:
     """Checks the range conditions of one definition body in one run."""
@@ -139,43 +174,74 @@ class Safety:
 
     # ---- monadic code -----------------------------------------------------------------------
 
-    def monadic(self, ctx: Ctx, e: A.Expr) -> Elem:
-        """Check ``e : M[T]`` and describe what it draws."""
+    def monadic(self, ctx: Ctx, e: A.Expr, want: Optional[A.SimpleType] = None) -> Elem:
+        """Check ``e : M[T]`` and describe what it draws. With ``want`` (the simple type of
+        the values the definition's val says it returns), also require, at every tail
+        position, that the values drawn there have that type's ranges: callers assume them
+        (``elem_of_rtype``), so the definition must prove them."""
         method = getattr(self, "_m_" + type(e).__name__, None)
         if method is None:
             raise NoRule(f"no safety rule for {type(e).__name__} in a monadic position", e.span)
-        return method(ctx, e)
+        if want is None:
+            return method(ctx, e)
+        if isinstance(e, _TAIL_POSITIONS):
+            return method(ctx, e, want)
+        return self.returns(ctx, method(ctx, e), want, e.span)
+
+    def returns(self, ctx: Ctx, elem: Elem, want: A.SimpleType, span) -> Elem:
+        """Require that the values ``elem`` draws have the ranges of ``want``."""
+        value, facts = elem.make(self.b, None)
+        inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
+        self.has_type(inner, value, want, "the values this computation returns have the type "
+                      "its val says", span)
+        return elem
+
+    def has_type(self, ctx: Ctx, value: SymValue, want: A.SimpleType, what: str, span) -> None:
+        """Require the range facts of ``want`` of ``value`` — the facts ``fresh_value`` gives a
+        value of that type wherever the val is used; a value the walk cannot name while the
+        type says something of it is a condition that cannot be shown."""
+        wanted = type_facts(want, value)
+        if wanted is None:
+            goal, what = T.boolean(False), f"{what} (the verifier cannot name the value to show it)"
+        elif wanted:
+            goal = T.and_(*wanted)
+        else:
+            return
+        # rule "Result": the kernel checks that a claim whose type has ranges has these
+        self.obligations.append(self.b.oblige(ctx, ObligationKind.RANGE, goal,
+                                              f"{what} (run {self.run})", span, "Result"))
 
     def _m_Return(self, ctx: Ctx, e: A.Return) -> Elem:
         return exact(self.value(ctx, e.value))
 
-    def _m_MLet(self, ctx: Ctx, e: A.MLet) -> Elem:
+    def _m_MLet(self, ctx: Ctx, e: A.MLet, want=None) -> Elem:
         first = self.monadic(ctx, e.value)
-        return self.monadic(self.bind(ctx, e.pattern, first, e.span), e.body)
+        return self.monadic(self.bind(ctx, e.pattern, first, e.span), e.body, want)
 
-    def _m_Let(self, ctx: Ctx, e: A.Let) -> Elem:
+    def _m_Let(self, ctx: Ctx, e: A.Let, want=None) -> Elem:
         v = self.value(ctx, e.value)
-        return self.monadic(ctx.with_env(bind_pattern(ctx.env, e.pattern, v, v, e.span)), e.body)
+        return self.monadic(ctx.with_env(bind_pattern(ctx.env, e.pattern, v, v, e.span)), e.body,
+                            want)
 
-    def _m_If(self, ctx: Ctx, e: A.If) -> Elem:
+    def _m_If(self, ctx: Ctx, e: A.If, want=None) -> Elem:
         cond = self.b.translator.as_term(self.value(ctx, e.cond), e.cond)
-        self.monadic(ctx.assume("h_then", cond), e.then)
-        self.monadic(ctx.assume("h_else", T.not_(cond)), e.else_)
+        self.monadic(ctx.assume("h_then", cond), e.then, want)
+        self.monadic(ctx.assume("h_else", T.not_(cond)), e.else_, want)
         return OPAQUE
 
-    def _m_Match(self, ctx: Ctx, e: A.Match) -> Elem:
+    def _m_Match(self, ctx: Ctx, e: A.Match, want=None) -> Elem:
         lst = self.b.translator.as_term(self.value(ctx, e.scrutinee), e.scrutinee)
         key = L.list_key_of(lst.sort)
         if key is None:
             raise NoRule("match on a value that is not a list", e.scrutinee.span)
-        nil_elem = self.monadic(ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body)
+        nil_elem = self.monadic(ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body, want)
         h = self.b.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
         t = self.b.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
         cons_ctx = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
         for name, v in ((e.head, h), (e.tail, t)):
             if name != "_":
                 cons_ctx = cons_ctx.bind(name, Scalar(v), Scalar(v))
-        cons_elem = self.monadic(cons_ctx, e.cons_body)
+        cons_elem = self.monadic(cons_ctx, e.cons_body, want)
         return nil_elem if nil_elem is cons_elem else OPAQUE
 
     def _m_Ran(self, ctx: Ctx, e: A.Ran) -> Elem:
@@ -193,20 +259,27 @@ class Safety:
             return prior
         raise NoRule("observe needs its likelihood as a one-parameter function", e.likelihood.span)
 
-    def _m_Var(self, ctx: Ctx, e: A.Var) -> Elem:
+    def _m_Var(self, ctx: Ctx, e: A.Var, want=None) -> Elem:
         pair = ctx.env.lookup(e.name)
         value = pair[self.run - 1] if pair else None
         if isinstance(value, Monadic) and value.rtype is not None:
-            return elem_of_rtype(value.rtype)
+            elem = elem_of_rtype(value.rtype)
+            return elem if want is None else self.returns(ctx, elem, want, e.span)
         if isinstance(value, Monadic) and value.expr is not None:
-            return self.monadic(ctx.with_env(value.env), value.expr)
+            return self.monadic(ctx.with_env(value.env), value.expr, want)
         raise NoRule(f"{e.name} is not a known computation", e.span)
 
     def _m_Infer(self, ctx: Ctx, e: A.Infer) -> Elem:
         raise NoRule("infer gives a symbolic distribution, not a computation: use ran (infer …)",
                      e.span)
 
-    def _m_App(self, ctx: Ctx, e: A.App) -> Elem:
+    def _m_App(self, ctx: Ctx, e: A.App, want=None) -> Elem:
+        if want is not None:
+            head, args = flatten_app(e)
+            pair = ctx.env.lookup(head.name) if isinstance(head, A.Var) else None
+            fn = pair[self.run - 1] if pair else None
+            if not (isinstance(fn, Closure) and fn.params):  # not unfolded here: a leaf
+                return self.returns(ctx, self._m_App(ctx, e), want, e.span)
         head, args = flatten_app(e)
         if not isinstance(head, A.Var):
             raise NoRule("application of a computed function in a monadic position", e.span)
@@ -233,7 +306,7 @@ class Safety:
             for p, a in zip(fn.params, args):
                 v = self.value(ctx, a)
                 env = bind_pattern(env, p, v, v, a.span)
-            return self.monadic(ctx.with_env(env), fn.body)
+            return self.monadic(ctx.with_env(env), fn.body, want)
         raise NoRule(f"{head.name} is not a function", e.span)
 
     # ---- mechanisms -------------------------------------------------------------------------
@@ -414,15 +487,19 @@ def draw_of(d: DistV) -> Elem:
     return OPAQUE
 
 
-def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool):
-    """The Safety premise of a definition: its range conditions, in run 1 and run 2."""
+def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
+                 result: Optional[A.SimpleType] = None):
+    """The Safety premise of a definition: its range conditions, in run 1 and run 2, and that
+    what it returns (``result``: the simple type of the val's result, or of the values its
+    computation draws) has that type's ranges (``nat``, ``real+``, ``[0,1]``, ``[k]``,
+    ``[0,1]^k``) — which every use of the val assumes."""
     obligations: List[Obligation] = []
     for run in (1, 2):
         s = Safety(b, run)
         if monadic:
-            s.monadic(ctx, body)
+            s.monadic(ctx, body, result)
         else:
-            s.value(ctx, body) if not isinstance(body, (A.Match, A.If)) else _pure_cases(s, ctx, body)
+            _pure_cases(s, ctx, body, result)
         obligations += s.obligations
     seen, unique = set(), []
     for ob in obligations:
@@ -433,21 +510,23 @@ def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool):
                   obligations=unique)
 
 
-def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr) -> None:
+def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType] = None) -> None:
     if isinstance(e, A.Match):
         lst = s.b.translator.as_term(s.value(ctx, e.scrutinee), e.scrutinee)
         key = L.list_key_of(lst.sort)
-        _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body)
+        _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body, result)
         h = s.b.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
         t = s.b.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
         inner = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
         for name, v in ((e.head, h), (e.tail, t)):
             if name != "_":
                 inner = inner.bind(name, Scalar(v), Scalar(v))
-        _pure_cases(s, inner, e.cons_body)
+        _pure_cases(s, inner, e.cons_body, result)
     elif isinstance(e, A.If):
         cond = s.b.translator.as_term(s.value(ctx, e.cond), e.cond)
-        _pure_cases(s, ctx.assume("h_then", cond), e.then)
-        _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_)
+        _pure_cases(s, ctx.assume("h_then", cond), e.then, result)
+        _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_, result)
     else:
-        s.value(ctx, e)
+        value = s.value(ctx, e)
+        if result is not None:
+            s.has_type(ctx, value, result, "the result has the type its val says", e.span)

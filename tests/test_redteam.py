@@ -1,0 +1,156 @@
+"""Red-team findings: programs the verifier used to verify although their claims are false.
+
+Each class found has must-fail programs (the claim is false; the verifier must not verify it)
+and must-pass twins (the same shape, true; a fix may not simply reject the shape), and a
+simulation of the old rule (monkeypatched back) whose certificate the kernel must refuse on its
+own. The must-fail programs of the benchmarks are under ``benchmarks/programs/unsound/``.
+
+1. **The ranges of a val's result were assumed, never shown.** Simple typing erases ranges
+   (``nat`` is ``int``, ``real+`` and ``[0,1]`` are ``real``, ``[k]`` flows into ``int``), and
+   every use of a val assumes the ranges of its result: the call facts of a pure val (``f l >=
+   0`` for a ``nat`` result), the draws of a computation's val in its callers' Safety walk (a
+   draw of ``M[DP(eps)] {x :: [0,1] | =}`` is a probability). No rule showed them of the
+   definition, so ``val pred :: ... -> nat`` with ``pred [] = -1`` was verified, and so was a
+   caller whose privacy rested on it. The Safety premise now shows them at every tail
+   position (obligations of rule ``Result``), and the kernel refuses a certificate whose Safety
+   premise does not have them.
+2. **ExactFinite certified outcomes outside the claimed type** (``return 2`` claimed
+   ``M[[2]]``): the outcomes must now be values of the claim's finite type, in the verifier and
+   in the kernel's own recomputation.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from checker import kernel
+from test_binding import kernel_refuses_buggy_builder
+from verifier.language import ast as A
+from verifier.verification import VERIFIED
+from verify_helpers import claims_and_certificate
+
+ROOT = Path(__file__).resolve().parent.parent
+UNSOUND = ROOT / "benchmarks" / "programs" / "unsound"
+
+PRED_BAD = "let pred l = length l - 1"
+PRED_GOOD = "let pred l = match l with\n  | [] -> 0\n  | x :: xs -> length xs"
+PRED = """val pred :: {{l :: bool list | =}} -> {{n :: nat | =}}
+{pred}
+
+val main :: {{db :: bool list | adj (db<1>, db<2>)}} -> {{p :: bool list | =}} -> M[DP(1.0)] {{x :: real | =}}
+let main db p = lapMech (1.0, (if pred p >= 0 then 1.0 else 100.0) * count db)
+"""
+
+RATE_BAD = "let noisyRate db = lapMech (1.0, count db)"
+RATE_GOOD = """let noisyRate db =
+  mlet z = lapMech (1.0, count db) in
+  if z > 1.0 then return 1.0 else if z < 0.0 then return 0.0 else return z"""
+RATE = """val noisyRate :: {{l :: bool list | adj (l<1>, l<2>)}} -> M[DP(1.0)] {{x :: [0,1] | =}}
+{rate}
+
+val main :: {{l :: bool list | adj (l<1>, l<2>)}} -> M[DP(1.0)] {{b :: bool | =}}
+let main db = mlet p = noisyRate db in ran (bernoulli p)
+"""
+
+#: Warner's randomized response with coins (only ExactFinite proves it), outcomes relabelled
+COINS = """val f :: {{t :: bool | true}} -> M[DP(1.1)] {{r :: [2] | =}}
+let f t = mlet heads = ran (bernoulli 0.5) in
+  if heads then return (if t then {one} else 0)
+  else mlet c = ran (bernoulli 0.5) in return (if c then {one} else 0)
+"""
+
+#: (name, must-fail program, must-pass twin, claims that must fail, words of the failure)
+CASES = [
+    ("a nat result that is -1", PRED.format(pred=PRED_BAD), PRED.format(pred=PRED_GOOD),
+     ("pred", "main"), "the result has the type its val says"),
+    ("a real+ constant that is 0",
+     "val c :: real+\nlet c = 0.0\n", "val c :: real+\nlet c = 0.5\n",
+     ("c",), "the result has the type its val says"),
+    ("a tuple component outside its range",
+     "val pair :: {a :: real | =} -> {p :: [0,1] * real+ | =}\nlet pair a = (0.5, abs a)\n",
+     "val pair :: {a :: real | =} -> {p :: [0,1] * real+ | =}\nlet pair a = (0.5, 1.0 + abs a)\n",
+     ("pair",), "the result has the type its val says"),
+    ("an [k] result out of range in one branch",
+     "val pick :: {b :: bool | =} -> {k :: [3] | =}\nlet pick b = if b then 2 else 3\n",
+     "val pick :: {b :: bool | =} -> {k :: [3] | =}\nlet pick b = if b then 2 else 0\n",
+     ("pick",), "the result has the type its val says"),
+    ("draws of a [0,1] computation that are any real",
+     RATE.format(rate=RATE_BAD), RATE.format(rate=RATE_GOOD), ("noisyRate", "main"),
+     "the values this computation returns have the type its val says"),
+    ("a finite outcome outside [2] (relational rules)",
+     "val f :: {b :: bool | true} -> M[DP(10.0)] {r :: [2] | =}\n"
+     "let f b = mlet c = ran (bernoulli 0.5) in return (if c then 1 else 2)\n",
+     "val f :: {b :: bool | true} -> M[DP(10.0)] {r :: [2] | =}\n"
+     "let f b = mlet c = ran (bernoulli 0.5) in return (if c then 1 else 0)\n",
+     ("f",), "the values this computation returns have the type its val says"),
+    ("a finite outcome outside [2] (ExactFinite)", COINS.format(one=2), COINS.format(one=1),
+     ("f",), ""),
+]
+
+
+@pytest.mark.parametrize("name, bad, good, claims, words", CASES, ids=[c[0] for c in CASES])
+def test_a_result_has_the_ranges_its_val_says(name, bad, good, claims, words):
+    verdicts, _ = claims_and_certificate(bad)
+    for claim in claims:
+        assert verdicts[claim].verdict != VERIFIED, (claim, verdicts[claim].verdict)
+    if words:
+        assert words in (verdicts[claims[0]].failure or "")
+    twins, cert = claims_and_certificate(good)
+    assert all(c.verdict == VERIFIED for c in twins.values()), \
+        {n: (c.verdict, c.failure) for n, c in twins.items()}
+    assert kernel.check(cert).valid
+
+
+def _no_result_ranges(monkeypatch):
+    """The old Safety premise: nothing shown of what the definition returns."""
+    from verifier.rules import safety
+    monkeypatch.setattr(safety.Safety, "has_type", lambda self, *args: None)
+
+
+def _any_finite_outcome(monkeypatch):
+    """The old ExactFinite: any outcome of the evaluator, whatever the claimed type."""
+    from verifier.rules import exact_finite
+    lax = SimpleNamespace(**{**vars(A), "finite_value_of": lambda value, t: True})
+    monkeypatch.setattr(exact_finite, "A", lax)
+
+
+OLD_RULES = [
+    ("pure_result_range_assumed.pinf", "main"),
+    ("monadic_result_range_assumed.pinf", "main"),
+    ("finite_output_outside_type.pinf", "f"),
+]
+
+
+@pytest.mark.parametrize("file, claim", OLD_RULES, ids=[b[0] for b in OLD_RULES])
+def test_the_kernel_refuses_what_the_old_rules_verified(monkeypatch, file, claim):
+    kernel_refuses_buggy_builder(monkeypatch, UNSOUND / file, claim, _no_result_ranges,
+                                 "Safety does not show")
+
+
+def test_the_kernel_refuses_exact_outcomes_outside_the_claimed_type(monkeypatch):
+    """Only ExactFinite proves randomized response with coins; with the relational rules'
+    Result obligations gone too (the old builder), the certificate rests on ExactFinite, and
+    the kernel's own recomputation finds the outcome 2 that [2] excludes."""
+    with monkeypatch.context() as patch:
+        _no_result_ranges(patch)
+        _any_finite_outcome(patch)
+        claims, cert = claims_and_certificate(COINS.format(one=2))
+    assert claims["f"].verdict == VERIFIED
+    assert [n["rule"] for n in cert["nodes"] if n["id"].startswith("f/")][:2] == \
+        ["Abs", "ExactFinite"]
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "not a value of the claimed type" in outcome.reason, \
+        outcome.reason
+
+
+@pytest.mark.parametrize("value, t, member", [
+    (True, A.TBase("bool"), True), (1, A.TBase("bool"), False),
+    (1, A.TFin(2), True), (2, A.TFin(2), False), (-1, A.TFin(2), False), (True, A.TFin(2), False),
+    ((), A.TBase("unit"), True), ((True, 1), A.TTuple((A.TBase("bool"), A.TFin(2))), True),
+    ((True, 2), A.TTuple((A.TBase("bool"), A.TFin(2))), False),
+    ((True,), A.TTuple((A.TBase("bool"), A.TFin(2))), False),
+])
+def test_finite_value_of(value, t, member):
+    assert A.finite_value_of(value, t) is member
