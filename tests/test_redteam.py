@@ -28,7 +28,7 @@ import pytest
 from checker import kernel
 from test_binding import kernel_refuses_buggy_builder
 from verifier.language import ast as A
-from verifier.verification import VERIFIED
+from verifier.verification import REFUTED, VERIFIED
 from verify_helpers import claims_and_certificate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,6 +101,12 @@ def test_a_result_has_the_ranges_its_val_says(name, bad, good, claims, words):
     assert all(c.verdict == VERIFIED for c in twins.values()), \
         {n: (c.verdict, c.failure) for n, c in twins.items()}
     assert kernel.check(cert).valid
+
+
+def test_a_result_outside_its_range_is_refuted_by_evaluation():
+    claims, _ = claims_and_certificate(PRED.format(pred=PRED_BAD))
+    assert claims["pred"].verdict == REFUTED
+    assert "pred returns -1 in run 1, which is not a value of nat" in claims["pred"].failure
 
 
 def _no_result_ranges(monkeypatch):

@@ -404,6 +404,14 @@ class _Witnesses:
         while isinstance(rt, A.RRefine):
             binders.append((rt.var, rt.assertion))
             rt = rt.base
+        if isinstance(rt, A.RSimple):
+            for run, value in enumerate(outputs, 1):
+                if _outside(value, rt.type):
+                    from verifier.language.pretty import pretty_type
+                    from verifier.semantics.values import format_value
+                    return Confirmation(EVALUATION, self._shown(runs),
+                                        f"{self.val.name} returns {format_value(value)} in run "
+                                        f"{run}, which is not a value of {pretty_type(rt.type)}")
         for var, assertion in binders:
             here = {**env, f"{var}<1>": outputs[0], f"{var}<2>": outputs[1]}
             if ce.holds(assertion, var, here) is False:
@@ -477,6 +485,18 @@ class _Witnesses:
 def _at(span: Any) -> str:
     """`` (at line L, column C)`` for a span of the program, or nothing."""
     return f" (at line {span.line}, column {span.col})" if span is not None else ""
+
+
+def _outside(value: Any, t: A.SimpleType) -> bool:
+    """Whether ``value``, a rational or an integer, is certainly outside the range of the
+    simple type ``t`` (``nat``, ``real+``, ``[0,1]``, ``[k]``); False when it is inside or
+    not a number decided exactly here."""
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+        return False
+    name = t.name if isinstance(t, A.TBase) else None
+    if isinstance(t, A.TFin):
+        return not 0 <= value < t.k
+    return {"nat": value < 0, "real+": value <= 0, "[0,1]": not 0 <= value <= 1}.get(name, False)
 
 
 def _has_float(v: Any) -> bool:
