@@ -114,6 +114,7 @@ class Context:
         env, body = self.parameters()
         if self.decl.recursive:
             self.terminates(premises[0])
+        self.calls_in_domain(premises[0])
         body_node = premises[1]
         if span_key(body_node["span"]) != span_key(body.span):
             raise self.Invalid(f"node {body_node['id']}: the derivation is not of "
@@ -441,6 +442,44 @@ class Context:
                     raise self.Invalid(f"claim {self.decl.name}: the recursive call at "
                                        f"{call.span.line}:{call.span.col} has no obligation that "
                                        "it terminates (a shorter list)")
+
+
+    def calls_in_domain(self, safety) -> None:
+        """Every call of a function through its val, written in the definition's body outside
+        a ``fun`` (so evaluated whenever its path is) and not the observe-fold of an ``infer``,
+        has a Safety obligation at its span —
+        that its arguments are in the val's domain, where the callee is shown to terminate
+        without error — unless that domain says nothing (simple types without ranges or
+        refinements). The goal is the translation of the arguments, trusted like Safety's
+        other range conditions; a call without one is a certificate claiming what no
+        obligation shows (a call out of its domain may loop or fail in one run only)."""
+        from checker import source as S
+        arity = {}
+        for val in self.k.program.vals():
+            doms = list(_arrows(val.rtype))
+            says = [S.refined_var(d) for d in doms]
+            if any(assertions or (isinstance(base, A.RSimple) and S.has_ranges(base.type))
+                   for _, base, assertions in says if not isinstance(base, A.RMonad)):
+                arity[val.name] = len(doms)
+        spans = {span_key(ob.provenance.span) for ob in self.k.obs(safety)}
+        stack: List[A.Node] = [self.decl.body]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, A.Fun):
+                continue  # a function's body runs where it is applied
+            if isinstance(x, A.Infer) and isinstance(x.value, A.App):
+                # infer of an observe-fold: its closed form is the ObserveFold rule's, whatever
+                # the fold's val says; its arguments are evaluated like any others
+                stack += _spine(x.value)[1]
+                continue
+            if isinstance(x, A.App):
+                head, args = _spine(x)
+                if isinstance(head, A.Var) and arity.get(head.name) == len(args) \
+                        and span_key(x.span) not in spans:
+                    raise self.Invalid(f"claim {self.decl.name}: the call of {head.name} at "
+                                       f"{x.span.line}:{x.span.col} has no obligation that its "
+                                       "arguments are in the domain of its val")
+            stack += list(A.children(x))
 
 
 def _equality_type(program: A.Program, rt: A.RMonad) -> bool:

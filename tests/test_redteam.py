@@ -17,6 +17,14 @@ own. The must-fail programs of the benchmarks are under ``benchmarks/programs/un
 2. **ExactFinite certified outcomes outside the claimed type** (``return 2`` claimed
    ``M[[2]]``): the outcomes must now be values of the claim's finite type, in the verifier and
    in the kernel's own recomputation.
+3. **A call of a val outside its domain.** A pure call is an opaque value whose val is used
+   only when its arguments meet the domain (the call facts), but nothing required them to,
+   while the callee is shown safe and terminating only there: ``zeros`` loops on lists with a
+   ``true``, which its val excludes, and ``main`` called it on the private list — a noisy 0 on
+   ``[false]``, no output at all on the adjacent ``[true]``. The Safety walk now requires, at
+   every call of a val it evaluates, the val's domain at the call's arguments (ranges and
+   refinements at the pair ``(a, a)``), and the kernel refuses a call written in the body
+   without that obligation at its span.
 """
 from __future__ import annotations
 
@@ -107,6 +115,62 @@ def test_a_result_outside_its_range_is_refuted_by_evaluation():
     claims, _ = claims_and_certificate(PRED.format(pred=PRED_BAD))
     assert claims["pred"].verdict == REFUTED
     assert "pred returns -1 in run 1, which is not a value of nat" in claims["pred"].failure
+
+
+ZEROS = """val zeros :: {{l :: bool list | l<1> = l<2> /\\ count l<1> = 0}} -> {{r :: real | =}}
+let rec zeros l = match l with
+  | [] -> 0.0
+  | x :: xs -> if x then zeros l else zeros xs
+
+val main :: {{db :: bool list | adj (db<1>, db<2>)}} -> {{p :: bool list | =}} -> M[DP(1.0)] {{x :: real | =}}
+let main db p = lapMech (1.0, {use})
+"""
+INV = """val inv :: {{n :: nat | n<1> = n<2> /\\ n<1> >= 3}} -> {{r :: real | =}}
+let inv n = 1.0 / (n - 2)
+
+val main :: {{db :: bool list | adj (db<1>, db<2>)}} -> M[DP(1.0)] {{x :: real | =}}
+let main db = if inv {n} > 0.0 then lapMech (1.0, count db) else lapMech (1.0, count db)
+"""
+NOISE = """val noise :: {{eps :: real+ | =}} -> {{k :: int | k<1> = k<2> /\\ k<1> >= 3}}
+           -> M[DP(0.0)] {{x :: real | =}}
+let noise eps k = lapMech (eps / (k - 2), 0.0)
+
+val main :: {{db :: bool list | adj (db<1>, db<2>)}} -> M[DP(1.0)] {{x :: real | =}}
+let main db = mlet z = noise 1.0 {k} in lapMech (1.0, count db)
+"""
+
+#: (name, must-fail program, must-pass twin): calls of vals, in and out of their domains
+DOMAIN_CASES = [
+    ("a pure call on private data outside the domain (it loops)",
+     ZEROS.format(use="0.0 * zeros db"),
+     ZEROS.format(use="count db + (if count p = 0 then zeros p else 1.0)")),
+    ("a pure call whose argument breaks a refinement (division by zero)",
+     INV.format(n="2"), INV.format(n="5")),
+    ("a monadic call with equal arguments outside its refinement (EqualInputs skipped App-Val)",
+     NOISE.format(k="2"), NOISE.format(k="3")),
+]
+
+
+@pytest.mark.parametrize("name, bad, good", DOMAIN_CASES, ids=[c[0] for c in DOMAIN_CASES])
+def test_a_val_is_called_in_its_domain(name, bad, good):
+    verdicts, _ = claims_and_certificate(bad)
+    assert verdicts["main"].verdict != VERIFIED
+    twins, cert = claims_and_certificate(good)
+    assert all(c.verdict == VERIFIED for c in twins.values()), \
+        {n: (c.verdict, c.failure) for n, c in twins.items()}
+    assert kernel.check(cert).valid
+
+
+def _calls_anywhere(monkeypatch):
+    """The old Safety walk: a call of a val needs nothing of its arguments."""
+    from verifier.rules import safety
+    monkeypatch.setattr(safety.Safety, "_in_domain", lambda self, *args, **kwargs: None)
+
+
+def test_the_kernel_refuses_a_call_outside_the_domain(monkeypatch):
+    kernel_refuses_buggy_builder(monkeypatch, UNSOUND / "val_call_outside_domain.pinf", "main",
+                                 _calls_anywhere, "has no obligation that its arguments are in "
+                                 "the domain of its val")
 
 
 def _no_result_ranges(monkeypatch):

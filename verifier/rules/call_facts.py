@@ -138,6 +138,43 @@ def _fact_parts(builder, name: str, left: T.Apply, right: T.Apply
     return pre, post
 
 
+def call_precondition(builder, name: str, args: Sequence[Optional[T.Term]]
+                      ) -> Optional[List[T.Term]]:
+    """What a call ``f(a)`` of a val, run on its own, needs to be safe and to terminate: its
+    domain's ranges and refinements at the pair ``(a, a)``. The val's derivation shows ``f``'s
+    body safe and terminating in each run only under ``P(x<1>, x<2>)`` (its Safety walks and
+    its recursive calls' measure assume the refinements), so a run of ``f(a)`` is covered when
+    ``P(a, b)`` holds for some ``b``; ``b = a`` is the witness stated here (a refinement such as
+    ``=``, ``adj``, ``dist (l<1>, l<2>) <= k`` holds of equal arguments). A monadic domain is
+    skipped (``None`` argument: its draws are checked where it is passed). None when the
+    domain cannot be stated in the logic."""
+    from verifier.rules.builder import refinement_parts, simple_of
+    val = builder.val_of(name)
+    doms = []
+    rt = val.rtype if val is not None else None
+    while isinstance(rt, A.RArrow):
+        doms.append(rt.dom)
+        rt = rt.cod
+    if val is None or len(doms) < len(args):
+        return None
+    env = builder.top_env
+    pre: List[T.Term] = []
+    try:
+        for dom, a in zip(doms, args):
+            var, base, assertions = refinement_parts(dom)
+            if isinstance(base, A.RMonad):
+                continue
+            if a is None or not isinstance(base, A.RSimple):
+                return None
+            pre += _ranges(simple_of(base), a)
+            if var is not None:
+                env = env.bind(var, Scalar(a), Scalar(a))
+            pre += [_assertion(builder, env, x, var, a, a) for x in assertions]
+    except (NoRule, T.SortError):
+        return None
+    return pre
+
+
 def _ranges(simple: A.SimpleType, t: T.Term) -> List[T.Term]:
     return list(L.range_facts(simple, t))
 

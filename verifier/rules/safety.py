@@ -125,14 +125,34 @@ class Safety:
         self._terminates(ctx, calls)
         return value
 
+    def _in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[T.Term]], call: str,
+                   span, guard: T.Term = T.boolean(True)) -> None:
+        """The call ``call`` of ``name``'s val (evaluated when ``guard`` holds) has arguments
+        in the val's domain, where its definition is shown to terminate without error
+        (``call_facts.call_precondition``)."""
+        from verifier.rules.call_facts import call_precondition
+        pre = call_precondition(self.b, name, args)
+        what = (f"the arguments of {call} are in the domain of {source_name(name)}'s val "
+                "(where it is shown to terminate without error)")
+        if pre is None:
+            goal, what = T.boolean(False), what + ", which the logic cannot state"
+        elif not pre:
+            return
+        else:
+            goal = T.and_(*pre)
+        self.require(ctx, goal if guard == T.boolean(True) else T.implies(guard, goal), what,
+                     span)
+
     def _terminates(self, ctx: Ctx, calls: Sequence[CallCheck]) -> None:
         """Each recursive call the translation evaluated — wherever it stands in the code, its
         value used or not — is on a shorter list than this run's at the induction position,
         on the path that evaluates it (the branch conditions above it): the recursion
-        terminates."""
+        terminates. And every call of a function through its val (recursive or not) has
+        arguments in the val's domain: the callee is shown safe and terminating only there."""
         for c in calls:
             if ctx.function is not None and c.function == ctx.function:
                 self._shorter(ctx, c.call.args, c.guard, T.pretty(c.call), c.span)
+            self._in_domain(ctx, c.function, c.call.args, T.pretty(c.call), c.span, c.guard)
 
     def _shorter(self, ctx: Ctx, args: Sequence[T.Term], guard: T.Term, call: str,
                  span) -> None:
@@ -196,10 +216,13 @@ class Safety:
                       "its val says", span)
         return elem
 
-    def has_type(self, ctx: Ctx, value: SymValue, want: A.SimpleType, what: str, span) -> None:
+    def has_type(self, ctx: Ctx, value: SymValue, want: A.SimpleType, what: str, span,
+                 rule: str = "Result") -> None:
         """Require the range facts of ``want`` of ``value`` — the facts ``fresh_value`` gives a
         value of that type wherever the val is used; a value the walk cannot name while the
-        type says something of it is a condition that cannot be shown."""
+        type says something of it is a condition that cannot be shown. ``rule``: the
+        obligations' provenance (``Result`` for what a definition returns, which the kernel
+        looks for)."""
         wanted = type_facts(want, value)
         if wanted is None:
             goal, what = T.boolean(False), f"{what} (the verifier cannot name the value to show it)"
@@ -207,9 +230,8 @@ class Safety:
             goal = T.and_(*wanted)
         else:
             return
-        # rule "Result": the kernel checks that a claim whose type has ranges has these
         self.obligations.append(self.b.oblige(ctx, ObligationKind.RANGE, goal,
-                                              f"{what} (run {self.run})", span, "Result"))
+                                              f"{what} (run {self.run})", span, rule))
 
     def _m_Return(self, ctx: Ctx, e: A.Return) -> Elem:
         return exact(self.value(ctx, e.value))
@@ -403,19 +425,15 @@ class Safety:
                 drawn = self.monadic(ctx, arg)
                 value, facts = drawn.make(self.b, None)
                 inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
-                wanted = range_facts_of(simple_of(base.body), value)
-                if wanted:
-                    self.require(inner, T.and_(*wanted),
-                                 f"the draws of argument {i} of {name} have the type its val says",
-                                 arg.span)
+                self.has_type(inner, value, simple_of(base.body), f"the draws of argument {i} "
+                              f"of {name} have the type its val says", arg.span, "Range")
                 continue
             value = self.value(ctx, arg)
-            if isinstance(value, Scalar):
+            if isinstance(value, (Scalar, DistV)):
                 terms[-1] = value.term
-            wanted = range_facts_of(simple_of(base), value)
-            if wanted:
-                self.require(ctx, T.and_(*wanted), f"argument {i} of {name} has the type its "
-                             "val says", arg.span)
+            self.has_type(ctx, value, simple_of(base), f"argument {i} of {name} has the type "
+                          "its val says", arg.span, "Range")
+        self._in_domain(ctx, name, terms, short(e), e.span)
         if name == ctx.function:  # a recursive call in monadic code terminates too
             position = ctx.induction[0] if ctx.induction is not None else None
             if position is not None and terms[position] is None:
@@ -453,17 +471,6 @@ def _strip(rt: A.RType) -> A.RType:
     while isinstance(rt, A.RRefine):
         rt = rt.base
     return rt
-
-
-def range_facts_of(t: A.SimpleType, value: SymValue) -> List[T.Term]:
-    if isinstance(value, Scalar):
-        return list(L.range_facts(t, value.term))
-    if isinstance(value, TupleV) and isinstance(t, A.TTuple) and len(t.items) == len(value.items):
-        out: List[T.Term] = []
-        for item_t, item_v in zip(t.items, value.items):
-            out += range_facts_of(item_t, item_v)
-        return out
-    return []
 
 
 def elem_of_rtype(rt: A.RType) -> Elem:
