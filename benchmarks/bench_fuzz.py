@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def run(seed: int, count: int, workers: int, max_shrinks: int, progress: bool = True):
-    from verifier.fuzz.campaign import Config, fuzz
+    from verifier.fuzz.campaign import fuzz
+    from verifier.fuzz.case import Config
     done = []
     start = time.perf_counter()
 

@@ -14,7 +14,8 @@ import pytest
 from verifier.audit import output_law
 from verifier.cli import main
 from verifier.fuzz import metamorphic
-from verifier.fuzz.campaign import Config, check_case, fuzz, parse_and_type, program_seed, verify
+from verifier.fuzz.campaign import fuzz
+from verifier.fuzz.case import Config, check_case, parse_and_type, program_seed, verify
 from verifier.fuzz.divergence import KINDS, Noise, divergence
 from verifier.fuzz.generate import generate
 from verifier.fuzz.oracle import NONTERMINATION, RUNTIME, SOUNDNESS, Limits, Oracle, law_of, read_claim
@@ -413,7 +414,7 @@ def test_every_failure_of_the_campaign_is_real(campaign):
     for failure in campaign.failures:
         if failure.kind in ("crash", "metamorphic"):
             if failure.kind == "metamorphic":
-                from verifier.fuzz.campaign import verdicts_of
+                from verifier.fuzz.case import verdicts_of
                 assert verdicts_of(failure.program).get(failure.claim) != \
                     (verdicts_of(failure.variant) or {}).get(_renamed(failure))
             continue

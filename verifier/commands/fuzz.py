@@ -33,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verifier.fuzz.campaign import Config, fuzz
+    from verifier.fuzz.campaign import fuzz
+    from verifier.fuzz.case import Config
     if args.count is not None and args.count < 0:
         raise error("U002", f"--count must be at least 0, got {args.count}")
     if args.time is not None and not args.time > 0:

@@ -21,7 +21,7 @@ from collections import Counter
 from typing import Any, Dict, List, Tuple
 
 from verifier.fuzz import coverage
-from verifier.fuzz.campaign import KINDS, Case, Config, Failure, parse_and_type
+from verifier.fuzz.case import KINDS, Case, Config, Failure, parse_and_type
 
 #: Features that mark how a program may slip past a verifier (used to pick which failures to
 #: shrink first: one per combination).

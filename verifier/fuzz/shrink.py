@@ -26,7 +26,10 @@ from fractions import Fraction
 from typing import Callable, Iterator, List, Optional
 
 from obligations.records import replace
-from verifier.fuzz import scope
+from verifier.commands.verify import render
+from verifier.fuzz import metamorphic, scope
+from verifier.fuzz.case import CRASH, METAMORPHIC, kernel_opinion, parse_and_type, verdicts_of, verify
+from verifier.fuzz.oracle import Oracle
 from verifier.language import ast
 from verifier.language.pretty import pretty_program
 
@@ -44,8 +47,6 @@ def size(node: ast.Node) -> int:
 def still_fails(failure, config) -> Callable[[ast.Program, object], bool]:
     """The predicate a type-checked candidate ``(program, typed)`` must meet to keep
     ``failure``'s kind (see the module docstring)."""
-    from verifier.fuzz.campaign import CRASH, METAMORPHIC, verify
-    from verifier.fuzz.oracle import Oracle
 
     # a candidate that runs 20,000 steps is taken as looping; the result is checked in full
     limits = replace(config.limits, confirm_steps=min(config.limits.confirm_steps, 20_000))
@@ -71,8 +72,6 @@ def still_fails(failure, config) -> Callable[[ast.Program, object], bool]:
 
 
 def _metamorphic_still(prog, typed, failure) -> bool:
-    from verifier.fuzz import metamorphic
-    from verifier.fuzz.campaign import verdicts_of, verify
     report = verify(prog, typed)
     if isinstance(report, str):
         return False
@@ -160,7 +159,6 @@ def shrink(program: ast.Program, claim: str, predicate: Callable[[ast.Program, o
            budget: int, seconds: float = math.inf) -> ast.Program:
     """The smallest program found whose well-typed reading satisfies ``predicate`` (greedy; at
     most ``budget`` predicate checks, ``MAX_CANDIDATES`` candidates and about ``seconds``)."""
-    from verifier.fuzz.campaign import parse_and_type
     current, checks, tried = program, 0, 0
     deadline = time.perf_counter() + seconds
     improved = True
@@ -189,9 +187,6 @@ def shrink(program: ast.Program, claim: str, predicate: Callable[[ast.Program, o
 def shrink_failure(failure, config) -> None:
     """Shrink ``failure`` in place: ``shrunk``, ``shrunk_output`` and, for oracle failures,
     the witness on the shrunk program."""
-    from verifier.commands.verify import render
-    from verifier.fuzz.campaign import CRASH, METAMORPHIC, parse_and_type, verify
-    from verifier.fuzz.oracle import Oracle
     parsed = parse_and_type(failure.program)
     if isinstance(parsed, str):
         return
@@ -208,7 +203,6 @@ def shrink_failure(failure, config) -> None:
     report = verify(prog, typed)
     failure.shrunk_output = report if isinstance(report, str) else render(report)
     if failure.kernel is not None and failure.claim:
-        from verifier.fuzz.campaign import kernel_opinion
         failure.shrunk_kernel = kernel_opinion(text, failure.claim)
     if failure.witness is not None and prog.find_val(failure.claim) is not None:
         judgement = Oracle(prog, typed, config.limits).judge(prog.find_val(failure.claim))
@@ -218,7 +212,6 @@ def shrink_failure(failure, config) -> None:
 
 def _fails_in_full(prog: ast.Program, typed, failure, config) -> bool:
     """The oracle, with the campaign's own limits, fails the claim the same way."""
-    from verifier.fuzz.oracle import Oracle
     val = prog.find_val(failure.claim)
     judgement = Oracle(prog, typed, config.limits).judge(val) if val is not None else None
     return judgement is not None and judgement.failed and judgement.witness.kind == failure.kind
