@@ -881,14 +881,17 @@ class _Kernel:
 
     def fresh(self, output: List[Tuple[T.Term, T.Term]], n, check: bool = True) -> bool:
         """Whether ``output`` is made of fresh variables shared by the runs: not the val's
-        parameters, not the output of another computation (the candidate an ExpMech drew is
-        its own output). With ``check`` the variables are claimed for node ``n``."""
-        drawn = n["rule"] == "ExpMech"
+        parameters, not the output of another computation, not the candidate an ExpMech drew
+        to state its cost (its own output included: the cost is the score's sensitivity at
+        every candidate, and a continuation that reads the output must not see it as the
+        candidate the cost was taken at — the loss at an output is not the score's change
+        there). With ``check`` the variables are claimed for node ``n``."""
+        if n["rule"] == "ExpMech":
+            self.draw_facts(n)  # its candidate's variables, claimed before its output
         for a, b in output:
             if not (isinstance(a, T.Var) and a == b and a.run is None
-                    and a not in self.parameter_vars
-                    and (drawn and self.fresh_drawn.get(a) == n["id"]
-                         or self.fresh_outputs.get(a, n["id"]) == n["id"])):
+                    and a not in self.parameter_vars and a not in self.fresh_drawn
+                    and self.fresh_outputs.get(a, n["id"]) == n["id"]):
                 return False
         if check:
             for a, _ in output:

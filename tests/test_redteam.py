@@ -25,6 +25,14 @@ own. The must-fail programs of the benchmarks are under ``benchmarks/programs/un
    every call of a val it evaluates, the val's domain at the call's arguments (ranges and
    refinements at the pair ``(a, a)``), and the kernel refuses a call written in the body
    without that obligation at its span.
+4. **The exponential mechanism was charged at its output.** Its cost, the score's change
+   ``eps |score<1> (r) - score<2> (r)|``, was stated at a fresh candidate ``r`` that was also
+   its output; a Budget obligation "for every r, cost (r) + later costs (r) <= eps" then paid
+   for a continuation that depends on the output with the change *at that output* (0 where
+   the score does not move), whereas the loss there is up to ``eps / 2`` times the largest
+   change (the normaliser moves). The output is now a fresh value of its own, so the cost
+   enters every obligation as its sup over the candidates; the kernel refuses an ExpMech whose
+   output is a candidate it drew.
 """
 from __future__ import annotations
 
@@ -171,6 +179,34 @@ def test_the_kernel_refuses_a_call_outside_the_domain(monkeypatch):
     kernel_refuses_buggy_builder(monkeypatch, UNSOUND / "val_call_outside_domain.pinf", "main",
                                  _calls_anywhere, "has no obligation that its arguments are in "
                                  "the domain of its val")
+
+
+EXPMECH = """val main :: {{l :: bool list | adj (l<1>, l<2>)}} -> M[DP(1.0)] {{y :: bool * bool | =}}
+let main db =
+  mlet r = expMech ({eps}, fun (x, c) -> if c then count x else 0.0, db) in
+  if r then return (true, false)
+  else mlet b = expMech ({eps}, fun (x, c) -> if c then count x else 0.0 - count x, db) in
+       return (false, b)
+"""
+
+
+def test_the_exponential_mechanism_costs_its_sup_whatever_its_output():
+    claims, _ = claims_and_certificate(EXPMECH.format(eps="1.0"))
+    assert claims["main"].verdict == REFUTED  # exact loss 1.15 at (false, false)
+    twins, cert = claims_and_certificate(EXPMECH.format(eps="0.5"))
+    assert twins["main"].verdict == VERIFIED
+    assert kernel.check(cert).valid
+
+
+def _output_is_the_candidate(monkeypatch):
+    """The old ExpMech: its output is the candidate its cost is stated at."""
+    from verifier.rules import mechanism_rules
+    monkeypatch.setattr(mechanism_rules, "_fresh_like", lambda b, ctx, v: v)
+
+
+def test_the_kernel_refuses_an_expmech_whose_output_is_its_candidate(monkeypatch):
+    kernel_refuses_buggy_builder(monkeypatch, UNSOUND / "expmech_cost_at_output.pinf", "main",
+                                 _output_is_the_candidate, "the output of ExpMech must be fresh")
 
 
 def _no_result_ranges(monkeypatch):

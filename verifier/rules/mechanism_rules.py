@@ -125,7 +125,27 @@ def exp_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
                   obligations=obligations,
                   candidate=str(_first_term(candidate)), eps=eps_pair, score=(s1, s2),
                   candidates=candidates, draw=draw)
-    return Synth(node, cost, (candidate, candidate), tuple(facts))
+    # The cost is the score's sensitivity at a candidate of its own, universally quantified in
+    # the obligations it enters: their sup over the candidates. The output is another fresh
+    # value: the privacy loss at an output r is not eps |score<1> (r) - score<2> (r)| (the
+    # normaliser depends on every candidate's score), so a continuation whose cost depends on
+    # the output must be paid for with the sup, not with the score's change at that output.
+    output = _fresh_like(b, ctx, candidate)
+    return Synth(node, cost, (output, output), tuple(facts))
+
+
+def _fresh_like(b: Builder, ctx: Ctx, v: SymValue) -> SymValue:
+    """A fresh value of the shape of ``v`` (a tuple's components, a distribution's family), of
+    which nothing is known."""
+    if isinstance(v, TupleV):
+        return TupleV(tuple(_fresh_like(b, ctx, item) for item in v.items))
+    if isinstance(v, DistV):
+        params = tuple(b.fresh(f"{ctx.binder or 'r'}_q{i}", T.REAL)
+                       for i in range(1, len(v.params) + 1))
+        return DistV(v.family, params, b.fresh(ctx.binder or "r", L.DIST), origin=v.origin)
+    if isinstance(v, Scalar):
+        return Scalar(b.fresh(ctx.binder or "r", v.term.sort))
+    return v
 
 
 def _score(b: Builder, fn, x, r, run: int, e: A.App) -> T.Term:
