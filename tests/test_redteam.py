@@ -33,6 +33,12 @@ own. The must-fail programs of the benchmarks are under ``benchmarks/programs/un
    change (the normaliser moves). The output is now a fresh value of its own, so the cost
    enters every obligation as its sup over the candidates; the kernel refuses an ExpMech whose
    output is a candidate it drew.
+5. **A stored computation's eager parts were not looked at.** ``let m = return e in ...``
+   kept ``return e`` as code, to be checked where it runs — but the language evaluates ``e``
+   (and the distribution of ``ran``, the first computation of ``mlet``, the likelihood and
+   prior of ``observe``) where it is written, run or not. A division by zero or a call out of
+   its domain there could stop or loop one run only. The translator now translates those
+   parts where the computation is written.
 """
 from __future__ import annotations
 
@@ -207,6 +213,36 @@ def _output_is_the_candidate(monkeypatch):
 def test_the_kernel_refuses_an_expmech_whose_output_is_its_candidate(monkeypatch):
     kernel_refuses_buggy_builder(monkeypatch, UNSOUND / "expmech_cost_at_output.pinf", "main",
                                  _output_is_the_candidate, "the output of ExpMech must be fresh")
+
+
+STORED = """val zeros :: {{l :: bool list | l<1> = l<2> /\\ count l<1> = 0}} -> {{r :: real | =}}
+let rec zeros l = match l with
+  | [] -> 0.0
+  | x :: xs -> if x then zeros l else zeros xs
+
+val main :: {{db :: bool list | adj (db<1>, db<2>)}} -> M[DP(1.0)] {{x :: real | =}}
+let main db = let m = {stored} in lapMech (1.0, count db)
+"""
+
+#: (name, must-fail stored computation, must-pass twin)
+STORED_CASES = [
+    ("return of a division by zero", "return (1.0 / (count db - 1))",
+     "return (1.0 / (count db + 1))"),
+    ("return of a call out of its domain", "return (zeros db)", "return (zeros [])"),
+    ("ran of a distribution with a zero parameter", "ran (beta (count db, 1.0))",
+     "ran (beta (count db + 1, 1.0))"),
+    ("mlet whose first computation loops", "mlet x = return (zeros db) in return x",
+     "mlet x = return (zeros [false]) in return x"),
+]
+
+
+@pytest.mark.parametrize("name, bad, good", STORED_CASES, ids=[c[0] for c in STORED_CASES])
+def test_the_eager_parts_of_a_stored_computation_are_checked(name, bad, good):
+    verdicts, _ = claims_and_certificate(STORED.format(stored=bad))
+    assert verdicts["main"].verdict != VERIFIED
+    twins, cert = claims_and_certificate(STORED.format(stored=good))
+    assert twins["main"].verdict == VERIFIED, (twins["main"].verdict, twins["main"].failure)
+    assert kernel.check(cert).valid
 
 
 def _no_result_ranges(monkeypatch):

@@ -307,6 +307,15 @@ class Translator:
         return Closure(e.params, e.body, env)
 
     def _monadic(self, e: A.Expr, run, env):
+        """A computation written in a pure position is kept as code, to be checked where it
+        runs; but the language evaluates its eager parts now, run or not (the evaluator: the
+        value of ``return v``, the distribution of ``ran d``, the first computation of an
+        ``mlet``, the likelihood and prior of an ``observe``), so they are translated here
+        for their range conditions and calls (a call there may fail or loop in one run)."""
+        eager = {A.Return: lambda: (e.value,), A.Ran: lambda: (e.value,),
+                 A.MLet: lambda: (e.value,), A.Observe: lambda: (e.likelihood, e.prior)}
+        for part in eager.get(type(e), lambda: ())():
+            self._go(part, run, env)
         return Monadic(e, env)
 
     def _infer_node(self, e: A.Infer, run, env):
