@@ -126,3 +126,53 @@ let big db = hellingerMech (1e400, 0.5, beta (1.0, 1.0), db)
         assert main(["run", str(path), entry, "--arg", "db=[true; false]", "--seed", "1"]) == 0
         out, err = capsys.readouterr()
         assert out.startswith("beta(") and "error" not in err
+
+
+#: Places where pure code makes a computation without running it. Call by value makes part of
+#: the computation at once (a mechanism's parameters are checked, a ``return``'s value is
+#: computed, an ``mlet``'s first computation is made), so its range conditions are obligations
+#: there too, whether or not it ever runs.
+MADE_NOT_RUN = {
+    "let": "let unused = BODY in return 0.0",
+    "tuple": "let unused = (BODY, 1) in return 0.0",
+    "argument": "let ignore = fun u -> 0.0 in let v = ignore (BODY) in return v",
+    "inside mlet": "let unused = (mlet y = BODY in return y) in return 0.0",
+    "helper": "let make = fun u -> BODY in let unused = make () in return 0.0",
+}
+
+
+@pytest.mark.parametrize("place", sorted(MADE_NOT_RUN))
+@pytest.mark.parametrize("name, body, result, words, fails, holds, bad", CASES,
+                         ids=[c[0] for c in CASES])
+def test_a_computation_made_but_never_run_meets_its_range_conditions(
+        tmp_path, capsys, place, name, body, result, words, fails, holds, bad):
+    made = MADE_NOT_RUN[place].replace("BODY", f"({body})")
+    rejected, _ = claims_and_certificate(program(made, "real", fails))
+    assert rejected["f"].verdict != "verified"
+    assert words in rejected["f"].failure and "[Range]" in rejected["f"].failure
+    verified, _ = claims_and_certificate(program(made, "real", holds, HOLDS_GUARD.get(name, "")))
+    assert verified["f"].verdict == "verified", verified["f"].failure
+    path = tmp_path / "p.pinf"
+    path.write_text(program(made, "real", "real"))
+    code = main(["run", str(path), "f", "--arg", f"x={bad}", "--seed", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "error[R0" in err and "internal error" not in err, err
+
+
+STORED_VAL_CALL = """
+val f :: {n :: int | n<1> = n<2> /\\ n<1> >= 3} -> M[DP(0.0)] {r :: real | =}
+let f n = return (1.0 / (n - 2))
+
+val main :: {k :: int | =} -> M[DP(0.0)] {r :: real | =}
+let main k = let unused = f ARG in return 0.0
+"""
+
+
+@pytest.mark.parametrize("arg, verified", [("k", False), ("(if k >= 3 then k else 3)", True)])
+def test_a_stored_call_of_a_val_is_in_its_domain(arg, verified):
+    """Calling ``f`` runs its body up to the computation it returns, stored or not: on 2 it
+    divides by zero, so a call that may be outside ``f``'s domain is not verified."""
+    claims, _ = claims_and_certificate(STORED_VAL_CALL.replace("ARG", arg))
+    assert claims["f"].verdict == "verified"
+    assert (claims["main"].verdict == "verified") is verified, claims["main"].failure
+

@@ -30,7 +30,7 @@ from verifier.rules.derivation import Derivation
 from verifier.rules.equality import equality_goals
 from verifier.rules.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV, value_terms)
-from verifier.rules.translate import CallCheck, NoRule, RangeCheck, Translator, missing_val
+from verifier.rules.translate import CallCheck, NoRule, RangeCheck, StoredComputation, Translator, missing_val
 
 
 @record
@@ -69,9 +69,10 @@ class Builder:
         self._lets = {d.name: d for d in program.lets()}
         self._range_checks: List[RangeCheck] = []
         self._calls: List[CallCheck] = []
+        self._stored: List[StoredComputation] = []
         self.translator = Translator(self._range_checks.append, self._infer, self.fresh,
                                      self.signature, self.list_key, self._on_call,
-                                     self._returns_computation)
+                                     self._returns_computation, self._stored.append)
         self.top_env = self._top_env()
         self.folds: Dict[str, Derivation] = {}
         #: functions whose val's call facts some obligation assumes (the claim depends on them)
@@ -312,10 +313,11 @@ class Builder:
         return self.translator.as_term(left, e), self.translator.as_term(right, e)
 
     @contextmanager
-    def collecting(self, checks: List[RangeCheck], calls: Optional[List[CallCheck]] = None):
-        """Send the range conditions met by the translator to ``checks`` (and the calls it
-        evaluates to ``calls``) for the duration."""
-        start, first_call = len(self._range_checks), len(self._calls)
+    def collecting(self, checks: List[RangeCheck], calls: Optional[List[CallCheck]] = None,
+                   stored: Optional[List[StoredComputation]] = None):
+        """Send the range conditions met by the translator to ``checks`` (the calls it
+        evaluates to ``calls``, the computations it makes to ``stored``) for the duration."""
+        start, first_call, first_stored = len(self._range_checks), len(self._calls), len(self._stored)
         try:
             yield
         finally:
@@ -324,6 +326,9 @@ class Builder:
             if calls is not None:
                 calls.extend(self._calls[first_call:])
             del self._calls[first_call:]
+            if stored is not None:
+                stored.extend(self._stored[first_stored:])
+            del self._stored[first_stored:]
 
     def _on_call(self, call: CallCheck) -> None:
         """The translator evaluated a call of a function with a val: the claim depends on that

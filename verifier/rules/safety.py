@@ -22,7 +22,7 @@ from verifier.rules.context import Ctx
 from verifier.rules.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV)
 from verifier.language.resolve import source_name
-from verifier.rules.translate import (CallCheck, NoRule, RangeCheck, bind_pattern, flatten_app,
+from verifier.rules.translate import (CallCheck, NoRule, RangeCheck, StoredComputation, bind_pattern, flatten_app,
                                       missing_val)
 
 
@@ -119,10 +119,12 @@ class Safety:
         (and, in a recursive function's body, the termination of its recursive calls)."""
         checks: List[RangeCheck] = []
         calls: List[CallCheck] = []
-        with self.b.collecting(checks, calls):
+        stored: List[StoredComputation] = []
+        with self.b.collecting(checks, calls, stored):
             value = self.b.translator.expr(e, self.run, ctx.env)
         self._emit(ctx, checks)
         self._terminates(ctx, calls)
+        self._made(ctx, stored)
         return value
 
     def _in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[T.Term]], call: str,
@@ -171,11 +173,23 @@ class Safety:
     def apply(self, ctx: Ctx, fn: SymValue, args: Sequence[SymValue], span) -> SymValue:
         checks: List[RangeCheck] = []
         calls: List[CallCheck] = []
-        with self.b.collecting(checks, calls):
+        stored: List[StoredComputation] = []
+        with self.b.collecting(checks, calls, stored):
             value = self.b.translator.apply(fn, args, self.run, span)
         self._emit(ctx, checks)
         self._terminates(ctx, calls)
+        self._made(ctx, stored)
         return value
+
+    def _made(self, ctx: Ctx, stored: Sequence[StoredComputation]) -> None:
+        """Each computation pure code made by an application (``StoredComputation``) is
+        checked where it is made, as the application it is: a mechanism's parameters, a val's
+        domain (its Safety walk, ``_m_App``)."""
+        for made in stored:
+            inner = ctx.with_env(made.env)
+            if made.guard != T.boolean(True):
+                inner = inner.assume("h_made", made.guard)
+            self.monadic(inner, made.expr)
 
     def _emit(self, ctx: Ctx, checks: List[RangeCheck]) -> None:
         for c in checks:

@@ -61,6 +61,20 @@ class RangeCheck:
 
 
 @record
+class StoredComputation:
+    """A computation that pure code makes by applying a mechanism or a function whose val
+    returns a computation (``let m = lapMech (eps, x) in``), in run ``run``, when ``guard``
+    holds. Call by value applies it at once, run later or not: the mechanism checks its
+    parameters, the function's body runs up to the computation it returns (on an argument that
+    must be in its val's domain). Whoever translates code must check it where it is made."""
+
+    expr: A.Expr
+    env: Env
+    guard: T.Term
+    run: Optional[int]
+
+
+@record
 class CallCheck:
     """A call of a program function through its val (an opaque value, which presumes that the
     call returns), evaluated when ``guard`` holds, in run ``run``: whoever translates code
@@ -101,8 +115,10 @@ class Translator:
                  signature: Callable[[str], Tuple[int, Optional[T.Sort]]],
                  list_key: Callable[[A.Expr], Optional[str]] = lambda e: None,
                  call_sink: Callable[[CallCheck], None] = lambda c: None,
-                 returns_computation: Callable[[str], bool] = lambda name: False):
+                 returns_computation: Callable[[str], bool] = lambda name: False,
+                 stored_sink: Callable[[StoredComputation], None] = lambda s: None):
         self._sink = range_sink
+        self._stored_sink = stored_sink
         self._call_sink = call_sink
         self._returns_computation = returns_computation
         self._infer = infer_hook
@@ -318,6 +334,14 @@ class Translator:
             self._go(part, run, env)
         return Monadic(e, env)
 
+    def _made(self, e: A.App, run, env) -> Monadic:
+        """The computation made by application ``e`` (of a mechanism, or of a function whose val
+        returns a computation), its arguments already translated: kept as code, and reported to
+        the stored-computation sink, since the application itself happens now."""
+        guard = T.and_(*self._guards) if self._guards else T.boolean(True)
+        self._stored_sink(StoredComputation(e, env, guard, run or None))
+        return Monadic(e, env)
+
     def _infer_node(self, e: A.Infer, run, env):
         return self._infer(e.value, run, env)
 
@@ -365,8 +389,8 @@ class Translator:
         if self._makes_computation(fn, len(args)):
             # a computation made by a mechanism or a function with a val: its arguments are
             # evaluated now (their range conditions and calls count), the computation is
-            # kept as code, to be checked where it runs
-            return Monadic(e, env)
+            # kept as code, to be checked where it is made and where it runs
+            return self._made(e, run, env)
         return self.apply(fn, values, run, e.span)
 
     def _makes_computation(self, fn: SymValue, n: int) -> bool:
