@@ -417,3 +417,9 @@ def test_a_refutation_does_not_depend_on_what_was_imported_before():
     process, the verdict is the one of the suite's process."""
     out = run_cli("verify", "benchmarks/programs/unsound/adj_shadowed_after_val.pinf")
     assert out.returncode == 1 and "refuted" in out.stdout and "error[V008]" in out.stdout
+
+
+def test_a_refuted_constant_lists_no_inputs():
+    claims, _ = claims_and_certificate("val c :: {r :: real+ | =}\nlet c = 0.0\n")
+    assert claims["c"].verdict == "refuted"
+    assert "confirmed by evaluation" in claims["c"].failure and "(inputs:" not in claims["c"].failure

@@ -84,7 +84,8 @@ class Confirmation:
     def text(self) -> str:
         parts = [f"{p} = {a}" if a == b else f"{p}<1> = {a}, {p}<2> = {b}"
                  for p, a, b in self.inputs]
-        return f"confirmed by {self.method}: {self.detail} (inputs: {', '.join(parts)})"
+        inputs = f" (inputs: {', '.join(parts)})" if parts else ""
+        return f"confirmed by {self.method}: {self.detail}{inputs}"
 
 
 def confirm(program: A.Program, typed: Any, val: A.ValDecl,
