@@ -1233,10 +1233,7 @@ class _Gen:
         return app(var("fst"), ast.TupleLit((self.expr(t, ctx, depth), self.expr(other, ctx, depth - 1))))
 
     def r_count(self, t, ctx, depth):
-        lists = ctx.of_type(LIST(BOOL))
-        if not lists or not self.builtin_usable("count", ctx):
-            return None
-        return app(var("count"), var(self.rng.choice(lists).name))
+        return self.builtin_of_a_list("count", LIST(BOOL), ctx)
 
     def r_length(self, t, ctx, depth):
         lists = ctx.lists()
@@ -1260,10 +1257,15 @@ class _Gen:
         return self.expr(INT, ctx, depth)
 
     def r_sum(self, t, ctx, depth):
-        lists = ctx.of_type(LIST(REAL))
-        if not lists or not self.builtin_usable("sum", ctx):
+        return self.builtin_of_a_list("sum", LIST(REAL), ctx)
+
+    def builtin_of_a_list(self, name, list_type, ctx):
+        """``name l`` for a list ``l`` in scope of type ``list_type`` (None when there is none,
+        or the built-in is shadowed)."""
+        lists = ctx.of_type(list_type)
+        if not lists or not self.builtin_usable(name, ctx):
             return None
-        return app(var("sum"), var(self.rng.choice(lists).name))
+        return app(var(name), var(self.rng.choice(lists).name))
 
     def r_abs_max(self, t, ctx, depth):
         name = self.rng.choice(("abs", "max", "min"))
