@@ -3,7 +3,7 @@
 The logic leaves the language's list statistics, relations between lists, distances between
 distributions and the distribution constructors uninterpreted. This module names them once,
 for everyone who builds or checks terms over them: the verifier's translator
-(``verifier.rules.logic`` re-exports it), the axiom schemas (``obligations.schemas``) and the
+(``verifier.translation.logic`` re-exports it), the axiom schemas (``obligations.schemas``) and the
 certificate kernel (``checker``), which must rebuild the very same terms without importing
 the verifier.
 

@@ -316,8 +316,8 @@ def test_translated_closed_forms_equal_the_evaluator(a, b, c):
     """What the translator makes of a built-in (a term of the logic) is what the evaluator
     computes: mean, variance, sigma, getParams, abs, min, max, exp, log, sqrt."""
     from verifier.language.parser import parse_expr
-    from verifier.rules.symbolic import Env
-    from verifier.rules.translate import Translator
+    from verifier.translation.symbolic import Env
+    from verifier.translation.translate import Translator
     from verifier.semantics.evaluator import evaluate_expr
 
     checks = []

@@ -329,7 +329,7 @@ def _typed_parameter_equal(monkeypatch):
     real = equality.equality_goals
 
     def typed_equal(left, right, _seen=None):
-        from verifier.rules.symbolic import Monadic
+        from verifier.translation.symbolic import Monadic
         if isinstance(left, Monadic) and left is right and left.expr is None:
             return []
         return real(left, right, _seen)

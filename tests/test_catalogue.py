@@ -18,7 +18,7 @@ from verifier.language.builtins import ASSERTION, BUILTINS, CONJUGATE, CONSTANT,
 from verifier.language.types import Arrow, Monad
 from verifier.rules import registry
 from verifier.rules.safety import Safety
-from verifier.rules.translate import MONADIC_BUILTINS, Translator
+from verifier.translation.translate import MONADIC_BUILTINS, Translator
 from verifier.semantics import evaluator
 
 

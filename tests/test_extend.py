@@ -9,7 +9,7 @@ from verifier import api
 from verifier.extend import add_mechanism, remove_mechanism
 from verifier.rules.builder import Synth
 from verifier.rules.context import Cost
-from verifier.rules.symbolic import Scalar
+from verifier.translation.symbolic import Scalar
 from verifier.semantics import monad
 from verifier.semantics.evaluator import run_entry
 from verifier.semantics.noise import seeded_source

@@ -22,7 +22,7 @@ from verifier.language.typecheck import typecheck_program
 from verifier.rules import registry
 from verifier.rules.context import Cost, zero_cost
 from verifier.rules.core_rules import case_cost
-from verifier.rules.translate import NoRule
+from verifier.translation.translate import NoRule
 from verifier.verification import REFUTED, UNKNOWN, VERIFIED, verify_program
 
 ROOT = Path(__file__).resolve().parent.parent

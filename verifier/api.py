@@ -26,7 +26,7 @@ from verifier.rules.builder import Builder, Synth
 from verifier.rules.context import Cost, Ctx
 from verifier.rules.derivation import Derivation
 from verifier.rules.registry import mechanisms, register_mechanism
-from verifier.rules.translate import NoRule
+from verifier.translation.translate import NoRule
 from verifier.verification import ClaimReport, Report, verify_claim, verify_program
 
 

@@ -20,7 +20,8 @@ from verifier.language import ast as A
 from verifier.language import builtins as language_builtins
 from verifier.language import types as ty
 from verifier.language.parser import parse_simple_type
-from verifier.rules import registry, translate
+from verifier.rules import registry
+from verifier.translation import translate
 
 
 def add_mechanism(name: str, type_text: str, evaluate: Callable, rule: Callable, *,

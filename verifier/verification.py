@@ -37,7 +37,7 @@ from verifier.rules import (core_rules, lifting, mechanism_rules,  # noqa: F401 
 from verifier.rules.builder import Builder
 from verifier.rules.derivation import Derivation
 from verifier.refutation import Confirmation
-from verifier.rules.translate import NoRule
+from verifier.translation.translate import NoRule
 
 VERIFIED, REFUTED, UNKNOWN = (v.value for v in (Verdict.VERIFIED, Verdict.REFUTED, Verdict.UNKNOWN))
 VERDICTS = (VERIFIED, REFUTED, UNKNOWN)

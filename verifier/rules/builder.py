@@ -22,15 +22,15 @@ from obligations.z3_backend import discharge
 from verifier.language import ast as A
 from verifier.language.resolve import source_name, written
 from verifier.rules import axioms as AX
-from verifier.rules import logic as L
+from verifier.translation import logic as L
 from verifier.rules import registry
 from verifier.rules.call_facts import call_facts, pure_signature
 from verifier.rules.context import Cost, Ctx
 from verifier.rules.derivation import Derivation
 from verifier.rules.equality import equality_goals
-from verifier.rules.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
+from verifier.translation.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV, value_terms)
-from verifier.rules.translate import CallCheck, NoRule, RangeCheck, StoredComputation, Translator, missing_val
+from verifier.translation.translate import CallCheck, NoRule, RangeCheck, StoredComputation, Translator, missing_val
 
 
 @record
@@ -182,7 +182,7 @@ class Builder:
 
     def type_of(self, e: A.Expr):
         """The simple type of ``e`` as surface syntax, when the type checker knows it."""
-        from verifier.rules.typing_bridge import to_syntax
+        from verifier.translation.typing_bridge import to_syntax
         t = self.simple_type(e)
         return None if t is None else to_syntax(t)
 

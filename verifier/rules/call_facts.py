@@ -32,9 +32,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
 from verifier.language import ast as A
-from verifier.rules import logic as L
-from verifier.rules.symbolic import Scalar
-from verifier.rules.translate import NoRule
+from verifier.translation import logic as L
+from verifier.translation.symbolic import Scalar
+from verifier.translation.translate import NoRule
 
 #: At most this many calls of one function per obligation get facts (pairs grow as its square).
 MAX_CALLS = 6

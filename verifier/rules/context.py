@@ -7,7 +7,7 @@ from typing import Optional, Tuple
 from obligations import terms as T
 from obligations.records import field, record, replace
 from verifier.language import ast as A
-from verifier.rules.symbolic import Env, SymValue
+from verifier.translation.symbolic import Env, SymValue
 
 
 @record

@@ -13,14 +13,14 @@ from obligations.records import replace
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
 from verifier.language.resolve import recursive_call_sites, written
-from verifier.rules import logic as L
+from verifier.translation import logic as L
 from verifier.rules.builder import Builder, Synth, equal_term, refinement_parts, simple_of
 from verifier.rules.context import Claim, Cost, Ctx, zero_cost
 from verifier.rules.derivation import Derivation
 from verifier.rules.monadic_rules import fresh_output, short
 from verifier.rules.registry import monadic_rule, synthesis_rule
-from verifier.rules.symbolic import DistV, Env, Monadic, Scalar, SymValue
-from verifier.rules.translate import NoRule, NotApplicable, ite_value, missing_val
+from verifier.translation.symbolic import DistV, Env, Monadic, Scalar, SymValue
+from verifier.translation.translate import NoRule, NotApplicable, ite_value, missing_val
 
 EQUAL_FAMILIES = ("SD", "HD", "KL")
 

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Tuple
 from obligations import terms as T
 from verifier.language import ast as A
 from verifier.language.free_vars import free_vars
-from verifier.rules.symbolic import (Builtin, Closure, DistV, Env, Monadic, NamedFun, Scalar,
+from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, Monadic, NamedFun, Scalar,
                                      SymValue, TupleV, UnitV)
 
 #: The goals of a pair, or None when the logic cannot show the values equal.

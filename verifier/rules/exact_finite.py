@@ -51,7 +51,7 @@ from verifier.language.pretty import pretty_expr
 from verifier.rules.builder import Builder, refinement_parts, simple_of
 from verifier.rules.core_rules import abstraction, bind_parameters, make_claim
 from verifier.rules.derivation import Derivation
-from verifier.rules.translate import NoRule
+from verifier.translation.translate import NoRule
 
 #: the most parameter valuations the rule enumerates
 MAX_VALUATIONS = 32

@@ -19,7 +19,7 @@ from verifier.rules.builder import Builder, Synth
 from verifier.rules.context import Ctx
 from verifier.rules.monadic_rules import short
 from verifier.rules.registry import monadic_rule, synthesis_rule
-from verifier.rules.translate import NotApplicable, flatten_app
+from verifier.translation.translate import NotApplicable, flatten_app
 
 
 @monadic_rule(A.If, fallback=True)

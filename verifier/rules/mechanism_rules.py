@@ -14,13 +14,13 @@ from obligations.candidates import conjugate, literal_members
 from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.language.builtins import BUILTINS
-from verifier.rules import logic as L
+from verifier.translation import logic as L
 from verifier.rules.builder import Builder, Synth
 from verifier.rules.context import Cost, Ctx
 from verifier.rules.monadic_rules import short
 from verifier.rules.registry import register_mechanism
-from verifier.rules.symbolic import DistV, Scalar, SymValue, TupleV
-from verifier.rules.translate import NoRule
+from verifier.translation.symbolic import DistV, Scalar, SymValue, TupleV
+from verifier.translation.translate import NoRule
 
 
 def _public(b: Builder, ctx: Ctx, arg: A.Expr, what: str, mech: str):
@@ -208,8 +208,8 @@ def finite_candidate(b: Builder, e: A.App) -> Drawn:
     """A fresh candidate ranging over the finite range R of the call, with its range facts."""
     from verifier.language.pretty import pretty_type
     from verifier.rules.safety import fresh_value
-    from verifier.rules.symbolic import value_terms
-    from verifier.rules.typing_bridge import to_syntax
+    from verifier.translation.symbolic import value_terms
+    from verifier.translation.typing_bridge import to_syntax
     if b.typed is None:
         raise NoRule("the range of expMech is not known", e.span)
     r_type = to_syntax(b.expmech_range(e))

@@ -11,7 +11,7 @@ from typing import List, Optional
 from obligations import terms as T
 from obligations.model import ObligationKind
 from verifier.language import ast as A
-from verifier.rules import logic as L
+from verifier.translation import logic as L
 from verifier.rules import registry
 from verifier.language.resolve import written
 from verifier.rules.builder import Builder, Synth, bound_judgement, short
@@ -19,9 +19,9 @@ from verifier.rules.context import Cost, Ctx, zero_cost
 from verifier.rules.equality import equality_goals, variable_goals
 from verifier.language.free_vars import free_vars
 from verifier.rules.registry import monadic_rule
-from verifier.rules.symbolic import (Closure, Monadic, NamedFun, Scalar,
+from verifier.translation.symbolic import (Closure, Monadic, NamedFun, Scalar,
                                      SymValue)
-from verifier.rules.translate import NoRule, bind_pattern, flatten_app
+from verifier.translation.translate import NoRule, bind_pattern, flatten_app
 
 
 # ---- EqualInputs --------------------------------------------------------------------------
@@ -73,7 +73,7 @@ def _result_sort(b: Builder, e: A.Expr) -> Optional[T.Sort]:
     ty = b.simple_type(e)
     if ty is None:
         return None
-    from verifier.rules.typing_bridge import monad_elem_sort
+    from verifier.translation.typing_bridge import monad_elem_sort
     return monad_elem_sort(ty)
 
 

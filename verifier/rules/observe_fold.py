@@ -40,10 +40,10 @@ from verifier.language import ast as A
 from verifier.language.builtins import CONJUGATE as CATALOGUE_CONJUGATE
 from verifier.language.pretty import pretty_expr
 from verifier.language.resolve import written
-from verifier.rules import logic as L
+from verifier.translation import logic as L
 from verifier.rules.context import Ctx
-from verifier.rules.symbolic import DistV, Env, Monadic, NamedFun
-from verifier.rules.translate import NoRule, bind_pattern, flatten_app
+from verifier.translation.symbolic import DistV, Env, Monadic, NamedFun
+from verifier.translation.translate import NoRule, bind_pattern, flatten_app
 
 #: likelihood family -> (conjugate prior family, conjugacy lemma)
 #: likelihood family -> (conjugate prior family, conjugacy lemma): the catalogue's

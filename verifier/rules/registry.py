@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Tuple, Type
 
 from verifier.language import ast as A
-from verifier.rules.translate import NoRule, NotApplicable
+from verifier.translation.translate import NoRule, NotApplicable
 
 _MONADIC: Dict[Type[A.Expr], List[Callable]] = {}
 _SYNTHESIS: Dict[Type[A.Expr], List[Callable]] = {}

@@ -16,13 +16,13 @@ from obligations.candidates import literal_members
 from obligations.model import Obligation, ObligationKind
 from obligations.records import record
 from verifier.language import ast as A
-from verifier.rules import logic as L
+from verifier.translation import logic as L
 from verifier.rules.builder import Builder, short, simple_of
 from verifier.rules.context import Ctx
-from verifier.rules.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, SymValue,
+from verifier.translation.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV)
 from verifier.language.resolve import source_name
-from verifier.rules.translate import (CallCheck, NoRule, RangeCheck, StoredComputation, bind_pattern, flatten_app,
+from verifier.translation.translate import (CallCheck, NoRule, RangeCheck, StoredComputation, bind_pattern, flatten_app,
                                       missing_val)
 
 

@@ -1,6 +1,6 @@
 """Symbolic values: what a pure expression denotes in one run, as terms of the logic.
 
-The translator (``verifier.rules.translate``) maps a pure expression and a run (1 or 2) to one
+The translator (``verifier.translation.translate``) maps a pure expression and a run (1 or 2) to one
 of these. Scalars, lists and distributions are terms; tuples are tuples of symbolic values;
 functions are closures (unfolded on application) or named functions used through their
 ``val``; monadic values are kept as code to be checked by the monadic rules.

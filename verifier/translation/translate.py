@@ -18,8 +18,8 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from obligations.records import record
 from verifier.language import ast as A
-from verifier.rules import logic as L
-from verifier.rules.symbolic import (Builtin, Closure, DistV, Env, Monadic, NamedFun, Scalar,
+from verifier.translation import logic as L
+from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, Monadic, NamedFun, Scalar,
                                      SymValue, TupleV, UnitV)
 
 

@@ -6,7 +6,7 @@ from typing import Optional
 from obligations import terms as T
 from verifier.language import ast as A
 from verifier.language import types as ty
-from verifier.rules import logic as L
+from verifier.translation import logic as L
 
 
 def elem_key(t: ty.Type) -> Optional[str]:
