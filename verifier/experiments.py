@@ -1027,7 +1027,8 @@ LAW_THRESHOLDS = (0.1, 0.25, 0.5, 0.9, 0.99)
 
 def run_law(config: LawConfig, out_dir: str, progress: bool = True) -> LawReport:
     """Compute Fig. 3(b) and 3(c) and write ``law.csv`` (one row per release and candidate with
-    positive probability), ``law.md`` and ``law_k{k}.png`` into ``out_dir``."""
+    positive probability, 10 significant digits), ``law.md`` and ``law_k{k}.png`` into
+    ``out_dir``."""
     start = time.perf_counter()
     os.makedirs(out_dir, exist_ok=True)
     report = LawReport(config)
@@ -1051,7 +1052,7 @@ def run_law(config: LawConfig, out_dir: str, progress: bool = True) -> LawReport
                            "" if law.draws is None else law.draws]
     report.files.append(_write_rows(os.path.join(out_dir, "law.csv"),
                                     ("k", "n", "mechanism", "candidate", "hellinger", "probability", "method",
-                                     "draws"), rows()))
+                                     "draws"), rows(), digits=10))
     report.files.append(write_law_markdown(report, os.path.join(out_dir, "law.md")))
     for k, n in config.cases:
         report.files.append(plot_law(report, k, n, os.path.join(out_dir, f"law_k{k}.png")))
@@ -1137,13 +1138,19 @@ def _pyplot():
     return plt
 
 
-def _write_rows(path: str, header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    """A CSV file: ``header`` then ``rows``; floats written with ``repr`` (round-trip exact)."""
+def _write_rows(path: str, header: Sequence[str], rows: Iterable[Sequence[object]],
+                digits: Optional[int] = None) -> str:
+    """A CSV file: ``header`` then ``rows``; floats written with ``repr`` (round-trip exact) or,
+    with ``digits``, to that many significant digits."""
+    def text(x: object) -> object:
+        if not isinstance(x, (float, np.floating)):
+            return x
+        return repr(float(x)) if digits is None else f"{float(x):.{digits}g}"
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
         for row in rows:
-            writer.writerow([repr(float(x)) if isinstance(x, (float, np.floating)) else x for x in row])
+            writer.writerow([text(x) for x in row])
     return path
 
 
