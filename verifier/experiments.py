@@ -80,7 +80,7 @@ import csv
 import math
 import os
 import time
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -355,20 +355,8 @@ def run_accuracy(config: AccuracyConfig, out_dir: str, progress: bool = True) ->
     os.makedirs(out_dir, exist_ok=True)
     report = AccuracyReport(config)
     points = config.points()
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(points), desc="accuracy", unit="point")
-    try:
-        for k, n, mechanism in points:
-            if bar is not None:
-                bar.set_postfix_str(f"k={k} n={n} {mechanism}")
-            report.rows.append(measure_point(k, n, mechanism, config))
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+    for k, n, mechanism in _progress(points, progress, "accuracy", "point", lambda p: f"k={p[0]} n={p[1]} {p[2]}"):
+        report.rows.append(measure_point(k, n, mechanism, config))
     report.seconds = time.perf_counter() - start
     report.files.append(write_csv(report.rows, os.path.join(out_dir, "accuracy.csv")))
     report.files.append(write_markdown(report, os.path.join(out_dir, "accuracy.md")))
@@ -429,9 +417,7 @@ def write_markdown(report: AccuracyReport, path: str) -> str:
                 cells.append("")
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines))
-    return path
+    return _write_lines(path, lines)
 
 
 def _label(mechanism: str, k: int) -> str:
@@ -447,37 +433,39 @@ def _label(mechanism: str, k: int) -> str:
 def plot_k(rows: Sequence[AccuracyRow], k: int, path: str, config: AccuracyConfig) -> str:
     """Mean (markers and lines) and quartiles (bars from q1 to q3) against n, one line per
     mechanism."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
     sizes = list(config.sizes[k])
     width = (sizes[1] - sizes[0]) if len(sizes) > 1 else 10
-    styles = {"hellingerMech": ("tab:blue", "o"), "hellingerMechPure": ("tab:purple", "s"),
-              "laplace_tight": ("tab:red", "^"), "laplace_k": ("tab:green", "v")}
     present = [m for m in MECHANISMS if any(r.mechanism == m and r.k == k for r in rows)]
     for i, m in enumerate(present):
         rs = sorted((r for r in rows if r.k == k and r.mechanism == m), key=lambda r: r.n)
         shift = (i - (len(present) - 1) / 2) * width * 0.06
-        x = np.array([r.n for r in rs], dtype=float) + shift
-        mean = np.array([r.mean for r in rs])
-        lower = mean - np.array([r.q1 for r in rs])
-        upper = np.array([r.q3 for r in rs]) - mean
-        color, marker = styles.get(m, (None, "o"))
-        ax.errorbar(x, mean, yerr=[np.maximum(lower, 0), np.maximum(upper, 0)], color=color, marker=marker,
-                    markersize=4, linewidth=1.2, capsize=2.5, label=_label(m, k))
-    ax.set_ylim(bottom=0)
+        _error_bars(ax, np.array([r.n for r in rs], dtype=float) + shift, rs, m, k)
     ax.set_xlabel("data size n")
-    ax.set_ylabel("Hellinger distance to the true posterior")
     ax.set_title(f"k = {k} categories, eps = {config.eps:g}, delta = {config.delta:g} "
                  f"(mean; bars: quartiles)", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
+
+
+#: Colour and marker of each release in every plot.
+_STYLES = {"hellingerMech": ("tab:blue", "o"), "hellingerMechPure": ("tab:purple", "s"),
+           "laplace_tight": ("tab:red", "^"), "laplace_k": ("tab:green", "v")}
+
+
+def _error_bars(ax, x: np.ndarray, rows: Sequence, mechanism: str, k: int) -> None:
+    """One release's mean errors at ``x`` (markers and lines) with bars from q1 to q3; the axis
+    gets the shared y label, limits and grid."""
+    mean = np.array([r.mean for r in rows])
+    lower = np.maximum(mean - np.array([r.q1 for r in rows]), 0)
+    upper = np.maximum(np.array([r.q3 for r in rows]) - mean, 0)
+    color, marker = _STYLES.get(mechanism, (None, "o"))
+    ax.errorbar(x, mean, yerr=[lower, upper], color=color, marker=marker, markersize=4, linewidth=1.2,
+                capsize=2.5, label=_label(mechanism, k))
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("Hellinger distance to the true posterior")
+    ax.grid(True, which="both", alpha=0.3)
 
 
 # ======================================================================================
@@ -618,25 +606,16 @@ def run_sensitivity(config: SensitivityConfig, out_dir: str, progress: bool = Tr
     os.makedirs(out_dir, exist_ok=True)
     report = SensitivityReport(config)
     sizes = sorted(set(config.sizes) | set(config.trend_sizes))
-    bar = _bar(progress, len(sizes), "sensitivity", "size")
-    try:
-        for n in sizes:
-            if bar is not None:
-                bar.set_postfix_str(f"n={n}")
-            ls, rad = beta_local_sensitivities(config.prior, n)
-            if n in config.sizes:
-                every = list(range(n + 1))
-                s_delta = smooth_from_local(ls, every, smooth_gamma(config.eps, config.delta, n + 1))
-                s_pure = smooth_from_local(ls, every, None)
-                report.rows += [SensitivityRow(n, j, float(ls[j]), float(rad[j]), float(s_delta[j]),
-                                               float(s_pure[j])) for j in every]
-            if n in config.trend_sizes:
-                report.trend.append(sensitivity_trend_row(config, n, ls))
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+    for n in _progress(sizes, progress, "sensitivity", "size", lambda n: f"n={n}"):
+        ls, rad = beta_local_sensitivities(config.prior, n)
+        if n in config.sizes:
+            every = list(range(n + 1))
+            s_delta = smooth_from_local(ls, every, smooth_gamma(config.eps, config.delta, n + 1))
+            s_pure = smooth_from_local(ls, every, None)
+            report.rows += [SensitivityRow(n, j, float(ls[j]), float(rad[j]), float(s_delta[j]),
+                                           float(s_pure[j])) for j in every]
+        if n in config.trend_sizes:
+            report.trend.append(sensitivity_trend_row(config, n, ls))
     report.seconds = time.perf_counter() - start
     report.files.append(_write_rows(os.path.join(out_dir, "sensitivity.csv"),
                                     ("n", "j", "ls", "ls_radius", "s_delta", "s_pure"),
@@ -679,9 +658,7 @@ def write_sensitivity_markdown(report: SensitivityReport, path: str) -> str:
             r = rows[j]
             lines.append(f"| {j} | {r.ls:.5f} | {r.s_delta:.5f} | {r.s_pure:.5f} |")
         lines.append("")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines))
-    return path
+    return _write_lines(path, lines)
 
 
 def plot_sensitivity(report: SensitivityReport, path: str) -> str:
@@ -722,10 +699,7 @@ def plot_sensitivity(report: SensitivityReport, path: str) -> str:
     right.set_title(f"eps = {config.eps:g}, delta = {config.delta:g}", fontsize=10)
     right.grid(True, which="both", alpha=0.3)
     right.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 # ======================================================================================
@@ -842,15 +816,8 @@ def run_priors(config: PriorsConfig, out_dir: str, progress: bool = True) -> Pri
     os.makedirs(out_dir, exist_ok=True)
     report = PriorsReport(config)
     points = [(prior, m) for prior in config.priors for m in config.mechanisms]
-    bar = _bar(progress, len(points), "priors", "point")
-    try:
-        for prior, m in points:
-            report.rows.append(measure_prior(prior, m, config))
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+    for prior, m in _progress(points, progress, "priors", "point"):
+        report.rows.append(measure_prior(prior, m, config))
     report.seconds = time.perf_counter() - start
     report.files.append(_write_rows(os.path.join(out_dir, "priors.csv"),
                                     ("a", "b", "n", "mechanism", "mean", "q1", "median", "q3", "sensitivity"),
@@ -898,9 +865,7 @@ def write_priors_markdown(report: PriorsReport, path: str) -> str:
             cells += ["", ""]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines))
-    return path
+    return _write_lines(path, lines)
 
 
 def plot_priors(report: PriorsReport, path: str) -> str:
@@ -913,29 +878,16 @@ def plot_priors(report: PriorsReport, path: str) -> str:
               ("prior Beta(1, b), data balanced", [p for p in config.priors if p[0] == 1.0 and p[1] >= 1.0], 1, "b")]
     series = [s for s in series if len(s[1]) > 0]
     fig, axes = plt.subplots(1, len(series), figsize=(6.2 * len(series), 4.5), dpi=110, squeeze=False)
-    styles = {"hellingerMech": ("tab:blue", "o"), "hellingerMechPure": ("tab:purple", "s"),
-              "laplace_tight": ("tab:red", "^"), "laplace_k": ("tab:green", "v")}
     for ax, (title, priors, coord, name) in zip(axes[0], series):
         xs = np.array([p[coord] for p in priors])
         for i, m in enumerate(config.mechanisms):
-            rows = [report.row(p, m) for p in priors]
-            mean = np.array([r.mean for r in rows])
             shift = 1.0 + (i - (len(config.mechanisms) - 1) / 2) * 0.03
-            color, marker = styles.get(m, (None, "o"))
-            ax.errorbar(xs * shift, mean, yerr=[np.maximum(mean - [r.q1 for r in rows], 0),
-                                               np.maximum(np.array([r.q3 for r in rows]) - mean, 0)],
-                        color=color, marker=marker, markersize=4, linewidth=1.2, capsize=2.5, label=_label(m, 2))
+            _error_bars(ax, xs * shift, [report.row(p, m) for p in priors], m, 2)
         ax.set_xscale("log")
-        ax.set_ylim(bottom=0)
         ax.set_xlabel(name)
-        ax.set_ylabel("Hellinger distance to the true posterior")
         ax.set_title(f"{title}; n = {config.n}, eps = {config.eps:g} (exact; bars: quartiles)", fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 # ======================================================================================
@@ -1033,15 +985,8 @@ def run_law(config: LawConfig, out_dir: str, progress: bool = True) -> LawReport
     os.makedirs(out_dir, exist_ok=True)
     report = LawReport(config)
     points = [(k, n, m) for k, n in config.cases for m in config.mechanisms]
-    bar = _bar(progress, len(points), "law", "law")
-    try:
-        for k, n, m in points:
-            report.laws.append(candidate_law(k, n, m, config))
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+    for k, n, m in _progress(points, progress, "law", "law", lambda p: f"k={p[0]} n={p[1]} {p[2]}"):
+        report.laws.append(candidate_law(k, n, m, config))
     report.seconds = time.perf_counter() - start
 
     def rows():
@@ -1080,9 +1025,7 @@ def write_law_markdown(report: LawReport, path: str) -> str:
             cells.append(f"{float(np.dot(law.p, law.h)):.4f}")
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines))
-    return path
+    return _write_lines(path, lines)
 
 
 def plot_law(report: LawReport, k: int, n: int, path: str) -> str:
@@ -1091,10 +1034,8 @@ def plot_law(report: LawReport, k: int, n: int, path: str) -> str:
     plt = _pyplot()
     config = report.config
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.6), dpi=110)
-    styles = {"hellingerMech": ("tab:blue", "o"), "hellingerMechPure": ("tab:purple", "s"),
-              "laplace_tight": ("tab:red", "^"), "laplace_k": ("tab:green", "v")}
     for law in (x for x in report.laws if (x.k, x.n) == (k, n)):
-        color, marker = styles.get(law.mechanism, (None, "o"))
+        color, marker = _STYLES.get(law.mechanism, (None, "o"))
         label = _label(law.mechanism, k) + (f" ({law.draws:,} draws)" if law.draws else "")
         keep = law.p > 0
         left.scatter(law.h[keep], law.p[keep], s=6 if k == 2 else 2, color=color, marker=marker, alpha=0.6,
@@ -1113,10 +1054,7 @@ def plot_law(report: LawReport, k: int, n: int, path: str) -> str:
     right.set_ylim(0, 1.02)
     right.grid(True, alpha=0.3)
     right.legend(fontsize=7, loc="center right")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 # ======================================================================================
@@ -1124,11 +1062,19 @@ def plot_law(report: LawReport, k: int, n: int, path: str) -> str:
 # ======================================================================================
 
 
-def _bar(progress: bool, total: int, desc: str, unit: str):
+def _progress(items: Sequence, progress: bool, desc: str, unit: str, label=None) -> Iterator:
+    """Yield ``items``, with a tqdm progress bar on stderr when ``progress`` (``label(item)``
+    shown beside it)."""
     if not progress:
-        return None
+        yield from items
+        return
     from tqdm import tqdm
-    return tqdm(total=total, desc=desc, unit=unit)
+    with tqdm(total=len(items), desc=desc, unit=unit) as bar:
+        for item in items:
+            if label is not None:
+                bar.set_postfix_str(label(item))
+            yield item
+            bar.update(1)
 
 
 def _pyplot():
@@ -1136,6 +1082,19 @@ def _pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt
+
+
+def _write_lines(path: str, lines: Sequence[str]) -> str:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines))
+    return path
+
+
+def _save(fig, path: str) -> str:
+    fig.tight_layout()
+    fig.savefig(path)
+    _pyplot().close(fig)
+    return path
 
 
 def _write_rows(path: str, header: Sequence[str], rows: Iterable[Sequence[object]],

@@ -662,8 +662,9 @@ class HellingerMechanism:
         ``TAU = ln(attempts per draw)`` bounds the work per draw: the threshold on the
         distance is ``H0 = 1 - TAU / beta``, the near set is ``N = {m : ln BC(m) > l0}`` with
         ``l0 = ln(1 - H0^2)`` (``l0 = 0`` when ``H0 <= 0``), and every other candidate has
-        ``H >= H0``, hence ``lw <= lw0 = -beta H0`` (plus ``1e-9``: a bound with room over
-        float rounding; an upper bound only has to be an upper bound). So
+        ``H >= H0``, hence ``lw <= lw0 = -beta H0`` (plus ``1e-9 (1 + beta)``: room over float
+        rounding; an upper bound only has to be an upper bound, tested against every far
+        candidate on small cases). So
         ``|R| exp(lw0) <= e^TAU |R| exp(-beta)``, at most ``e^TAU`` times the far candidates'
         true mass when they dominate. Small problems (``|R| <= ENUMERATE_ALL``) put every
         candidate in ``N`` (``l0 = -inf``, no rejection).
@@ -692,8 +693,9 @@ class HellingerMechanism:
         """Every candidate with ``ln BC > l0`` and its ``ln BC`` (:meth:`_log_bc_rows`, the
         very values of the enumeration), without enumerating the others.
 
-        Branch and bound over the categories in order: each ``T_i <= 0`` (``lnΓ`` is log-convex), so a partial count
-        vector ``(m_1..m_j)`` can only be completed into the near set when its partial sum
+        Branch and bound over the categories in order: each ``T_i <= 0`` (``lnΓ`` is
+        log-convex), so a partial count vector ``(m_1..m_j)`` can only be completed into the
+        near set when its partial sum
         plus the tables' maxima of the remaining categories exceeds ``l0`` (tested with a
         slack of ``1e-9 (1 + |l0|)`` against float reordering, so pruning never loses a
         member), and when the remaining observations fit in the remaining categories'
