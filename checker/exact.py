@@ -16,18 +16,19 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from verifier.language import ast as A
 from checker import finite
-from checker.judgement import Proof, Reject, arrows, refinement_parts
-from checker.relational import Node, bind_parameters, expect, make_claim
+from checker.judgement import Ctx, Node, Proof, Reject, arrows, expect, make_claim, refinement_parts
 
 #: the most parameter valuations the rule enumerates
 MAX_VALUATIONS = 32
 
 
-def exact_finite(p: Proof, val: A.ValDecl, decl: A.LetDecl, node: Node) -> None:
+def exact_finite(p: Proof, decl: A.LetDecl, node: Node, ctx: Ctx, val_env, body: A.Expr,
+                 rt: A.RType, params) -> None:
+    """ExactFinite for ``decl`` whose parameters are bound (``definition.bind_parameters``:
+    the context ``ctx``, the val's environment, the body, the result type, the parameters'
+    terms)."""
     expect(node, ("ExactFinite",), decl.body, "a finite closed definition", premises=0)
-    if decl.recursive:
-        raise Reject("ExactFinite decides definitions that are not recursive", decl.span)
-    ctx, val_env, body, rt, params = bind_parameters(p, val, decl, None)
+    val = p.vals[decl.name]
     if not isinstance(rt, A.RMonad):
         raise Reject("ExactFinite proves monadic claims only", decl.span)
     claim = make_claim(p, val_env, rt)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from obligations import terms as T
 from obligations import vocabulary as V
@@ -29,6 +29,8 @@ from verifier.translation.translate import (CallCheck, NoRule, RangeCheck, Store
                                             Translator)
 from verifier.translation.typing_bridge import to_syntax
 
+#: the divergences for which 0 means equal distributions
+EQUAL_FAMILIES = ("SD", "HD", "KL")
 #: at most this many calls of one function per obligation get call facts
 MAX_CALLS = 6
 CALL_FACT = "h__call_"
@@ -148,6 +150,82 @@ class Ctx:
         return replace(self, binder=getattr(p, "name", None))
 
 
+@record
+class Node:
+    """A node of the certificate's derivation, as the kernel consumes it: the rule named,
+    where (``at``: line, col, end line, end col, or None), the premises, and its id."""
+
+    id: str
+    rule: str
+    at: Optional[Tuple[int, int, int, int]]
+    premises: Tuple["Node", ...]
+
+
+def expect(node: Node, rules: Sequence[str], e: Optional[A.Node], what: str,
+           premises: Optional[int] = None) -> Tuple[Node, ...]:
+    """``node`` applies one of ``rules`` to ``e`` (with ``premises`` premises, if given)."""
+    if node.rule not in rules:
+        raise Reject(f"node {node.id}: {node.rule} is not a rule for {what} "
+                     f"({' or '.join(rules)})", getattr(e, "span", None))
+    span = getattr(e, "span", None)
+    if node.at is not None and span is not None and span.line \
+            and node.at != (span.line, span.col, span.end_line, span.end_col):
+        raise Reject(f"node {node.id}: {node.rule} is recorded at {_show_at(node.at)}, but "
+                     f"{what} spans {_show_at((span.line, span.col, span.end_line, span.end_col))}"
+                     " in the source (the derivation is of another text)", span)
+    if premises is not None and len(node.premises) != premises:
+        raise Reject(f"node {node.id}: {node.rule} takes {premises} premise(s), not "
+                     f"{len(node.premises)}", span)
+    return node.premises
+
+
+def _show_at(at) -> str:
+    return f"{at[0]}:{at[1]}-{at[2]}:{at[3]}"
+
+
+def make_claim(p: Proof, env: Env, rt: A.RMonad) -> Claim:
+    var, _, assertions = refinement_parts(rt.body)
+    if var is None or len(assertions) != 1 or not isinstance(assertions[0], A.SameRuns):
+        raise Reject("the kernel proves monadic claims of the form M[F, delta] {x :: T | =}",
+                     rt.body.span)
+    eps = translated(lambda: p.index_term(env, rt.div.eps), rt.span) \
+        if rt.div.kind == "DP" else None
+    delta = translated(lambda: p.index_term(env, rt.delta), rt.span) \
+        if rt.delta is not None else T.real(0)
+    return Claim(rt.div.kind, eps, delta)
+
+
+def monad_is_equality(p: Proof, env: Env, rt: A.RMonad) -> bool:
+    """``M[F, delta] {x :: T | =}`` says the two distributions are equal: delta 0 and a
+    divergence for which 0 means equality (SD, HD, KL, or DP(0))."""
+    if rt.delta is not None and translated(lambda: p.index_term(env, rt.delta), rt.span) \
+            != T.real(0):
+        return False
+    var, _, assertions = refinement_parts(rt.body)
+    if var is None or not says_equal(var, assertions):
+        return False
+    if rt.div.kind in EQUAL_FAMILIES:
+        return True
+    return rt.div.kind == "DP" and \
+        translated(lambda: p.index_term(env, rt.div.eps), rt.span) == T.real(0)
+
+
+def instantiated_cost(p: Proof, env: Env, rt: A.RMonad) -> Cost:
+    """What running a computation of type ``rt`` costs: nothing when it says the
+    distributions are equal, else its index."""
+    if monad_is_equality(p, env, rt):
+        return ZERO
+    var, _, assertions = refinement_parts(rt.body)
+    if var is None or not any(isinstance(a, A.SameRuns) for a in assertions):
+        raise Reject("the kernel knows computations of the form M[F, delta] {x :: T | =}",
+                     rt.span)
+    delta = translated(lambda: p.index_term(env, rt.delta), rt.span) \
+        if rt.delta is not None else T.real(0)
+    if rt.div.kind == "DP":
+        return Cost("DP", translated(lambda: p.index_term(env, rt.div.eps), rt.span), delta)
+    return Cost(rt.div.kind, T.real(0), delta)
+
+
 def conjuncts(t: T.Term) -> Tuple[T.Term, ...]:
     if isinstance(t, T.Op) and t.op == T.OpKind.AND:
         return tuple(c for a in t.args for c in conjuncts(a))
@@ -211,10 +289,11 @@ def span_of(span: Optional[A.Span]) -> Optional[SourceSpan]:
 
 class Proof:
     """The derivation of one claim, as the kernel builds it from the source: fresh names,
-    the translator (with the kernel's own sinks), the obligations demanded, the lemmas the
+    the translator (with the kernel's own sinks; ``infer(proof, e, run, env)`` gives the
+    closed form of ``infer e``: ``checker.folds``), the obligations demanded, the lemmas the
     rules rest on and the functions whose vals the proof assumes."""
 
-    def __init__(self, program: A.Program, typed, claim: str):
+    def __init__(self, program: A.Program, typed, claim: str, infer: Callable):
         self.program, self.typed, self.claim = program, typed, claim
         self.vals = {v.name: v for v in program.vals()}
         self.lets = {d.name: d for d in program.lets()}
@@ -230,9 +309,8 @@ class Proof:
         self._checks: List[RangeCheck] = []
         self._calls: List[CallCheck] = []
         self._stored: List[StoredComputation] = []
-        from checker.folds import infer_closed_form
         self.translator = Translator(
-            self._checks.append, lambda e, run, env: infer_closed_form(self, e, run, env),
+            self._checks.append, lambda e, run, env: infer(self, e, run, env),
             self.fresh, self.signature, self.list_key, self._on_call,
             self.returns_computation, self._stored.append)
         self._pure_vals = frozenset(n for n, v in self.vals.items() if pure_signature(v))

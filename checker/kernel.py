@@ -31,7 +31,9 @@ from checker.judgement import Proof, Reject
 from checker.jsonschema_subset import Subset
 from checker.lemma_records import (LemmaFacts, LemmaRecord, artifact_sha256, facts_of,
                                    record_path)
-from checker.relational import Node, derive
+from checker.definition import derive
+from checker.folds import infer_closed_form
+from checker.judgement import Node
 from obligations.model import Obligation
 from obligations.records import field, record
 from obligations.smtlib import (DEFAULT_RLIMIT, SmtLibError, Z3Session, check_smtlib,
@@ -342,7 +344,7 @@ class _Kernel:
         if len([d for d in self.written.lets() if d.name == name]) != 1 or len(decls) != 1:
             raise Invalid(f"claim {name}: the val needs exactly one definition")
         t = time.perf_counter()
-        proof = Proof(self.program, self.typed, val.name)
+        proof = Proof(self.program, self.typed, val.name, infer_closed_form)
         try:
             derive(proof, val, decls[0], self.tree(claim["root"]))
         except (Reject, NoRule) as exc:  # the translator's refusal is the kernel's too

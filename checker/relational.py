@@ -17,248 +17,27 @@ terms, costs, contexts and obligations are the kernel's own, from the source.
 from __future__ import annotations
 
 import itertools
-import re
 from typing import List, Optional, Sequence, Tuple
 
 from obligations import terms as T
 from obligations.model import ObligationKind
-from obligations.records import record, replace
 from obligations.relevance import total
 from verifier.language import ast as A
 from verifier.language.builtins import BUILTINS
 from verifier.language.free_vars import free_vars
-from verifier.language.resolve import recursive_call_sites, source_name
+from verifier.language.resolve import source_name
 from verifier.translation import logic as L
 from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, Monadic, NamedFun,
                                            Scalar, SymValue, TupleV, UnitV)
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app, ite_value
 from verifier.translation.typing_bridge import monad_elem_sort
 from checker import safety as S
-from checker.judgement import (ZERO, Claim, Cost, Ctx, Proof, Reject, Synth, add_costs,
-                               arrows, case_cost, refinement_parts, says_equal, simple_of,
-                               translated)
+from checker.judgement import (ZERO, Cost, Ctx, Node, Proof, Reject, Synth, arrows,
+                               case_cost, add_costs, expect, instantiated_cost,
+                               monad_is_equality, refinement_parts, simple_of, translated)
 from checker.mechanisms import RULES
 
 E, R, SC = (ObligationKind.ENTAILMENT, ObligationKind.RANGE, ObligationKind.SIDE_CONDITION)
-EQUAL_FAMILIES = ("SD", "HD", "KL")
-
-
-@record
-class Node:
-    """A node of the certificate's derivation, as the kernel consumes it: the rule named,
-    where (``at``: line, col, end line, end col, or None), the premises, and its id."""
-
-    id: str
-    rule: str
-    at: Optional[Tuple[int, int, int, int]]
-    premises: Tuple["Node", ...]
-
-
-def expect(node: Node, rules: Sequence[str], e: Optional[A.Node], what: str,
-           premises: Optional[int] = None) -> Tuple[Node, ...]:
-    """``node`` applies one of ``rules`` to ``e`` (with ``premises`` premises, if given)."""
-    if node.rule not in rules:
-        raise Reject(f"node {node.id}: {node.rule} is not a rule for {what} "
-                     f"({' or '.join(rules)})", getattr(e, "span", None))
-    span = getattr(e, "span", None)
-    if node.at is not None and span is not None and span.line \
-            and node.at != (span.line, span.col, span.end_line, span.end_col):
-        raise Reject(f"node {node.id}: {node.rule} is recorded at {_show_at(node.at)}, but "
-                     f"{what} spans {_show_at((span.line, span.col, span.end_line, span.end_col))}"
-                     " in the source (the derivation is of another text)", span)
-    if premises is not None and len(node.premises) != premises:
-        raise Reject(f"node {node.id}: {node.rule} takes {premises} premise(s), not "
-                     f"{len(node.premises)}", span)
-    return node.premises
-
-
-def _show_at(at) -> str:
-    return f"{at[0]}:{at[1]}-{at[2]}:{at[3]}"
-
-
-# ---- the root ---------------------------------------------------------------------------------
-
-def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
-    """The derivation of ``val`` for ``decl``: Abs (LetRec-Induction for a recursive
-    definition) with the Safety premise, the body's derivation and the inductions of the
-    observe-folds it uses — or ExactFinite alone. Its obligations are left in ``p``."""
-    rule = "LetRec-Induction" if decl.recursive else "Abs"
-    premises = expect(root, (rule,), decl, f"the definition of {source_name(decl.name)}")
-    if [n.rule for n in premises] == ["ExactFinite"]:
-        from checker.exact import exact_finite
-        return exact_finite(p, val, decl, premises[0])
-    if len(premises) < 2:
-        raise Reject(f"node {root.id}: premises Safety, the body and the observe-folds, or "
-                     "ExactFinite", decl.span)
-    position = induction_position(decl) if decl.recursive else None
-    ctx, val_env, body, rt, _ = bind_parameters(p, val, decl, position)
-    expect(premises[0], ("Safety",), body, "the Safety premise", premises=0)
-    monadic = isinstance(rt, A.RMonad)
-    with p.name_scope():
-        result = _result_type(rt.body if monadic else rt)
-        S.check_safety(p, ctx, body, monadic, result)
-    if decl.recursive:
-        every_recursive_call_terminates(p, val, decl)
-    if monadic:
-        check(p, replace(ctx, claim=make_claim(p, val_env, rt)), body, premises[1])
-    else:
-        check_pure(p, ctx, val_env, body, rt, premises[1])
-    recorded = sorted((n.rule, n.at or ()) for n in premises[2:])
-    if any(n.premises for n in premises[2:]) or recorded != sorted(p.folds.values()):
-        raise Reject(f"node {root.id}: the observe-folds and observes the proof uses are "
-                     f"{sorted(r for r, _ in p.folds.values())}, not "
-                     f"{[r for r, _ in recorded]}", decl.span)
-
-
-def _result_type(rt: A.RType) -> Optional[A.SimpleType]:
-    try:
-        return simple_of(rt)
-    except Reject:
-        return None
-
-
-def induction_position(decl: A.LetDecl) -> Optional[int]:
-    """The parameter a recursive definition's induction is on: the first list parameter its
-    body matches on (the length of any list parameter is a well-founded measure)."""
-    names = [q.name if isinstance(q, A.PVar) else None for q in decl.params]
-    stack: List[A.Node] = [decl.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, A.Match) and isinstance(node.scrutinee, A.Var) \
-                and node.scrutinee.name in names:
-            return names.index(node.scrutinee.name)
-        stack += reversed(list(A.children(node)))
-    return None
-
-
-def every_recursive_call_terminates(p: Proof, val: A.ValDecl, decl: A.LetDecl) -> None:
-    """Every recursive call of ``decl`` (used or not: call by value) was evaluated by the
-    Safety walk, which demanded that its list is shorter; a use of the name other than a
-    call, or a call in code never evaluated, has no such obligation and is refused."""
-    calls, stray = recursive_call_sites(decl, len(arrows(val.rtype)[0]))
-    if stray:
-        raise Reject(f"{source_name(decl.name)} is used other than in a call on all its "
-                     "arguments: its termination is not shown", stray[0].span)
-    shown = {(s.line, s.col, s.end_line, s.end_col) for ob in p.obligations
-             if "(structural recursion: termination)" in ob.provenance.description
-             for s in (ob.provenance.span,) if s is not None}
-    for call in calls:
-        s = call.span
-        if (s.line, s.col, s.end_line, s.end_col) not in shown:
-            raise Reject("a recursive call in code that is never evaluated: its termination "
-                         "is not shown", call.span)
-
-
-def bind_parameters(p: Proof, val: A.ValDecl, decl: A.LetDecl, position: Optional[int]
-                    ) -> Tuple[Ctx, Env, A.Expr, A.RType, List[Optional[Tuple[T.Term, T.Term]]]]:
-    """The context of ``decl``'s body under ``val``: each parameter bound to fresh variables
-    (one shared variable when its refinement says it is equal in both runs) with its type's
-    range and its refinements assumed; a computation parameter known by its type. Also the
-    body after the parameters, the val's result type, and each parameter's terms in run 1
-    and run 2 (None for a computation)."""
-    params, body, rt = list(decl.params), decl.body, val.rtype
-    ctx = Ctx(env=p.env_at(decl), function=decl.name if decl.recursive else None)
-    val_env, k, terms = p.top_env, 0, []
-    while isinstance(rt, A.RArrow):
-        if not params:
-            if not isinstance(body, A.Fun):
-                raise Reject(f"{source_name(decl.name)} takes fewer parameters than its val",
-                             decl.span)
-            params, body = list(body.params), body.body
-        pattern, dom = params.pop(0), rt.dom
-        var, base, assertions = refinement_parts(dom)
-        pname = pattern.name if isinstance(pattern, A.PVar) else (var or "arg")
-        if isinstance(base, A.RMonad):
-            equal = monad_is_equality(p, val_env, base)
-            try:
-                cost = instantiated_cost(p, val_env, base)
-            except Reject:
-                cost = None  # not M[F, delta] {x :: T | =}: it cannot be run
-            value = Monadic(None, None, equal_in_runs=equal, rtype=base, name=pname, cost=cost)
-            ctx = _bind(ctx, pattern, value, value)
-            val_env = val_env.bind(var, value, value) if var else val_env
-            terms.append(None)
-        else:
-            sort = L.sort_of_type(base.type) if isinstance(base, A.RSimple) else None
-            if sort is None:
-                raise Reject("a parameter of this type is not supported by the kernel",
-                             dom.span)
-            shared = var is not None and says_equal(var, assertions)
-            left, right = p.fresh_pair(pname, sort, shared)
-            ctx = _bind(ctx, pattern, Scalar(left), Scalar(right))
-            if var is not None:
-                val_env = val_env.bind(var, Scalar(left), Scalar(right))
-            facts = L.range_facts(base.type, left) + (
-                () if shared else L.range_facts(base.type, right))
-            if facts:
-                ctx = ctx.assume(_hyp(pname + "_range"), T.and_(*facts))
-            for a in assertions:
-                if not isinstance(a, A.SameRuns):
-                    ctx = ctx.assume(_hyp(pname), translated(
-                        lambda: p.assertion(val_env, a, refined=var), a.span))
-            if k == position and L.list_key_of(sort):
-                ctx = replace(ctx, induction=(position, left, right))
-            terms.append((left, right))
-        k += 1
-        rt = rt.cod
-    if params:
-        raise Reject(f"{source_name(decl.name)} takes more parameters than its val", decl.span)
-    return ctx, val_env, body, rt, terms
-
-
-def _hyp(name: str) -> str:
-    return "h_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
-
-
-def _bind(ctx: Ctx, pattern: A.Pattern, left: SymValue, right: SymValue) -> Ctx:
-    if isinstance(pattern, A.PVar):
-        return ctx.bind(pattern.name, left, right)
-    if isinstance(pattern, (A.PWild, A.PUnit)):
-        return ctx
-    raise Reject("tuple parameters are not supported by the kernel", pattern.span)
-
-
-def make_claim(p: Proof, env: Env, rt: A.RMonad) -> Claim:
-    var, _, assertions = refinement_parts(rt.body)
-    if var is None or len(assertions) != 1 or not isinstance(assertions[0], A.SameRuns):
-        raise Reject("the kernel proves monadic claims of the form M[F, delta] {x :: T | =}",
-                     rt.body.span)
-    eps = translated(lambda: p.index_term(env, rt.div.eps), rt.span) \
-        if rt.div.kind == "DP" else None
-    delta = translated(lambda: p.index_term(env, rt.delta), rt.span) \
-        if rt.delta is not None else T.real(0)
-    return Claim(rt.div.kind, eps, delta)
-
-
-def monad_is_equality(p: Proof, env: Env, rt: A.RMonad) -> bool:
-    """``M[F, delta] {x :: T | =}`` says the two distributions are equal: delta 0 and a
-    divergence for which 0 means equality (SD, HD, KL, or DP(0))."""
-    if rt.delta is not None and translated(lambda: p.index_term(env, rt.delta), rt.span) \
-            != T.real(0):
-        return False
-    var, _, assertions = refinement_parts(rt.body)
-    if var is None or not says_equal(var, assertions):
-        return False
-    if rt.div.kind in EQUAL_FAMILIES:
-        return True
-    return rt.div.kind == "DP" and \
-        translated(lambda: p.index_term(env, rt.div.eps), rt.span) == T.real(0)
-
-
-def instantiated_cost(p: Proof, env: Env, rt: A.RMonad) -> Cost:
-    """What running a computation of type ``rt`` costs: nothing when it says the
-    distributions are equal, else its index."""
-    if monad_is_equality(p, env, rt):
-        return ZERO
-    var, _, assertions = refinement_parts(rt.body)
-    if var is None or not any(isinstance(a, A.SameRuns) for a in assertions):
-        raise Reject("the kernel knows computations of the form M[F, delta] {x :: T | =}",
-                     rt.span)
-    delta = translated(lambda: p.index_term(env, rt.delta), rt.span) \
-        if rt.delta is not None else T.real(0)
-    if rt.div.kind == "DP":
-        return Cost("DP", translated(lambda: p.index_term(env, rt.div.eps), rt.span), delta)
-    return Cost(rt.div.kind, T.real(0), delta)
 
 
 # ---- equal in both runs: by proof ------------------------------------------------------------

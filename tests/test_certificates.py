@@ -471,3 +471,16 @@ def test_a_verifier_assuming_more_of_a_call_than_its_val_says_is_caught(monkeypa
             honest = verify_text(PURE_CALL.read_text())
             assert next(c for c in honest.claims if c.name == mine["name"]).verdict == "verified"
     assert fooled
+
+
+# ---- the certificate-mutation oracle ---------------------------------------------------------------
+
+def test_a_fixed_seed_forgery_campaign_finds_no_failure():
+    """``privinfer fuzz --certificates``: forged certificates of bundled and random programs;
+    whatever the kernel accepts, the verifier verifies (and the kernel never crashes)."""
+    from verifier.fuzz.forgery import campaign
+    report = campaign(seed=3, count=80)
+    assert report.mutants == 80 and report.subjects >= 8
+    assert not report.failures, report.render()
+    assert sum(report.accepted.values()) < report.mutants   # it refuses forgeries
+    assert len(report.tried) >= 10                         # of many kinds
