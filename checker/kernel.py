@@ -34,6 +34,7 @@ from checker.lemma_records import (LemmaFacts, LemmaRecord, artifact_sha256, fac
 from checker.definition import derive
 from checker.folds import infer_closed_form
 from checker.judgement import Node
+from obligations import terms as T
 from obligations.model import Obligation
 from obligations.records import field, record
 from obligations.smtlib import (DEFAULT_RLIMIT, SmtLibError, Z3Session, check_smtlib,
@@ -351,6 +352,9 @@ class _Kernel:
             where = f"{exc.span.line}:{exc.span.col}: " if exc.span is not None and \
                 exc.span.line else ""
             raise Invalid(f"claim {name}: {where}no rule applies: {exc.message}") from None
+        except T.SortError as exc:  # a rule applied where its terms do not fit
+            raise Invalid(f"claim {name}: no rule applies: the terms do not fit the rule "
+                          f"the certificate names ({exc})") from None
         self.time("derivation", t)
         t = time.perf_counter()
         unique = {}
