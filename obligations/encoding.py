@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import math
 import re
-from functools import cached_property, lru_cache
+from functools import cached_property
 from fractions import Fraction
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -75,7 +75,7 @@ from obligations.model import Obligation
 from obligations.records import record
 from obligations.terms import (INT, REAL, Apply, Const, FuncDecl, Op, OpKind, Quantifier,
                                Sort, SortError, Term, Var, and_, decimal_text, eq, free_vars, ge,
-                               gt, implies, ite, le, lt, subterms, vocabulary_of)
+                               gt, implies, ite, le, lt, dag_fold, vocabulary_of)
 
 #: Rational enclosure of pi used by the encoding: PI_LOWER < pi < PI_UPPER.
 PI_LOWER = Fraction("3.14159265358979")
@@ -330,10 +330,16 @@ _LOWERED = frozenset({OpKind.ABS, OpKind.MIN, OpKind.MAX, OpKind.PI, OpKind.SQRT
                       OpKind.LOG})
 
 
-@lru_cache(maxsize=1 << 16)
 def _needs_lowering(t: Term) -> bool:
     """Whether ``t`` has an operation that the lowering rewrites (else it is its own image)."""
-    return any(isinstance(u, Op) and u.op in _LOWERED for u in subterms(t))
+    return dag_fold(t, _lowering_step, _NEEDS_LOWERING)
+
+
+def _lowering_step(u: Term, kids: List[bool]) -> bool:
+    return (isinstance(u, Op) and u.op in _LOWERED) or any(kids)
+
+
+_NEEDS_LOWERING: Dict[Term, bool] = {}
 
 
 def _enclosure(c: AuxVar, value: object) -> Optional[Term]:
@@ -399,20 +405,26 @@ def _logic(terms: Sequence[Term], uninterpreted: bool) -> str:
     return name if quantified else "QF_" + name
 
 
-@lru_cache(maxsize=1 << 16)
 def _features(term: Term) -> Tuple[bool, bool, bool, bool]:
     """Whether ``term`` is quantified, uses integers, uses reals, is nonlinear."""
-    quantified = ints = reals = nonlinear = False
-    for t in subterms(term):
-        found = [t.sort] + ([v.sort for v in t.vars] if isinstance(t, Quantifier) else [])
-        ints |= INT in found
-        reals |= REAL in found
-        quantified |= isinstance(t, Quantifier)
-        if isinstance(t, Op) and t.op == OpKind.MUL:
-            nonlinear |= sum(not _is_numeral(a) for a in t.args) > 1
-        if isinstance(t, Op) and t.op == OpKind.DIV:  # x / 0 is unspecified: nonlinear
-            nonlinear |= not _is_numeral(t.args[1]) or _numeral_value(t.args[1]) == 0
+    return dag_fold(term, _features_step, _FEATURES)
+
+
+def _features_step(t: Term, kids: List[Tuple[bool, bool, bool, bool]]
+                   ) -> Tuple[bool, bool, bool, bool]:
+    found = [t.sort] + ([v.sort for v in t.vars] if isinstance(t, Quantifier) else [])
+    quantified, ints, reals = isinstance(t, Quantifier), INT in found, REAL in found
+    nonlinear = False
+    if isinstance(t, Op) and t.op == OpKind.MUL:
+        nonlinear = sum(not _is_numeral(a) for a in t.args) > 1
+    if isinstance(t, Op) and t.op == OpKind.DIV:  # x / 0 is unspecified: nonlinear
+        nonlinear = not _is_numeral(t.args[1]) or _numeral_value(t.args[1]) == 0
+    for q, i, r, n in kids:
+        quantified, ints, reals, nonlinear = quantified or q, ints or i, reals or r, nonlinear or n
     return quantified, ints, reals, nonlinear
+
+
+_FEATURES: Dict[Term, Tuple[bool, bool, bool, bool]] = {}
 
 
 def _is_numeral(t: Term) -> bool:

@@ -23,7 +23,7 @@ from functools import cached_property
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
 
 from obligations.records import record
-from obligations.terms import (BOOL, SortError, Term, Var, Vocabulary, free_vars, pretty,
+from obligations.terms import (BOOL, SortError, Term, Var, Vocabulary, digest, free_vars, pretty,
                                term_from_json, term_to_json, vocabulary_of)
 
 
@@ -200,7 +200,7 @@ class Obligation:
                 raise SortError(f"{v.label} occurs at sorts {other.sort} and {v.sort}")
         self.vocabulary  # raises on conflicting declarations
         if self.id is None:
-            content = json.dumps(self._content(text=False), sort_keys=True)
+            content = json.dumps(self._identity(), sort_keys=True)
             digest = hashlib.sha256(content.encode()).hexdigest()
             object.__setattr__(self, "id", f"{self.kind.value}-{digest[:16]}")
         elif not isinstance(self.id, str) or not _ID.match(self.id):
@@ -222,9 +222,21 @@ class Obligation:
         """The uninterpreted sorts and functions the obligation uses."""
         return vocabulary_of(*self.terms)
 
+    def _identity(self) -> Dict[str, Any]:
+        """What the id hashes: the content, each term by its structural digest
+        (``terms.digest``: linear in a term with shared sub-terms, where its JSON is not)."""
+        return {
+            "kind": self.kind.value,
+            "provenance": self.provenance.to_json(),
+            "vocabulary": self.vocabulary.to_json(),
+            "hypotheses": [[h.name, digest(h.term)] for h in self.hypotheses],
+            "axioms": [[a.name, digest(a.term)] for a in self.axioms],
+            "goal": digest(self.goal),
+            "lemma": None if self.lemma is None else self.lemma.to_json(False),
+        }
+
     def _content(self, text: bool = True) -> Dict[str, Any]:
-        """The JSON content; the id hashes it without the ``text`` fields (printed forms of
-        the terms, for readers)."""
+        """The JSON content (``text`` fields: the printed forms of the terms, for readers)."""
         goal = {"term": term_to_json(self.goal)}
         return {
             "kind": self.kind.value,

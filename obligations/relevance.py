@@ -26,13 +26,7 @@ def relevant(hyps: Sequence[Tuple[str, T.Term]], goal: T.Term,
     so this is sound; it keeps obligations small and counterexamples readable.
     """
     def symbols(t: T.Term) -> set:
-        out = set()
-        for sub in T.subterms(t):
-            if isinstance(sub, T.Var):
-                out.add(("v", sub.name, sub.run))
-            elif isinstance(sub, T.Apply) and not sub.args:
-                out.add(("c", sub.func.name))
-        return out
+        return set(T.dag_fold(t, _symbols_step, _SYMBOLS))
 
     wanted = symbols(goal)
     anchors = {("v", w.name, w.run) for w in witnesses}
@@ -56,3 +50,16 @@ def total(terms: Sequence[T.Term]) -> T.Term:
     if not parts:
         return T.real(0)
     return parts[0] if len(parts) == 1 else T.add(*parts)
+
+
+def _symbols_step(u: T.Term, kids) -> frozenset:
+    if isinstance(u, T.Var):
+        return frozenset({("v", u.name, u.run)})
+    if isinstance(u, T.Apply) and not u.args:
+        return frozenset({("c", u.func.name)})
+    if not kids:
+        return frozenset()
+    return kids[0] if len(kids) == 1 else frozenset().union(*kids)
+
+
+_SYMBOLS: Dict[T.Term, frozenset] = {}

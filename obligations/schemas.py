@@ -563,19 +563,6 @@ def _instance_or_none(schema: str, args: Tuple[T.Term, ...]) -> Optional[T.Term]
         return None
 
 
-@lru_cache(maxsize=1 << 16)
-def _lists_and_applications(t: T.Term) -> Tuple[Tuple[T.Term, ...], Tuple[T.Apply, ...]]:
-    """The list-sorted sub-terms and the applications in ``t``, in pre-order, each once."""
-    lists: Dict[T.Term, None] = {}
-    apps: Dict[T.Apply, None] = {}
-    for sub in T.subterms(t):
-        if sub.sort.name.startswith("List["):
-            lists.setdefault(sub, None)
-        if isinstance(sub, T.Apply):
-            apps.setdefault(sub, None)
-    return tuple(lists), tuple(apps)
-
-
 #: At most this many constants are tried as lower bounds of prior parameters.
 MAX_LOWER_BOUNDS = 3
 
@@ -586,14 +573,13 @@ def _lower_bounds(pool: Sequence[T.Term]) -> List[T.Term]:
     prior parameters for the general Beta and Dirichlet bounds (at 1 the bounds rho and zeta
     apply). In order of appearance, at most ``MAX_LOWER_BOUNDS``."""
     found: Dict[T.Term, None] = {}
-    for t in pool:
-        for sub in T.subterms(t):
-            if not isinstance(sub, T.Op) or sub.op not in (T.OpKind.GE, T.OpKind.GT,
-                                                           T.OpKind.LE, T.OpKind.LT):
-                continue
-            c = sub.args[1] if sub.op in (T.OpKind.GE, T.OpKind.GT) else sub.args[0]
-            if isinstance(c, T.Const) and c.sort == T.REAL and c.value > 0 and c.value != 1:
-                found.setdefault(c, None)
+    for sub in T.subterms(*pool):
+        if not isinstance(sub, T.Op) or sub.op not in (T.OpKind.GE, T.OpKind.GT,
+                                                       T.OpKind.LE, T.OpKind.LT):
+            continue
+        c = sub.args[1] if sub.op in (T.OpKind.GE, T.OpKind.GT) else sub.args[0]
+        if isinstance(c, T.Const) and c.sort == T.REAL and c.value > 0 and c.value != 1:
+            found.setdefault(c, None)
     return list(found)[:MAX_LOWER_BOUNDS]
 
 
@@ -601,10 +587,11 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
     """Schemas and arguments to try, in a fixed order (the order names the axioms)."""
     found_lists: Dict[T.Term, None] = {}
     found_apps: Dict[T.Apply, None] = {}
-    for t in pool:
-        ls, aps = _lists_and_applications(t)
-        found_lists.update(dict.fromkeys(ls))
-        found_apps.update(dict.fromkeys(aps))
+    for sub in T.subterms(*pool):  # one walk over the pool's DAG: linear in its size
+        if sub.sort.name.startswith("List["):
+            found_lists.setdefault(sub, None)
+        if isinstance(sub, T.Apply):
+            found_apps.setdefault(sub, None)
     lists, apps = list(found_lists), list(found_apps)
     conses = [l for l in lists if _is_app(l, "cons")]
     nils = [l for l in lists if isinstance(l, T.Apply) and l.func.name.startswith("nil_")]
@@ -617,8 +604,13 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
         yield CONS, (c,)
         for n in nils:
             yield NIL_CONS, (n, c)
-    for i, c1 in enumerate(conses):
-        for c2 in conses[i + 1:]:
+    # injectivity between lists built separately: a list and its own tails (a list written
+    # out is a tower of conses, each the tail of the next) are never compared, which keeps a
+    # long constant list linear in the axioms it brings
+    tails = {id(c.args[1]) for c in conses}
+    roots = [c for c in conses if id(c) not in tails]
+    for i, c1 in enumerate(roots):
+        for c2 in roots[i + 1:]:
             yield CONS_INJ, (c1, c2)
     dists = {app.args for app in apps if app.func.name == "dist"}
     for app in apps:

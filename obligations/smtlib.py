@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Collection, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Collection, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from obligations.encoding import Problem, encode
 from obligations.model import Obligation
 from obligations.terms import (BOOL, INT, Apply, Const, Op, OpKind, Quantifier, Sort, Term, Var,
-                               decimal_text)
+                               decimal_text, children, tree_size)
 from obligations.z3_native import NativeContext, Z3Error
 
 #: z3's resource limit per check (see ``obligations.z3_backend`` for the policy).
@@ -71,9 +71,46 @@ def quote(symbol: str) -> str:
     return symbol if _SIMPLE_SYMBOL.match(symbol) and not symbol.startswith("$") else f"|{symbol}|"
 
 
+#: a sub-term shared by several parents and at least this large (as a tree) is printed once,
+#: as a ``define-fun`` (a macro z3 and cvc5 expand when they read it: the problem they solve
+#: is the same); smaller ones are printed where they occur, so ordinary scripts read as usual
+SHARE_SIZE = 40
+
+
 class _Printer:
     def __init__(self, problem: Problem):
         self.problem = problem
+        self.names: Dict[int, str] = {}
+
+    def share(self, terms: Sequence[Term]) -> List[str]:
+        """The ``define-fun`` commands of the large shared sub-terms of ``terms`` (outside
+        quantifiers), children first; later printing refers to them by name."""
+        parents: Dict[int, int] = {}
+        order: List[Term] = []
+        seen: set = set()
+        stack: List[Tuple[Term, bool]] = [(t, False) for t in reversed(terms)]
+        while stack:
+            u, done = stack.pop()
+            if done:
+                order.append(u)
+                continue
+            if id(u) in seen:
+                continue
+            seen.add(id(u))
+            if isinstance(u, Quantifier):
+                continue
+            stack.append((u, True))
+            for c in reversed(children(u)):
+                parents[id(c)] = parents.get(id(c), 0) + 1
+                stack.append((c, False))
+        lines = []
+        for u in order:
+            if isinstance(u, (Apply, Op)) and u.args and parents.get(id(u), 0) > 1 \
+                    and tree_size(u) >= SHARE_SIZE:
+                name = quote(f"share!{len(self.names) + 1}")
+                lines.append(f"(define-fun {name} () {self.sort(u.sort)} {self.term(u)})")
+                self.names[id(u)] = name
+        return lines
 
     def sym(self, x: object) -> str:
         return quote(self.problem.symbol(x))
@@ -82,6 +119,8 @@ class _Printer:
         return s.name if s.is_builtin else self.sym(s)
 
     def term(self, t: Term) -> str:
+        if id(t) in self.names:
+            return self.names[id(t)]
         if isinstance(t, Const):
             if t.sort == BOOL:
                 return "true" if t.value else "false"
@@ -136,6 +175,8 @@ def problem_to_smtlib(problem: Problem, only: Optional[Collection[str]] = None, 
     for v in problem.constants:
         note = f" ; {meaning[v]}" if v in meaning else ""
         lines.append(f"(declare-const {p.sym(v)} {p.sort(v.sort)}){note}")
+    chosen = [a for a in problem.assertions if only is None or a.name in only]
+    lines += p.share([a.term for a in chosen])
     headings = {"encoding": "; the encoding of pi, sqrt, exp and log (true facts)",
                 "hypothesis": "; hypotheses", "axiom": "; axioms", "goal": "; the goal, negated"}
     role = None

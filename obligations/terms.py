@@ -32,11 +32,13 @@ serialise it so that the round trip is exact (``term_from_json(term_to_json(t), 
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
 from enum import Enum
 from fractions import Fraction
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
+                    Tuple, Union)
 
 from obligations.records import field, record
 
@@ -519,6 +521,70 @@ class Quantifier(Term):
         object.__setattr__(self, "sort", BOOL)
 
 
+# --------------------------------------------------------------------------------------
+# Hash-consing: equal terms are one object
+# --------------------------------------------------------------------------------------
+#
+# Terms are DAGs (a list's tail is in its cons and in every axiom about it) and are used as
+# dictionary keys everywhere. Two equal terms built separately (a list literal translated in
+# run 1 and in run 2) would be compared field by field, to the bottom, at every lookup: a
+# constant list of n elements then costs n^2. So constants, variables, operations and
+# applications are interned when they are made: an equal term made later is the first one,
+# equality is identity in the common case, and every walk over a DAG is linear. The table
+# keeps its terms alive (a key names children by identity, which is only sound while they
+# live) and is emptied whole when it grows past ``_INTERN_SIZE`` (terms made before then
+# still compare by value).
+
+_INTERN: Dict[Tuple, Term] = {}
+_INTERN_SIZE = 1 << 20
+
+
+def _interned(key_of: Callable[..., Optional[Tuple]]):
+    """A ``__new__`` that returns the interned term for the arguments, if there is one."""
+    def __new__(cls, *args, **kwargs):
+        key = key_of(cls, *args, **kwargs)
+        if key is not None:
+            found = _INTERN.get(key)
+            if found is not None:
+                return found
+        return object.__new__(cls)
+    return __new__
+
+
+def _init_once(init: Callable, key_of: Callable[..., Optional[Tuple]]):
+    """An ``__init__`` that leaves an interned term as it is, and interns a new one."""
+    def __init__(self, *args, **kwargs):
+        if "_interned" in self.__dict__:
+            return
+        init(self, *args, **kwargs)
+        key = key_of(type(self), *args, **kwargs)
+        self.__dict__["_interned"] = True
+        if key is not None:
+            if len(_INTERN) > _INTERN_SIZE:
+                _INTERN.clear()
+            _INTERN[key] = self
+    return __init__
+
+
+def _const_key(cls, value=None, sort=None, **kwargs):
+    return None if kwargs or sort is None else (cls, type(value), value, sort)
+
+
+def _var_key(cls, name=None, sort=None, run=None, **kwargs):
+    return None if kwargs or sort is None else (cls, name, sort, run)
+
+
+def _node_key(cls, head=None, args=(), **kwargs):
+    if kwargs or head is None:
+        return None
+    return (cls, head, tuple(id(a) for a in args))
+
+
+for _cls, _key in ((Const, _const_key), (Var, _var_key), (Op, _node_key), (Apply, _node_key)):
+    _cls.__new__ = _interned(_key)
+    _cls.__init__ = _init_once(_cls.__init__, _key)
+
+
 TRUE = Const(True, BOOL)
 FALSE = Const(False, BOOL)
 
@@ -738,28 +804,82 @@ def children(t: Term) -> Tuple[Term, ...]:
     return ()
 
 
-def subterms(t: Term) -> Iterator[Term]:
-    """Every sub-term, ``t`` first, in left-to-right pre-order."""
-    stack = [t]
+def subterms(*terms: Term) -> Iterator[Term]:
+    """Every distinct sub-term object of ``terms``, the first term first, in left-to-right
+    pre-order (a sub-term shared by several parents — terms are DAGs: a list's tail is in its
+    cons and in the axioms about it — is visited once, with its own sub-terms)."""
+    return _walk(terms)
+
+
+def dag_fold(t: Term, fn: Callable[[Term, List[Any]], Any], cache: Dict[Term, Any]) -> Any:
+    """``fn(u, results of u's children)`` for ``t``, computed once per distinct sub-term and
+    kept in ``cache`` (shared by every call with the same ``fn``): linear in the size of the
+    DAG, however often sub-terms are shared, and without recursion (deep lists)."""
+    if t in cache:
+        return cache[t]
+    if len(cache) > _FOLD_CACHE_SIZE:
+        cache.clear()
+    stack: List[Tuple[Term, bool]] = [(t, False)]
     while stack:
-        u = stack.pop()
-        yield u
-        stack.extend(reversed(children(u)))
+        u, ready = stack.pop()
+        if u in cache:
+            continue
+        kids = children(u)
+        if ready:
+            cache[u] = fn(u, [cache[c] for c in kids])
+        else:
+            stack.append((u, True))
+            stack.extend((c, False) for c in kids if c not in cache)
+    return cache[t]
+
+
+_FOLD_CACHE_SIZE = 1 << 18
+
+
+def tree_size(t: Term) -> int:
+    """The number of nodes of ``t`` as a tree (shared sub-terms counted at each occurrence)."""
+    return dag_fold(t, _size_step, _SIZES)
+
+
+def _size_step(u: Term, kids: List[int]) -> int:
+    return 1 + sum(kids)
+
+
+_SIZES: Dict[Term, int] = {}
+
+
+def _merge(parts: Sequence[Tuple[Any, ...]]) -> Tuple[Any, ...]:
+    """The concatenation of ``parts`` without repeats, in order of first occurrence."""
+    if len(parts) == 1:
+        return parts[0]
+    seen: Dict[Any, None] = {}
+    for part in parts:
+        seen.update(dict.fromkeys(part))
+    return tuple(seen)
 
 
 def ground_applications(*terms: Term) -> Tuple["Apply", ...]:
     """The applications of uninterpreted functions outside quantifiers, each once, in
-    left-to-right pre-order over ``terms``."""
+    left-to-right pre-order over ``terms`` (one walk over their DAG)."""
     seen: Dict[Apply, None] = {}
-    stack = list(reversed(terms))
-    while stack:
-        u = stack.pop()
-        if isinstance(u, Quantifier):
-            continue
+    for u in _walk(terms, into_quantifiers=False):
         if isinstance(u, Apply):
             seen.setdefault(u, None)
-        stack.extend(reversed(children(u)))
     return tuple(seen)
+
+
+def _walk(terms: Sequence[Term], into_quantifiers: bool = True) -> Iterator[Term]:
+    """Every distinct sub-term object of ``terms``, in left-to-right pre-order (a shared one
+    once)."""
+    stack, seen = list(reversed(terms)), set()
+    while stack:
+        u = stack.pop()
+        if id(u) in seen:
+            continue
+        seen.add(id(u))
+        yield u
+        if into_quantifiers or not isinstance(u, Quantifier):
+            stack.extend(reversed(children(u)))
 
 
 def free_vars(*terms: Term) -> Tuple[Var, ...]:
@@ -772,22 +892,20 @@ def free_vars(*terms: Term) -> Tuple[Var, ...]:
     return tuple(seen)
 
 
-@lru_cache(maxsize=1 << 16)
+def _free_step(u: Term, kids: List[Tuple[Var, ...]]) -> Tuple[Var, ...]:
+    if isinstance(u, Var):
+        return (u,)
+    if isinstance(u, Quantifier):
+        bound = {(v.name, v.run) for v in u.vars}
+        return tuple(v for v in kids[0] if (v.name, v.run) not in bound)
+    return _merge(kids) if kids else ()
+
+
+_FREE: Dict[Term, Tuple[Var, ...]] = {}
+
+
 def _free_vars_of(term: Term) -> Tuple[Var, ...]:
-    seen: Dict[Var, None] = {}
-
-    def walk(t: Term, bound: frozenset) -> None:
-        if isinstance(t, Var):
-            if (t.name, t.run) not in bound:
-                seen.setdefault(t, None)
-        elif isinstance(t, Quantifier):
-            walk(t.body, bound | {(v.name, v.run) for v in t.vars})
-        else:
-            for c in children(t):
-                walk(c, bound)
-
-    walk(term, frozenset())
-    return tuple(seen)
+    return dag_fold(term, _free_step, _FREE)
 
 
 def functions(*terms: Term) -> Tuple[FuncDecl, ...]:
@@ -798,13 +916,16 @@ def functions(*terms: Term) -> Tuple[FuncDecl, ...]:
     return tuple(seen)
 
 
-@lru_cache(maxsize=1 << 16)
+def _functions_step(u: Term, kids: List[Tuple[FuncDecl, ...]]) -> Tuple[FuncDecl, ...]:
+    return _merge(([(u.func,)] if isinstance(u, Apply) else []) + kids) if kids or \
+        isinstance(u, Apply) else ()
+
+
+_FUNCTIONS: Dict[Term, Tuple[FuncDecl, ...]] = {}
+
+
 def _functions_of(term: Term) -> Tuple[FuncDecl, ...]:
-    seen: Dict[FuncDecl, None] = {}
-    for t in subterms(term):
-        if isinstance(t, Apply):
-            seen.setdefault(t.func, None)
-    return tuple(seen)
+    return dag_fold(term, _functions_step, _FUNCTIONS)
 
 
 def sorts(*terms: Term) -> Tuple[Sort, ...]:
@@ -815,19 +936,21 @@ def sorts(*terms: Term) -> Tuple[Sort, ...]:
     return tuple(seen)
 
 
-@lru_cache(maxsize=1 << 16)
+def _sorts_step(u: Term, kids: List[Tuple[Sort, ...]]) -> Tuple[Sort, ...]:
+    found = [u.sort]
+    if isinstance(u, Quantifier):
+        found += [v.sort for v in u.vars]
+    if isinstance(u, Apply):
+        found += list(u.func.domain)
+    mine = tuple(dict.fromkeys(s for s in found if not s.is_builtin))
+    return _merge([mine] + kids) if kids else mine
+
+
+_SORTS: Dict[Term, Tuple[Sort, ...]] = {}
+
+
 def _sorts_of(term: Term) -> Tuple[Sort, ...]:
-    seen: Dict[Sort, None] = {}
-    for t in subterms(term):
-        found = [t.sort]
-        if isinstance(t, Quantifier):
-            found += [v.sort for v in t.vars]
-        if isinstance(t, Apply):
-            found += list(t.func.domain)
-        for s in found:
-            if not s.is_builtin:
-                seen.setdefault(s, None)
-    return tuple(seen)
+    return dag_fold(term, _sorts_step, _SORTS)
 
 
 def vocabulary_of(*terms: Term) -> Vocabulary:
@@ -883,6 +1006,7 @@ def sort_text(s: Sort) -> str:
     return {"Real": "real", "Int": "int", "Bool": "bool"}.get(s.name, s.name)
 
 
+@lru_cache(maxsize=1 << 16)
 def decimal_text(q: Fraction) -> Optional[str]:
     """``q`` as an exact decimal with a point (``-0.5``, ``3.0``), or ``None`` if it has none."""
     d, twos, fives = q.denominator, 0, 0
@@ -912,7 +1036,19 @@ def _const_text(c: Const) -> Tuple[str, int]:
 
 
 def _pp(t: Term) -> Tuple[str, int]:
-    """The text of ``t`` and the precedence of its outermost construct."""
+    """The text of ``t`` and the precedence of its outermost construct (once per distinct
+    sub-term: ``_PP``)."""
+    return dag_fold(t, _pp_children_done, _PP)
+
+
+def _pp_children_done(t: Term, _kids) -> Tuple[str, int]:
+    return _pp_step(t)  # its children's texts are in _PP: dag_fold computed them first
+
+
+_PP: Dict[Term, Tuple[str, int]] = {}
+
+
+def _pp_step(t: Term) -> Tuple[str, int]:
 
     def at(u: Term, prec: int) -> str:
         text, p = _pp(u)
@@ -995,6 +1131,30 @@ def term_to_json(t: Term) -> Dict[str, Any]:
     if isinstance(t, Quantifier):
         return {"t": t.kind, "vars": [term_to_json(v) for v in t.vars], "body": term_to_json(t.body)}
     raise SortError(f"not a term: {t!r}")
+
+
+def digest(t: Term) -> str:
+    """A SHA-256 of ``t``'s structure (its tags, names, sorts and values, and its children's
+    digests): equal terms have equal digests, computed once per distinct sub-term, so a term
+    with shared sub-terms (a long list) is hashed in linear time, unlike its JSON."""
+    return dag_fold(t, _digest_step, _DIGESTS)
+
+
+def _digest_step(u: Term, kids: List[str]) -> str:
+    if isinstance(u, Const):
+        head = f"c:{u.sort.name}:{u.value!r}"
+    elif isinstance(u, Var):
+        head = f"v:{u.name}:{u.sort.name}:{u.run}"
+    elif isinstance(u, Op):
+        head = f"o:{u.op.value}"
+    elif isinstance(u, Apply):
+        head = f"a:{u.func.name}:{','.join(s.name for s in u.func.domain)}:{u.func.range.name}"
+    else:
+        head = f"q:{u.kind}:" + ",".join(digest(v) for v in u.vars)  # type: ignore[union-attr]
+    return hashlib.sha256("\0".join([head] + kids).encode()).hexdigest()
+
+
+_DIGESTS: Dict[Term, str] = {}
 
 
 def term_from_json(data: Mapping[str, Any], vocabulary: Optional[Vocabulary] = None) -> Term:
