@@ -63,6 +63,7 @@ __all__ = [
     "grid_exponent",
     "grid",
     "released_probability",
+    "noise_cdf",
 ]
 
 #: Bits of resolution of the grid of released Laplace / Gaussian values below the scale:
@@ -427,12 +428,12 @@ def released_probability(family: str, center: Number, scale: Number, index: int)
     c = _exact(center, "center")
     b = _positive_scale(scale, "scale")
     g = grid(b)
-    upper = _noise_cdf(family, reals.sub(g * index + g / 2, c), b)
-    lower = _noise_cdf(family, reals.sub(g * index - g / 2, c), b)
+    upper = noise_cdf(family, reals.sub(g * index + g / 2, c), b)
+    lower = noise_cdf(family, reals.sub(g * index - g / 2, c), b)
     return reals.sub(upper, lower)
 
 
-def _noise_cdf(family: str, t: Fraction | Real, b: Fraction | Real) -> Fraction | Real:
+def noise_cdf(family: str, t: Fraction | Real, b: Fraction | Real) -> Fraction | Real:
     """``Pr[Z < t]`` for ``Z ~ Lap(b)`` or ``N(0, b^2)``, exactly."""
     if family == "laplace":
         if reals.sign(t) < 0:
