@@ -936,10 +936,14 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
     params = run_cmd.entry_parameters(program, typed, decl)
     priv, k = _private_parameter(params, entry, private)
     elements: List[Value] = [False, True] if k is None else list(range(k))
-    total_inputs = sum(len(elements) ** m for m in range(1, n + 1))
-    if total_inputs > max_inputs:
-        raise error("R009", f"the audit would evaluate {total_inputs} inputs ({len(elements)}^m for m = 1..{n}), "
-                            f"more than the limit {max_inputs}", hint="lower --n (or raise --max-inputs)")
+    if not isinstance(max_inputs, int) or isinstance(max_inputs, bool) or max_inputs < 1:
+        raise error("U002", f"--max-inputs must be a positive integer, got {max_inputs!r}")
+    total_inputs = 0
+    for m in range(1, n + 1):           # stops at the limit: --n 1000000000 is refused at once
+        total_inputs += len(elements) ** m
+        if total_inputs > max_inputs:
+            raise error("R009", f"the audit would evaluate more than {max_inputs} inputs ({len(elements)}^m "
+                                f"for m = 1..{n}), the limit", hint="lower --n (or raise --max-inputs)")
     public = bind_public_arguments(evaluator, params, priv, entry, arg_specs)
     result = AuditResult(program.file, entry, priv.name, "bool list" if k is None else f"[{k}] list", n,
                          {p.name: format_value(public[p.name]) for p in params if p is not priv})

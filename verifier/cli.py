@@ -90,6 +90,13 @@ def _dispatch(argv: List[str]) -> int:
         return EXIT_INPUT
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # the file system refused a read or a write the checks did not foresee
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error[U003]: {where}cannot read or write: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except MemoryError:
+        print("error: privinfer ran out of memory on this input (lower the sizes asked for)", file=sys.stderr)
+        return EXIT_INPUT
     except Exception as exc:  # a bug in privinfer, not in the user's input
         if os.environ.get("PRIVINFER_DEBUG"):
             raise

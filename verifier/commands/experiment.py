@@ -2,15 +2,20 @@
 
 Reproduces the seed poster's accuracy study (Fig. 2): see ``verifier/experiments.py`` for what
 is computed and what is exact. Writes ``DIR/accuracy.csv``, ``DIR/accuracy.md`` and
-``DIR/accuracy_k2.png``, ``_k3.png``, ``_k4.png``; shows a progress bar on stderr and prints the
-files written. The Laplace draws come from a seeded numpy generator: experiment draws, not
-releases.
+``DIR/accuracy_k2.png``, ``_k3.png``, ``_k4.png``; shows a progress bar on stderr when it is a
+terminal (``--no-progress``: never) and prints the files written. The Laplace draws come from a
+seeded numpy generator: experiment draws, not releases.
 """
 from __future__ import annotations
 
 import argparse
+import sys
 
 from verifier.errors import error
+from verifier.output_paths import check_output_dir
+
+#: The most Laplace draws per point (they are held in memory at once).
+MAX_DRAWS = 10_000_000
 from verifier.experiments import DEFAULT_SEED, default_config, run_accuracy, winners
 
 
@@ -23,16 +28,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"experiment seed (default {DEFAULT_SEED})")
     parser.add_argument("--step", type=int, default=50, metavar="N",
                         help="spacing of the data sizes (default 50: n = 100, 150, ...)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (there is none when stderr is not a terminal)")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.draws is not None and args.draws < 2:
-        raise error("U002", f"--draws must be at least 2, got {args.draws}")
+    if args.draws is not None and not 2 <= args.draws <= MAX_DRAWS:
+        raise error("U002", f"--draws must be between 2 and {MAX_DRAWS}, got {args.draws}")
     if args.step < 1:
         raise error("U002", f"--step must be at least 1, got {args.step}")
+    check_output_dir(args.out, "--out")
     config = default_config(quick=args.quick, draws=args.draws, seed=args.seed, step=args.step)
-    report = run_accuracy(config, args.out, progress=not args.no_progress)
+    # a progress bar redraws itself: on a terminal only, never into a redirected log
+    report = run_accuracy(config, args.out, progress=not args.no_progress and sys.stderr.isatty())
     for path in report.files:
         print(path)
     for k in sorted(config.sizes):

@@ -23,6 +23,7 @@ from collections import Counter
 from typing import Any, Dict
 
 from verifier.errors import PrivInferError
+from verifier.output_paths import check_output_dir, check_output_file
 from verifier.language.parser import parse_file, parse_program
 from verifier.language.source import read_source
 from verifier.language.typecheck import typecheck_program
@@ -80,6 +81,11 @@ def _run_one(args: argparse.Namespace) -> int:
         print("error: --certificate covers every claim of the file; drop --only",
               file=sys.stderr)
         return 2
+    for option, path in (("--certificate", args.certificate), ("--dot", args.dot)):
+        if path:
+            check_output_file(path, option)
+    if args.smtlib:
+        check_output_dir(args.smtlib, "--smtlib")
     if exported:
         program = parse_program(read_source(args.file), source_name(args.file))
     else:
