@@ -43,6 +43,7 @@ def build_parser(selected: Optional[str] = None) -> argparse.ArgumentParser:
         prog="privinfer",
         description="Verify and run differentially private Bayesian programs (PrivInfer).",
     )
+    parser.add_argument("--version", action="version", version=f"privinfer {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         if name != selected:
@@ -55,6 +56,16 @@ def build_parser(selected: Optional[str] = None) -> argparse.ArgumentParser:
         module.add_arguments(p)
         p.set_defaults(_module=module)
     return parser
+
+
+def version() -> str:
+    """The installed package's version (``pyproject.toml``), or ``unknown`` when privinfer runs
+    from a source tree that was not installed."""
+    from importlib import metadata
+    try:
+        return metadata.version("privinfer")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _load(module_name: str):
