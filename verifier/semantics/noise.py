@@ -421,26 +421,37 @@ def _round_noise(bits: _BitSource, center: Fraction | Real, scale: Fraction | Re
 
 def released_probability(family: str, center: Number, scale: Number, index: int) -> Fraction | Real:
     """The exact probability that ``laplace`` (``family == "laplace"``) or ``gaussian``
-    (``"gauss"``, ``scale`` the standard deviation) releases ``index * grid(scale)``:
-    ``F(g (index + 1/2) - center) - F(g (index - 1/2) - center)`` for the noise's distribution
-    function ``F``. This is the law of the values the samplers release (tests check the samplers
-    against it), which ``privinfer audit`` and the fuzzer's oracle compare."""
+    (``"gauss"``, ``scale`` the standard deviation) releases ``index * grid(scale)``: the noise's
+    mass on ``[g (index - 1/2), g (index + 1/2)) - center``. This is the law of the values the
+    samplers release (tests check the samplers against it), which ``privinfer audit`` and the
+    fuzzer's oracle compare. Written with the tail on the cell's side of the center, so that a
+    cell far in a tail is a difference of two small numbers, not of two numbers near 1."""
     c = _exact(center, "center")
     b = _positive_scale(scale, "scale")
     g = grid(b)
-    upper = noise_cdf(family, reals.sub(g * index + g / 2, c), b)
-    lower = noise_cdf(family, reals.sub(g * index - g / 2, c), b)
-    return reals.sub(upper, lower)
+    low = reals.sub(g * index - g / 2, c)
+    high = reals.sub(g * index + g / 2, c)
+    if reals.sign(low) >= 0:           # right of the center: S(low) - S(high)
+        return reals.sub(_noise_tail(family, low, b), _noise_tail(family, high, b))
+    if reals.sign(high) <= 0:          # left of it: by symmetry
+        return reals.sub(_noise_tail(family, reals.neg(high), b), _noise_tail(family, reals.neg(low), b))
+    return reals.sub(1, reals.add(_noise_tail(family, high, b), _noise_tail(family, reals.neg(low), b)))
 
 
 def noise_cdf(family: str, t: Fraction | Real, b: Fraction | Real) -> Fraction | Real:
     """``Pr[Z < t]`` for ``Z ~ Lap(b)`` or ``N(0, b^2)``, exactly."""
+    if reals.sign(t) < 0:
+        return _noise_tail(family, reals.neg(t), b)
+    return reals.sub(1, _noise_tail(family, t, b))
+
+
+def _noise_tail(family: str, t: Fraction | Real, b: Fraction | Real) -> Fraction | Real:
+    """``Pr[Z >= t]`` for ``t >= 0``: ``e^(-t/b) / 2`` (Laplace), ``erfc(t / (b sqrt 2)) / 2``
+    (Gaussian)."""
     if family == "laplace":
-        if reals.sign(t) < 0:
-            return reals.div(reals.exp(reals.div(t, b)), 2)
-        return reals.sub(1, reals.div(reals.exp(reals.neg(reals.div(t, b))), 2))
+        return reals.div(reals.exp(reals.neg(reals.div(t, b))), 2)
     if family == "gauss":
-        return reals.div(reals.add(1, reals.erf(reals.div(t, reals.mul(b, reals.sqrt(2))))), 2)
+        return reals.div(reals.erfc(reals.div(t, reals.mul(b, reals.sqrt(2)))), 2)
     raise ValueError(f"unknown noise family {family!r}")
 
 
