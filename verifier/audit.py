@@ -1,19 +1,22 @@
 """Exact privacy audit of a program with a finite output (``privinfer audit``).
 
 For an entry whose private input is a list of ``bool`` or ``[k]`` values and whose output has
-finite support, :func:`audit` enumerates every input of length ``1..N``, computes each output
-distribution exactly with the language's semantics (``Evaluator`` + ``monad.enumerate_finite``),
-and, over every pair of *adjacent* inputs (LANGUAGE.md's ``adj``: same length, differing in at
-most one position), reports
+finite support (or is one release of ``lapMech`` / ``gaussMech``, whose law on the grid of
+released values is exact: ``verifier.semantics.released``), :func:`audit` enumerates every
+input of length ``1..N``, computes each output distribution exactly with the language's
+semantics (``Evaluator`` + ``monad.enumerate_finite``), and, over every *ordered* pair of
+distinct inputs the entry's claim covers (its refinements evaluated on the two runs, by
+``verifier.pairs.covered``, the enumeration of the fuzzer's oracle; the pairs of ``adj`` when
+there is no claim to compare with), reports
 
-* the privacy loss ``max over pairs of max_o |ln P1(o) - ln P2(o)|`` — the smallest ``eps``
-  for which the program is ``(eps, 0)``-DP on these inputs (``inf`` when an output is possible
-  for one input and impossible for its neighbour);
+* the privacy loss ``max over pairs of max_o ln (P1(o) / P2(o))`` — the smallest ``eps``
+  for which the program is ``(eps, 0)``-DP on these pairs (``inf`` when an output is possible
+  for the first input and impossible for the second);
 * the worst pair (the two inputs, the output, both probabilities), and the loss by length;
-* the curve ``delta(eps) = max over ordered pairs of sum_o max(P1(o) - e^eps P2(o), 0)``, the
-  smallest ``delta`` for which the program is ``(eps, delta)``-DP on these inputs;
-* a comparison with the claim (``val``) of the entry, evaluated at the given arguments and at
-  each pair, together with the verifier's verdict on that claim (:class:`ClaimCheck`).
+* the curve ``delta(eps) = max over pairs of sum_o max(P1(o) - e^eps P2(o), 0)``, the
+  smallest ``delta`` for which the program is ``(eps, delta)``-DP on these pairs;
+* a comparison with the claim (``val``) of the entry, its indices evaluated on each ordered
+  pair, together with the verifier's verdict on that claim (:class:`ClaimCheck`).
 
 Public API
 ==========
@@ -53,9 +56,9 @@ Only float laws are compared within ``TOLERANCE`` (1e-9). The ``delta(eps)`` cur
 printed numbers are float64.
 
 Deduplication: every input is evaluated (the enumeration is complete); pairs are grouped by
-their pair of output distributions (identical laws share a class: laws are keyed by the identity
-of their hash-consed expressions, ``_structural``), so the loss and the ``delta`` curve are
-computed once per distinct pair of laws.
+their ordered pair of output distributions (identical laws share a class: laws are keyed by the
+identity of their hash-consed expressions, ``_structural``), so the loss and the ``delta`` curve
+are computed once per distinct ordered pair of laws.
 """
 from __future__ import annotations
 
