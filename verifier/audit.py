@@ -77,7 +77,8 @@ from verifier.language import types as ty
 from verifier.language.parser import parse_expr, parse_file
 from verifier.language.pretty import pretty_expr
 from verifier.language.typecheck import TypedProgram, typecheck_program
-from verifier.pairs import Parameter, Shape, covered, mentions_any, equality_refinement as _equality_refinement, read_claim as _shape_of
+from verifier.pairs import Parameter, Shape, covered, equality_assertion, mentions_any, read_claim as _shape_of
+from verifier.pairs import equality_refinement as _equality_refinement
 from verifier.pairs import run_name as _run_name
 from verifier.semantics import monad, reals, released
 from verifier.semantics.distributions import Distribution
@@ -677,12 +678,6 @@ def _rename_runs(node: Any) -> Any:
                          if isinstance(n, ast.RunVar) else None)
 
 
-def _mentions(node: Any, name: str) -> bool:
-    if isinstance(node, (ast.Var, ast.RunVar)) and node.name == name:
-        return True
-    return isinstance(node, ast.Node) and any(_mentions(c, name) for c in ast.children(node))
-
-
 class AssertionEvaluator:
     """Evaluates the assertions and indices of a claim for given values of the two runs.
 
@@ -767,7 +762,7 @@ class _ClaimEvaluator(AssertionEvaluator):
         return env
 
     def depends_on_pair(self, node: Optional[ast.Node]) -> bool:
-        return node is not None and any(_mentions(node, n) for n in self.private_names)
+        return node is not None and mentions_any(node, set(self.private_names))
 
 
 #: The claim reader and evaluator, for the witnesses of refutations (``verifier.refutation``);
@@ -1128,18 +1123,11 @@ def _comparability(shape: Shape, count: int) -> str:
         return ""
     if shape.kind in ("SD", "HD", "KL"):
         return f"the claim bounds the {shape.kind} divergence, not differential privacy"
-    if shape.kind == "pure" and _equality_on(shape.assertion, shape.var):
+    if shape.kind == "pure" and equality_assertion(shape.assertion, shape.var):
         return ""
     if shape.kind == "none" and isinstance(_result_type(shape.val), ast.RMonad):
         return "the claim lifts a relation other than equality of the outputs"
     return "the claim says nothing about the output distributions"
-
-
-def _equality_on(a: Optional[ast.Expr], var: str) -> bool:
-    return isinstance(a, ast.SameRuns) or (
-        isinstance(a, ast.BinOp) and a.op == "=" and isinstance(a.left, ast.RunVar)
-        and isinstance(a.right, ast.RunVar) and a.left.name == a.right.name == var
-        and {a.left.run, a.right.run} == {1, 2})
 
 
 def _result_type(val: ast.ValDecl) -> ast.RType:

@@ -37,12 +37,14 @@ def run_name(name: str, run: int) -> str:
 
 def equality_refinement(rt: ast.RType) -> bool:
     """Whether ``rt`` is ``{x :: T | =}`` or ``{x :: T | x<1> = x<2>}``."""
-    if not isinstance(rt, ast.RRefine):
-        return False
-    a = rt.assertion
+    return isinstance(rt, ast.RRefine) and equality_assertion(rt.assertion, rt.var)
+
+
+def equality_assertion(a: Optional[ast.Expr], var: str) -> bool:
+    """Whether ``a`` is ``=`` or ``var<1> = var<2>`` (either order)."""
     return isinstance(a, ast.SameRuns) or (
         isinstance(a, ast.BinOp) and a.op == "=" and isinstance(a.left, ast.RunVar)
-        and isinstance(a.right, ast.RunVar) and a.left.name == a.right.name == rt.var
+        and isinstance(a.right, ast.RunVar) and a.left.name == a.right.name == var
         and {a.left.run, a.right.run} == {1, 2})
 
 
@@ -248,5 +250,5 @@ def _is_builtin_adj(a: ast.Expr, var: str, scope: Any) -> bool:
     return sorted(runs) == [(var, 1), (var, 2)]
 
 
-__all__ = ["Parameter", "Shape", "read_claim", "covered", "run_name", "equality_refinement",
+__all__ = ["Parameter", "Shape", "read_claim", "covered", "run_name", "equality_refinement", "equality_assertion",
            "lifts_equality", "mentions_any", "MonadRelation"]
