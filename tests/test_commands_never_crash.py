@@ -215,3 +215,13 @@ def test_the_examples_from_the_issue(capsys, files, tmp_path):
         assert code == 2 and "R005" in err and "too large" in err and str(csv) in err
     code, out, _ = run_command(capsys, ["check", "/nonexistent.json", "--json"])
     assert code == 2 and json.loads(out)["code"] == "C001"
+
+
+def test_version_and_a_file_with_nothing_to_verify(capsys, files):
+    code, out, _ = run_command(capsys, ["--version"])
+    assert code == 0 and out.startswith("privinfer ") and len(out.split()) == 2
+    empty = str(files["root"] / "empty.pinf")
+    code, out, _ = run_command(capsys, ["verify", empty])
+    assert code == 1 and "nothing to verify" in out and "0 of 0" not in out
+    code, out, _ = run_command(capsys, ["verify", empty, "--json"])
+    assert code == 1 and json.loads(out)["ok"] is False

@@ -43,7 +43,7 @@ def build_parser(selected: Optional[str] = None) -> argparse.ArgumentParser:
         prog="privinfer",
         description="Verify and run differentially private Bayesian programs (PrivInfer).",
     )
-    parser.add_argument("--version", action="version", version=f"privinfer {version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         if name != selected:
@@ -66,6 +66,15 @@ def version() -> str:
         return metadata.version("privinfer")
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+class _Version(argparse.Action):
+    """``--version``, reading the version only when asked (``importlib.metadata`` costs start-up
+    time every command would pay)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"privinfer {version()}")
+        parser.exit()
 
 
 def _load(module_name: str):
