@@ -337,12 +337,13 @@ def _typed_parameter_equal(monkeypatch):
 
 
 BUGS = [
-    ("let_bound_return.pinf", "main", _old_equality, "without the obligation"),
-    ("helper_returns_data_tail.pinf", "main", _no_output_check, "budget obligations"),
-    ("shadow_lapmech_identity.pinf", "noisyCount", _no_output_check, "budget obligations"),
-    ("self_justifying_alias.pinf", "main", _alias_by_spelling, "main"),
-    ("hidden_divergence_let.pinf", "f", _results_only_termination, "terminates"),
-    ("shadowed_normal_fold.pinf", "main", _likelihood_by_spelling, "built-in normal"),
+    ("let_bound_return.pinf", "main", _old_equality, "inputs are equal in both runs"),
+    ("helper_returns_data_tail.pinf", "main", _no_output_check, "output is equal in both runs"),
+    ("shadow_lapmech_identity.pinf", "noisyCount", _no_output_check,
+     "output is equal in both runs"),
+    ("self_justifying_alias.pinf", "main", _alias_by_spelling, "refinement"),
+    ("hidden_divergence_let.pinf", "f", _results_only_termination, "termination"),
+    ("shadowed_normal_fold.pinf", "main", _likelihood_by_spelling, "closed form"),
 ]
 
 

@@ -1,13 +1,17 @@
 """Certificates (``privinfer verify --certificate``) and their kernel (``privinfer check``).
 
-Every shared example's certificate checks; a mutation suite — editing a guarantee, an index,
-a formula, a lemma instantiation, a solver result, a source byte; deleting or reordering
-nodes — makes the kernel fail every time, naming what is wrong; certificates are
-deterministic; the kernel imports nothing of the derivation builder.
+Every bundled example's certificate checks. A certificate says how, never what: the kernel
+derives every obligation from the source, so forgeries made as an attacker would make them —
+the source of a rejected program put in a verified program's certificate with every hash
+recomputed, a rejected claim relabelled verified, a mechanism's argument edited, rules
+swapped, nodes deleted — are refused with a named reason, whenever ``privinfer verify`` does
+not verify the forged source itself. Certificates are deterministic; the kernel imports
+nothing of the derivation builder.
 """
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import subprocess
 import sys
@@ -17,17 +21,27 @@ import pytest
 
 from checker import kernel
 from checker.certify import certificate, dumps
-from obligations import terms as T
 from obligations.smtlib import check_smtlib
-from verifier.language.parser import parse_file
+from verifier.language.parser import parse_file, parse_program
+from verifier.language.pretty import pretty_rtype
 from verifier.language.typecheck import typecheck_program
 from verifier.verification import verify_program
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = sorted(p for d in ("paper", "course", "negative")
-                for p in (ROOT / "benchmarks" / "programs" / d).glob("*.pinf"))
+PROGRAMS = ROOT / "benchmarks" / "programs"
+SHARED = sorted(p for d in ("paper", "course", "negative") for p in (PROGRAMS / d).glob("*.pinf"))
+REJECTED = sorted(p for d in ("negative", "mistakes", "unsound")
+                  for p in (PROGRAMS / d).glob("*.pinf"))
 HELLINGER = ROOT / "tests" / "programs" / "hellinger_mech.pinf"
+LAPLACE = PROGRAMS / "paper/beta_output_laplace.pinf"
+EXPMECH = PROGRAMS / "paper/beta_output_hellinger.pinf"
+DUMMY_SUM = PROGRAMS / "course/dummy_sum.pinf"
 _CACHE: dict = {}
+
+
+def verify_text(text: str, name: str = "forged.pinf"):
+    program = parse_program(text, name)
+    return verify_program(program, typecheck_program(program))
 
 
 def cert_of(path: Path) -> dict:
@@ -40,14 +54,35 @@ def cert_of(path: Path) -> dict:
     return copy.deepcopy(_CACHE[path][0])
 
 
+def resign(cert: dict, text: str) -> dict:
+    """``cert`` with ``text`` as its source, everything an attacker can recompute recomputed:
+    the hash, and the claims' statements (the vals of the new text)."""
+    cert = copy.deepcopy(cert)
+    cert["source"]["text"] = text
+    cert["source"]["sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    vals = parse_program(text, "forged.pinf").vals()
+    for claim, val in zip(cert["claims"], vals):
+        claim["statement"] = f"{val.name} :: {pretty_rtype(val.rtype)}"
+    return cert
+
+
+def upgraded(cert: dict) -> dict:
+    """``cert`` with every claim that has a derivation labelled verified."""
+    cert = copy.deepcopy(cert)
+    for claim in cert["claims"]:
+        if claim["root"] is not None:
+            claim.update(verdict="verified", failure=None, code=None, confirmation=None)
+    return cert
+
+
 def check(cert: dict) -> kernel.Outcome:
     return kernel.check(cert)
 
 
 def invalid(cert: dict, *words: str) -> str:
-    """Check that ``cert`` is invalid and that the reason names every one of ``words``."""
-    outcome = check(cert)
-    assert not outcome.valid, "the mutated certificate still checks"
+    """``cert`` is invalid and the reason names every one of ``words``."""
+    outcome = kernel.check(cert)
+    assert not outcome.valid, "the forged certificate checks"
     for w in words:
         assert w in outcome.reason, outcome.reason
     return outcome.reason
@@ -58,372 +93,269 @@ def node(cert: dict, rule: str, claim: str = None) -> dict:
                 and (claim is None or n["id"].startswith(claim + "/")))
 
 
-def record(cert: dict, oid: str) -> dict:
-    return next(o for o in cert["obligations"] if o["id"] == oid)
-
-
-def real(value: str) -> dict:
-    return T.term_to_json(T.real(value))
-
-
-# ---- every shared example ------------------------------------------------------------------
+# ---- every bundled example --------------------------------------------------------------------
 
 @pytest.mark.parametrize("path", SHARED + [HELLINGER], ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_certificates_of_the_shared_examples_check(path):
-    cert = cert_of(path)
-    outcome = check(cert)
+def test_certificates_of_the_bundled_examples_check(path):
+    outcome = kernel.check(cert_of(path))
     assert outcome.valid, outcome.reason
     report = _CACHE[path][1]
     assert [(c["name"], c["verdict"]) for c in outcome.claims] == [
         (c.name, c.verdict) for c in report.claims]
+    if any(c.verdict == "verified" for c in report.claims):
+        assert outcome.obligations, "the kernel derived nothing to prove"
 
 
-def test_a_verified_certificate_states_the_guarantee_and_the_trust_base():
-    cert = cert_of(ROOT / "benchmarks/programs/paper/beta_output_hellinger.pinf")
-    main = next(c for c in cert["claims"] if c["name"] == "main")
-    assert main["guarantee"]["statement"].startswith("main :: {l :: bool list | adj (l<1>, l<2>)}")
-    assert T.pretty(T.term_from_json(main["guarantee"]["index"]["eps"])) == \
-        "sqrt (1.0 - pi / 4.0) * eps"
-    base = cert["trust_base"]
+def test_the_kernel_derives_at_least_the_obligations_the_verifier_proved():
+    """The kernel's obligations are its own, yet they include every obligation the verifier
+    discharged for the claims (as formulas: provenance texts may differ)."""
+    for path in (LAPLACE, EXPMECH, DUMMY_SUM, PROGRAMS / "paper/normal_input_gauss.pinf"):
+        outcome = kernel.check(cert_of(path))
+        key = lambda ob: (ob.kind, ob.hypotheses, ob.goal, ob.axioms)  # noqa: E731
+        mine = {key(ob) for ob in outcome.obligations}
+        theirs = {key(ob) for c in _CACHE[path][1].claims if c.verdict == "verified"
+                  for ob in c.obligations}
+        assert theirs <= mine, path.name
+
+
+def test_a_valid_outcome_states_the_trust_base_the_kernel_computed():
+    outcome = kernel.check(cert_of(EXPMECH))
+    base = outcome.trust_base
     assert base["solvers"][0]["name"] == "z3"
     assert "literature:mech.exponential" in base["theorems"]
     assert "literature:hellinger.triangle" in base["theorems"]
     assert {"id": "beta.hellinger.adjacent.rho", "status": "proved"} in base["lemmas"]
-    assert all(o["smtlib"].startswith("; privinfer proof obligation") for o in cert["obligations"])
 
 
-def test_the_disputed_theorem_is_flagged_in_the_claim_and_the_trust_base():
+def test_the_disputed_theorem_is_flagged_and_cannot_be_dropped():
     cert = cert_of(HELLINGER)
     rel = next(c for c in cert["claims"] if c["name"] == "rel")
     assert rel["disputed"] == ["mech.hellinger.poster_corrected"]
-    assert "disputed:mech.hellinger.poster_corrected" in cert["trust_base"]["theorems"]
+    assert "disputed:mech.hellinger.poster_corrected" in kernel.check(cert).trust_base["theorems"]
+    rel["disputed"] = []
+    invalid(cert, "claim rel", "disputed", "mech.hellinger.poster_corrected")
 
 
-# ---- the mutation suite --------------------------------------------------------------------
+# ---- forgeries: a certificate cannot say what must be proved ------------------------------------
 
-LAPLACE = ROOT / "benchmarks/programs/paper/beta_output_laplace.pinf"
-EXPMECH = ROOT / "benchmarks/programs/paper/beta_output_hellinger.pinf"
-NEGATIVE = ROOT / "benchmarks/programs/negative/beta_output_laplace_undercharged.pinf"
-NORMAL = ROOT / "benchmarks/programs/paper/normal_output_laplace.pinf"
+def certificate_of_text(text: str) -> dict:
+    report = verify_text(text)
+    return json.loads(dumps(certificate(report, text, "forged.pinf"))), report
 
 
-def test_mutation_guarantee_statement():
+#: rejected programs, and how to make a verified twin with the same claims from each
+GOOD_AND_BAD = [
+    (PROGRAMS / "negative/count_wrong_scale.pinf", ("DP(eps / 2.0)", "DP(eps)")),
+    (PROGRAMS / "negative/dummy_sum_undercharged.pinf",
+     ("M[DP(eps)]", "M[DP(eps * length l<1>)]")),
+    (PROGRAMS / "negative/beta_output_laplace_undercharged.pinf", LAPLACE),
+    (PROGRAMS / "negative/beta_output_laplace_unclamped.pinf", LAPLACE),
+    (PROGRAMS / "negative/beta_hellinger_small_prior.pinf", EXPMECH),
+    (PROGRAMS / "mistakes/uncharged_second_release.pinf", None),
+    (PROGRAMS / "mistakes/sensitivity_too_low.pinf", None),
+    (PROGRAMS / "unsound/val_call_outside_domain.pinf", None),
+    (PROGRAMS / "unsound/stored_mechanism_parameters.pinf", None),
+]
+
+
+@pytest.mark.parametrize("bad, good", GOOD_AND_BAD, ids=lambda x: getattr(x, "stem", "-"))
+def test_the_source_of_a_rejected_program_in_a_verified_certificate_is_refused(bad, good):
+    """The certificate of a verified program, its source replaced by a rejected program's
+    and re-signed (hash, statements), is refused. The verified program is the rejected one
+    edited into a twin, or a bundled program with the same claims; with neither, the
+    rejected program's own certificate, every claim relabelled verified."""
+    text = bad.read_text()
+    report = verify_text(text)
+    assert not all(c.verdict == "verified" for c in report.claims), "the program is verified"
+    if isinstance(good, tuple):
+        donor, twin = certificate_of_text(text.replace(*good))
+        assert all(c.verdict == "verified" for c in twin.claims), "the twin is not verified"
+    elif good is not None:
+        donor = cert_of(good)
+    else:
+        donor = upgraded(cert_of(bad))
+    forged = resign(donor, text)
+    assert [c["name"] for c in forged["claims"]] == [c.name for c in report.claims]
+    for claim in forged["claims"]:
+        if claim["root"] is not None:
+            claim.update(verdict="verified", failure=None, code=None, confirmation=None)
+    invalid(forged)
+
+
+@pytest.mark.parametrize("path", REJECTED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_rejected_claim_relabelled_verified_is_refused(path):
+    """Every claim the verifier did not verify, relabelled verified in its own certificate
+    (whose derivation is the verifier's attempt), is refused."""
+    cert = cert_of(path)
+    if not any(c["verdict"] != "verified" and c["root"] for c in cert["claims"]):
+        pytest.skip("no rejected claim with a derivation")
+    invalid(upgraded(cert))
+
+
+def tree(claim: str, shape) -> list:
+    """The nodes of a derivation of ``claim`` written as ``(rule, premise shapes...)``, in
+    preorder with canonical ids and no positions (a forger's tree)."""
+    nodes, counter = [], iter(range(1, 10_000))
+
+    def add(s) -> str:
+        nid = f"{claim}/n{next(counter)}"
+        entry = {"id": nid, "rule": s[0], "at": None, "premises": []}
+        nodes.append(entry)
+        entry["premises"] = [add(p) for p in s[1:]]
+        return nid
+
+    add(shape)
+    return nodes
+
+
+@pytest.mark.parametrize("shape", [
+    ("Abs", ("Safety",), ("If", ("Budget", ("LapMech",)), ("Budget", ("UnitM",)))),
+    ("Abs", ("Safety",), ("If-Lift", ("Budget", ("LapMech",)))),
+    ("Abs", ("Safety",), ("Budget", ("EqualInputs",))),
+    ("Abs", ("ExactFinite",)),
+])
+def test_a_derivation_written_by_hand_for_a_branch_on_private_data_is_refused(shape):
+    cert = cert_of(PROGRAMS / "mistakes/branch_on_private.pinf")
+    claim = cert["claims"][0]
+    claim.update(verdict="verified", failure=None, code=None, confirmation=None,
+                 root=claim["name"] + "/n1")
+    cert["nodes"] = tree(claim["name"], shape)
+    invalid(cert, "claim countIfLarge")
+
+
+def test_a_rejected_claim_given_another_claims_derivation_is_refused():
+    cert = cert_of(PROGRAMS / "negative/count_wrong_scale.pinf")
+    donor = cert_of(PROGRAMS / "classic/noisy_sum.pinf")
+    claim = cert["claims"][0]
+    claim.update(verdict="verified", failure=None, code=None, confirmation=None,
+                 root=claim["name"] + "/n1")
+    cert["nodes"] = [{**n, "id": n["id"].replace(donor["claims"][0]["name"], claim["name"]),
+                      "premises": [p.replace(donor["claims"][0]["name"], claim["name"])
+                                   for p in n["premises"]]} for n in donor["nodes"]]
+    invalid(cert, "claim noisyCount")
+
+
+SOURCE_EDITS = [  # (program, text replaced, replacement)
+    (PROGRAMS / "classic/noisy_sum.pinf", "lapMech (eps,", "lapMech (10.0 * eps,"),
+    (PROGRAMS / "classic/noisy_sum.pinf", "lapMech (eps,", "lapMech (9.0,"),
+    (PROGRAMS / "classic/private_majority.pinf", "count db", "count db + count db"),
+    (DUMMY_SUM, "noisyPrefix (acc + x) xs eps", "noisyPrefix (acc + x) xs (2.0 * eps)"),
+    (DUMMY_SUM, "lapMech (eps, acc + x)", "lapMech (eps, acc + x + x)"),
+    (LAPLACE, "lapMech (eps", "lapMech (2.0 * eps"),
+    (PROGRAMS / "classic/clipped_count.pinf", "lapMech (eps, cap)", "lapMech (eps, 2.0 * cap)"),
+    (PROGRAMS / "classic/clipped_count.pinf", "else lapMech (eps,", "else lapMech (0.5 * eps,"),
+]
+
+
+@pytest.mark.parametrize("path, old, new", SOURCE_EDITS, ids=lambda x: getattr(x, "stem", x))
+def test_an_edited_source_is_judged_as_what_it_now_says(path, old, new):
+    """A source edit with every hash recomputed (and the node positions fixed up where the
+    edit moved them) is accepted only if the verifier verifies the edited source."""
+    text = path.read_text()
+    if old not in text:
+        pytest.skip(f"{old!r} is not in {path.name}")
+    edited = text.replace(old, new, 1)
+    forged = resign(cert_of(path), edited)
+    if edited.count("\n") == text.count("\n"):
+        shift = len(new) - len(old)
+        line = text[:text.index(old)].count("\n") + 1
+        col = text.index(old) - text.rfind("\n", 0, text.index(old))
+        for n in forged["nodes"]:  # an attacker moves the recorded positions too
+            at = n["at"]
+            if at and at[2] == line and at[3] > col:
+                at[3] += shift
+            if at and at[0] == line and at[1] > col:
+                at[1] += shift
+    report = verify_text(edited)
+    outcome = kernel.check(forged)
+    for claim, mine in zip(report.claims, outcome.claims if outcome.valid else []):
+        assert claim.verdict == "verified" or mine["verdict"] != "verified", claim.name
+    if not all(c.verdict == "verified" for c in report.claims):
+        assert not outcome.valid
+
+
+def test_a_source_byte_changed_without_its_hash_is_refused():
+    cert = cert_of(LAPLACE)
+    cert["source"]["text"] = cert["source"]["text"].replace("eps", "eps ", 1)
+    invalid(cert, "SHA-256")
+
+
+def test_the_claims_are_the_vals_of_the_source():
+    cert = cert_of(LAPLACE)
+    cert["claims"].pop()
+    invalid(cert, "claims", "vals of the source")
     cert = cert_of(EXPMECH)
-    cert["claims"][1]["guarantee"]["statement"] = \
-        cert["claims"][1]["guarantee"]["statement"].replace("rho * eps", "eps")
-    invalid(cert, "claim main", "guarantee")
-
-
-def test_mutation_claim_index():
-    cert = cert_of(EXPMECH)
-    cert["claims"][1]["guarantee"]["index"]["eps"] = real("1")
-    invalid(cert, "claim main", "index")
-    cert = cert_of(EXPMECH)
-    node(cert, "Abs", "main")["judgement"]["index"]["eps"] = real("1")
-    invalid(cert, "claim main", "index")
-
-
-def test_mutation_budget_index_and_costs():
-    cert = cert_of(LAPLACE)
-    budget = node(cert, "Budget", "main")
-    budget["judgement"]["index"]["eps"] = real("100")
-    invalid(cert, budget["id"], "index")
-    cert = cert_of(LAPLACE)
-    budget = node(cert, "Budget", "main")
-    budget["judgement"]["costs"][0]["eps"] = real("0")
-    invalid(cert, budget["id"], "costs")
-
-
-def test_mutation_mechanism_cost():
-    cert = cert_of(LAPLACE)
-    lap = node(cert, "LapMech")
-    lap["judgement"]["cost"]["eps"] = real("0")
-    invalid(cert, lap["id"], "cost")
-    cert = cert_of(LAPLACE)
-    lap = node(cert, "LapMech")
-    lap["judgement"]["value"][1] = lap["judgement"]["value"][0]   # "the same in both runs"
-    invalid(cert, "run-2 form")
+    cert["claims"][1]["statement"] = cert["claims"][1]["statement"].replace("rho * eps", "eps")
+    invalid(cert, "claim main", "statement")
 
 
 def test_a_rule_the_kernel_does_not_know_fails_closed():
     cert = cert_of(LAPLACE)
-    lap = node(cert, "LapMech")
-    lap["rule"] = "NoisyMech"   # e.g. a mechanism added with verifier.extend.add_mechanism
-    invalid(cert, lap["id"], "no schema")
+    node(cert, "LapMech")["rule"] = "RRMech"
+    invalid(cert, "RRMech", "not a rule for")
 
 
-def test_mutation_formula_structured():
+@pytest.mark.parametrize("old, new", [("EqualInputs", "UnitM"), ("LapMech", "GaussMech"),
+                                      ("Safety", "Sub"), ("BindM", "Let")])
+def test_a_rule_swapped_for_another_is_refused(old, new):
+    for path in (LAPLACE, DUMMY_SUM, EXPMECH):
+        cert = cert_of(path)
+        target = next((n for n in cert["nodes"] if n["rule"] == old), None)
+        if target is not None:
+            target["rule"] = new
+            invalid(cert, "node")
+            return
+    pytest.skip(f"no {old} node")
+
+
+def test_a_match_on_lists_that_may_differ_cannot_claim_they_are_equal():
+    cert = cert_of(DUMMY_SUM)
+    split = node(cert, "Match-Split")
+    split["rule"] = "Match"
+    assert split["premises"], "a split with cases"
+    invalid(cert)
+
+
+def test_deleted_reordered_and_renamed_nodes_are_refused():
     cert = cert_of(LAPLACE)
-    ob = next(o for o in cert["obligations"] if o["discharge"]["method"] == "z3")
-    ob["obligation"]["goal"]["term"] = T.term_to_json(T.TRUE)
-    invalid(cert, ob["id"])
-
-
-def test_mutation_formula_text_and_smtlib():
-    cert = cert_of(LAPLACE)
-    ob = cert["obligations"][0]
-    ob["obligation"]["goal"]["text"] = "true"
-    invalid(cert, ob["id"], "normal form")
-    cert = cert_of(LAPLACE)
-    ob = next(o for o in cert["obligations"] if o["discharge"]["method"] == "z3")
-    ob["smtlib"] = ob["smtlib"].replace("(check-sat)", "(assert false)\n(check-sat)")
-    invalid(cert, ob["id"], "SMT-LIB")
-
-
-def test_mutation_formula_with_a_recomputed_id_breaks_the_links():
-    cert = cert_of(LAPLACE)
-    ob = next(o for o in cert["obligations"] if o["discharge"]["method"] == "z3")
-    ob["id"] = ob["obligation"]["id"] = "entailment-0000000000000000"
-    cert["obligations"].sort(key=lambda o: o["id"])
+    cert["nodes"].pop()
     invalid(cert, "does not exist")
-
-
-def test_mutation_lemma_instantiation():
-    cert = cert_of(EXPMECH)
-    ob = next(o for o in cert["obligations"] if any(a["schema"] == "betarho" for a in o["axioms"]))
-    ax = next(a for a in ob["axioms"] if a["schema"] == "betarho")
-    other = next(o for o in cert["obligations"] if o["axioms"] and o is not ob)
-    ax["args"] = other["axioms"][0]["args"]
-    invalid(cert, ob["id"], "axiom")
-    cert = cert_of(EXPMECH)
-    ob = next(o for o in cert["obligations"] if o["axioms"])
-    ob["axioms"][0]["schema"] = "triangle"
-    invalid(cert, ob["id"], "axiom")
-
-
-def test_mutation_an_axiom_instance_at_each_of_its_occurrences():
-    # the kernel checks an instance (schema, arguments, axiom) once: every other occurrence
-    # with other arguments is still checked
-    cert = cert_of(EXPMECH)
-    seen = {}
-    for o in cert["obligations"]:
-        for i, a in enumerate(o["axioms"]):
-            seen.setdefault(json.dumps([a["schema"], a["args"]]), []).append((o["id"], i))
-    shared = next(places for places in seen.values() if len(places) > 1)
-    for oid, i in shared:
-        cert = cert_of(EXPMECH)
-        ax = record(cert, oid)["axioms"][i]
-        other = next(a for o in cert["obligations"] for a in o["axioms"]
-                     if a["schema"] == ax["schema"] and a["args"] != ax["args"])
-        ax["args"] = other["args"]
-        invalid(cert, oid, "axiom")
-
-
-def test_mutation_lemma_of_a_node():
-    cert = cert_of(EXPMECH)
-    exp = node(cert, "ExpMech")
-    exp["judgement"]["lemma"] = "mech.laplace"
-    invalid(cert, exp["id"], "mech.exponential")
-
-
-def test_mutation_solver_result():
-    cert = cert_of(LAPLACE)
-    ob = next(o for o in cert["obligations"] if o["discharge"]["method"] == "z3")
-    ob["discharge"]["result"] = "sat"
-    invalid(cert, ob["id"], "sat")
-    cert = cert_of(LAPLACE)
-    ob = next(o for o in cert["obligations"] if o["discharge"]["method"] == "z3")
-    ob["discharge"]["method"] = "trivial"
-    invalid(cert, ob["id"], "trivial")
-
-
-def test_mutation_solver_result_of_an_obligation_whose_formula_recurs():
-    # the kernel runs a formula once (same hypotheses, axioms, goal): the discharge of every
-    # obligation is still checked
-    cert = cert_of(NORMAL)
-    formulas = {}
-    for o in cert["obligations"]:
-        ob = o["obligation"]
-        key = json.dumps([ob["hypotheses"], ob["axioms"], ob["goal"]])
-        if o["discharge"]["method"] == "z3":
-            formulas.setdefault(key, []).append(o["id"])
-    twice = next(ids for ids in formulas.values() if len(ids) > 1)
-    for oid in twice:
-        cert = cert_of(NORMAL)
-        record(cert, oid)["discharge"]["result"] = "unknown"
-        invalid(cert, oid, "unknown")
-
-
-def test_a_formula_that_recurs_is_run_once(monkeypatch):
-    cert = cert_of(NORMAL)
-    runs = []
-    monkeypatch.setattr(kernel, "check_smtlib", lambda text, *a: runs.append(text) or "unsat")
-    assert check(cert).valid
-    solved = [o for o in cert["obligations"] if o["discharge"]["method"] == "z3"]
-    commands = {"\n".join(line for line in o["smtlib"].splitlines() if not line.startswith(";"))
-                for o in solved}
-    assert len(runs) == len(commands) < len(solved)
-
-
-def test_mutation_source_byte():
-    cert = cert_of(LAPLACE)
-    text = cert["source"]["text"]
-    i = text.index("let ")
-    cert["source"]["text"] = text[:i] + "l" + text[i:]
-    invalid(cert, "source", "SHA-256")
-
-
-def test_mutation_delete_a_node():
-    cert = cert_of(LAPLACE)
-    victim = node(cert, "LapMech")
-    cert["nodes"].remove(victim)
-    invalid(cert, victim["id"], "does not exist")
-
-
-def test_mutation_reorder_and_rename_nodes():
     cert = cert_of(LAPLACE)
     cert["nodes"][1], cert["nodes"][2] = cert["nodes"][2], cert["nodes"][1]
     invalid(cert, "canonical order")
     cert = cert_of(LAPLACE)
-    old = cert["nodes"][1]["id"]
-    new = old.replace("/n2", "/n99")
-    text = json.dumps(cert).replace(f'"{old}"', f'"{new}"')
-    invalid(json.loads(text), new, "should be")
-
-
-def test_mutation_delete_an_obligation():
+    cert["nodes"][1]["id"] = cert["nodes"][1]["id"] + "9"
+    invalid(cert)
     cert = cert_of(LAPLACE)
-    gone = cert["obligations"].pop(3)
-    invalid(cert, gone["id"], "does not exist")
-
-
-def test_mutation_drop_the_disputed_flag():
-    cert = cert_of(HELLINGER)
-    next(c for c in cert["claims"] if c["name"] == "rel")["disputed"] = []
-    invalid(cert, "claim rel", "disputed")
-    cert = cert_of(HELLINGER)
-    node(cert, "HellingerMech")["judgement"].pop("disputed")
-    invalid(cert, "disputed flag")
-    cert = cert_of(HELLINGER)
-    cert["trust_base"]["theorems"].remove("disputed:mech.hellinger.poster_corrected")
-    invalid(cert, "trust base", "theorems")
-
-
-DUMMY_SUM = ROOT / "benchmarks/programs/course/dummy_sum.pinf"
-
-
-def test_mutation_same_branch_condition():
-    cert = cert_of(DUMMY_SUM)
-    split = node(cert, "Match-Split")
-    oid = split["judgement"]["branch"]["obligation"]
-    split["judgement"]["branch"]["obligation"] = None
-    invalid(cert, oid, "used by no node")
-    cert["obligations"].remove(record(cert, oid))
-    invalid(cert, split["id"], "same branch")
-    cert = cert_of(DUMMY_SUM)
-    split = node(cert, "Match-Split")
-    split["judgement"]["branch"]["mode"] = "sync"
-    invalid(cert, split["id"], "same branch")
-
-
-BOUND_IF = ROOT / "benchmarks/programs/classic/adaptive_composition_bound_if.pinf"
-IF_RULES = ROOT / "tests/programs/if_rules.pinf"
-CLIPPED = ROOT / "benchmarks/programs/classic/clipped_count.pinf"
-
-
-def test_mutation_cost_of_an_if_in_a_bound_position():
-    cert = cert_of(BOUND_IF)
-    branch = node(cert, "If")
-    branch["judgement"]["cost"]["eps"] = branch["judgement"]["cost"]["eps"]["args"][1]
-    invalid(cert, branch["id"], "the cost recorded is not If's")   # the then branch's only
-    cert = cert_of(BOUND_IF)
-    branch = node(cert, "If")
-    lap = cert["nodes"][[n["id"] for n in cert["nodes"]].index(branch["premises"][1])]
-    lap["judgement"]["cost"]["eps"] = real("0")                    # the else branch is free
-    invalid(cert, lap["id"], "cost")
-
-
-def test_mutation_same_branch_obligation_of_an_if_in_a_bound_position():
-    cert = cert_of(IF_RULES)   # sameCount: the conditions are two terms, proved equal
-    branch = node(cert, "If", "sameCount")
-    oid = branch["judgement"]["branch"]["obligation"]
-    assert oid is not None
-    branch["judgement"]["branch"]["obligation"] = None
-    invalid(cert, branch["id"], "no obligation that both runs take the same branch")
-    cert = cert_of(IF_RULES)
-    branch = node(cert, "If", "sameCount")
-    budget = node(cert, "Budget", "sameCount")
-    branch["judgement"]["branch"]["obligation"] = budget["obligations"][0]
-    invalid(cert, branch["id"], "the same-branch obligation must be")
-
-
-def test_mutation_cases_of_a_bound_if_or_match():
-    cert = cert_of(BOUND_IF)
-    branch = node(cert, "If")
-    nodes = {n["id"]: n for n in cert["nodes"]}
-    for p, case in zip(branch["premises"], ("else", "then")):   # the costs' orientation
-        nodes[p]["judgement"]["case"] = case
-    invalid(cert, branch["id"], "the cases then and else, in that order")
-    cert = cert_of(IF_RULES)
-    match = node(cert, "Match", "byShape")
-    match["judgement"]["branch"]["mode"] = "split"
-    invalid(cert, match["id"])
-
-
-def test_mutation_a_lifted_if():
-    cert = cert_of(CLIPPED)
-    lap = node(cert, "LapMech")
-    lap["judgement"]["cost"]["eps"] = real("0")
-    invalid(cert, lap["id"], "the cost recorded is not LapMech's")
-    cert = cert_of(IF_RULES)   # lifted: an If-Lift in a bound position has its premise's cost
-    lift = node(cert, "If-Lift", "lifted")
-    lift["judgement"]["cost"]["eps"] = real("0")
-    invalid(cert, lift["id"], "the cost recorded is not If-Lift's")
-    cert = cert_of(CLIPPED)
-    lift = node(cert, "If-Lift")
-    lift["rule"] = "If"   # passed off as an if both runs take alike: it has no same-branch proof
-    invalid(cert, "branch")
-
-
-def test_mutation_assumptions_of_the_parameters():
-    cert = cert_of(EXPMECH)   # main assumes a >= 1.0: make it a >= 2.0
     root = node(cert, "Abs", "main")
-    vocabulary = T.Vocabulary.from_json(cert["vocabulary"])
-    assumption = next(a for a in root["judgement"]["assumptions"] if ">=" in T.pretty(
-        T.term_from_json(a["term"], vocabulary)))
-    assumption["term"]["args"][1] = real("2")
-    invalid(cert, root["id"], "assumptions")
+    root["premises"] = root["premises"][:1]
+    invalid(cert)
 
 
-def test_mutation_two_parameters_share_a_variable():
-    cert = cert_of(LAPLACE)   # main db a b eps: make b's terms a's
-    root = node(cert, "Abs", "main")
-    params = root["judgement"]["parameters"]
-    a, b = (next(p for p in params if p["var"] == v) for v in ("a", "b"))
-    b["left"], b["right"] = a["left"], a["right"]
-    invalid(cert, root["id"], "variables of its own")
+def test_an_unverified_claim_must_say_why():
+    cert = cert_of(PROGRAMS / "negative/count_wrong_scale.pinf")
+    cert["claims"][0]["failure"] = None
+    invalid(cert, "must say why")
+    cert = cert_of(PROGRAMS / "negative/count_wrong_scale.pinf")
+    cert["claims"][0]["confirmation"] = None
+    invalid(cert, "refuted exactly when")
 
 
-def test_mutation_a_hypothesis_out_of_nowhere():
+def test_a_huge_resource_limit_is_capped():
     cert = cert_of(LAPLACE)
-    budget = node(cert, "Budget", "main")
-    budget["judgement"]["hypotheses"].append("h_wish")
-    invalid(cert, budget["id"], "h_wish", "without a rule")
+    cert["solver"]["rlimit"] = 10 ** 15
+    assert kernel.check(cert).valid
 
 
-def test_mutation_arguments_of_a_call():
-    cert = cert_of(DUMMY_SUM)
-    call = node(cert, "App-Val", "dummySum")
-    call["judgement"]["arguments"][-1]["obligations"] -= 1   # one of eps's is counted as l's
-    call["judgement"]["arguments"][-2]["obligations"] += 1
-    invalid(cert, call["id"], "argument 2", "noisyPrefix")
-    cert = cert_of(DUMMY_SUM)
-    call = node(cert, "App-Val", "dummySum")
-    call["judgement"]["arguments"][1]["var"] = "k"
-    invalid(cert, call["id"], "argument k")
-
-
-def test_mutation_upgrade_a_rejected_claim():
-    cert = cert_of(NEGATIVE)
-    main = next(c for c in cert["claims"] if c["name"] == "main")
-    main.update(verdict="verified", failure=None, failing=[], code=None, confirmation=None)
-    invalid(cert, "not verified")
-
-
-def test_mutation_a_claim_left_out():
-    cert = cert_of(NEGATIVE)
-    cert["claims"].pop()
-    invalid(cert, "claims", "vals of the source")
+def test_malformed_certificates_never_crash_the_kernel():
+    for mangle in (lambda c: c.pop("nodes"), lambda c: c["nodes"].append(42),
+                   lambda c: c["claims"][0].update(root="main/n999"),
+                   lambda c: c["nodes"][0].update(at=[1, 2, 3]),
+                   lambda c: c.update(format="privinfer-certificate/1")):
+        cert = cert_of(LAPLACE)
+        mangle(cert)
+        outcome = kernel.check(cert)
+        assert not outcome.valid and "Traceback" not in outcome.reason
 
 
 # ---- formats, exit codes, determinism, isolation -------------------------------------------------
@@ -437,7 +369,8 @@ def test_cli_exit_codes(tmp_path):
     out = tmp_path / "laplace.json"
     done = run_cli("verify", str(LAPLACE.relative_to(ROOT)), "--certificate", str(out))
     assert done.returncode == 0, done.stderr
-    assert run_cli("check", str(out)).returncode == 0
+    done = run_cli("check", str(out))
+    assert done.returncode == 0 and "derived from the source" in done.stdout, done.stdout
     cert = json.loads(out.read_text())
     cert["claims"][0]["verdict"] = "maybe"
     bad = tmp_path / "bad.json"
@@ -458,7 +391,7 @@ def test_certificates_are_deterministic(tmp_path):
         assert run_cli("verify", str(EXPMECH.relative_to(ROOT)), "--certificate",
                        str(out)).returncode == 0
         cert = json.loads(out.read_text())
-        assert set(cert["timings"]) == {"claims", "obligations"}
+        assert set(cert["timings"]) == {"claims"}
         del cert["timings"]
         texts.append(dumps(cert))
     assert texts[0] == texts[1]
@@ -469,32 +402,17 @@ def test_smtlib_directory(tmp_path):
     done = run_cli("verify", str(LAPLACE.relative_to(ROOT)), "--smtlib", str(tmp_path))
     assert done.returncode == 0, done.stderr
     files = sorted(tmp_path.glob("*.smt2"))
-    cert = cert_of(LAPLACE)
-    assert [f.stem for f in files] == [o["id"] for o in cert["obligations"]]
+    cert_of(LAPLACE)
+    report = _CACHE[LAPLACE][1]
+    assert [f.stem for f in files] == sorted({ob.id for c in report.claims for ob in c.obligations})
     for f in files[:5]:
         assert check_smtlib(f.read_text(), "z3") == "unsat"
 
 
 def test_cvc5_rechecks_a_certificate():
-    cert = cert_of(LAPLACE)
-    outcome = kernel.check(cert, solver="cvc5")
+    outcome = kernel.check(cert_of(LAPLACE), solver="cvc5")
     assert outcome.valid, outcome.reason
-
-
-def test_the_kernel_reads_terms_as_term_from_json_and_shares_equal_subterms():
-    from checker.reading import Reader
-    reader, seen = Reader(), {}
-    for o in cert_of(EXPMECH)["obligations"]:
-        ob = o["obligation"]
-        vocabulary = reader.vocabulary(ob["vocabulary"])
-        for n in ob["hypotheses"] + ob["axioms"] + [ob["goal"]]:
-            t = reader.term(n["term"], vocabulary)
-            assert t == T.term_from_json(n["term"], vocabulary[1])
-            for u in T.subterms(t):
-                assert seen.setdefault(u, u) is u
-    reader.term({"t": "const", "sort": "Int", "value": 1}, vocabulary)
-    with pytest.raises(T.SortError):  # not taken for the 1 just read (True == 1 in Python)
-        reader.term({"t": "const", "sort": "Int", "value": True}, vocabulary)
+    assert {s["name"] for s in outcome.trust_base["solvers"]} == {"cvc5"}
 
 
 def test_the_kernel_imports_nothing_of_the_derivation_builder(tmp_path):
@@ -521,22 +439,24 @@ def test_the_kernel_imports_nothing_of_the_derivation_builder(tmp_path):
 PURE_CALL = ROOT / "tests" / "programs" / "pure_call.pinf"
 
 
-def test_call_facts_check_and_depend_on_the_callee():
+def test_call_facts_depend_on_the_callee():
     cert = cert_of(PURE_CALL)
-    facts = [h for o in cert["obligations"] for h in o["obligation"]["hypotheses"]
-             if h["name"].startswith("h__call_")]
-    assert facts and check(cert).valid
+    outcome = kernel.check(cert)
+    assert outcome.valid, outcome.reason
+    assert any(h.name.startswith("h__call_") for ob in outcome.obligations for h in ob.hypotheses)
     mean = next(c for c in cert["claims"] if c["name"] == "mean")
     mean.update(verdict="unknown", failure="not checked", code="V002", confirmation=None)
     invalid(cert, "noisyMean", "val of mean", "not verified")
 
 
-def test_a_call_fact_that_is_not_the_val_is_refused(monkeypatch):
+def test_a_verifier_assuming_more_of_a_call_than_its_val_says_is_caught(monkeypatch):
+    """A wishful call fact (the builder's) cannot help: the kernel states its own."""
+    from obligations import terms as T
     from verifier.rules import call_facts
 
     real_parts = call_facts._fact_parts
 
-    def stronger(builder, name, left, right):  # what a wishful verifier would assume
+    def stronger(builder, name, left, right):
         parts = real_parts(builder, name, left, right)
         return None if parts is None else (parts[0], parts[1] + [T.eq(left, right)])
 
@@ -544,4 +464,23 @@ def test_a_call_fact_that_is_not_the_val_is_refused(monkeypatch):
     program = parse_file(str(PURE_CALL.relative_to(ROOT)))
     report = verify_program(program, typecheck_program(program))
     cert = json.loads(dumps(certificate(report, program.source, program.file)))
-    invalid(cert, "h__call_1", "not what the val")
+    outcome = kernel.check(cert)
+    fooled = [c.name for c in report.claims if c.verdict == "verified"]
+    for mine in outcome.claims if outcome.valid else []:
+        if mine["verdict"] == "verified":
+            honest = verify_text(PURE_CALL.read_text())
+            assert next(c for c in honest.claims if c.name == mine["name"]).verdict == "verified"
+    assert fooled
+
+
+# ---- the certificate-mutation oracle ---------------------------------------------------------------
+
+def test_a_fixed_seed_forgery_campaign_finds_no_failure():
+    """``privinfer fuzz --certificates``: forged certificates of bundled and random programs;
+    whatever the kernel accepts, the verifier verifies (and the kernel never crashes)."""
+    from verifier.fuzz.forgery import campaign
+    report = campaign(seed=3, count=80)
+    assert report.mutants == 80 and report.subjects >= 8
+    assert not report.failures, report.render()
+    assert sum(report.accepted.values()) < report.mutants   # it refuses forgeries
+    assert len(report.tried) >= 10                         # of many kinds

@@ -207,3 +207,155 @@ def test_bad_arguments(capsys, tmp_path):
     assert main(["experiment", "accuracy", "--out", str(tmp_path), "--draws", "1", "--quick"]) == 2
     assert "--draws" in capsys.readouterr().err
     assert main(["experiment", "nonsense", "--out", str(tmp_path)]) == 2
+
+
+# ---- Fig. 1: sensitivity ------------------------------------------------------------------------
+
+
+def test_sensitivity_quick_run(tmp_path, capsys):
+    out = tmp_path / "sens"
+    assert main(["experiment", "sensitivity", "--out", str(out), "--quick", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    for name in ("sensitivity.csv", "sensitivity_trend.csv", "sensitivity.md", "sensitivity.png"):
+        assert (out / name).is_file() and str(out / name) in printed
+    with open(out / "sensitivity.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 21 + 41
+    assert "GS =" in printed and "## n = 40" in (out / "sensitivity.md").read_text()
+
+
+@pytest.mark.parametrize("prior,n", [((1.0, 1.0), 30), ((0.5, 0.5), 12), ((2.0, 7.5), 25)])
+def test_certified_local_sensitivity_is_the_mechanisms(prior, n):
+    from verifier.semantics.hellinger_mech import local_sensitivity
+    ls, rad = ex.beta_local_sensitivities(prior, n)
+    assert (rad < 1e-25).all()
+    for j in range(n + 1):
+        assert ls[j] == pytest.approx(local_sensitivity(prior, (j, n - j)), rel=1e-12, abs=1e-15)
+    # the poster's claim: the maximum is at the edge
+    assert ls.max() == ls[0] or ls.max() == ls[n]
+    assert ls[n // 2] < ls[0] and ls[n // 2] < ls[n]
+
+
+@pytest.mark.parametrize("prior,n", [((1.0, 1.0), 40), ((0.5, 2.0), 17)])
+def test_smooth_sensitivity_from_local_is_the_mechanisms(prior, n):
+    from verifier.semantics.hellinger_mech import smooth_gamma, smooth_sensitivity
+    ls, _ = ex.beta_local_sensitivities(prior, n)
+    every = list(range(n + 1))
+    s_delta = ex.smooth_from_local(ls, every, smooth_gamma(1.0, 1e-8, n + 1))
+    s_pure = ex.smooth_from_local(ls, every, None)
+    for j in every:
+        assert s_delta[j] == pytest.approx(smooth_sensitivity(prior, (j, n - j), 1.0, 1e-8), rel=1e-12)
+        assert s_pure[j] == pytest.approx(smooth_sensitivity(prior, (j, n - j), 1.0, pure=True), rel=1e-12)
+
+
+def test_trend_row_for_the_uniform_prior():
+    """GS tends to sqrt(1 - sqrt(pi)/2) (g(1) = sqrt(pi)/2); LS at the centre to 1/sqrt(2n)."""
+    config = ex.default_sensitivity_config()
+    ls, _ = ex.beta_local_sensitivities((1.0, 1.0), 1000)
+    row = ex.sensitivity_trend_row(config, 1000, ls)
+    assert row.gs == pytest.approx(math.sqrt(1 - math.sqrt(math.pi) / 2), rel=1e-3)
+    assert row.ls_centre == pytest.approx(1 / math.sqrt(2 * 1000), rel=1e-2)
+    assert row.half_width == int(np.flatnonzero(ls <= row.gs / 2)[0])
+    assert row.s_pure_centre >= row.ls_centre and row.s_delta_centre >= row.ls_centre
+
+
+# ---- Fig. 3(a): priors --------------------------------------------------------------------------
+
+
+def test_priors_quick_run(tmp_path, capsys):
+    out = tmp_path / "priors"
+    assert main(["experiment", "priors", "--out", str(out), "--quick", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    for name in ("priors.csv", "priors.md", "priors.png"):
+        assert (out / name).is_file() and str(out / name) in printed
+    with open(out / "priors.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 3 * len(ex.MECHANISMS)
+    assert "smallest mean error" in printed
+
+
+@pytest.mark.parametrize("c1,n,scale", [(50, 100, 1.0), (3, 10, 2.0), (0, 5, 0.5), (7, 7, 3.0), (20, 40, 40.0)])
+def test_laplace_law_in_two_dimensions_is_exact(c1, n, scale):
+    """Against the Laplace CDF at 50 digits (mpmath), and it sums to 1."""
+    import mpmath
+    mpmath.mp.dps = 50
+    p = ex.laplace_law_k2(c1, n, scale)
+
+    def cdf(x):
+        x = mpmath.mpf(x)
+        return mpmath.e ** (x / scale) / 2 if x < 0 else 1 - mpmath.e ** (-x / scale) / 2
+    for j in range(n + 1):
+        lo = 0 if j == 0 else cdf(mpmath.mpf(j) - mpmath.mpf(1) / 2 - c1)
+        hi = 1 if j == n else cdf(mpmath.mpf(j) + mpmath.mpf(1) / 2 - c1)
+        assert p[j] == pytest.approx(float(hi - lo), rel=1e-13, abs=1e-300)
+    assert p.sum() == pytest.approx(1.0, rel=1e-14)
+
+
+def test_laplace_law_is_what_laplace_releases_draw():
+    p = ex.laplace_law_k2(12, 20, 2.0)
+    m = ex.laplace_releases((12, 8), 1.0, 2, 50_000, np.random.default_rng(9))
+    observed = np.bincount(m[:, 0], minlength=21)
+    expected = p * 50_000
+    big = expected >= 5
+    from scipy import stats
+    obs = np.append(observed[big], observed[~big].sum())
+    exp = np.append(expected[big], expected[~big].sum())
+    if exp[-1] == 0:
+        obs, exp = obs[:-1], exp[:-1]
+    assert stats.chi2.sf(((obs - exp) ** 2 / exp).sum(), len(obs) - 1) > 1e-6
+
+
+def test_law_stats_against_brute_force():
+    rng = np.random.default_rng(4)
+    h = rng.random(40)
+    p = rng.random(40)
+    mean, qs = ex.law_stats(h, p)
+    assert mean == pytest.approx(float(np.dot(h, p) / p.sum()))
+    for q, got in zip(ex.QUARTILES, qs):
+        want = min(x for x in h if p[h <= x].sum() >= q * p.sum() * (1 - 1e-15))
+        assert got == want
+
+
+def test_prior_rows_are_exact():
+    config = ex.PriorsConfig(n=30, priors=((2.0, 2.0),))
+    lap = ex.measure_prior((2.0, 2.0), "laplace_tight", config)
+    m = ex.laplace_releases((15, 15), 1.0, 1, 40_000, np.random.default_rng(2))
+    h = np.asarray(HellingerMechanism([2.0, 2.0], (15, 15), 1.0, 1e-8).hellinger(m))
+    assert abs(h.mean() - lap.mean) < 5 * h.std(ddof=1) / math.sqrt(h.size)
+    mech = ex.measure_prior((2.0, 2.0), "hellingerMech", config)
+    assert mech.mean == pytest.approx(HellingerMechanism([2.0, 2.0], (15, 15), 1.0, 1e-8).expected_hellinger(),
+                                      abs=1e-12)
+
+
+# ---- Fig. 3(b), 3(c): laws ----------------------------------------------------------------------
+
+
+def test_law_quick_run(tmp_path, capsys):
+    out = tmp_path / "law"
+    assert main(["experiment", "law", "--out", str(out), "--quick", "--draws", "500", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    for name in ("law.csv", "law.md", "law_k2.png", "law_k3.png"):
+        assert (out / name).is_file() and str(out / name) in printed
+    with open(out / "law.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    methods = {(r["k"], r["mechanism"]): r["method"] for r in rows}
+    assert methods[("2", "laplace_tight")] == "exact" and methods[("3", "laplace_tight")] == "monte-carlo"
+    assert {r["draws"] for r in rows if r["method"] == "monte-carlo"} == {"500"}
+
+
+def test_candidate_laws():
+    config = ex.default_law_config(quick=True, draws=300)
+    for k in (2, 3):
+        for m in ex.MECHANISMS:
+            law = ex.candidate_law(k, 12, m, config)
+            assert law.p.sum() == pytest.approx(1.0, rel=1e-12)
+            assert (law.counts.sum(axis=1) == 12).all()
+            assert law.method == ("monte-carlo" if (k == 3 and m.startswith("laplace")) else "exact")
+    mech = HellingerMechanism([1.0] * 3, (4, 4, 4), 1.0, 1e-8)
+    law = ex.candidate_law(3, 12, "hellingerMech", config)
+    np.testing.assert_array_equal(law.p, mech.probabilities())
+
+
+def test_bad_prior(tmp_path, capsys):
+    assert main(["experiment", "sensitivity", "--out", str(tmp_path), "--prior", "1", "--quick"]) == 2
+    assert main(["experiment", "sensitivity", "--out", str(tmp_path), "--prior", "0,1", "--quick"]) == 2

@@ -302,6 +302,111 @@ def test_empty_data_set():
 
 
 # ---------------------------------------------------------------------------------------
+# the sampler that does not enumerate: one score function, the near set, the bound
+# ---------------------------------------------------------------------------------------
+
+SAMPLER_CASES = [((1.0, 1.0), (20, 10)), ((1, 2, 0.5), (5, 12, 3)), ((1, 1, 1, 1), (3, 3, 3, 3)),
+                 ((0.3, 1, 2, 1, 1), (0, 4, 2, 2, 1)), ((1,) * 6, (2, 1, 1, 1, 1, 1))]
+
+
+def _enumerated(m):
+    """Every candidate and its log-weight, from the enumeration (the reference)."""
+    allc = np.concatenate([ch.counts() for ch in m.chunks()])
+    lw = np.concatenate([w for _, w in m.log_weights()])
+    return allc, lw
+
+
+@pytest.mark.parametrize("alpha,counts", SAMPLER_CASES)
+@pytest.mark.parametrize("small_chunks", [False, True])
+def test_one_score_function_bit_for_bit(alpha, counts, small_chunks, monkeypatch):
+    """The sampler's and hellinger()'s scores are the enumeration's, to the last bit (with the
+    cached triangle and without it)."""
+    if small_chunks:
+        monkeypatch.setattr(hm, "_CHUNK_MAX", 5)
+        monkeypatch.setattr(hm, "_MASTER_MAX", 0)
+    m = HellingerMechanism(alpha, counts, 1.0, 1e-6)
+    allc, lw = _enumerated(m)
+    assert np.array_equal(m._lw_from_log_bc(m._log_bc_rows(allc)), lw)
+    h = m.hellinger(allc)
+    assert np.array_equal(np.multiply(h, -m.beta), lw) and (np.signbit(h) == 0).all()
+
+
+@pytest.mark.parametrize("alpha,counts", SAMPLER_CASES)
+def test_near_set_is_the_enumeration_filtered(alpha, counts):
+    m = HellingerMechanism(alpha, counts, 1.0, 1e-6)
+    allc, _ = _enumerated(m)
+    lbc = m._log_bc_rows(allc)
+    for l0 in (-math.inf, -8.0, -2.0, -1.0, -0.3, -0.05, float(np.sort(lbc)[-2]), 0.0):
+        got, got_lbc = m.near_set(l0)
+        want = allc[lbc > l0]
+        assert got.shape == want.shape, l0
+        order_got = np.lexsort(got.T[::-1])
+        order_want = np.lexsort(want.T[::-1])
+        np.testing.assert_array_equal(got[order_got], want[order_want])
+        assert np.array_equal(got_lbc[order_got], lbc[lbc > l0][order_want])
+
+
+@pytest.mark.parametrize("tau", [0.5, 1.5, 3.0, 8.0])
+@pytest.mark.parametrize("alpha,counts", SAMPLER_CASES[1:])
+def test_sampler_plan_bounds_every_far_candidate(alpha, counts, tau, monkeypatch):
+    monkeypatch.setattr(hm, "_ENUMERATE_ALL", 0)
+    monkeypatch.setattr(hm, "_TAU", tau)
+    for pure in (False, True):
+        m = HellingerMechanism(alpha, counts, 1.0, None if pure else 1e-6, pure=pure)
+        allc, lw = _enumerated(m)
+        plan = m.sampler_plan()
+        near = m._log_bc_rows(allc) > plan.l0
+        assert near.sum() == plan.near_counts.shape[0]
+        assert (lw[~near] <= plan.lw0).all()
+        assert plan.z_near == pytest.approx(float(np.exp(lw[near]).sum()), rel=1e-12)
+        far_mass = m.candidates_count * math.exp(plan.lw0) if (~near).any() else 0.0
+        assert plan.total == pytest.approx(plan.z_near + far_mass, rel=1e-12)
+
+
+@pytest.mark.parametrize("k,n", [(2, 9), (3, 6), (5, 3), (4, 1)])
+def test_uniform_candidates_are_uniform(k, n):
+    m = HellingerMechanism(np.ones(k), [n] + [0] * (k - 1), 1.0, 1e-6)
+    draws = m._uniform_candidates(40_000, np.random.default_rng(11))
+    assert (draws.sum(axis=1) == n).all() and (draws >= 0).all()
+    cands = list(count_vectors(n, k))
+    index = {c: i for i, c in enumerate(cands)}
+    observed = np.bincount([index[tuple(int(x) for x in r)] for r in draws], minlength=len(cands))
+    assert chi_square_pvalue(observed, np.full(len(cands), 1 / len(cands))) > ALPHA
+
+
+@pytest.mark.parametrize("tau", [0.3, 2.0, 6.0])
+@pytest.mark.parametrize("alpha,counts,pure", [((1, 1, 1), (6, 2, 1), False),
+                                               ((0.5, 2.0, 1.0, 1.0), (0, 4, 1, 1), True),
+                                               ((1.0, 1.0), (12, 3), False)])
+def test_rejection_sampler_frequencies(alpha, counts, pure, tau, monkeypatch):
+    """Both branches of the sampler (near set drawn by inverse CDF, far candidates by rejection)
+    against the law from the direct formulas; tau = 6 leaves the near set empty."""
+    monkeypatch.setattr(hm, "_ENUMERATE_ALL", 0)
+    monkeypatch.setattr(hm, "_TAU", tau)
+    eps, delta = 1.0, None if pure else 1e-6
+    m = HellingerMechanism(alpha, counts, eps, delta, pure)
+    plan = m.sampler_plan()
+    assert plan.total > plan.z_near                    # the far branch is in use
+    cands, p_ref, _ = exact_law(alpha, counts, eps, delta, pure)
+    draws = m.sample(60_000, np.random.default_rng(int(tau * 10)))
+    index = {c: i for i, c in enumerate(cands)}
+    observed = np.bincount([index[tuple(int(x) for x in r)] for r in draws], minlength=len(cands))
+    assert chi_square_pvalue(observed, p_ref) > ALPHA
+
+
+def test_sampler_at_a_million_candidates_matches_the_exact_mean():
+    """k = 6, n = 40, eps = 3 (1,221,759 candidates: the rejection path without patching, 945
+    near ones): the mean H of the draws against the enumerated E[H], within 5 standard errors."""
+    m = HellingerMechanism((1.0,) * 6, (7, 7, 7, 7, 6, 6), 3.0, 1e-8)
+    assert m.candidates_count > hm._ENUMERATE_ALL
+    plan = m.sampler_plan()
+    assert 0 < plan.near_counts.shape[0] < m.candidates_count
+    h = np.asarray(m.hellinger(m.sample(20_000, np.random.default_rng(5))))
+    se = h.std(ddof=1) / math.sqrt(h.size)
+    assert abs(h.mean() - m.expected_hellinger()) < 5 * se
+
+
+# ---------------------------------------------------------------------------------------
 # k = 2 against a direct Beta implementation
 # ---------------------------------------------------------------------------------------
 

@@ -183,8 +183,7 @@ def _calls_anywhere(monkeypatch):
 
 def test_the_kernel_refuses_a_call_outside_the_domain(monkeypatch):
     kernel_refuses_buggy_builder(monkeypatch, UNSOUND / "val_call_outside_domain.pinf", "main",
-                                 _calls_anywhere, "has no obligation that its arguments are in "
-                                 "the domain of its val")
+                                 _calls_anywhere, "are in the domain of zeros's val")
 
 
 EXPMECH = """val main :: {{l :: bool list | adj (l<1>, l<2>)}} -> M[DP(1.0)] {{y :: bool * bool | =}}
@@ -212,7 +211,7 @@ def _output_is_the_candidate(monkeypatch):
 
 def test_the_kernel_refuses_an_expmech_whose_output_is_its_candidate(monkeypatch):
     kernel_refuses_buggy_builder(monkeypatch, UNSOUND / "expmech_cost_at_output.pinf", "main",
-                                 _output_is_the_candidate, "the output of ExpMech must be fresh")
+                                 _output_is_the_candidate, "privacy cost")
 
 
 STORED = """val zeros :: {{l :: bool list | l<1> = l<2> /\\ count l<1> = 0}} -> {{r :: real | =}}
@@ -268,7 +267,7 @@ OLD_RULES = [
 @pytest.mark.parametrize("file, claim", OLD_RULES, ids=[b[0] for b in OLD_RULES])
 def test_the_kernel_refuses_what_the_old_rules_verified(monkeypatch, file, claim):
     kernel_refuses_buggy_builder(monkeypatch, UNSOUND / file, claim, _no_result_ranges,
-                                 "Safety does not show")
+                                 "[Result] is not proved")
 
 
 def test_the_kernel_refuses_exact_outcomes_outside_the_claimed_type(monkeypatch):

@@ -55,9 +55,10 @@ let main db a b eps =
 def test_a_beta_prior_gets_the_bound_of_its_lower_bounds(low, claim, verdict):
     claims, cert = verify(HELLINGER.replace("LOW", low).replace("CLAIM", claim))
     assert claims["main"].verdict == verdict, claims["main"].failure
-    assert kernel.check(cert).valid
+    outcome = kernel.check(cert)
+    assert outcome.valid, outcome.reason
     if verdict == "verified":
-        axioms = [a["name"] for o in cert["obligations"] for a in o["axioms"]]
+        axioms = [a.name for ob in outcome.obligations for a in ob.axioms]
         assert any(name.startswith("ax_betag_") for name in axioms)
 
 

@@ -1,6 +1,7 @@
 """``privinfer check CERT.json [--solver z3|cvc5] [--allow-unknown] [--json]``: re-check a
 certificate with the independent kernel (``checker``; it imports nothing of the verifier's
-derivation builder).
+derivation builder), which derives every obligation from the certificate's source and
+discharges it itself.
 
 Exit 0 when the certificate is valid (its verified claims are justified and its other claims
 labelled as such), 1 when it is invalid (the first reason is printed, with code C002 when the
@@ -64,7 +65,8 @@ def render(path: str, outcome: kernel.Outcome, solver: str = "z3") -> str:
     base."""
     if not outcome.valid:
         return f"{path}: INVALID: error[{invalid_code(outcome)}]: {outcome.reason}"
-    lines = [f"{path}: valid (SMT obligations re-run with {solver})"]
+    lines = [f"{path}: valid ({len(outcome.obligations)} obligations derived from the source by "
+             f"the kernel, each discharged by {solver} or trivially)"]
     for c in outcome.claims:
         lines.append(f"  {c['verdict']:<8}  {c['statement']}")
         if c["disputed"]:

@@ -1,6 +1,9 @@
 """``privinfer fuzz [--seed S] [--count N | --time SECONDS] [--out DIR] [--json]``: the soundness
 oracle. Random well-typed programs with claims are verified, and every verified claim is judged
 by the exact semantics on every pair of inputs it covers (``verifier.fuzz``, docs/fuzz.md).
+With ``--certificates``, the certificate-mutation oracle instead: ``N`` forged certificates of
+bundled and random programs, each the kernel accepts judged against the verifier
+(``verifier.fuzz.forgery``).
 
 Exit 0 when no failure was found, 1 when one was, 2 on bad input (a bad option).
 """
@@ -35,6 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="failures to minimise at most (default 20; one per kind and hole first)")
     parser.add_argument("--no-metamorphic", action="store_true", help="skip the metamorphic checks")
     parser.add_argument("--no-kernel", action="store_true", help="do not check failing programs' certificates")
+    parser.add_argument("--certificates", action="store_true",
+                        help="the certificate-mutation oracle: forge N certificates (--count, "
+                             "default 200) and require that whatever the kernel accepts, "
+                             "privinfer verify verifies")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         raise error("U002", f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")
     if args.out:
         check_output_dir(args.out, "--out")
+    if args.certificates:
+        return run_forgeries(args)
     count = args.count if args.count is not None else (None if args.time is not None else 100)
     config = Config(seed=args.seed, count=count, seconds=args.time, metamorphic=not args.no_metamorphic,
                     kernel=not args.no_kernel, shrink=not args.no_shrink, max_shrinks=args.max_shrinks,
@@ -66,6 +75,22 @@ def run(args: argparse.Namespace) -> int:
         report.write(args.out)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, default=str))
+    else:
+        print(report.render())
+        if args.out:
+            print(f"  written to {args.out}")
+    return 1 if report.failures else 0
+
+
+def run_forgeries(args: argparse.Namespace) -> int:
+    """``--certificates``: the certificate-mutation oracle (``verifier.fuzz.forgery``)."""
+    from verifier.fuzz.forgery import campaign
+    count = args.count if args.count is not None else (None if args.time is not None else 200)
+    report = campaign(args.seed, count, args.time)
+    if args.out:
+        report.write(args.out)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
     else:
         print(report.render())
         if args.out:

@@ -17,6 +17,7 @@ from obligations import terms as T
 from obligations.model import (Obligation, ObligationKind, Provenance, Result, SourceSpan,
                                Verdict)
 from obligations.records import record, replace
+from obligations.relevance import relevant, total  # noqa: F401  (total: re-exported for rules)
 from obligations.smtlib import Z3Session
 from obligations.z3_backend import discharge
 from verifier.language import ast as A
@@ -483,51 +484,6 @@ def simple_of(rt: A.RType) -> A.SimpleType:
     if isinstance(rt, A.RArrow):
         return A.TArrow(simple_of(rt.dom), simple_of(rt.cod))
     raise NoRule("unsupported relational type", rt.span)
-
-
-def relevant(hyps: Sequence[Tuple[str, T.Term]], goal: T.Term,
-             witnesses: Iterable[T.Var] = ()) -> Tuple[Tuple[str, T.Term], ...]:
-    """The hypotheses connected to the goal through shared symbols (cone of influence).
-
-    A hypothesis that mentions ``witnesses`` (fresh variables that only say what a drawn
-    value is, such as the counts of a member of ``posteriors``) is connected only through
-    them: the facts ``0 <= k <= length l`` about a candidate's count k join an obligation
-    that mentions k, not every obligation about ``l``.
-
-    Dropping unrelated hypotheses can only make an obligation harder to prove, never easier,
-    so this is sound; it keeps obligations small and counterexamples readable.
-    """
-    def symbols(t: T.Term) -> set:
-        out = set()
-        for sub in T.subterms(t):
-            if isinstance(sub, T.Var):
-                out.add(("v", sub.name, sub.run))
-            elif isinstance(sub, T.Apply) and not sub.args:
-                out.add(("c", sub.func.name))
-        return out
-
-    wanted = symbols(goal)
-    anchors = {("v", w.name, w.run) for w in witnesses}
-    pending = [(n, t, syms, syms & anchors or syms)
-               for n, t in hyps for syms in (symbols(t),)]
-    chosen: Dict[str, T.Term] = {}
-    changed = True
-    while changed:
-        changed = False
-        for n, t, syms, through in pending:
-            if n not in chosen and (through & wanted or not syms):
-                chosen[n] = t
-                wanted |= syms
-                changed = True
-    return tuple((n, t) for n, t in hyps if n in chosen)
-
-
-def total(terms: Sequence[T.Term]) -> T.Term:
-    """The sum of ``terms``, leaving out constant zeros (0 for none)."""
-    parts = [t for t in terms if not (isinstance(t, T.Const) and t.value == 0)]
-    if not parts:
-        return T.real(0)
-    return parts[0] if len(parts) == 1 else T.add(*parts)
 
 
 def _dedupe(checks: List[RangeCheck]) -> List[RangeCheck]:

@@ -43,6 +43,7 @@ from verifier.language.resolve import written
 from verifier.translation import logic as L
 from verifier.rules.context import Ctx
 from verifier.translation.symbolic import DistV, Env, Monadic, NamedFun
+from obligations.conjugacy import posterior
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app
 
 #: likelihood family -> (conjugate prior family, conjugacy lemma)
@@ -291,21 +292,6 @@ def _observe_posterior(b, e: A.Observe, run: int, env: Env) -> DistV:
                                 lemma=lemma)
     return _dist(expected, posterior(family, prior.params, one, variance),
                  f"observe at line {e.span.line}")
-
-
-def posterior(family: str, params: Sequence[T.Term], data: T.Term,
-              variance: Optional[T.Term]) -> Tuple[T.Term, ...]:
-    """The parameters of the conjugate posterior of a prior with ``params`` after observing
-    the list ``data`` with a ``family`` likelihood (the conjugacy lemmas of ``CONJUGATE``)."""
-    if family == "bernoulli":
-        a, b = params
-        c, n = L.count(data), L.length(data)
-        return T.add(a, c), T.sub(T.add(b, n), c)
-    if family == "categorical":
-        return tuple(T.add(a, L.count_of(data, j)) for j, a in enumerate(params))
-    m, v = params
-    vn = T.div(1, T.add(T.div(1, v), T.div(L.length(data), variance)))
-    return T.mul(vn, T.add(T.div(m, v), T.div(L.total(data), variance))), vn
 
 
 def _dist(family: str, params, origin: str) -> DistV:

@@ -36,10 +36,22 @@ series above). Normalising sums accumulate in float64. This is ample for experim
 by the float64 log-weights (``NoiseSource.choice_log_weights``), so the only inexactness of a
 release is this score rounding, not the sampling.
 
+One score function. Every ``ln BC`` the module computes for a candidate — the enumeration
+(:meth:`HellingerMechanism.log_weights`), :meth:`HellingerMechanism.hellinger`, the sampler —
+adds the same table entries in the same order, so a candidate has one float64 weight
+``W(m) = exp(lw(m))`` wherever it is scored (tested bit for bit).
+
+Sampling without enumerating. :meth:`HellingerMechanism.sample` draws from ``W / sum W``
+exactly by rejection: the candidates near the data's posterior (``H < H0``) are enumerated by
+branch and bound over the separable tables and drawn by inverse CDF; every other candidate has
+weight at most ``exp(-beta H0)`` and is proposed uniformly (stars and bars) and accepted with
+probability ``W(m) / exp(-beta H0)``. The cost is the near set plus ``O(k log k)`` per attempt,
+not the ``C(n+k-1, k-1)`` candidates (5.5e9 at k = 5, n = 600; 6.6e11 at k = 6).
+
 Experiments versus releases. :meth:`HellingerMechanism.sample` draws with a caller-supplied
-numpy ``Generator`` and float64 inverse-CDF: **experiment draws are not releases**. Only
+numpy ``Generator`` and float64 uniforms: **experiment draws are not releases**. Only
 :meth:`HellingerMechanism.release` is meant to publish an output, and only with a
-releasable source.
+releasable source (it enumerates every candidate).
 """
 
 from __future__ import annotations
@@ -65,6 +77,7 @@ __all__ = [
     "smooth_gamma",
     "candidates_count",
     "CandidateChunk",
+    "SamplerPlan",
     "HellingerMechanism",
 ]
 
@@ -259,6 +272,12 @@ def smooth_sensitivity(alpha, counts, eps: float, delta: float | None = None,
 _CHUNK_MAX = 1 << 21          # largest chunk (candidates) handed to numpy at once
 _MASTER_MAX = 1 << 23         # cache the (s, u) triangle up to this many entries
 
+# The sampler (HellingerMechanism.sample / sampler_plan)
+_TAU = 3.0                    # ln of the worst-case attempts per draw on the far candidates
+_ENUMERATE_ALL = 1 << 16      # up to this many candidates, all are "near" (no rejection)
+_FRONTIER_MAX = 1 << 22       # largest block of partial count vectors in near_set
+_ATTEMPTS_MAX = 1 << 18       # largest batch of sampler attempts
+
 
 @record
 class CandidateChunk:
@@ -300,6 +319,24 @@ class CandidateChunk:
         out[:, self.k - 2] = s - u
         out[:, self.k - 1] = self.remainder - s
         return out
+
+
+@record
+class SamplerPlan:
+    """What :meth:`HellingerMechanism.sample` needs, computed once (``sampler_plan``).
+
+    ``N = {m : ln BC(m) > l0}`` is the near set, ``near_counts`` its members and ``cum_near``
+    the cumulative sums of their weights ``exp(lw)`` (``z_near`` the last one, 0 if ``N`` is
+    empty); every candidate outside ``N`` has ``lw <= lw0``; ``total = z_near + |R| exp(lw0)``
+    (``total = z_near`` when ``N`` holds every candidate).
+    """
+
+    l0: float
+    lw0: float
+    near_counts: np.ndarray
+    cum_near: np.ndarray
+    z_near: float
+    total: float
 
 
 def _triangle(s_lo: int, s_hi: int) -> tuple[np.ndarray, np.ndarray]:
@@ -371,6 +408,7 @@ class HellingerMechanism:
         self._s: float | None = None
         self._chunks: list[CandidateChunk] | None = None
         self._master: tuple[np.ndarray, np.ndarray] | None = None
+        self._plan: SamplerPlan | None = None
 
     # ---- sensitivities ----
 
@@ -423,14 +461,16 @@ class HellingerMechanism:
         return tuple(float(a + x) for a, x in zip(self.alpha, m))
 
     def hellinger(self, m) -> np.ndarray | float:
-        """``H(BI(x), Dir(alpha + m))`` for one count vector or an ``(N, k)`` array of them."""
+        """``H(BI(x), Dir(alpha + m))`` for one count vector or an ``(N, k)`` array of them
+        (the float64 value the mechanism's weights use, never ``-0.0``)."""
         arr = np.asarray(m, dtype=np.int64)
         single = arr.ndim == 1
         arr = np.atleast_2d(arr)
         if arr.shape[1] != self.k or (arr.sum(axis=1) != self.n).any() or (arr < 0).any():
             raise ValueError("candidates are count vectors of length k summing to n")
-        lbc = sum(t[arr[:, i]] for i, t in enumerate(self._tables))
-        h = np.sqrt(np.maximum(0.0, -np.expm1(np.minimum(lbc, 0.0))))
+        h = np.negative(np.expm1(self._log_bc_rows(arr)))   # the law's own ln BC, <= 0
+        h += 0.0                                             # -0.0 -> 0.0
+        h = np.sqrt(h, out=h)
         return float(h[0]) if single else h
 
     # ---- enumeration ----
@@ -534,39 +574,216 @@ class HellingerMechanism:
     def sample(self, n_draws: int, rng: np.random.Generator) -> np.ndarray:
         """``n_draws`` i.i.d. experiment draws, shape ``(n_draws, k)`` (candidate count vectors).
 
-        Exact candidate enumeration, no MCMC: pass 1 computes each chunk's total weight;
-        ``n_draws`` uniforms (from ``rng``) are sorted and located first among the chunk
-        totals, then, in pass 2 over the chunks that received draws, among the cumulative
-        weights. Float64 throughout: **experiment draws, not releases** (use :meth:`release`).
+        The law is the mechanism's, ``Pr[m] ∝ W(m) = exp(lw(m))`` with the very float64
+        log-weights of :meth:`log_weights` — no MCMC, no truncation — but the sampler does not
+        enumerate the candidates: it is the rejection sampler of :meth:`sampler_plan`, whose
+        cost is the near set (186,821 candidates at k = 5, n = 600, balanced; it grows like
+        ``n^((k-1)/2)``) plus ``O(k log k)`` per attempt, at most about
+        ``e^TAU |R| / (|R| - |N|)`` attempts per draw. Float64 uniforms (``rng``): **experiment
+        draws, not releases** (use :meth:`release`).
+
+        Algorithm (one attempt; attempts are i.i.d. and the first ``n_draws`` successes are
+        returned, in attempt order):
+
+        1. ``u`` uniform on ``[0, Z_near + F)``, ``Z_near = sum_{m in N} W(m)``,
+           ``F = |R| exp(lw0)``;
+        2. ``u < Z_near``: return the near candidate found by inverse CDF on the near weights
+           (success);
+        3. otherwise draw ``m`` uniformly from **all** of ``R`` (stars and bars); fail if
+           ``m`` is in ``N``; else succeed with probability ``exp(lw(m) - lw0)``.
+
+        Each attempt returns a given ``m`` with probability ``W(m) / (Z_near + F)`` (step 2 for
+        ``m`` in ``N``; ``(F / |R|) exp(lw(m) - lw0)`` for the others), so a success is
+        distributed exactly as ``W / sum W``. ``lw0 >= lw(m)`` for every ``m`` outside ``N``
+        (see :meth:`sampler_plan`); when ``N = R``, ``F = 0`` and step 2 is plain inverse CDF.
         """
         if n_draws < 0:
             raise ValueError("n_draws must be >= 0")
         if self.n == 0 or n_draws == 0:
             return np.zeros((n_draws, self.k), dtype=np.int64) + np.asarray(self.counts)
-        chunks = self.chunks()
-        totals = np.empty(len(chunks))
-        for idx, (_, lw) in enumerate(self.log_weights()):
-            totals[idx] = np.exp(lw, out=lw).sum()
-        cum = np.cumsum(totals)
-        u = rng.random(n_draws) * cum[-1]
-        order = np.argsort(u)
-        us = u[order]
-        which = np.minimum(np.searchsorted(cum, us, side="right"), len(chunks) - 1)
-        out_sorted = np.empty((n_draws, self.k), dtype=np.int64)
-        b = self.beta
-        bounds = np.searchsorted(which, np.arange(len(chunks) + 1), side="left")
-        for ci in np.flatnonzero(np.diff(bounds)):
-            lo, hi = bounds[ci], bounds[ci + 1]
-            ch = chunks[ci]
-            w = self._chunk_hellinger(ch)
-            np.exp(np.multiply(w, -b, out=w), out=w)
-            cw = np.cumsum(w, out=w)
-            start = cum[ci - 1] if ci > 0 else 0.0
-            pos = np.minimum(np.searchsorted(cw, us[lo:hi] - start, side="right"), ch.size - 1)
-            out_sorted[lo:hi] = self._counts_at(ch, pos)
-        out = np.empty_like(out_sorted)
-        out[order] = out_sorted
+        plan = self.sampler_plan()
+        out = np.empty((n_draws, self.k), dtype=np.int64)
+        filled = 0
+        rate = 0.5                                   # running estimate of the success rate
+        while filled < n_draws:
+            need = n_draws - filled
+            batch = int(min(_ATTEMPTS_MAX, max(64, 1.25 * need / rate)))
+            got = self._attempts(plan, batch, rng)
+            rate = max(len(got) / batch, 1e-6)
+            take = got[:need]
+            out[filled:filled + take.shape[0]] = take
+            filled += take.shape[0]
         return out
+
+    def _attempts(self, plan: "SamplerPlan", batch: int,
+                  rng: np.random.Generator) -> np.ndarray:
+        """``batch`` i.i.d. attempts of :meth:`sample`; the successes' count vectors in
+        attempt order."""
+        u = rng.random(batch) * plan.total
+        near = u < plan.z_near
+        found = np.empty((batch, self.k), dtype=np.int64)
+        ok = near.copy()
+        if near.any():
+            pos = np.searchsorted(plan.cum_near, u[near], side="right")
+            found[near] = plan.near_counts[np.minimum(pos, plan.cum_near.shape[0] - 1)]
+        far = np.flatnonzero(~near)
+        if far.size:
+            m = self._uniform_candidates(far.size, rng)
+            lbc = self._log_bc_rows(m)
+            lw = self._lw_from_log_bc(lbc)
+            v = rng.random(far.size)
+            accept = (lbc <= plan.l0) & (v < np.exp(lw - plan.lw0))
+            found[far] = m
+            ok[far] = accept
+        return found[ok]
+
+    def _uniform_candidates(self, count: int, rng: np.random.Generator) -> np.ndarray:
+        """``count`` candidates drawn uniformly from all ``C(n+k-1, k-1)``, shape ``(count, k)``.
+
+        Stars and bars: ``k - 1`` distinct bar positions among ``n + k - 1`` slots, a
+        uniform ``(k-1)``-subset (ordered draws, rows with a repeated position redrawn until
+        none is left), then ``m`` = the gaps between the bars."""
+        k, slots = self.k, self.n + self.k - 1
+        bars = np.sort(rng.integers(0, slots, size=(count, k - 1)), axis=1)
+        bad = np.flatnonzero((np.diff(bars, axis=1) == 0).any(axis=1))
+        while bad.size:
+            redo = np.sort(rng.integers(0, slots, size=(bad.size, k - 1)), axis=1)
+            bars[bad] = redo
+            bad = bad[(np.diff(redo, axis=1) == 0).any(axis=1)]
+        edges = np.concatenate([np.full((count, 1), -1, dtype=np.int64), bars,
+                                np.full((count, 1), slots, dtype=np.int64)], axis=1)
+        return np.diff(edges, axis=1) - 1
+
+    # ---- the near set and the sampler's plan ----
+
+    def sampler_plan(self) -> "SamplerPlan":
+        """The rejection sampler's data (cached): the threshold, the near set, the bound.
+
+        ``TAU = ln(attempts per draw)`` bounds the work per draw: the threshold on the
+        distance is ``H0 = 1 - TAU / beta``, the near set is ``N = {m : ln BC(m) > l0}`` with
+        ``l0 = ln(1 - H0^2)`` (``l0 = 0`` when ``H0 <= 0``), and every other candidate has
+        ``H >= H0``, hence ``lw <= lw0 = -beta H0`` (plus ``1e-9 (1 + beta)``: room over float
+        rounding; an upper bound only has to be an upper bound, tested against every far
+        candidate on small cases). So
+        ``|R| exp(lw0) <= e^TAU |R| exp(-beta)``, at most ``e^TAU`` times the far candidates'
+        true mass when they dominate. Small problems (``|R| <= ENUMERATE_ALL``) put every
+        candidate in ``N`` (``l0 = -inf``, no rejection).
+        """
+        if self._plan is None:
+            b = self.beta
+            if self.candidates_count <= _ENUMERATE_ALL:
+                l0, lw0 = -math.inf, -math.inf
+            else:
+                h0 = 1.0 - _TAU / b
+                if h0 <= 0.0:
+                    l0, lw0 = 0.0, 1e-9
+                else:
+                    l0 = math.log1p(-h0 * h0)
+                    lw0 = -b * h0 + 1e-9 * (1.0 + b)
+            counts, lbc = self.near_set(l0)
+            w = np.exp(self._lw_from_log_bc(lbc))
+            cum = np.cumsum(w)
+            z_near = float(cum[-1]) if cum.size else 0.0
+            far = counts.shape[0] < self.candidates_count
+            f_mass = float(self.candidates_count) * math.exp(lw0) if far else 0.0
+            self._plan = SamplerPlan(l0, lw0, counts, cum, z_near, z_near + f_mass)
+        return self._plan
+
+    def near_set(self, l0: float) -> tuple[np.ndarray, np.ndarray]:
+        """Every candidate with ``ln BC > l0`` and its ``ln BC`` (:meth:`_log_bc_rows`, the
+        very values of the enumeration), without enumerating the others.
+
+        Branch and bound over the categories in order: each ``T_i <= 0`` (``lnΓ`` is
+        log-convex), so a partial count vector ``(m_1..m_j)`` can only be completed into the
+        near set when its partial sum
+        plus the tables' maxima of the remaining categories exceeds ``l0`` (tested with a
+        slack of ``1e-9 (1 + |l0|)`` against float reordering, so pruning never loses a
+        member), and when the remaining observations fit in the remaining categories'
+        admissible values; the last category takes what remains. The survivors are filtered
+        exactly by ``_log_bc_rows > l0``. Returns ``(counts, ln BC)``: an ``(N, k)`` array of
+        the smallest integer type that holds ``n`` and an ``(N,)`` float64 array, in no
+        particular order. Cost: about the size of the near set (times the width of one
+        category's admissible range), never the number of candidates.
+        """
+        k, n, t = self.k, self.n, self._tables
+        if math.isinf(l0) and l0 < 0:
+            bound = -math.inf
+        else:
+            bound = l0 - 1e-9 * (1.0 + abs(l0))
+        tmax = [float(ti.max()) for ti in t]
+        rest_max = [math.fsum(tmax[j:]) + 1e-12 * k for j in range(k + 1)]
+        total_max = rest_max[0]
+        adm = []
+        for i in range(k):
+            vals = np.flatnonzero(t[i] + (total_max - tmax[i]) > bound)
+            if vals.size == 0:
+                return np.zeros((0, k), dtype=np.int64), np.zeros(0)
+            adm.append(vals)
+        lo_rest = [int(sum(int(a[0]) for a in adm[j:])) for j in range(k + 1)]
+        hi_rest = [int(sum(int(a[-1]) for a in adm[j:])) for j in range(k + 1)]
+        last_ok = np.zeros(n + 1, dtype=bool)
+        last_ok[adm[k - 1]] = True
+        parts: list[np.ndarray] = []
+
+        def expand(prefix: np.ndarray, partial: np.ndarray, j: int) -> None:
+            """Extend every ``prefix`` (``j`` counts fixed) by category ``j``; at ``j = k-2``
+            the last count is what remains, and the complete rows are kept."""
+            vals = adm[j]
+            per = max(1, _FRONTIER_MAX // vals.size)
+            for lo in range(0, prefix.shape[0], per):
+                p = prefix[lo:lo + per]
+                rem = (n - p.sum(axis=1, dtype=np.int64))[:, None] - vals[None, :]
+                keep = (rem >= lo_rest[j + 1]) & (rem <= hi_rest[j + 1])
+                score = partial[lo:lo + per, None] + t[j][vals][None, :]
+                if j == k - 2:                 # the last category takes the remainder
+                    keep[keep] = last_ok[rem[keep]]
+                    score[keep] += t[k - 1][rem[keep]]
+                    keep &= score > bound
+                else:
+                    keep &= score + rest_max[j + 1] > bound
+                rows, cols = np.nonzero(keep)
+                if rows.size == 0:
+                    continue
+                nxt = np.concatenate([p[rows], vals[cols, None].astype(p.dtype)], axis=1)
+                if j == k - 2:
+                    parts.append(np.concatenate(
+                        [nxt, rem[rows, cols, None].astype(p.dtype)], axis=1))
+                else:
+                    expand(nxt, score[rows, cols], j + 1)
+
+        dtype = np.int16 if n < 2**15 else np.int32 if n < 2**31 else np.int64
+        expand(np.zeros((1, 0), dtype=dtype), np.zeros(1), 0)
+        if not parts:
+            return np.zeros((0, k), dtype=np.int64), np.zeros(0)
+        counts = np.concatenate(parts)
+        lbc = self._log_bc_rows(counts)
+        keep = lbc > l0
+        return counts[keep], lbc[keep]
+
+    def _log_bc_rows(self, m: np.ndarray) -> np.ndarray:
+        """``ln BC`` of the candidates ``m`` (an ``(N, k)`` int array), clipped to ``<= 0``.
+
+        Bit for bit the value the enumeration (:meth:`_chunk_log_bc`) gives the same
+        candidate: the same table entries added in the same order
+        (``(T_{k-2}[u] + T_{k-1}[v]) + T_k[w]``, then the prefix's ``T_1 + ... + T_{k-3}``
+        summed left to right; ``T_1 + T_2`` for ``k = 2``)."""
+        t, k = self._tables, self.k
+        if k == 2:
+            lbc = t[0][m[:, 0]] + t[1][m[:, 1]]
+        else:
+            lbc = t[k - 3][m[:, k - 3]] + t[k - 2][m[:, k - 2]]
+            lbc += t[k - 1][m[:, k - 1]]
+            if k > 3:
+                base = t[0][m[:, 0]]
+                for i in range(1, k - 3):
+                    base = base + t[i][m[:, i]]
+                lbc += base
+        return np.minimum(lbc, 0.0, out=lbc)
+
+    def _lw_from_log_bc(self, lbc: np.ndarray) -> np.ndarray:
+        """``lw = -beta * sqrt(-expm1(ln BC))``: the operations of :meth:`log_weights`."""
+        h = np.sqrt(np.negative(np.expm1(lbc)))
+        return np.multiply(h, -self.beta, out=h)
 
     def _counts_at(self, ch: CandidateChunk, pos: np.ndarray) -> np.ndarray:
         """Count vectors of the chunk's candidates at local positions ``pos`` (vectorised)."""

@@ -1,0 +1,167 @@
+"""The kernel's root rule: a definition against its val (Abs; LetRec-Induction for a recursive
+one), with the Safety premise, the body's derivation and the inductions of the observe-folds
+it uses — or ExactFinite alone.
+
+``derive(proof, val, decl, root)`` binds the parameters to fresh variables under the val's
+ranges and refinements (``bind_parameters``), runs Safety in each run (``checker.safety``),
+checks the body against the claim (``checker.relational``) or decides it exactly
+(``checker.exact``), and leaves every obligation in ``proof``.
+"""
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Tuple
+
+from obligations import terms as T
+from obligations.records import replace
+from verifier.language import ast as A
+from verifier.language.resolve import recursive_call_sites, source_name
+from verifier.translation import logic as L
+from verifier.translation.symbolic import Env, Monadic, Scalar, SymValue
+from checker import safety as S
+from checker.exact import exact_finite
+from checker.judgement import (Ctx, Node, Proof, Reject, arrows, expect, instantiated_cost,
+                               make_claim, monad_is_equality, refinement_parts, says_equal,
+                               simple_of, translated)
+from checker.relational import check, check_pure
+
+
+def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
+    """The derivation of ``val`` for ``decl``: Abs (LetRec-Induction for a recursive
+    definition) with the Safety premise, the body's derivation and the inductions of the
+    observe-folds it uses — or ExactFinite alone. Its obligations are left in ``p``."""
+    rule = "LetRec-Induction" if decl.recursive else "Abs"
+    premises = expect(root, (rule,), decl, f"the definition of {source_name(decl.name)}")
+    if [n.rule for n in premises] == ["ExactFinite"]:
+        if decl.recursive:
+            raise Reject("ExactFinite decides definitions that are not recursive", decl.span)
+        return exact_finite(p, decl, premises[0], *bind_parameters(p, val, decl, None))
+    if len(premises) < 2:
+        raise Reject(f"node {root.id}: premises Safety, the body and the observe-folds, or "
+                     "ExactFinite", decl.span)
+    position = induction_position(decl) if decl.recursive else None
+    ctx, val_env, body, rt, _ = bind_parameters(p, val, decl, position)
+    expect(premises[0], ("Safety",), body, "the Safety premise", premises=0)
+    monadic = isinstance(rt, A.RMonad)
+    with p.name_scope():
+        result = _result_type(rt.body if monadic else rt)
+        S.check_safety(p, ctx, body, monadic, result)
+    if decl.recursive:
+        every_recursive_call_terminates(p, val, decl)
+    if monadic:
+        check(p, replace(ctx, claim=make_claim(p, val_env, rt)), body, premises[1])
+    else:
+        check_pure(p, ctx, val_env, body, rt, premises[1])
+    recorded = sorted((n.rule, n.at or ()) for n in premises[2:])
+    if any(n.premises for n in premises[2:]) or recorded != sorted(p.folds.values()):
+        raise Reject(f"node {root.id}: the observe-folds and observes the proof uses are "
+                     f"{sorted(r for r, _ in p.folds.values())}, not "
+                     f"{[r for r, _ in recorded]}", decl.span)
+
+
+def _result_type(rt: A.RType) -> Optional[A.SimpleType]:
+    try:
+        return simple_of(rt)
+    except Reject:
+        return None
+
+
+def induction_position(decl: A.LetDecl) -> Optional[int]:
+    """The parameter a recursive definition's induction is on: the first list parameter its
+    body matches on (the length of any list parameter is a well-founded measure)."""
+    names = [q.name if isinstance(q, A.PVar) else None for q in decl.params]
+    stack: List[A.Node] = [decl.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, A.Match) and isinstance(node.scrutinee, A.Var) \
+                and node.scrutinee.name in names:
+            return names.index(node.scrutinee.name)
+        stack += reversed(list(A.children(node)))
+    return None
+
+
+def every_recursive_call_terminates(p: Proof, val: A.ValDecl, decl: A.LetDecl) -> None:
+    """Every recursive call of ``decl`` (used or not: call by value) was evaluated by the
+    Safety walk, which demanded that its list is shorter; a use of the name other than a
+    call, or a call in code never evaluated, has no such obligation and is refused."""
+    calls, stray = recursive_call_sites(decl, len(arrows(val.rtype)[0]))
+    if stray:
+        raise Reject(f"{source_name(decl.name)} is used other than in a call on all its "
+                     "arguments: its termination is not shown", stray[0].span)
+    shown = {(s.line, s.col, s.end_line, s.end_col) for ob in p.obligations
+             if "(structural recursion: termination)" in ob.provenance.description
+             for s in (ob.provenance.span,) if s is not None}
+    for call in calls:
+        s = call.span
+        if (s.line, s.col, s.end_line, s.end_col) not in shown:
+            raise Reject("a recursive call in code that is never evaluated: its termination "
+                         "is not shown", call.span)
+
+
+def bind_parameters(p: Proof, val: A.ValDecl, decl: A.LetDecl, position: Optional[int]
+                    ) -> Tuple[Ctx, Env, A.Expr, A.RType, List[Optional[Tuple[T.Term, T.Term]]]]:
+    """The context of ``decl``'s body under ``val``: each parameter bound to fresh variables
+    (one shared variable when its refinement says it is equal in both runs) with its type's
+    range and its refinements assumed; a computation parameter known by its type. Also the
+    body after the parameters, the val's result type, and each parameter's terms in run 1
+    and run 2 (None for a computation)."""
+    params, body, rt = list(decl.params), decl.body, val.rtype
+    ctx = Ctx(env=p.env_at(decl), function=decl.name if decl.recursive else None)
+    val_env, k, terms = p.top_env, 0, []
+    while isinstance(rt, A.RArrow):
+        if not params:
+            if not isinstance(body, A.Fun):
+                raise Reject(f"{source_name(decl.name)} takes fewer parameters than its val",
+                             decl.span)
+            params, body = list(body.params), body.body
+        pattern, dom = params.pop(0), rt.dom
+        var, base, assertions = refinement_parts(dom)
+        pname = pattern.name if isinstance(pattern, A.PVar) else (var or "arg")
+        if isinstance(base, A.RMonad):
+            equal = monad_is_equality(p, val_env, base)
+            try:
+                cost = instantiated_cost(p, val_env, base)
+            except Reject:
+                cost = None  # not M[F, delta] {x :: T | =}: it cannot be run
+            value = Monadic(None, None, equal_in_runs=equal, rtype=base, name=pname, cost=cost)
+            ctx = _bind(ctx, pattern, value, value)
+            val_env = val_env.bind(var, value, value) if var else val_env
+            terms.append(None)
+        else:
+            sort = L.sort_of_type(base.type) if isinstance(base, A.RSimple) else None
+            if sort is None:
+                raise Reject("a parameter of this type is not supported by the kernel",
+                             dom.span)
+            shared = var is not None and says_equal(var, assertions)
+            left, right = p.fresh_pair(pname, sort, shared)
+            ctx = _bind(ctx, pattern, Scalar(left), Scalar(right))
+            if var is not None:
+                val_env = val_env.bind(var, Scalar(left), Scalar(right))
+            facts = L.range_facts(base.type, left) + (
+                () if shared else L.range_facts(base.type, right))
+            if facts:
+                ctx = ctx.assume(_hyp(pname + "_range"), T.and_(*facts))
+            for a in assertions:
+                if not isinstance(a, A.SameRuns):
+                    ctx = ctx.assume(_hyp(pname), translated(
+                        lambda: p.assertion(val_env, a, refined=var), a.span))
+            if k == position and L.list_key_of(sort):
+                ctx = replace(ctx, induction=(position, left, right))
+            terms.append((left, right))
+        k += 1
+        rt = rt.cod
+    if params:
+        raise Reject(f"{source_name(decl.name)} takes more parameters than its val", decl.span)
+    return ctx, val_env, body, rt, terms
+
+
+def _hyp(name: str) -> str:
+    return "h_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def _bind(ctx: Ctx, pattern: A.Pattern, left: SymValue, right: SymValue) -> Ctx:
+    if isinstance(pattern, A.PVar):
+        return ctx.bind(pattern.name, left, right)
+    if isinstance(pattern, (A.PWild, A.PUnit)):
+        return ctx
+    raise Reject("tuple parameters are not supported by the kernel", pattern.span)

@@ -1,0 +1,522 @@
+"""The kernel's unary judgement, Safety: every range condition of a definition holds in each run.
+
+The relational rules relate the two runs and may skip code altogether (EqualInputs), so the
+conditions of each run — a ``beta`` parameter positive, a divisor non-zero, a mechanism's
+epsilon positive, a call in its val's domain, a recursive call on a shorter list, the result
+in the val's type — are demanded here, by one walk over the body per run. The conditions of
+pure code are the ones the shared translator reports (``RangeCheck``: a partial operation,
+an annotated parameter, ``posteriors`` of a non-conjugate prior, ...); the calls it evaluates
+(``CallCheck``) and the computations pure code makes (``StoredComputation``) are checked
+where they happen. Values a computation draws are fresh, with the facts of their type.
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Optional, Sequence, Tuple
+
+from obligations import terms as T
+from obligations.candidates import conjugate, literal_members
+from obligations.model import ObligationKind
+from obligations.records import record
+from verifier.language import ast as A
+from verifier.language.builtins import BUILTINS
+from verifier.language.resolve import source_name
+from verifier.translation import logic as L
+from verifier.translation.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar,
+                                           SymValue, TupleV, UnitV)
+from verifier.translation.translate import (CallCheck, RangeCheck, StoredComputation,
+                                            bind_pattern, flatten_app)
+from checker.judgement import Ctx, Proof, Reject, arrows, refinement_parts, simple_of
+
+R = ObligationKind.RANGE
+
+
+@record
+class Elem:
+    """What a computation draws: ``make(proof, name)`` gives a value and the facts known of
+    it (fresh variables named after ``name``, the binder, when there is one)."""
+
+    make: Callable[[Proof, Optional[str]], Tuple[SymValue, List[T.Term]]]
+
+
+def exact(value: SymValue) -> Elem:
+    return Elem(lambda p, name: (value, []))
+
+
+def of_type(t: Optional[A.SimpleType], default: str = "x") -> Elem:
+    return Elem(lambda p, name: fresh_value(p, t, name or default))
+
+
+OPAQUE = of_type(None)
+
+
+def fresh_value(p: Proof, t: Optional[A.SimpleType], name: str
+                ) -> Tuple[SymValue, List[T.Term]]:
+    """A fresh value of simple type ``t`` and what its type says of it."""
+    if isinstance(t, A.TTuple):
+        items, facts = [], []
+        for i, item in enumerate(t.items, 1):
+            v, f = fresh_value(p, item, f"{name}{i}")
+            items.append(v)
+            facts += f
+        return TupleV(tuple(items)), facts
+    if isinstance(t, A.TSimplex):
+        parts = [p.fresh(f"{name}{i}", T.REAL) for i in range(1, t.k + 1)]
+        return (TupleV(tuple(Scalar(x) for x in parts)),
+                [T.ge(x, 0) for x in parts] + [T.eq(T.add(*parts), 1)])
+    if isinstance(t, A.TBase) and t.name == "unit":
+        return UnitV(), []
+    sort = L.sort_of_type(t) if t is not None else None
+    if sort is None:
+        return Monadic(None, None, name=p.fresh_name(name)), []
+    v = p.fresh(name, sort)
+    return Scalar(v), list(L.range_facts(t, v))
+
+
+def type_facts(t: Optional[A.SimpleType], value: SymValue) -> Optional[List[T.Term]]:
+    """What a value of type ``t`` satisfies, stated of ``value``; None when the type says
+    something of values that ``value`` does not name."""
+    if t is None:
+        return []
+    if isinstance(t, A.TTuple):
+        if not (isinstance(value, TupleV) and len(value.items) == len(t.items)):
+            return None if any(type_facts(i, _OPAQUE_VALUE) is None for i in t.items) else []
+        out: List[T.Term] = []
+        for item_t, item_v in zip(t.items, value.items):
+            facts = type_facts(item_t, item_v)
+            if facts is None:
+                return None
+            out += facts
+        return out
+    if isinstance(t, A.TSimplex):
+        if not (isinstance(value, TupleV) and len(value.items) == t.k
+                and all(isinstance(v, Scalar) for v in value.items)):
+            return None
+        parts = [v.term for v in value.items]
+        return [T.ge(x, 0) for x in parts] + [T.eq(T.add(*parts), 1)]
+    sort = L.sort_of_type(t)
+    if sort is None:
+        return []
+    if isinstance(value, Scalar):
+        return list(L.range_facts(t, value.term))
+    return None if L.range_facts(t, T.Var("_", sort)) else []
+
+
+_OPAQUE_VALUE = Monadic(None, None, name="_")
+_DRAWS = {"beta": A.TBase("[0,1]"), "bernoulli": A.TBase("bool"), "normal": A.TBase("real")}
+#: the monadic forms whose result is that of a sub-computation
+_TAIL = (A.MLet, A.Let, A.If, A.Match, A.Var, A.App)
+
+
+def draw_of(d: DistV) -> Elem:
+    """What ``ran d`` draws, with the facts of its family."""
+    if d.family in _DRAWS:
+        return of_type(_DRAWS[d.family], "theta")
+    if d.family == "categorical":
+        return of_type(A.TFin(len(d.params)), "c")
+    if d.family == "dirichlet":
+        return of_type(A.TSimplex(len(d.params)), "p")
+    return OPAQUE
+
+
+def elem_of_rtype(rt: A.RType) -> Elem:
+    return of_type(simple_of(rt.body)) if isinstance(rt, A.RMonad) else OPAQUE
+
+
+# ---- candidates of expMech (shared with the relational ExpMech rule) ----------------------
+
+Drawn = Tuple[SymValue, List[T.Term]]
+
+
+def posterior_member(p: Proof, candidates: T.Term) -> Optional[Drawn]:
+    """A fresh member of ``posteriors (P, n)`` with P a beta or dirichlet given by its
+    constructor: a fresh distribution, fresh parameters and counts (witnesses), and the
+    member facts of the lemma ``posteriors.members.*`` (cited)."""
+    conj = conjugate(candidates)
+    if conj is None:
+        return None
+    names = ("k",) if conj.arity == 1 else tuple(f"c{i}" for i in range(1, conj.arity + 1))
+    counts = tuple(p.fresh(n, T.INT) for n in names)
+    r = p.fresh("r", L.DIST)
+    params = tuple(p.fresh(f"{r.name}_p{i}", T.REAL) for i in range(1, len(conj.prior) + 1))
+    p.witnesses.update(counts + params)
+    p.lemmas.add(conj.lemma)
+    return DistV(conj.family, params, r, origin="posteriors"), list(conj.facts(r, params, counts))
+
+
+def finite_candidate(p: Proof, e: A.App) -> Drawn:
+    """A fresh candidate of ``expMech`` without a candidate list: a value of its finite range."""
+    r_type = p.expmech_range(e)
+    if r_type is None or not _finite(r_type):
+        raise Reject("expMech without a candidate list needs a finite range (bool, [k], unit "
+                     "or tuples of them)", e.span)
+    return fresh_value(p, r_type, "r")
+
+
+def list_candidate(p: Proof, candidates: T.Term, span) -> Drawn:
+    """A fresh candidate of another list: an entry of a list written out, else opaque."""
+    key = L.list_key_of(candidates.sort)
+    if key is None:
+        raise Reject("the candidates of expMech must be a list", span)
+    r = p.fresh("r", L.elem_sort(key))
+    return Scalar(r), list(literal_members(candidates, r))
+
+
+def _finite(t: A.SimpleType) -> bool:
+    if isinstance(t, A.TBase):
+        return t.name in ("bool", "unit")
+    if isinstance(t, A.TTuple):
+        return all(_finite(i) for i in t.items)
+    return isinstance(t, A.TFin)
+
+
+def literal_family(p: Proof, candidates: T.Term, r: Scalar) -> SymValue:
+    """A candidate drawn from a list written out whose entries are all of one distribution
+    family is of that family (fresh parameters, nothing assumed of them)."""
+    family, arity, entry = None, None, candidates
+    while isinstance(entry, T.Apply) and entry.func.name == "cons":
+        head, entry = entry.args
+        if not isinstance(head, T.Apply) or head.sort != L.DIST:
+            return r
+        name = "dirichlet" if head.func.name.startswith("dirichlet") else head.func.name
+        if family is None:
+            family, arity = name, len(head.args)
+        elif (family, arity) != (name, len(head.args)):
+            return r
+    if family not in ("beta", "normal", "dirichlet", "bernoulli", "categorical"):
+        return r
+    params = tuple(p.fresh(f"{r.term.name}_q{i}", T.REAL) for i in range(1, arity + 1))
+    return DistV(family, params, r.term, origin="list")
+
+
+# ---- the walk -------------------------------------------------------------------------------
+
+class Safety:
+    """The range conditions of one definition body in one run."""
+
+    def __init__(self, p: Proof, run: int):
+        self.p, self.run = p, run
+
+    def require(self, ctx: Ctx, goal: T.Term, what: str, span, rule: str = "Range",
+                guard: T.Term = T.TRUE) -> None:
+        goal = goal if guard == T.TRUE else T.implies(guard, goal)
+        self.p.oblige(ctx, R, goal, f"{what} (run {self.run})", span, rule)
+
+    # ---- pure code --------------------------------------------------------------------------
+
+    def value(self, ctx: Ctx, e: A.Expr) -> SymValue:
+        """``e`` in this run; every condition met on the way demanded."""
+        return self._translated(ctx, lambda: self.p.translator.expr(e, self.run, ctx.env))
+
+    def apply(self, ctx: Ctx, fn: SymValue, args: Sequence[SymValue], span) -> SymValue:
+        return self._translated(ctx, lambda: self.p.translator.apply(fn, args, self.run, span))
+
+    def term(self, ctx: Ctx, e: A.Expr) -> T.Term:
+        return self.p.translator.as_term(self.value(ctx, e), e)
+
+    def _translated(self, ctx: Ctx, translate) -> SymValue:
+        checks: List[RangeCheck] = []
+        calls: List[CallCheck] = []
+        stored: List[StoredComputation] = []
+        with self.p.collecting(checks, calls, stored):
+            value = translate()
+        for c in checks:
+            self.require(ctx, c.condition, c.description, c.span, guard=c.guard)
+        for c in calls:
+            if ctx.function is not None and c.function == ctx.function:
+                self.shorter(ctx, c.call.args, T.pretty(c.call), c.span, c.guard)
+            self.in_domain(ctx, c.function, c.call.args, T.pretty(c.call), c.span, c.guard)
+        for made in stored:  # checked where it is made, run or not
+            inner = ctx.with_env(made.env)
+            if made.guard != T.TRUE:
+                inner = inner.assume("h_made", made.guard)
+            self.monadic(inner, made.expr)
+        return value
+
+    def in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[T.Term]], call: str,
+                  span, guard: T.Term = T.TRUE) -> None:
+        """The call of ``name``'s val has arguments in its domain."""
+        pre = self.p.domain(name, args)
+        what = (f"the arguments of {call} are in the domain of {source_name(name)}'s val "
+                "(where it is shown to terminate without error)")
+        if pre == []:
+            return
+        goal = T.and_(*pre) if pre else T.FALSE
+        self.require(ctx, goal, what if pre else what + ", which the logic cannot state", span,
+                     guard=guard)
+
+    def shorter(self, ctx: Ctx, args: Sequence[T.Term], call: str, span,
+                guard: T.Term = T.TRUE) -> None:
+        """A recursive call is on a shorter list than this run's (termination)."""
+        if ctx.induction is None:
+            raise Reject(f"the recursive call {call} needs structural recursion on a list "
+                         "parameter", span)
+        position, *lists = ctx.induction
+        self.require(ctx, T.lt(L.length(args[position]), L.length(lists[self.run - 1])),
+                     f"the recursive call {call} is on a shorter list (structural recursion: "
+                     "termination)", span, guard=guard)
+
+    def bind(self, ctx: Ctx, pattern: A.Pattern, elem: Elem, span) -> Ctx:
+        value, facts = elem.make(self.p, pattern.name if isinstance(pattern, A.PVar) else None)
+        ctx = ctx.with_env(bind_pattern(ctx.env, pattern, value, value, span))
+        return ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
+
+    # ---- computations -----------------------------------------------------------------------
+
+    def monadic(self, ctx: Ctx, e: A.Expr, want: Optional[A.SimpleType] = None) -> Elem:
+        """Check computation ``e``, describe what it draws; with ``want`` (the type the val says
+        the definition returns), demand at every tail position that the draws have it."""
+        method = getattr(self, "_m_" + type(e).__name__, None)
+        if method is None:
+            raise Reject(f"no Safety rule for {type(e).__name__} in a monadic position", e.span)
+        if want is None:
+            return method(ctx, e)
+        if isinstance(e, _TAIL):
+            return method(ctx, e, want)
+        return self.returns(ctx, method(ctx, e), want, e.span)
+
+    def returns(self, ctx: Ctx, elem: Elem, want: A.SimpleType, span) -> Elem:
+        value, facts = elem.make(self.p, None)
+        inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
+        self.has_type(inner, value, want, "the values this computation returns have the type "
+                      "its val says", span)
+        return elem
+
+    def has_type(self, ctx: Ctx, value: SymValue, want: A.SimpleType, what: str, span,
+                 rule: str = "Result") -> None:
+        wanted = type_facts(want, value)
+        if wanted == []:
+            return
+        if wanted is None:
+            self.require(ctx, T.FALSE, f"{what} (the verifier cannot name the value to show it)",
+                         span, rule)
+        else:
+            self.require(ctx, T.and_(*wanted), what, span, rule)
+
+    def _m_Return(self, ctx, e):
+        return exact(self.value(ctx, e.value))
+
+    def _m_MLet(self, ctx, e, want=None):
+        first = self.monadic(ctx, e.value)
+        return self.monadic(self.bind(ctx, e.pattern, first, e.span), e.body, want)
+
+    def _m_Let(self, ctx, e, want=None):
+        v = self.value(ctx, e.value)
+        return self.monadic(ctx.with_env(bind_pattern(ctx.env, e.pattern, v, v, e.span)),
+                            e.body, want)
+
+    def _m_If(self, ctx, e, want=None):
+        cond = self.term(ctx, e.cond)
+        self.monadic(ctx.assume("h_then", cond), e.then, want)
+        self.monadic(ctx.assume("h_else", T.not_(cond)), e.else_, want)
+        return OPAQUE
+
+    def _m_Match(self, ctx, e, want=None):
+        lst = self.term(ctx, e.scrutinee)
+        key = L.list_key_of(lst.sort)
+        if key is None:
+            raise Reject("match on a value that is not a list", e.scrutinee.span)
+        nil = self.monadic(ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body, want)
+        cons = self.monadic(self._cons_case(ctx, e, lst, key), e.cons_body, want)
+        return nil if nil is cons else OPAQUE
+
+    def _cons_case(self, ctx: Ctx, e: A.Match, lst: T.Term, key: str) -> Ctx:
+        h = self.p.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
+        t = self.p.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
+        ctx = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
+        for name, v in ((e.head, h), (e.tail, t)):
+            if name != "_":
+                ctx = ctx.bind(name, Scalar(v), Scalar(v))
+        return ctx
+
+    def _m_Ran(self, ctx, e):
+        d = self.value(ctx, e.value)
+        if not isinstance(d, DistV):
+            raise Reject("ran of a distribution whose family is not known", e.span)
+        return draw_of(d)
+
+    def _m_Observe(self, ctx, e):
+        prior = self.monadic(ctx, e.prior)
+        lik = self.value(ctx, e.likelihood)
+        if not (isinstance(lik, Closure) and len(lik.params) == 1):
+            raise Reject("observe needs its likelihood as a one-parameter function",
+                         e.likelihood.span)
+        inner = self.bind(ctx.with_env(lik.env), lik.params[0], prior, e.span)
+        self.monadic(inner, lik.body)
+        return prior
+
+    def _m_Var(self, ctx, e, want=None):
+        pair = ctx.env.lookup(e.name)
+        value = pair[self.run - 1] if pair else None
+        if isinstance(value, Monadic) and value.rtype is not None:
+            elem = elem_of_rtype(value.rtype)
+            return elem if want is None else self.returns(ctx, elem, want, e.span)
+        if isinstance(value, Monadic) and value.expr is not None:
+            return self.monadic(ctx.with_env(value.env), value.expr, want)
+        raise Reject(f"{source_name(e.name)} is not a known computation", e.span)
+
+    def _m_App(self, ctx, e, want=None):
+        head, args = flatten_app(e)
+        if not isinstance(head, A.Var):
+            raise Reject("application of a computed function in a monadic position", e.span)
+        pair = ctx.env.lookup(head.name)
+        fn = pair[self.run - 1] if pair else None
+        if want is not None and not (isinstance(fn, Closure) and fn.params):
+            return self.returns(ctx, self._m_App(ctx, e), want, e.span)  # a leaf
+        if pair is None:  # in the resolved core only a built-in is unbound
+            parts = args[0].items if len(args) == 1 and isinstance(args[0], A.TupleLit) else args
+            rule = getattr(self, "_mech_" + head.name, None)
+            if rule is None or head.name not in BUILTINS:
+                raise Reject(f"no Safety rule in the kernel for {head.name}", e.span)
+            return rule(ctx, e, list(parts))
+        if isinstance(fn, Closure) and not fn.params:  # a constant whose value is a function
+            fn = self.value(ctx, head)
+        if isinstance(fn, NamedFun) and not fn.args:
+            return self._val_call(ctx, e, fn.name, args)
+        if isinstance(fn, Closure):
+            if len(args) != len(fn.params):
+                raise Reject(f"{source_name(head.name)} is partially applied here", e.span)
+            env = fn.env
+            for param, a in zip(fn.params, args):
+                v = self.value(ctx, a)
+                env = bind_pattern(env, param, v, v, a.span)
+            return self.monadic(ctx.with_env(env), fn.body, want)
+        raise Reject(f"{source_name(head.name)} is not a function", e.span)
+
+    # ---- mechanisms -------------------------------------------------------------------------
+
+    def _positive(self, ctx: Ctx, arg: A.Expr, what: str) -> None:
+        self.require(ctx, T.gt(self.term(ctx, arg), 0), f"{what} is positive", arg.span)
+
+    def _arity(self, e: A.App, args, n: int, name: str) -> None:
+        if len(args) != n:
+            raise Reject(f"{name} takes {n} arguments", e.span)
+
+    def _mech_lapMech(self, ctx, e, args):
+        self._arity(e, args, 2, "lapMech")
+        self._positive(ctx, args[0], "the epsilon of lapMech")
+        self.value(ctx, args[1])
+        return of_type(A.TBase("real"), "z")
+
+    def _mech_gaussMech(self, ctx, e, args):
+        self._arity(e, args, 3, "gaussMech")
+        self._positive(ctx, args[0], "the epsilon of gaussMech")
+        self._positive(ctx, args[1], "the delta of gaussMech")
+        self.value(ctx, args[2])
+        return of_type(A.TBase("real"), "z")
+
+    def _mech_expMech(self, ctx, e, args):
+        if len(args) not in (3, 4):
+            raise Reject("expMech takes (eps, score, x) or (eps, score, x, candidates)", e.span)
+        self._positive(ctx, args[0], "the epsilon of expMech")
+        score, x = self.value(ctx, args[1]), self.value(ctx, args[2])
+        if len(args) == 4:
+            cands = self.term(ctx, args[3])
+            if not (isinstance(cands, T.Apply) and cands.func.name in ("cons", "posteriors")):
+                self.require(ctx, T.ge(L.length(cands), 1),
+                             "the candidate list of expMech is not empty", args[3].span)
+            member = posterior_member(self.p, cands)
+            if member is not None:
+                r, facts = member
+            else:
+                r, facts = fresh_value(self.p, self._candidate_type(args[3]), "r")
+                if isinstance(r, Scalar):
+                    facts = facts + list(literal_members(cands, r.term))
+                    r = literal_family(self.p, cands, r)
+        else:
+            r, facts = finite_candidate(self.p, e)
+        inner = ctx.assume("h_candidate", T.and_(*facts)) if facts else ctx
+        self.apply(inner, score, [TupleV((x, r))], e.span)
+        return Elem(lambda p, name: (r, list(facts)))
+
+    def _candidate_type(self, cands: A.Expr) -> Optional[A.SimpleType]:
+        t = self.p.type_of(cands)
+        return t.elem if isinstance(t, A.TList) else None
+
+    def _mech_hellingerMech(self, ctx, e, args):
+        self._arity(e, args, 4, "hellingerMech")
+        self._positive(ctx, args[0], "the epsilon of hellingerMech")
+        delta = self.term(ctx, args[1])
+        self.require(ctx, T.and_(T.gt(delta, 0), T.lt(delta, 1)),
+                     "the delta of hellingerMech is in (0, 1)", args[1].span)
+        return self._hellinger(ctx, args[2], args[3])
+
+    def _mech_hellingerMechPure(self, ctx, e, args):
+        self._arity(e, args, 3, "hellingerMechPure")
+        self._positive(ctx, args[0], "the epsilon of hellingerMechPure")
+        return self._hellinger(ctx, args[1], args[2])
+
+    def _hellinger(self, ctx: Ctx, prior_e: A.Expr, db_e: A.Expr) -> Elem:
+        prior = self.value(ctx, prior_e)
+        if not (isinstance(prior, DistV) and prior.family in ("beta", "dirichlet")):
+            raise Reject("the prior of the Hellinger mechanism must be a beta or a dirichlet",
+                         prior_e.span)
+        self.value(ctx, db_e)
+        return of_type(A.TDist(A.TBase("[0,1]")), "post")
+
+    # ---- calls of vals ------------------------------------------------------------------------
+
+    def _val_call(self, ctx: Ctx, e: A.App, name: str, args: List[A.Expr]) -> Elem:
+        val = self.p.val_of(name)
+        if val is None:
+            raise Reject(f"the recursive function {source_name(name)} needs a val", e.span)
+        doms, rt = arrows(val.rtype)
+        if len(doms) != len(args):
+            raise Reject(f"{source_name(name)} is applied to {len(args)} arguments; its val "
+                         f"has {len(doms)}", e.span)
+        terms: List[Optional[T.Term]] = []
+        for i, (arg, dom) in enumerate(zip(args, doms), 1):
+            base = refinement_parts(dom)[1]
+            terms.append(None)
+            if isinstance(base, A.RMonad):
+                value, facts = self.monadic(ctx, arg).make(self.p, None)
+                inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
+                self.has_type(inner, value, simple_of(base.body), f"the draws of argument {i} "
+                              f"of {source_name(name)} have the type its val says", arg.span,
+                              "Range")
+                continue
+            value = self.value(ctx, arg)
+            if isinstance(value, (Scalar, DistV)):
+                terms[-1] = value.term
+            self.has_type(ctx, value, simple_of(base), f"argument {i} of {source_name(name)} "
+                          "has the type its val says", arg.span, "Range")
+        call = f"{source_name(name)} (…)"
+        self.in_domain(ctx, name, terms, call, e.span)
+        if name == ctx.function:  # a recursive call in monadic code terminates too
+            position = ctx.induction[0] if ctx.induction is not None else None
+            if position is not None and terms[position] is None:
+                raise Reject("the list of a recursive call must be a value", e.span)
+            self.shorter(ctx, terms, call, e.span)
+        if not isinstance(refinement_parts(rt)[1], A.RMonad):
+            raise Reject(f"{source_name(name)} does not return a computation", e.span)
+        return elem_of_rtype(refinement_parts(rt)[1])
+
+
+def check_safety(p: Proof, ctx: Ctx, body: A.Expr, monadic: bool,
+                 result: Optional[A.SimpleType]) -> None:
+    """The Safety premise of a definition: its conditions in run 1 and run 2, and that what it
+    returns (``result``: the simple type of its val's result, or of what its computation
+    draws) has that type's ranges, which every use of the val assumes."""
+    for run in (1, 2):
+        s = Safety(p, run)
+        if monadic:
+            s.monadic(ctx, body, result)
+        else:
+            _pure_cases(s, ctx, body, result)
+
+
+def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType]) -> None:
+    if isinstance(e, A.Match):
+        lst = s.term(ctx, e.scrutinee)
+        key = L.list_key_of(lst.sort)
+        if key is None:
+            raise Reject("match on a value that is not a list", e.scrutinee.span)
+        _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body, result)
+        _pure_cases(s, s._cons_case(ctx, e, lst, key), e.cons_body, result)
+    elif isinstance(e, A.If):
+        cond = s.term(ctx, e.cond)
+        _pure_cases(s, ctx.assume("h_then", cond), e.then, result)
+        _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_, result)
+    else:
+        value = s.value(ctx, e)
+        if result is not None:
+            s.has_type(ctx, value, result, "the result has the type its val says", e.span)
