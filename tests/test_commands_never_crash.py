@@ -54,7 +54,7 @@ def files(tmp_path_factory):
 def output_paths(files):
     root = files["root"]
     return st.sampled_from([str(root / "out" / "x.json"), str(root / "folder"), "/nonexistent/x.json",
-                            "/proc/x", "/proc/version", str(root / "program.pinf"), "", "/", "a" * 5000,
+                            "/proc/x", "/proc/version", str(root / "program.pinf"), "/proc", "a" * 5000,
                             str(root / "fresh")])
 
 
@@ -166,6 +166,8 @@ def test_fuzz_bench_experiment_and_lemmas(capsys, files, data):
     if command == "fuzz":
         argv = ["fuzz", "--count", data.draw(st.sampled_from(["0", "1", "-1", "abc", "1e3"])),
                 "--no-shrink", "--no-kernel", "--no-metamorphic"]
+        if data.draw(st.booleans()):
+            argv += ["--certificates"]
         for option in data.draw(st.lists(st.sampled_from(["--seed", "--out", "--workers", "--program",
                                                           "--max-shrinks"]), max_size=2, unique=True)):
             argv += [option, data.draw(output_paths(files) if option == "--out" else
@@ -176,7 +178,8 @@ def test_fuzz_bench_experiment_and_lemmas(capsys, files, data):
                 "--repeat", data.draw(st.sampled_from(["1", "0", "-3", "x", "1e9"])),
                 "--out", data.draw(output_paths(files))]
     elif command == "experiment":   # every run has at least one bad input: the real study takes minutes
-        argv = ["experiment", data.draw(st.sampled_from(["accuracy", "nope"])), "--quick",
+        argv = ["experiment", data.draw(st.sampled_from(["accuracy", "sensitivity", "priors", "law", "nope"])),
+                "--quick", "--prior", data.draw(st.sampled_from(["1,1", "1e400,1", "-1,1", "x", "0,2", "inf,1"])),
                 "--out", data.draw(output_paths(files).filter(lambda p: "out" not in p and "fresh" not in p)),
                 "--draws", data.draw(st.sampled_from(["1", "-5", "1e400", "99999999999999999999", "x"]))]
     else:

@@ -18,6 +18,7 @@ Laplace draws come from a seeded numpy generator: experiment draws, not releases
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from verifier import experiments as ex
@@ -97,8 +98,8 @@ def _sensitivity(args: argparse.Namespace, progress: bool) -> int:
         a, b = (float(x) for x in args.prior.split(","))
     except ValueError:
         raise error("U002", f"--prior must be two numbers A,B, got {args.prior!r}") from None
-    if not (a > 0 and b > 0):
-        raise error("U002", f"--prior needs positive parameters, got {args.prior!r}")
+    if not (0 < a < math.inf and 0 < b < math.inf):
+        raise error("U002", f"--prior needs positive finite parameters, got {args.prior!r}")
     report = ex.run_sensitivity(ex.default_sensitivity_config(quick=args.quick, prior=(a, b)), args.out,
                                 progress=progress)
     _print_files(report.files)
