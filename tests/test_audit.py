@@ -55,6 +55,8 @@ let firstIsZero (db : [3] list) = match db with | [] -> true | x :: xs -> x = 0
 
 let noisy db eps = lapMech (eps, count db)
 
+let postProcessed db eps = mlet x = lapMech (eps, count db) in return (x > 0.0)
+
 let k = 2.0
 let twice (flags : bool list) (xs : [3] list) (scale : real+) = (count flags, length xs, scale)
 """
@@ -89,7 +91,7 @@ def test_small_prior_loses_1_023_against_a_claimed_1(small_prior):
     assert math.log(r.worst.p_left / r.worst.p_right) == pytest.approx(r.loss, abs=1e-12)
     assert [m for m, _ in r.loss_by_length] == [1, 2, 3, 4, 5]
     assert max(v for _, v in r.loss_by_length) == r.loss
-    assert (r.inputs, r.pairs) == (62, 129)
+    assert (r.inputs, r.pairs) == (62, 2 * 129)      # ordered pairs of adjacent inputs
     # the claim: (rho * eps, 0) = (1, 0); the verifier cannot decide it (its counterexample
     # needs priors this small, and the exact loss of float Hellinger scores is no witness);
     # the audit shows it false
@@ -241,7 +243,7 @@ def test_pure_functions(program):
     assert dict(leaky.delta_curve)[0.0] == 1.0
     flags = audit_program(program, "firstIsZero", 2, [])
     assert flags.private_type == "[3] list" and flags.inputs == 3 + 9
-    assert flags.pairs == 3 + 2 * 9           # m * 3^m * 2 / 2 unordered pairs at length m
+    assert flags.pairs == 2 * (3 + 2 * 9)     # m * 3^m * 2 ordered pairs at length m
     assert flags.loss == math.inf and flags.claim.status == NO_CLAIM
 
 
@@ -282,7 +284,7 @@ def _error(capsys, *argv):
 
 
 def test_input_errors(capsys, program):
-    code, err = _error(capsys, program, "noisy", "--n", "2", "--arg", "eps=1.0")
+    code, err = _error(capsys, program, "postProcessed", "--n", "2", "--arg", "eps=1.0")
     assert code == 2 and "R003" in err and "while auditing db = [false]" in err
     code, err = _error(capsys, program, "rr", "--n", "2", "--arg", "eps=1.0", "--arg", "db=[true]")
     assert code == 2 and "private input" in err
@@ -309,7 +311,7 @@ def test_input_errors(capsys, program):
 
 def test_input_errors_are_privinfer_errors(program):
     with pytest.raises(PrivInferError):
-        audit_program(program, "noisy", 1, ["eps=1.0"])
+        audit_program(program, "postProcessed", 1, ["eps=1.0"])
 
 
 # ---- the benchmark table --------------------------------------------------------------------------
@@ -331,3 +333,120 @@ def test_every_bench_audit_runs_and_no_soundness_bug():
             assert not r.soundness_bug, (rel, spec, r.claim.message)
             expect_violation = rel.startswith(("negative/", "mistakes/"))
             assert r.exceeds_claim == expect_violation, (rel, spec, r.claim.message)
+
+
+# ---- pairs by the claim's own refinements, ordered (issue 25) --------------------------------------
+
+RELATIONS = """
+let agree (truth : bool, answer : bool) = if answer = truth then 1.0 else 0.0
+
+(* randomized response by expMech at eps = e: each bit kept with probability e^(e/2) / (1 + e^(e/2)) *)
+let rec rr db e = match db with
+  | [] -> return []
+  | x :: xs -> mlet y = expMech (e, agree, x) in
+               mlet ys = rr xs e in
+               return (y :: ys)
+
+val twoApart :: {l :: bool list | length l<1> = length l<2> /\\ dist (l<1>, l<2>) <= 2} -> M[DP(0.5)] {r :: bool list | =}
+let twoApart db = rr db 1.0
+
+val readsRun2 :: {l :: bool list | adj (l<1>, l<2>)} -> M[DP(0.25 * count l<2>)] {r :: bool list | =}
+let readsRun2 db = rr db 1.0
+
+val oneSided :: {l :: bool list | adj (l<1>, l<2>) /\\ count l<1> <= count l<2>} -> M[DP(log 1.5)] {r :: bool | =}
+let oneSided db = ran (bernoulli (if count db > 0 then 0.5 else 0.75))
+
+val tie :: {l :: bool list | adj (l<1>, l<2>)} -> M[DP(0.0), (exp 0.5 - 1.0) / (exp 0.5 + 1.0)] {r :: bool list | =}
+let tie db = rr db (if length db > 1 then 1.1 else 1.0)
+
+val noisy :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {r :: real | =}
+let noisy db eps = lapMech (eps, count db)
+
+val belowTheGrid :: {l :: bool list | adj (l<1>, l<2>)} -> M[DP(1e-30)] {r :: real | =}
+let belowTheGrid db = lapMech (1.0, 0.00000000000045474735088646411895751953125 - 5e-31 + 1e-30 * count db)
+"""
+
+
+@pytest.fixture(scope="module")
+def relations(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("relations") / "relations.pinf"
+    path.write_text(RELATIONS)
+    return str(path)
+
+
+def _keep(e):
+    """mpmath: the probability rr keeps a bit at eps = e (an independent computation)."""
+    import mpmath
+    w = mpmath.exp(mpmath.mpf(e) / 2)
+    return w / (1 + w)
+
+
+def test_pairs_at_hamming_distance_two_are_audited(relations):
+    import itertools
+    import mpmath
+    r = audit_program(relations, "twoApart", 3, [], verify=False)
+    lists = [x for m in range(1, 4) for x in itertools.product([False, True], repeat=m)]
+    expected_pairs = sum(1 for x in lists for y in lists
+                         if x != y and len(x) == len(y) and sum(a != b for a, b in zip(x, y)) <= 2)
+    assert r.pairs == expected_pairs == 62
+    p = _keep(1)
+    assert r.loss == pytest.approx(float(2 * mpmath.log(p / (1 - p))), abs=1e-12)   # = 1
+    assert r.claim.status == VIOLATED and r.exceeds_claim
+    assert sum(a != b for a, b in zip(r.worst.left.to_list(), r.worst.right.to_list())) == 2
+
+
+def test_an_index_that_reads_one_run_is_read_on_each_ordered_pair(relations):
+    import mpmath
+    r = audit_program(relations, "readsRun2", 3, [], verify=False)
+    assert r.claim.status == VIOLATED
+    left, right = (v.to_list() for v in r.claim.violation)
+    assert sum(right) == 0 and sum(left) == 1            # claimed 0.25 * count l<2> = 0 there
+    p = _keep(1)
+    assert r.claim.excess == pytest.approx(float(mpmath.log(p / (1 - p))), abs=1e-12)   # 0.5 - 0
+    assert "claimed 0" in r.claim.message
+
+
+def test_a_one_sided_premise_is_checked_in_its_direction_only(relations):
+    import mpmath
+    r = audit_program(relations, "oneSided", 3, [], verify=False)
+    assert r.claim.status == HOLDS and "tight" in r.claim.message
+    # covered: count l<1> <= count l<2>; from count 0 to count 1 the worst ratio is 0.75 / 0.5
+    assert r.loss_lower <= float(mpmath.log(1.5)) <= r.loss_upper
+    assert sum(r.worst.left.to_list()) <= sum(r.worst.right.to_list())
+
+
+def test_a_hockey_stick_sum_equal_to_delta_is_decided(relations):
+    import mpmath
+    # length 1 only: the sum is exactly delta = tanh(1/4), a tie, decided (no R011)
+    one = audit_program(relations, "tie", 1, [], verify=False)
+    assert one.claim.status == HOLDS
+    # length 2: the bits are kept at eps = 1.1, delta(0) = tanh(0.275) > tanh(0.25)
+    r = audit_program(relations, "tie", 3, [], verify=False)
+    assert r.claim.status == VIOLATED
+    assert r.claim.delta_at_eps == pytest.approx(float(mpmath.tanh(mpmath.mpf("0.275"))), abs=1e-12)
+    assert r.claim.delta == pytest.approx(float(mpmath.tanh(mpmath.mpf("0.25"))), abs=1e-12)
+    assert len(r.claim.violation[0].to_list()) >= 2
+
+
+@pytest.mark.parametrize("eps, loss_text", [("800.0", None), ("1e400", "5.000000000e+399")])
+def test_an_eps_beyond_the_float_range_is_audited(capsys, eps, loss_text):
+    rr = str(PROGRAMS / "classic" / "randomized_response.pinf")
+    assert main(["audit", rr, "survey", "--n", "2", "--arg", f"eps={eps}", "--no-verify"]) == 0
+    out = capsys.readouterr().out
+    assert "holds at these sizes" in out
+    r = audit_program(rr, "survey", 2, [f"eps={eps}"], verify=False)
+    if loss_text is None:
+        assert r.loss == pytest.approx(400.0, abs=1e-9)          # eps / 2 exactly
+    else:
+        assert r.loss_text == loss_text and r.claim.eps_text.startswith("1.0000")
+
+
+def test_the_audit_models_the_sampler_that_runs(relations):
+    """lapMech's release is a rounding of the exact Laplace draw: its exact loss is eps at
+    every pair (the tails of the two laws), tight, also for centres below the grid."""
+    r = audit_program(relations, "noisy", 2, ["eps=0.5"])
+    assert r.claim.verifier == "verified" and r.claim.status == CONSISTENT and "tight" in r.claim.message
+    assert r.loss_lower <= 0.5 <= r.loss_upper and r.loss_upper - r.loss_lower < 1e-12
+    grid = audit_program(relations, "belowTheGrid", 1, [], verify=False)
+    assert grid.claim.status == HOLDS and "tight" in grid.claim.message
+    assert grid.loss_lower <= 1e-30 <= grid.loss_upper and grid.loss_upper < 1.0000001e-30

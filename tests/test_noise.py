@@ -167,12 +167,71 @@ def test_grid_exponent_exact():
 def test_laplace_output_on_grid():
     src = seeded_source(15)
     b = Fraction(2)
-    g = Fraction(2) ** grid_exponent(b)
-    for center in [0.1, Fraction(1, 3), 5]:
-        v = src.laplace_exact(center, b)
-        assert (v / g).denominator == 1
-        # the center moved by at most half a grid step
-        assert abs(round(Fraction(center) / g) * g - Fraction(center)) <= g / 2
+    g = noise.grid(b)
+    assert g == Fraction(2) ** grid_exponent(b)
+    for center in [0.1, Fraction(1, 3), 5, reals.sqrt(2)]:
+        for sample in (src.laplace_exact(center, b), src.gaussian_exact(center, b)):
+            assert isinstance(sample, Fraction) and (sample / g).denominator == 1
+
+
+@pytest.mark.parametrize("family, center, scale", [
+    ("laplace", Fraction(1, 3), Fraction(2)),
+    ("laplace", reals.sqrt(2) / 3, 1 / reals.log(3)),          # exact-real center and scale
+    ("gauss", Fraction(-5, 7), Fraction(3, 2)),
+    ("gauss", reals.sqrt(3), reals.sqrt(2 * reals.log(Fraction(5, 4) / Fraction(1, 10)))),
+])
+def test_the_released_law_is_the_one_the_audit_computes(monkeypatch, family, center, scale):
+    """With a coarse grid (a cell is a quarter to a half of the scale) the frequencies of the
+    released grid points match ``released_probability`` (chi-square, ALPHA): the law the audit
+    and the oracle use is the law of the sampler that runs."""
+    monkeypatch.setattr(noise, "GRID_BITS", 1)
+    src = seeded_source(61)
+    draw = src.laplace_exact if family == "laplace" else src.gaussian_exact
+    g = noise.grid(scale)
+    n = 6_000
+    indices = [int(draw(center, scale) / g) for _ in range(n)]
+    lo, hi = min(indices), max(indices)
+    observed = np.bincount(np.array(indices) - lo, minlength=hi - lo + 1)
+    probs = np.array([float(noise.released_probability(family, center, scale, k)) for k in range(lo, hi + 1)])
+    outside = 1 - probs.sum()         # the mass beyond the observed range
+    assert outside >= -1e-12
+    assert chi_square_pvalue(np.append(observed, 0), np.append(probs, max(outside, 0.0))) > ALPHA
+
+
+def test_centres_below_the_grid_are_told_apart_by_no_more_than_the_claim():
+    """Mironov's attack on the old sampler (issue 25): ``lapMech (1.0, 2^-41 - 5e-31 + 1e-30 *
+    count db)`` is verified M[DP(1e-30)]; the old sampler rounded the two centres to adjacent
+    grid points and the two releases differed by 2^-40 in privacy loss (10^18 times the claim).
+    Now the release is a rounding of the exact Laplace draw: its exact law (computed here
+    independently with mpmath at 150 digits, cell by cell: a log-ratio of 1e-30 between cells of
+    probability 1e-12 keeps about 100 digits) has loss at most 1e-30."""
+    import mpmath
+    with mpmath.workdps(150):
+        _check_the_grid_attack(mpmath)
+
+
+def _check_the_grid_attack(mpmath):
+    c1 = Fraction(1, 2 ** 41) - Fraction(5, 10 ** 31)
+    c2 = c1 + Fraction(1, 10 ** 30)
+    g = noise.grid(1)
+    assert g == Fraction(1, 2 ** 40) and c1 < g / 2 < c2     # the old grid put them in two cells
+
+    def cell(c, k):       # Pr[round((c + Lap(1)) / g) = k]
+        def cdf(t):
+            t = mpmath.mpf(t.numerator) / t.denominator
+            return mpmath.exp(t) / 2 if t < 0 else 1 - mpmath.exp(-t) / 2
+        return cdf(g * k + g / 2 - c) - cdf(g * k - g / 2 - c)
+
+    # every cell left of both centres (k <= -1) has the ratio e^(c2 - c1), every cell right of
+    # both (k >= 2) e^(c1 - c2); the cells between are the only others
+    losses = [abs(mpmath.log(cell(c1, k)) - mpmath.log(cell(c2, k))) for k in range(-3, 5)]
+    claim = mpmath.mpf(1) / 10 ** 30
+    assert max(losses) <= claim * (1 + mpmath.mpf(10) ** -60)
+    assert max(losses) >= claim * (1 - mpmath.mpf(10) ** -60)     # tight: the claim is the loss
+    # and the sampler's own law agrees with this computation
+    for k in (-1, 0, 1, 2):
+        ours = noise.released_probability("laplace", c1, 1, k)
+        assert abs(mpmath.mpf(float(ours)) - cell(c1, k)) <= 1e-15 * cell(c1, k)
 
 
 def test_laplace_ks():

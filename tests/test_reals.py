@@ -122,3 +122,78 @@ def test_printing_and_json_never_fail(tmp_path, capsys):
         assert main(["run", str(path), entry, "--json"]) == 0
         value = json.loads(capsys.readouterr().out)["value"]
         assert isinstance(value, str) and shown in value
+
+
+# ---- the decidable fragment (verifier/semantics/exact_forms.py, docs/reals.md) -------------
+
+S, E, L = reals.sqrt, reals.exp, reals.log
+
+
+@pytest.mark.parametrize("zero", [
+    lambda: S(F(8) * 10 ** 700) - 2 * S(F(2) * 10 ** 700),           # the issue's example
+    lambda: (S(F(8) * 10 ** 700) - 2 * S(F(2) * 10 ** 700)) * 3,
+    lambda: S(F(1, 2)) - S(2) / 2,
+    lambda: S(6) - S(2) * S(3),
+    lambda: (S(2) + S(3)) * (S(2) - S(3)) + 1,
+    lambda: E(1) * E(2) - E(3),
+    lambda: E(F(1, 2)) * E(F(1, 2)) - E(1),
+    lambda: E(1) / (1 + E(1)) - 1 / (1 + E(-1)),                        # an expMech probability
+    lambda: L(F(8) * 10 ** 700) - 3 * L(2) - 700 * L(10),
+    lambda: L(6) - L(2) - L(3),
+    lambda: L(S(2)) - L(2) / 2,
+    lambda: L(E(F(3, 7))) - F(3, 7),
+    lambda: E(L(2) / 2) - S(2),
+    lambda: reals.lgamma(5) - L(24),
+    lambda: (reals.pi() + L(2)) * S(2) - S(2) * reals.pi() - S(2) * L(2),
+    lambda: reals.absolute(S(2) - 2) - (2 - S(2)),
+    lambda: reals.maximum(S(2), S(3)) - S(3),
+    lambda: reals.expm1(L(3)) - 2,
+])
+def test_zero_is_decided_in_the_fragment(zero):
+    x = zero()
+    assert x == 0 and reals.sign(x) == 0
+
+
+@pytest.mark.parametrize("value, expected", [
+    # nonzero by the theorems, then signed by enclosures beyond the ladder
+    (lambda: S(2) - F(int(math.isqrt(2 * 10 ** 8000)), 10 ** 4000), 1),   # within 1e-8000
+    (lambda: F(int(math.isqrt(2 * 10 ** 8000)) + 1, 10 ** 4000) - S(2), 1),
+    (lambda: S(3) + S(2) - S(5), 1),
+    (lambda: E(1) - F(27182818284590452353602874713527, 10 ** 31), -1),   # e = 2.71828...135266
+    (lambda: L(3) - L(2) - L(F(3, 2)) - F(1, 10 ** 300), -1),
+    (lambda: reals.pi() - F(355, 113), -1),
+])
+def test_nonzero_is_decided_with_its_sign(value, expected):
+    assert reals.sign(value()) == expected
+
+
+def test_outside_the_fragment_is_left_to_simplification():
+    # sqrt of an irrational and products of logarithms are outside; sympy still decides these
+    assert S(3 + 2 * S(2)) - (1 + S(2)) == 0
+    assert L(2) * L(3) - L(3) * L(2) == 0
+    assert forms_of(S(S(2))) is None and forms_of(L(2) * L(3)) is None and forms_of(E(1) + L(2)) is None
+
+
+def forms_of(x):
+    return reals._form_of(x) if isinstance(x, reals.Real) else x
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-5, 5), st.integers(1, 30), st.integers(1, 10 ** 6)), min_size=1, max_size=5),
+       st.integers(0, 3))
+def test_radical_identities_against_an_independent_rewriting(terms, perturb):
+    """sum a_i sqrt (b_i c_i^2) - sum a_i c_i sqrt b_i is 0, whatever the c_i's size; adding
+    a tiny multiple of sqrt 7 makes it nonzero with the sign of that multiple."""
+    left = sum((a * S(F(b * c * c)) for a, b, c in terms), F(0))
+    right = sum((a * c * S(F(b)) for a, b, c in terms), F(0))
+    assert reals.sign(left - right) == 0
+    if perturb:
+        tiny = F((-1) ** perturb, 10 ** (40 * perturb)) * S(7)
+        assert reals.sign(left - right + tiny) == (-1) ** perturb
+
+
+def test_rational_values_of_the_fragment_are_recognised():
+    assert reals.canonical((S(F(8) * 10 ** 700) - 2 * S(F(2) * 10 ** 700)) * 5 + F(1, 3)) == F(1, 3)
+    assert reals.canonical(S(8) / S(2)) == 2
+    assert reals.canonical(E(1) / (E(1) + E(2)) * (1 + E(1))) == 1
+    assert reals.floor(S(8) / S(2)) == 2 and reals.floor(S(2) * 10 ** 30) == int(math.isqrt(2 * 10 ** 60))

@@ -1,19 +1,22 @@
 """Exact privacy audit of a program with a finite output (``privinfer audit``).
 
 For an entry whose private input is a list of ``bool`` or ``[k]`` values and whose output has
-finite support, :func:`audit` enumerates every input of length ``1..N``, computes each output
-distribution exactly with the language's semantics (``Evaluator`` + ``monad.enumerate_finite``),
-and, over every pair of *adjacent* inputs (LANGUAGE.md's ``adj``: same length, differing in at
-most one position), reports
+finite support (or is one release of ``lapMech`` / ``gaussMech``, whose law on the grid of
+released values is exact: ``verifier.semantics.released``), :func:`audit` enumerates every
+input of length ``1..N``, computes each output distribution exactly with the language's
+semantics (``Evaluator`` + ``monad.enumerate_finite``), and, over every *ordered* pair of
+distinct inputs the entry's claim covers (its refinements evaluated on the two runs, by
+``verifier.pairs.covered``, the enumeration of the fuzzer's oracle; the pairs of ``adj`` when
+there is no claim to compare with), reports
 
-* the privacy loss ``max over pairs of max_o |ln P1(o) - ln P2(o)|`` — the smallest ``eps``
-  for which the program is ``(eps, 0)``-DP on these inputs (``inf`` when an output is possible
-  for one input and impossible for its neighbour);
+* the privacy loss ``max over pairs of max_o ln (P1(o) / P2(o))`` — the smallest ``eps``
+  for which the program is ``(eps, 0)``-DP on these pairs (``inf`` when an output is possible
+  for the first input and impossible for the second);
 * the worst pair (the two inputs, the output, both probabilities), and the loss by length;
-* the curve ``delta(eps) = max over ordered pairs of sum_o max(P1(o) - e^eps P2(o), 0)``, the
-  smallest ``delta`` for which the program is ``(eps, delta)``-DP on these inputs;
-* a comparison with the claim (``val``) of the entry, evaluated at the given arguments and at
-  each pair, together with the verifier's verdict on that claim (:class:`ClaimCheck`).
+* the curve ``delta(eps) = max over pairs of sum_o max(P1(o) - e^eps P2(o), 0)``, the
+  smallest ``delta`` for which the program is ``(eps, delta)``-DP on these pairs;
+* a comparison with the claim (``val``) of the entry, its indices evaluated on each ordered
+  pair, together with the verifier's verdict on that claim (:class:`ClaimCheck`).
 
 Public API
 ==========
@@ -53,9 +56,9 @@ Only float laws are compared within ``TOLERANCE`` (1e-9). The ``delta(eps)`` cur
 printed numbers are float64.
 
 Deduplication: every input is evaluated (the enumeration is complete); pairs are grouped by
-their pair of output distributions (identical laws share a class: laws are keyed by the identity
-of their hash-consed expressions, ``_structural``), so the loss and the ``delta`` curve are
-computed once per distinct pair of laws.
+their ordered pair of output distributions (identical laws share a class: laws are keyed by the
+identity of their hash-consed expressions, ``_structural``), so the loss and the ``delta`` curve
+are computed once per distinct ordered pair of laws.
 """
 from __future__ import annotations
 
@@ -67,17 +70,21 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from obligations.records import field, record
+from obligations.records import field, record, replace
 from verifier.errors import Diagnostic, PrivInferError, error
 from verifier.language import ast
 from verifier.language import types as ty
 from verifier.language.parser import parse_expr, parse_file
 from verifier.language.pretty import pretty_expr
 from verifier.language.typecheck import TypedProgram, typecheck_program
-from verifier.semantics import monad, reals
+from verifier.pairs import Parameter, Shape, covered, equality_assertion, mentions_any, read_claim as _shape_of
+from verifier.pairs import equality_refinement as _equality_refinement
+from verifier.pairs import run_name as _run_name
+from verifier.semantics import monad, reals, released
 from verifier.semantics.distributions import Distribution
 from verifier.semantics.evaluator import BUILTINS, CONSTANTS, Evaluator
-from verifier.semantics.values import ConsList, Value, canonical, format_value, to_json, values_equal
+from verifier.semantics.values import (ConsList, SymbolicEscape, Value, canonical, format_value, to_json,
+                                      values_equal)
 
 #: Differences below this are treated as equality when comparing with a claim (see the module
 #: docstring).
@@ -149,6 +156,7 @@ class ClaimCheck:
     uncovered_pairs: int = 0
     violation: Optional[Tuple[Value, Value]] = None
     failure: Optional[str] = None
+    eps_text: str = ""             # the claimed eps printed from its exact value (beyond floats)
 
     def to_json(self) -> Dict[str, Any]:
         return {"verifier": self.verifier, "statement": self.statement, "status": self.status,
@@ -170,7 +178,8 @@ class AuditResult:
     max_length: int
     arguments: Dict[str, str]          # the other parameters, printed
     inputs: int = 0                    # inputs evaluated
-    pairs: int = 0                     # unordered adjacent pairs of distinct inputs
+    pairs: int = 0                     # ordered pairs of distinct inputs related by ``relation``
+    relation: str = ""                 # the relation on the private input the pairs satisfy
     distinct_laws: int = 0
     distinct_pairs: int = 0            # distinct pairs of different laws
     loss: float = 0.0
@@ -183,6 +192,7 @@ class AuditResult:
     delta_curve: List[Tuple[float, float]] = field(default_factory=list)
     claim: ClaimCheck = field(default_factory=lambda: ClaimCheck("none"))
     seconds: float = 0.0
+    loss_text: str = ""                # the loss printed from its enclosure (beyond floats)
 
     @property
     def soundness_bug(self) -> bool:
@@ -211,6 +221,7 @@ class AuditResult:
             "file": self.file, "entry": self.entry, "private": self.private,
             "private_type": self.private_type, "max_length": self.max_length,
             "arguments": self.arguments, "inputs": self.inputs, "pairs": self.pairs,
+            "relation": self.relation,
             "distinct_laws": self.distinct_laws, "distinct_pairs": self.distinct_pairs,
             "loss": _json_float(self.loss),
             "loss_enclosure": (None if self.loss_lower is None
@@ -228,12 +239,12 @@ class AuditResult:
         """The human-readable report printed by ``privinfer audit``."""
         lines = [f"{self.file}  {self.entry}"]
         args = ", ".join(f"{k} = {v}" for k, v in self.arguments.items()) or "none"
-        lines.append(f"  private input: {self.private} : {self.private_type}; adjacent pairs of length "
-                     f"1..{self.max_length}: {self.inputs} inputs, {self.pairs} pairs, "
+        lines.append(f"  private input: {self.private} : {self.private_type}, length 1..{self.max_length}; "
+                     f"ordered pairs related by {self.relation}: {self.inputs} inputs, {self.pairs} pairs, "
                      f"{self.distinct_laws} distinct output laws, {self.distinct_pairs} distinct pairs of laws")
         lines.append(f"  arguments: {args}")
-        loss = "inf" if math.isinf(self.loss) else f"{self.loss:.10g}"
-        line = f"  privacy loss: {loss}  (max over adjacent pairs of max_o |ln P1(o) - ln P2(o)|)"
+        loss = self.loss_text or ("inf" if math.isinf(self.loss) else f"{self.loss:.10g}")
+        line = f"  privacy loss: {loss}  (max over these pairs of max_o ln (P1(o) / P2(o)))"
         lines.append(line)
         if self.loss_lower is not None and math.isfinite(self.loss):
             what = ("exact probabilities" if self.precision == EXACT
@@ -258,7 +269,7 @@ class AuditResult:
             lines.append(f"  claim: {c.statement}")
         if c.eps is not None:
             delta = "0" if not c.delta else f"{c.delta:.6g}"
-            lines.append(f"    at these arguments: ({c.eps:.10g}, {delta}); verifier: {c.verifier}")
+            lines.append(f"    at these arguments: ({c.eps_text or f'{c.eps:.10g}'}, {delta}); verifier: {c.verifier}")
         elif c.verifier not in ("none",):
             lines.append(f"    verifier: {c.verifier}")
         if c.failure and c.verifier != "verified":
@@ -309,9 +320,15 @@ def _is_exact(x: Any) -> bool:
 
 
 def _ball(x: Any) -> Any:
-    """An Arb ball of the exact number ``x`` at ``PRECISION_BITS`` (inside ``_arb_context``)."""
+    """An Arb ball of the exact number ``x`` with about ``PRECISION_BITS`` correct bits (inside
+    ``_arb_context``): an exact real is enclosed at higher working precisions when needed
+    (``exp (5e399)`` has no finite enclosure at 128 bits)."""
     if isinstance(x, reals.Real):
-        return x.ball(PRECISION_BITS)
+        for prec in (PRECISION_BITS,) + reals.LADDER_HIGH:
+            ball = x.ball(prec)
+            if ball.is_finite() and ball.rel_accuracy_bits() >= PRECISION_BITS // 2:
+                break
+        return ball
     from lemmas.arbeval import to_arb
     return to_arb(x)
 
@@ -329,11 +346,16 @@ def _distribution_law(pmf: Mapping[Value, Any]) -> _Law:
     return _Law(probs, None, None, FLOAT)
 
 
-def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Callable[[], _Law]]:
-    """``(key, build)`` for the entry's result: ``build()`` gives an M-value's exact finite
-    distribution, or the point mass at a plain value. ``key`` is hashable and equal for equal
-    laws, so ``build`` runs once per distinct law."""
+def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Callable[[], Any]]:
+    """``(key, build)`` for the entry's result: ``build()`` gives the law of a release of
+    ``lapMech`` / ``gaussMech`` (``released.Noise``: the exact law of the grid values the
+    sampler releases), an M-value's exact finite distribution, or the point mass at a plain
+    value. ``key`` is hashable and equal for equal laws, so ``build`` runs once per distinct
+    law. Other continuous laws are R003."""
     if isinstance(value, monad.MValue):
+        noise = noise_of(value)
+        if noise is not None:
+            return ("noise", noise.family, _structural(noise.center), _structural(noise.scale)), lambda: noise
         d = monad.enumerate_finite(value, span)
         return ("law", _structural(d)), lambda: _distribution_law(d.pmf())
     value = canonical(value)
@@ -343,6 +365,40 @@ def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Call
         raise error("R006", f"the audit needs an output that can be compared, got {format_value(value)}",
                     span) from None
     return ("value", value), lambda: _distribution_law({value: Fraction(1)})
+
+
+def noise_of(m: Value) -> Optional[released.Noise]:
+    """The release of ``lapMech`` / ``gaussMech`` that ``m`` is, possibly after binding point
+    masses or followed by ``return`` of the draw; None for another computation. A release
+    post-processed otherwise is R003 (its law is not computed)."""
+    if isinstance(m, monad.Laplace):
+        return released.Noise("laplace", m.center, m.scale)
+    if isinstance(m, monad.Gaussian):
+        return released.Noise("gauss", m.center, m.sigma)
+    if isinstance(m, monad.Bind):
+        if isinstance(m.m, monad.Return):
+            return noise_of(m.k(m.m.value))
+        first = noise_of(m.m)
+        if first is not None:
+            theta = monad.SymParam(_Described(f"the {first.family} noise"))
+            try:
+                rest = m.k(theta)
+            except SymbolicEscape:
+                rest = None
+            if isinstance(rest, monad.Return) and rest.value is theta:
+                return first
+            raise error("R003", "the noise is post-processed, which has no closed form here")
+    return None
+
+
+class _Described:
+    """Stands in for the distribution a ``SymParam`` names (only its ``format`` is used)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def format(self) -> str:
+        return self.text
 
 
 class _Same:
@@ -375,94 +431,202 @@ def _structural(v: Any) -> Any:
     return v
 
 
-@record(frozen=False)
+def _to_float(x: Any) -> float:
+    """``x`` as a float, ``inf`` / ``-inf`` beyond the float range (``float`` of a huge
+    rational raises ``OverflowError``)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
 class _PairStat:
-    """Loss and aligned probabilities for one (unordered) pair of distinct laws."""
+    """The directed comparison of the output laws of run 1 (``a``) and run 2 (``b``) of a pair:
+    ``loss = max_o ln (P_a(o) / P_b(o))`` (``inf`` when run 1 can output what run 2 cannot),
+    with its enclosure and the output where it is reached; ``exceeds``, ``hockey_exceeds``
+    and ``hockey`` compare with a claim. Two finite laws: ``_FinitePairStat``; two releases of
+    ``lapMech`` / ``gaussMech``: ``_NoisePairStat``."""
 
     loss: float
     lower: Optional[float]
     upper: Optional[float]
-    ball: Optional[Any]           # flint.arb of the loss, when enclosed
+    ball: Optional[Any]
     output: Value
     p_a: float
     p_b: float
-    a: np.ndarray                 # probabilities of law A over the union of supports
-    b: np.ndarray
     precision: str
-    keys: List[Value] = field(default_factory=list)        # the outputs, aligned with a and b
-    exact_a: Optional[Dict[Value, Any]] = None              # exact probabilities (EXACT laws)
-    exact_b: Optional[Dict[Value, Any]] = None
+
+    def exceeds(self, eps: Any) -> bool:
+        """Whether ``P_a(o) > e^eps P_b(o)`` for some output ``o``, decided exactly."""
+        raise NotImplementedError
+
+    def hockey_exceeds(self, eps: Any, delta: Any) -> bool:
+        """Whether ``sum_o max(0, P_a(o) - e^eps P_b(o)) > delta``, decided exactly."""
+        raise NotImplementedError
+
+    def hockey(self, eps: float) -> float:
+        """The hockey-stick sum at ``eps``, in float64 (the ``delta(eps)`` curve)."""
+        raise NotImplementedError
+
+    def tight(self, eps: Any) -> bool:
+        """Whether some output has ``P_a(o) = e^eps P_b(o)`` exactly (the loss equals ``eps``)."""
+        raise NotImplementedError
+
+    def _set_loss(self, ball: Any, output: Value, p_a: float, p_b: float) -> None:
+        self.ball, self.output, self.p_a, self.p_b = ball, output, p_a, p_b
+        self.loss = _to_float(ball.mid()) if ball is not None else math.inf
+        if ball is None:
+            self.lower = self.upper = math.inf
+        else:
+            self.lower = math.nextafter(_to_float(ball.lower().mid()), -math.inf)
+            self.upper = math.nextafter(_to_float(ball.upper().mid()), math.inf)
 
 
-def _pair_stat(law_a: _Law, law_b: _Law) -> _PairStat:
-    keys = list(law_a.probs)
-    keys += [v for v in law_b.probs if v not in law_a.probs]
-    a = np.array([law_a.probs.get(v, 0.0) for v in keys])
-    b = np.array([law_b.probs.get(v, 0.0) for v in keys])
-    precision = max(law_a.precision, law_b.precision, key=_RANK.__getitem__)
-    only = [v for v in keys if (v in law_a.probs) != (v in law_b.probs)]
-    exact = (law_a.exact, law_b.exact) if precision == EXACT else (None, None)
-    if only:  # an output possible on one side only: infinite loss (exactly, for exact laws)
-        o = only[0]
-        return _PairStat(math.inf, math.inf, math.inf, None, o, law_a.probs.get(o, 0.0),
-                         law_b.probs.get(o, 0.0), a, b, precision, keys, *exact)
-    if law_a.logs is not None and law_b.logs is not None:
+class _FinitePairStat(_PairStat):
+    """Two finite laws (see ``_PairStat``)."""
+
+    def __init__(self, law_a: _Law, law_b: _Law):
+        self.law_a, self.law_b = law_a, law_b
+        self.keys = list(law_a.probs) + [v for v in law_b.probs if v not in law_a.probs]
+        self.a = np.array([law_a.probs.get(v, 0.0) for v in self.keys])
+        self.b = np.array([law_b.probs.get(v, 0.0) for v in self.keys])
+        self.precision = max(law_a.precision, law_b.precision, key=_RANK.__getitem__)
+        only_a = [v for v in law_a.probs if v not in law_b.probs]
+        if only_a:          # an output possible in run 1 only: infinite loss (exactly)
+            o = only_a[0]
+            self._set_loss(None, o, law_a.probs[o], 0.0)
+        elif law_a.logs is not None and law_b.logs is not None:
+            with _arb_context():
+                best, ball = None, None
+                for v in law_a.probs:
+                    d = law_a.logs[v] - law_b.logs[v]
+                    if best is None or float(d.mid()) > best[0]:
+                        best = (float(d.mid()), v)
+                    ball = d if ball is None else ball.max(d)
+            o = best[1]
+            self._set_loss(ball, o, law_a.probs[o], law_b.probs[o])
+        else:
+            diffs = np.log(self.a) - np.log(self.b)
+            i = int(np.argmax(diffs))
+            self.ball, self.output = None, self.keys[i]
+            self.loss, self.lower, self.upper = float(diffs[i]), None, None
+            self.p_a, self.p_b = float(self.a[i]), float(self.b[i])
+
+    def exceeds(self, eps: Any) -> bool:
+        if self.ball is None and math.isinf(self.loss):
+            return True
+        if self.precision != EXACT:
+            return self.loss - _to_float(eps) > TOLERANCE
         with _arb_context():
-            best_o, best_mid, lower, upper, ball = None, -1.0, 0.0, 0.0, None
-            for v in keys:
-                d = abs(law_a.logs[v] - law_b.logs[v])
-                lo, hi = float(d.lower().mid()), float(d.upper().mid())
-                lower, upper = max(lower, lo), max(upper, hi)
-                ball = d if ball is None else ball.max(d)
-                mid = float(d.mid())
-                if mid > best_mid:
-                    best_o, best_mid = v, mid
-        return _PairStat(best_mid, math.nextafter(lower, -math.inf), math.nextafter(upper, math.inf), ball,
-                         best_o, law_a.probs[best_o], law_b.probs[best_o], a, b, precision, keys, *exact)
-    diffs = np.abs(np.log(a) - np.log(b))
-    i = int(np.argmax(diffs))
-    return _PairStat(float(diffs[i]), None, None, None, keys[i], float(a[i]), float(b[i]), a, b, FLOAT, keys)
+            e = _ball(eps)
+            if self.ball.is_finite() and e.is_finite():
+                if self.ball > e:
+                    return True
+                if self.ball <= e:
+                    return False
+        factor = reals.exp(eps)
+        exact_a, exact_b = self.law_a.exact, self.law_b.exact
+        return any(exact_a[o] > factor * exact_b[o] for o in exact_a)
 
+    def hockey_exceeds(self, eps: Any, delta: Any) -> bool:
+        if self.precision != EXACT:
+            return self.hockey(_to_float(eps)) - _to_float(delta) > TOLERANCE
+        factor = reals.exp(eps)
+        exact_a, exact_b = self.law_a.exact, self.law_b.exact
+        terms = [reals.maximum(0, reals.sub(p, reals.mul(factor, exact_b.get(o, 0))))
+                 for o, p in exact_a.items()]
+        return sum(terms, Fraction(0)) > delta
 
-def _exceeds_eps(stat: _PairStat, eps: Any) -> bool:
-    """Whether the pair's loss ``max_o |ln P_a(o) - ln P_b(o)|`` exceeds the exact ``eps``,
-    decided exactly: by the loss's Arb enclosure when it is clear of ``eps``, else output by
-    output (``P_a(o) > e^eps P_b(o)`` or the reverse) with exact-real comparisons."""
-    if math.isinf(stat.loss):
-        return True
-    with _arb_context():
-        e = _ball(eps)
-        if stat.ball is not None and stat.ball > e:
-            return True
-        if stat.ball is not None and stat.ball <= e:
+    def hockey(self, eps: float) -> float:
+        return _directed_hockey(self.a, self.b, eps)
+
+    def tight(self, eps: Any) -> bool:
+        if self.precision != EXACT or math.isinf(self.loss):
             return False
-    factor = reals.exp(eps)
-    for o in stat.keys:
-        p, q = stat.exact_a[o], stat.exact_b[o]
-        if p > factor * q or q > factor * p:
-            return True
-    return False
+        factor = reals.exp(eps)
+        exact_a, exact_b = self.law_a.exact, self.law_b.exact
+        return any(exact_a[o] == factor * exact_b[o] for o in exact_a)
 
 
-def _hockey_stick_exceeds(stat: _PairStat, eps: Any, delta: Any) -> bool:
-    """Whether ``max(sum_o max(0, P_a - e^eps P_b), sum_o max(0, P_b - e^eps P_a))`` exceeds
-    the exact ``delta``, decided exactly (Arb enclosures first, exact reals when they do not
-    separate)."""
-    factor = reals.exp(eps)
-    for first, second in ((stat.exact_a, stat.exact_b), (stat.exact_b, stat.exact_a)):
-        terms = [reals.maximum(0, reals.sub(first.get(o, 0), reals.mul(factor, second.get(o, 0))))
-                 for o in stat.keys]
-        total = sum(terms, Fraction(0))
-        if total > delta:
+class _NoisePairStat(_PairStat):
+    """Two releases of ``lapMech`` or ``gaussMech`` of one scale: the exact laws of the grid
+    values the samplers release (``verifier.semantics.released``)."""
+
+    def __init__(self, a: "released.Noise", b: "released.Noise"):
+        self.na, self.nb = a, b
+        self.precision = EXACT
+        cells = released.candidate_cells(a, b)
+        if cells is None:        # Gaussian laws with different centres: unbounded ratios
+            self.cells = None
+            self._set_loss(None, "a release far in the tail", 0.0, 0.0)
+            return
+        self.cells = {k: (a.cell(k), b.cell(k)) for k in cells}
+        if reals.sign(reals.sub(a.center, b.center)) == 0:
+            k, (pa, pb) = next(iter(self.cells.items()))
+            self._set_loss(_zero_ball(), k * a.grid, _to_float(pa), _to_float(pb))
+            return
+        for prec in (PRECISION_BITS,) + reals.LADDER_HIGH:   # log-ratios of cells that may agree
+            with reals._Workprec(prec):                       # to many digits (centres 1e-30 apart)
+                logs = {k: reals.ball_of(pa, prec).log() - reals.ball_of(pb, prec).log()
+                        for k, (pa, pb) in self.cells.items()}
+            if all(d.is_finite() and d.rel_accuracy_bits() >= 40 for d in logs.values()):
+                break
+        k = max(logs, key=lambda c: float(logs[c].mid()))
+        ball = logs[k]
+        for d in logs.values():
+            ball = ball.max(d)
+        pa, pb = self.cells[k]
+        self._set_loss(ball, k * a.grid, _to_float(pa), _to_float(pb))
+
+    def exceeds(self, eps: Any) -> bool:
+        if self.cells is None:
             return True
-    return False
+        factor = reals.exp(eps)
+        return any(pa > factor * pb for pa, pb in self.cells.values())
+
+    def hockey_exceeds(self, eps: Any, delta: Any) -> bool:
+        return released.hockey(self.na, self.nb, eps) > delta
+
+    def hockey(self, eps: float) -> float:
+        return _to_float(released.hockey(self.na, self.nb, Fraction(eps)))
+
+    def tight(self, eps: Any) -> bool:
+        if self.cells is None:
+            return False
+        factor = reals.exp(eps)
+        return any(pa == factor * pb for pa, pb in self.cells.values())
+
+
+def _zero_ball() -> Any:
+    from flint import arb
+    return arb(0)
+
+
+def _pair_stat(law_a: Any, law_b: Any) -> Optional[_PairStat]:
+    """The directed comparison of two laws, or None when the audit has no exact law of the pair
+    (a release of one family or scale against another law)."""
+    if isinstance(law_a, released.Noise) or isinstance(law_b, released.Noise):
+        if isinstance(law_a, released.Noise) and isinstance(law_b, released.Noise) \
+                and released.comparable(law_a, law_b):
+            return _NoisePairStat(law_a, law_b)
+        return None
+    return _FinitePairStat(law_a, law_b)
+
+
+def _directed_hockey(a: np.ndarray, b: np.ndarray, eps: float) -> float:
+    """``sum max(a - e^eps b, 0)`` in float64, for any ``eps >= 0`` (no overflow: beyond the
+    float range ``e^eps b`` is infinite where ``b > 0``)."""
+    factor = math.exp(eps) if eps < 700 else math.inf
+    with np.errstate(invalid="ignore", over="ignore"):
+        terms = np.where(b > 0, a - factor * b, a)
+    return float(np.maximum(terms, 0.0).sum())
 
 
 def hockey_stick(a: np.ndarray, b: np.ndarray, eps: float) -> float:
     """``max(sum max(a - e^eps b, 0), sum max(b - e^eps a, 0))``: the smallest delta for which
-    the two laws (aligned probability arrays) are (eps, delta)-indistinguishable. Float64."""
-    factor = math.exp(eps)
-    return float(max(np.maximum(a - factor * b, 0.0).sum(), np.maximum(b - factor * a, 0.0).sum()))
+    the two laws (aligned probability arrays) are (eps, delta)-indistinguishable in both
+    directions. Float64."""
+    return max(_directed_hockey(a, b, eps), _directed_hockey(b, a, eps))
 
 
 # ======================================================================================
@@ -507,32 +671,11 @@ def _read_claim(val: ast.ValDecl, count: int) -> _Claim:
     return _Claim(val, binders, "other", reason="the claim says nothing about the output distributions")
 
 
-def _equality_refinement(rt: ast.RType) -> bool:
-    if not isinstance(rt, ast.RRefine):
-        return False
-    a = rt.assertion
-    return isinstance(a, ast.SameRuns) or (
-        isinstance(a, ast.BinOp) and a.op == "=" and isinstance(a.left, ast.RunVar)
-        and isinstance(a.right, ast.RunVar) and a.left.name == a.right.name == rt.var
-        and {a.left.run, a.right.run} == {1, 2})
-
-
-def _run_name(name: str, run: int) -> str:
-    """The environment name of ``name<run>`` (see ``AssertionEvaluator``)."""
-    return f"{name}<{run}>"
-
-
 def _rename_runs(node: Any) -> Any:
     """``node`` with every ``x<i>`` replaced by a variable named ``x<i>`` (so that the evaluator
     can look it up in an environment)."""
     return ast.transform(node, lambda n: ast.Var(_run_name(n.name, n.run), n.span)
                          if isinstance(n, ast.RunVar) else None)
-
-
-def _mentions(node: Any, name: str) -> bool:
-    if isinstance(node, (ast.Var, ast.RunVar)) and node.name == name:
-        return True
-    return isinstance(node, ast.Node) and any(_mentions(c, name) for c in ast.children(node))
 
 
 class AssertionEvaluator:
@@ -619,7 +762,7 @@ class _ClaimEvaluator(AssertionEvaluator):
         return env
 
     def depends_on_pair(self, node: Optional[ast.Node]) -> bool:
-        return node is not None and any(_mentions(node, n) for n in self.private_names)
+        return node is not None and mentions_any(node, set(self.private_names))
 
 
 #: The claim reader and evaluator, for the witnesses of refutations (``verifier.refutation``);
@@ -791,93 +934,124 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
     params = run_cmd.entry_parameters(program, typed, decl)
     priv, k = _private_parameter(params, entry, private)
     elements: List[Value] = [False, True] if k is None else list(range(k))
-    total_inputs = sum(len(elements) ** m for m in range(1, n + 1))
-    if total_inputs > max_inputs:
-        raise error("R009", f"the audit would evaluate {total_inputs} inputs ({len(elements)}^m for m = 1..{n}), "
-                            f"more than the limit {max_inputs}", hint="lower --n (or raise --max-inputs)")
+    if not isinstance(max_inputs, int) or isinstance(max_inputs, bool) or max_inputs < 1:
+        raise error("U002", f"--max-inputs must be a positive integer, got {max_inputs!r}")
+    total_inputs = 0
+    for m in range(1, n + 1):           # stops at the limit: --n 1000000000 is refused at once
+        total_inputs += len(elements) ** m
+        if total_inputs > max_inputs:
+            raise error("R009", f"the audit would evaluate more than {max_inputs} inputs ({len(elements)}^m "
+                                f"for m = 1..{n}), the limit", hint="lower --n (or raise --max-inputs)")
     public = bind_public_arguments(evaluator, params, priv, entry, arg_specs)
     result = AuditResult(program.file, entry, priv.name, "bool list" if k is None else f"[{k}] list", n,
                          {p.name: format_value(public[p.name]) for p in params if p is not priv})
 
-    claim, claim_check = _prepare_claim(program, typed, decl, entry, verify)
-    claim_eval = (_ClaimEvaluator(claim_scope(program, typed, claim.val), claim, priv.position - 1)
-                  if claim is not None else None)
-    fixed = _fixed_claim_parts(claim, claim_eval, params, priv, public, claim_check)
+    shape, claim_check = _prepare_claim(program, typed, decl, entry, verify)
+    scope = AssertionEvaluator(claim_scope(program, typed, shape.val)) if shape is not None else None
+    fixed = _fixed_claim_parts(shape, scope, params, priv, public, claim_check)
 
+    # every input, evaluated once; laws are shared by inputs with the same output law
+    inputs: List[Tuple[Value, ...]] = [x for m in range(1, n + 1) for x in itertools.product(elements, repeat=m)]
     keys: Dict[Any, int] = {}
-    laws: List[_Law] = []
-    stats: Dict[Tuple[int, int], _PairStat] = {}
+    laws: List[Any] = []
+    law_of_input: List[int] = []
     precision = EXACT
-    lower_max, upper_max = 0.0, 0.0
-    enclosed = True
-    best: Optional[Tuple[float, Tuple[Value, Value], _PairStat, bool]] = None
+    for x in inputs:
+        key, law_builder = _evaluate_input(evaluator, entry, decl, params, priv, public, x)
+        if key not in keys:
+            keys[key] = len(laws)
+            laws.append(law_builder())
+            precision = max(precision, _law_precision(laws[-1]), key=_RANK.__getitem__)
+        law_of_input.append(keys[key])
+    result.inputs = len(inputs)
+    domains = [[ConsList.from_sequence(list(x)) for x in inputs] if p is priv else [public[p.name]]
+               for p in params]
+    position = params.index(priv)
+
+    stats: Dict[Tuple[int, int], _PairStat] = {}
+    best: Optional[Tuple[float, Tuple[Value, ...], Tuple[Value, ...], _PairStat]] = None
+    by_length: Dict[int, float] = {}
     tracker = _ClaimTracker(claim_check, fixed) if fixed is not None else None
 
-    for m in range(1, n + 1):
-        classes: Dict[Tuple[Value, ...], int] = {}
-        for x in itertools.product(elements, repeat=m):
-            key, law_builder = _evaluate_input(evaluator, entry, decl, params, priv, public, x)
-            if key not in keys:
-                keys[key] = len(laws)
-                laws.append(law_builder())
-                precision = max(precision, laws[-1].precision, key=_RANK.__getitem__)
-            classes[x] = keys[key]
-            result.inputs += 1
-        loss_m = 0.0
-        for x, cx in classes.items():
-            for i, xi in enumerate(x):
-                for v in elements:
-                    if not _greater(v, xi):
-                        continue
-                    y = x[:i] + (v,) + x[i + 1:]
-                    cy = classes[y]
-                    result.pairs += 1
-                    stat = None
-                    if cx != cy:
-                        pair = (min(cx, cy), max(cx, cy))
-                        stat = stats.get(pair)
-                        if stat is None:
-                            stat = stats[pair] = _pair_stat(laws[pair[0]], laws[pair[1]])
-                            if stat.lower is None and math.isfinite(stat.loss):
-                                enclosed = False
-                            elif stat.lower is not None:
-                                upper_max = max(upper_max, stat.upper)
-                                lower_max = max(lower_max, stat.lower)
-                        swapped = cx > cy
-                        loss = stat.loss
-                        if best is None or loss > best[0]:
-                            best = (loss, (x, y), stat, swapped)
-                        loss_m = max(loss_m, loss)
-                    if tracker is not None:
-                        tracker.add(x, y, stat)
-        result.loss_by_length.append((m, loss_m))
+    def measure(pairs, track: Optional[_ClaimTracker]) -> None:
+        nonlocal best
+        for i1, i2, env in pairs:
+            ix, iy = i1[position], i2[position]
+            if ix == iy:
+                continue
+            x, y = inputs[ix], inputs[iy]
+            cx, cy = law_of_input[ix], law_of_input[iy]
+            result.pairs += 1
+            stat = None
+            if cx != cy:
+                stat = stats.get((cx, cy))
+                if stat is None:
+                    stat = stats[(cx, cy)] = _checked_pair_stat(laws[cx], laws[cy], x, y, priv)
+                if best is None or stat.loss > best[0]:
+                    best = (stat.loss, x, y, stat)
+            by_length[len(x)] = max(by_length.get(len(x), 0.0), 0.0 if stat is None else stat.loss)
+            if track is not None:
+                track.add(x, y, stat, env)
 
+    if fixed is not None:
+        measure(covered(fixed.shape, domains, scope), tracker)
+        result.relation = fixed.relation
+    if fixed is None or claim_check.covered_pairs == 0:   # the loss over adjacent inputs
+        adjacency, adjacent_scope = _adjacency(program, typed, params, priv)
+        result.pairs, stats, best, by_length = 0, {}, None, {}
+        measure(covered(adjacency, domains, adjacent_scope), None)
+        result.relation = f"adj ({priv.name}<1>, {priv.name}<2>)"
+
+    result.loss_by_length = sorted(by_length.items())
     result.distinct_laws = len(laws)
     result.distinct_pairs = len(stats)
     result.precision = precision
     if best is not None:
-        loss, (x, y), stat, swapped = best
+        loss, x, y, stat = best
         result.loss = loss
-        p1, p2 = (stat.p_b, stat.p_a) if swapped else (stat.p_a, stat.p_b)
-        result.worst = WorstPair(ConsList.from_sequence(x), ConsList.from_sequence(y), stat.output, p1, p2, loss)
-        if enclosed and math.isfinite(loss):
-            result.loss_lower, result.loss_upper = lower_max, upper_max
+        result.worst = WorstPair(ConsList.from_sequence(x), ConsList.from_sequence(y), stat.output, stat.p_a,
+                                 stat.p_b, loss)
+        if math.isinf(loss) and stat.ball is not None and stat.ball.is_finite():
+            result.loss_text = stat.ball.str(10, radius=False)
+        if all(s.lower is not None for s in stats.values()) and math.isfinite(loss):
+            result.loss_lower = max(s.lower for s in stats.values())
+            result.loss_upper = max(s.upper for s in stats.values())
             result.loss_ball = str(stat.ball) if stat.ball is not None else None
     if tracker is not None:
         tracker.finish(result)
     elif claim_check.status == NO_CLAIM and not claim_check.message:
         claim_check.message = f"{entry} has no val claim; the audit only measures the loss"
     grid = list(eps_grid) if eps_grid is not None else _default_grid(result.loss, claim_check.eps)
-    result.delta_curve = [(float(e), max((hockey_stick(s.a, s.b, float(e)) for s in stats.values()), default=0.0))
+    result.delta_curve = [(float(e), max((s.hockey(float(e)) for s in stats.values()), default=0.0))
                           for e in grid]
     result.claim = claim_check
     result.seconds = time.perf_counter() - start
     return result
 
 
-def _greater(v: Value, w: Value) -> bool:
-    """A strict order on bool / [k] values, to enumerate each unordered pair once."""
-    return int(v) > int(w)
+def _law_precision(law: Any) -> str:
+    return EXACT if isinstance(law, released.Noise) else law.precision
+
+
+def _checked_pair_stat(law_a: Any, law_b: Any, x: Tuple[Value, ...], y: Tuple[Value, ...], priv: Any) -> _PairStat:
+    stat = _pair_stat(law_a, law_b)
+    if stat is None:
+        raise error("R003", f"the audit compares a release of lapMech or gaussMech only with another release of "
+                            f"the same mechanism and scale, but {priv.name} = {format_value(ConsList.from_sequence(list(x)))} "
+                            f"and {priv.name} = {format_value(ConsList.from_sequence(list(y)))} give laws of "
+                            f"different kinds",
+                    hint="a program whose kind of output depends on the private input is not DP for any finite eps")
+    return stat
+
+
+def _adjacency(program: ast.Program, typed: Optional[TypedProgram], params: List[Any],
+               priv: Any) -> Tuple[Shape, "AssertionEvaluator"]:
+    """The relation the loss is measured on without a comparable claim: the built-in
+    ``adj (x<1>, x<2>)`` on the private input, the given values for the others."""
+    adj = ast.App(ast.Var("adj"), ast.TupleLit((ast.RunVar(priv.name, 1), ast.RunVar(priv.name, 2))))
+    shape = Shape(None, tuple(Parameter((p.name,), ((p.name, adj),) if p is priv else (), None)
+                              for p in params), "none")
+    return shape, AssertionEvaluator(Evaluator(ast.Program((), program.file, program.source), typed))
 
 
 def _evaluate_input(evaluator: Evaluator, entry: str, decl: ast.LetDecl, params: List[Any], priv: Any,
@@ -908,7 +1082,7 @@ def _default_grid(loss: float, claimed: Optional[float]) -> List[float]:
 
 
 def _prepare_claim(program: ast.Program, typed: Optional[TypedProgram], decl: ast.LetDecl, entry: str,
-                   verify: bool) -> Tuple[Optional[_Claim], ClaimCheck]:
+                   verify: bool) -> Tuple[Optional[Shape], ClaimCheck]:
     val = program.find_val(entry)
     if val is None:
         return None, ClaimCheck("none")
@@ -924,41 +1098,75 @@ def _prepare_claim(program: ast.Program, typed: Optional[TypedProgram], decl: as
             if report.claims:
                 c = report.claims[0]
                 check.verifier, check.failure = c.verdict, c.failure
-    return _read_claim(val, len(decl.params)), check
+    return _shape_of(val), check
 
 
 @record(frozen=False)
 class _Fixed:
-    """The parts of a claim that do not depend on the pair, evaluated once."""
+    """A claim the audit compares with: its shape (one parameter per parameter of the entry),
+    the relation it puts on the private input (printed), and its indices when they do not
+    depend on the pair."""
 
-    claim: _Claim
-    evaluator: _ClaimEvaluator
-    public_runs: List[Tuple[Value, Value]]
-    private_index: int
+    shape: Shape
+    scope: "AssertionEvaluator"
+    relation: str
     eps: Optional[Any]              # exact numbers; None when they depend on the pair
     delta: Optional[Any]
-    pair_premises: List[Tuple[str, ast.Expr]]   # premises that mention the private input
 
 
-def _fixed_claim_parts(claim: Optional[_Claim], ce: Optional[_ClaimEvaluator], params: List[Any], priv: Any,
-                       public: Dict[str, Value], check: ClaimCheck) -> Optional[_Fixed]:
-    """Evaluate the claim's pair-independent premises and indices; ``None`` (with ``check``
-    filled in) when there is nothing to compare."""
-    if claim is None:
+def _comparability(shape: Shape, count: int) -> str:
+    """Why the audit cannot compare with this claim ('' when it can: DP, or ``=`` on a plain
+    result)."""
+    if len(shape.params) < count:
+        return "the claim has fewer arrows than the entry has parameters"
+    if shape.kind == "DP":
+        return ""
+    if shape.kind in ("SD", "HD", "KL"):
+        return f"the claim bounds the {shape.kind} divergence, not differential privacy"
+    if shape.kind == "pure" and equality_assertion(shape.assertion, shape.var):
+        return ""
+    if shape.kind == "none" and isinstance(_result_type(shape.val), ast.RMonad):
+        return "the claim lifts a relation other than equality of the outputs"
+    return "the claim says nothing about the output distributions"
+
+
+def _result_type(val: ast.ValDecl) -> ast.RType:
+    rt = val.rtype
+    while isinstance(rt, (ast.RArrow, ast.RRefine)) and not isinstance(rt, ast.RMonad):
+        if isinstance(rt, ast.RRefine):
+            if not isinstance(rt.base, ast.RArrow):
+                return rt
+            rt = rt.base
+        else:
+            rt = rt.cod
+    return rt
+
+
+def _fixed_claim_parts(shape: Optional[Shape], scope: Optional["AssertionEvaluator"], params: List[Any],
+                       priv: Any, public: Dict[str, Value], check: ClaimCheck) -> Optional[_Fixed]:
+    """Evaluate the claim's premises on the public arguments alone and its indices when they do
+    not depend on the pair; ``None`` (with ``check`` filled in) when there is nothing to
+    compare."""
+    if shape is None:
         return None
-    if claim.kind == "other":
-        check.status, check.message = NOT_COMPARABLE, claim.reason
+    reason = _comparability(shape, len(params))
+    if reason:
+        check.status, check.message = NOT_COMPARABLE, reason
         return None
-    runs = [(public[p.name], public[p.name]) if p is not priv else (None, None) for p in params]
-    env = ce.bindings(runs)
-    index = priv.position - 1
-    pair_premises = []
-    for i, binders in enumerate(claim.binders):
-        for var, assertion in binders:
-            if i == index or ce.depends_on_pair(assertion):
-                pair_premises.append((var, assertion))
-                continue
-            holds = ce.holds(assertion, var, env)
+    shape = replace(shape, params=shape.params[:len(params)])
+    position = params.index(priv)
+    private_vars = set(shape.params[position].vars)
+    env: Dict[str, Value] = {}
+    for p, claimed in zip(params, shape.params):
+        if p is priv:
+            continue
+        for var in claimed.vars:
+            env[_run_name(var, 1)] = env[_run_name(var, 2)] = env[var] = public[p.name]
+    for i, claimed in enumerate(shape.params):
+        for var, assertion in claimed.assertions:
+            if i == position or mentions_any(assertion, private_vars):
+                continue           # evaluated on each pair by the enumeration
+            holds = scope.holds(assertion, var, env)
             if holds is None:
                 check.status = NOT_COMPARABLE
                 check.message = f"the claim's assumption {pretty_expr(assertion)} cannot be evaluated"
@@ -968,87 +1176,82 @@ def _fixed_claim_parts(claim: Optional[_Claim], ce: Optional[_ClaimEvaluator], p
                 check.message = (f"the claim assumes {pretty_expr(assertion)}, which is false for these "
                                  f"arguments: it does not cover this audit")
                 return None
-    fixed = _Fixed(claim, ce, runs, index, None, None, pair_premises)
-    if claim.kind == "equal":
+    relation = " /\\ ".join(pretty_expr(a) for _, a in shape.params[position].assertions) or "true"
+    fixed = _Fixed(shape, scope, relation, None, None)
+    if shape.kind == "pure":
         fixed.eps, fixed.delta = Fraction(0), Fraction(0)
     else:
         try:
-            if not ce.depends_on_pair(claim.eps):
-                fixed.eps = ce.number(claim.eps, env)
-            if claim.delta is None:
+            if not mentions_any(shape.eps, private_vars):
+                fixed.eps = _claimed_number(scope, shape.eps, env)
+            if shape.delta is None:
                 fixed.delta = Fraction(0)
-            elif not ce.depends_on_pair(claim.delta):
-                fixed.delta = ce.number(claim.delta, env)
+            elif not mentions_any(shape.delta, private_vars):
+                fixed.delta = _claimed_number(scope, shape.delta, env)
         except (PrivInferError, TypeError, ValueError) as exc:
             check.status = NOT_COMPARABLE
             check.message = f"the claimed privacy parameters cannot be evaluated at these arguments ({exc})"
             return None
-    check.eps = None if fixed.eps is None else float(fixed.eps)
-    check.delta = None if fixed.delta is None else float(fixed.delta)
+    check.eps = None if fixed.eps is None else _to_float(fixed.eps)
+    check.delta = None if fixed.delta is None else _to_float(fixed.delta)
+    if check.eps is not None and math.isinf(check.eps):
+        check.eps_text = format_value(fixed.eps)
     return fixed
 
 
-class _ClaimTracker:
-    """Compares every covered adjacent pair with the claim, keeping the worst excess.
+def _claimed_number(scope: "AssertionEvaluator", expr: ast.Expr, env: Dict[str, Value]) -> Any:
+    """A claimed eps or delta, evaluated exactly on ``env``: a number ``>= 0``."""
+    value = scope.number(expr, env)
+    if reals.sign(value) < 0:
+        raise ValueError(f"{pretty_expr(expr)} = {format_value(value)} is negative")
+    return value
 
-    Whether a pair violates the claim is decided exactly for exact laws (``_exceeds_eps``,
-    ``_hockey_stick_exceeds``: the claimed bound and the probabilities are exact numbers) and
-    with ``TOLERANCE`` for float laws; ``excess`` (float) only measures by how much."""
+
+class _ClaimTracker:
+    """Compares every covered ordered pair with the claim, keeping the worst excess.
+
+    Whether a pair violates the claim is decided exactly for exact laws (``_PairStat.exceeds``,
+    ``hockey_exceeds``: the claimed bound and the probabilities are exact numbers) and with
+    ``TOLERANCE`` for float laws; ``excess`` (float) only measures by how much."""
 
     def __init__(self, check: ClaimCheck, fixed: _Fixed):
         self.check, self.fixed = check, fixed
-        self.eps_max: Optional[float] = None if fixed.eps is None else float(fixed.eps)
-        self.delta_max: Optional[float] = None if fixed.delta is None else float(fixed.delta)
+        self.eps_max: Optional[float] = check.eps
+        self.delta_max: Optional[float] = check.delta
         self.undetermined = 0
         self.delta_cache: Dict[Tuple[int, float], float] = {}
         self.delta_at_eps = 0.0
         self.violated = False
         self.exact = True
         self.worst: Optional[Tuple[_PairStat, Any, Any]] = None   # the pair of largest excess
+        self.worst_values: Tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # its loss, eps, delta, delta(eps)
 
-    def add(self, x: Tuple[Value, ...], y: Tuple[Value, ...], stat: Optional[_PairStat]) -> None:
-        """Check one adjacent pair (``stat`` is ``None`` when both inputs have the same law)."""
+    def add(self, x: Tuple[Value, ...], y: Tuple[Value, ...], stat: Optional[_PairStat],
+            env: Dict[str, Value]) -> None:
+        """Check one covered ordered pair (``stat`` is ``None`` when both runs have the same law)."""
         f, check = self.fixed, self.check
-        env = None
-        if f.pair_premises or f.eps is None or f.delta is None:
-            runs = list(f.public_runs)
-            runs[f.private_index] = (ConsList.from_sequence(list(x)), ConsList.from_sequence(list(y)))
-            env = f.evaluator.bindings(runs)
-        for var, assertion in f.pair_premises:
-            holds = f.evaluator.holds(assertion, var, env)
-            if holds is None:
-                self.undetermined += 1
-                check.uncovered_pairs += 1
-                return
-            if not holds:
-                check.uncovered_pairs += 1
-                return
         try:
-            eps_x = f.eps if f.eps is not None else f.evaluator.number(f.claim.eps, env)
-            delta_x = f.delta if f.delta is not None else f.evaluator.number(f.claim.delta, env)
+            eps_x = f.eps if f.eps is not None else _claimed_number(f.scope, f.shape.eps, env)
+            delta_x = f.delta if f.delta is not None else _claimed_number(f.scope, f.shape.delta, env)
         except (PrivInferError, TypeError, ValueError):
             self.undetermined += 1
             check.uncovered_pairs += 1
             return
-        eps, delta = float(eps_x), float(delta_x)
+        eps, delta = _to_float(eps_x), _to_float(delta_x)
         pure = delta_x == 0
         check.covered_pairs += 1
         self.eps_max = eps if self.eps_max is None else max(self.eps_max, eps)
         self.delta_max = delta if self.delta_max is None else max(self.delta_max, delta)
         if stat is None:       # identical laws: loss 0, delta 0
-            excess, d_at = (-eps, 0.0) if pure else (-delta, 0.0)
-            violated = 0 > (eps_x if pure else delta_x)
+            excess, d_at, violated = (-eps, 0.0, False) if pure else (-delta, 0.0, False)
         else:
             d_at = self.delta_cache.get((id(stat), eps))
             if d_at is None:
-                d_at = self.delta_cache[(id(stat), eps)] = hockey_stick(stat.a, stat.b, eps)
+                d_at = self.delta_cache[(id(stat), eps)] = stat.hockey(eps)
             excess = stat.loss - eps if pure else d_at - delta
-            if stat.precision == EXACT:
-                violated = (_exceeds_eps(stat, eps_x) if pure
-                            else _hockey_stick_exceeds(stat, eps_x, delta_x))
-            else:
+            if stat.precision != EXACT:
                 self.exact = False
-                violated = excess > TOLERANCE
+            violated = stat.exceeds(eps_x) if pure else stat.hockey_exceeds(eps_x, delta_x)
         self.delta_at_eps = max(self.delta_at_eps, d_at)
         if violated and not self.violated:  # the first violation replaces any non-violation
             self.violated, check.excess = True, None
@@ -1056,6 +1259,7 @@ class _ClaimTracker:
             check.excess = excess
             check.violation = (ConsList.from_sequence(list(x)), ConsList.from_sequence(list(y)))
             self.worst = (stat, eps_x, delta_x) if stat is not None else None
+            self.worst_values = (0.0 if stat is None else stat.loss, eps, delta, d_at)
 
     def finish(self, result: AuditResult) -> None:
         check = self.check
@@ -1069,22 +1273,30 @@ class _ClaimTracker:
             return
         pure = not check.delta
         violated = self.violated
-        what = (f"({_short(check.eps)}, {_short(check.delta) if check.delta else 0})-DP")
+        eps_s, loss_s = check.eps_text or _short(check.eps), result.loss_text or _short(result.loss)
+        delta_s, d_at = f"{check.delta:.6g}" if check.delta else "0", check.delta_at_eps
+        what = f"({eps_s}, {delta_s})-DP"
+        if self.fixed.eps is None or self.fixed.delta is None:   # the claim depends on the pair
+            what = f"{what} (the largest bound it claims for a pair)"
+            if violated:    # the numbers of the violating pair
+                loss, eps, delta, d_at = self.worst_values
+                eps_s, loss_s, delta_s = _short(eps), _short(loss), f"{delta:.6g}"
+                pure = delta == 0
+                what = f"({eps_s}, {delta_s})-DP at that pair, as claimed"
         sizes = f"on inputs of length <= {result.max_length}"
         if pure:
-            measured = f"exact loss {_short(result.loss)}"
+            measured = f"exact loss {loss_s}"
             if violated:
-                measured += f" > claimed {_short(check.eps)}"
+                measured += f" > claimed {eps_s}"
             elif self._tight():
-                measured += f" = claimed {_short(check.eps)} (tight)"
+                measured += f" = claimed {eps_s} (tight)"
             elif not self.exact and abs(check.excess) <= TOLERANCE:
-                measured += f" = claimed {_short(check.eps)} (tight, within {TOLERANCE:g})"
+                measured += f" = claimed {eps_s} (tight, within {TOLERANCE:g})"
             else:
-                measured += f" <= claimed {_short(check.eps)}"
+                measured += f" <= claimed {eps_s}"
         else:
-            measured = f"delta({_short(check.eps)}) = {check.delta_at_eps:.6g}"
-            measured += (f" > claimed delta {check.delta:.6g}" if violated
-                         else f" <= claimed delta {check.delta:.6g}")
+            measured = f"delta({eps_s}) = {d_at:.6g}"
+            measured += f" > claimed delta {delta_s}" if violated else f" <= claimed delta {delta_s}"
         if check.verifier == "verified":
             if violated:
                 check.status = SOUNDNESS_BUG
@@ -1109,7 +1321,8 @@ class _ClaimTracker:
                 check.message = (f"{measured}: the program meets its claim {sizes}, although {proof} "
                                  f"(the proof may be incomplete, or a violation may need longer inputs)")
         if check.uncovered_pairs:
-            check.message += f"; {check.uncovered_pairs} pairs fall outside the claim's assumptions"
+            check.message += (f"; on {check.uncovered_pairs} covered pairs the claimed privacy parameters "
+                              f"cannot be evaluated")
 
 
     def _tight(self) -> bool:
@@ -1118,12 +1331,8 @@ class _ClaimTracker:
         if not self.exact or self.worst is None or abs(self.check.excess) > TOLERANCE:
             return False
         stat, eps, _ = self.worst
-        if stat.precision != EXACT or math.isinf(stat.loss):
-            return False
-        factor = reals.exp(eps)
         try:
-            return any(stat.exact_a[o] == factor * stat.exact_b[o]
-                       or stat.exact_b[o] == factor * stat.exact_a[o] for o in stat.keys)
+            return stat.tight(eps)
         except reals.Undecided:
             return False
 

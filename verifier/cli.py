@@ -43,6 +43,7 @@ def build_parser(selected: Optional[str] = None) -> argparse.ArgumentParser:
         prog="privinfer",
         description="Verify and run differentially private Bayesian programs (PrivInfer).",
     )
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         if name != selected:
@@ -55,6 +56,25 @@ def build_parser(selected: Optional[str] = None) -> argparse.ArgumentParser:
         module.add_arguments(p)
         p.set_defaults(_module=module)
     return parser
+
+
+def version() -> str:
+    """The installed package's version (``pyproject.toml``), or ``unknown`` when privinfer runs
+    from a source tree that was not installed."""
+    from importlib import metadata
+    try:
+        return metadata.version("privinfer")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class _Version(argparse.Action):
+    """``--version``, reading the version only when asked (``importlib.metadata`` costs start-up
+    time every command would pay)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"privinfer {version()}")
+        parser.exit()
 
 
 def _load(module_name: str):
@@ -90,6 +110,13 @@ def _dispatch(argv: List[str]) -> int:
         return EXIT_INPUT
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # the file system refused a read or a write the checks did not foresee
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error[U003]: {where}cannot read or write: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except MemoryError:
+        print("error: privinfer ran out of memory on this input (lower the sizes asked for)", file=sys.stderr)
+        return EXIT_INPUT
     except Exception as exc:  # a bug in privinfer, not in the user's input
         if os.environ.get("PRIVINFER_DEBUG"):
             raise

@@ -84,6 +84,7 @@ CODES = {
     # usage
     "U001": "file not found or unreadable",
     "U002": "bad command-line argument",
+    "U003": "an output path cannot be written",
 }
 
 

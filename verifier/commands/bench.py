@@ -18,6 +18,7 @@ from pathlib import Path
 
 from benchmarks import runner
 from verifier.errors import Diagnostic, PrivInferError
+from verifier.output_paths import check_output_dir
 
 
 def _positive_int(text: str) -> int:
@@ -57,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.programs.is_dir():
         raise PrivInferError(Diagnostic("U001", f"{args.programs} is not a folder of "
                                                 "benchmark programs"))
+    out = args.out if args.out is not None or args.filter else runner.RESULTS
+    if out is not None:
+        check_output_dir(out, "--out")
     try:
         result = runner.run_suite(
             args.programs, filters=args.filter, repeat=args.repeat,
@@ -64,7 +68,6 @@ def run(args: argparse.Namespace) -> int:
             auditor=None if args.no_audit else runner.exact_audits)
     except runner.NoPrograms as exc:
         raise PrivInferError(Diagnostic("U002", str(exc))) from None
-    out = args.out if args.out is not None or args.filter else runner.RESULTS
     written = runner.write_results(result, out) if out is not None else ()
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))

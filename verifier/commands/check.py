@@ -6,7 +6,7 @@ discharges it itself.
 Exit 0 when the certificate is valid (its verified claims are justified and its other claims
 labelled as such), 1 when it is invalid (the first reason is printed, with code C002 when the
 document does not match the certificate's JSON Schema and C003 otherwise), 2 when the input
-cannot be read as JSON (C001).
+cannot be read as JSON (C001; with ``--json`` this too is printed as a JSON outcome).
 """
 from __future__ import annotations
 
@@ -35,9 +35,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         data = kernel.load(args.certificate)
     except kernel.Unreadable as exc:
-        print(Diagnostic("C001", f"cannot read the certificate: {exc}",
-                         hint="give the JSON file privinfer verify --certificate wrote").render(),
-              file=sys.stderr)
+        diagnostic = Diagnostic("C001", f"cannot read the certificate: {exc}",
+                                hint="give the JSON file privinfer verify --certificate wrote")
+        if args.json:   # the same keys as a checked certificate's outcome
+            print(json.dumps({"valid": False, "reason": diagnostic.message, "claims": [], "trust_base": None,
+                              "notes": [], "seconds": {}, "code": "C001"}, indent=2))
+        else:
+            print(diagnostic.render(), file=sys.stderr)
         return 2
     outcome = kernel.check(data, solver=args.solver, allow_unknown=args.allow_unknown,
                            recheck_lemmas=args.recheck_lemmas)

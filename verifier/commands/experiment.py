@@ -10,15 +10,23 @@ what is exact):
 * ``priors`` — Fig. 3(a): ``priors.csv``, ``priors.md``, ``priors.png``;
 * ``law`` — Fig. 3(b) and 3(c): ``law.csv``, ``law.md``, ``law_k2.png``, ``law_k3.png``.
 
-Shows a progress bar on stderr and prints the files written and a one-line summary per panel.
+Shows a progress bar on stderr when it is a terminal (``--no-progress``: never; a redirected log
+gets none) and prints the files written and a one-line summary per panel. The output folder is
+checked before any work starts (U003).
 Laplace draws come from a seeded numpy generator: experiment draws, not releases.
 """
 from __future__ import annotations
 
 import argparse
+import math
+import sys
 
-from verifier.errors import error
 from verifier import experiments as ex
+from verifier.errors import error
+from verifier.output_paths import check_output_dir
+
+#: The most Laplace draws per point (they are held in memory at once).
+MAX_DRAWS = 10_000_000
 
 STUDIES = {
     "accuracy": "the poster's Fig. 2: accuracy against the data size",
@@ -41,15 +49,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="accuracy: spacing of the data sizes (default 50: n = 100, 150, ...)")
     parser.add_argument("--prior", default="1,1", metavar="A,B",
                         help="sensitivity: the Beta prior (default 1,1)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (there is none when stderr is not a terminal)")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.draws is not None and args.draws < 2:
-        raise error("U002", f"--draws must be at least 2, got {args.draws}")
+    if args.draws is not None and not 2 <= args.draws <= MAX_DRAWS:
+        raise error("U002", f"--draws must be between 2 and {MAX_DRAWS}, got {args.draws}")
     if args.step < 1:
         raise error("U002", f"--step must be at least 1, got {args.step}")
-    progress = not args.no_progress
+    check_output_dir(args.out, "--out")
+    # a progress bar redraws itself: on a terminal only, never into a redirected log
+    progress = not args.no_progress and sys.stderr.isatty()
     if args.study == "sensitivity":
         return _sensitivity(args, progress)
     if args.study == "priors":
@@ -87,8 +98,8 @@ def _sensitivity(args: argparse.Namespace, progress: bool) -> int:
         a, b = (float(x) for x in args.prior.split(","))
     except ValueError:
         raise error("U002", f"--prior must be two numbers A,B, got {args.prior!r}") from None
-    if not (a > 0 and b > 0):
-        raise error("U002", f"--prior needs positive parameters, got {args.prior!r}")
+    if not (0 < a < math.inf and 0 < b < math.inf):
+        raise error("U002", f"--prior needs positive finite parameters, got {args.prior!r}")
     report = ex.run_sensitivity(ex.default_sensitivity_config(quick=args.quick, prior=(a, b)), args.out,
                                 progress=progress)
     _print_files(report.files)

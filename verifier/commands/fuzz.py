@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from verifier.errors import error
+from verifier.output_paths import check_output_dir
+
+#: The most worker processes a campaign starts (each is a whole verifier).
+MAX_WORKERS = 64
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,18 +49,20 @@ def run(args: argparse.Namespace) -> int:
     from verifier.fuzz.case import Config
     if args.count is not None and args.count < 0:
         raise error("U002", f"--count must be at least 0, got {args.count}")
-    if args.time is not None and not args.time > 0:
+    if args.time is not None and not 0 < args.time < math.inf:
         raise error("U002", f"--time must be a positive number of seconds, got {args.time}")
     if args.max_shrinks < 0:
         raise error("U002", f"--max-shrinks must be at least 0, got {args.max_shrinks}")
-    if args.workers < 1:
-        raise error("U002", f"--workers must be at least 1, got {args.workers}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise error("U002", f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")
+    if args.out:
+        check_output_dir(args.out, "--out")
     if args.certificates:
         return run_forgeries(args)
     count = args.count if args.count is not None else (None if args.time is not None else 100)
     config = Config(seed=args.seed, count=count, seconds=args.time, metamorphic=not args.no_metamorphic,
                     kernel=not args.no_kernel, shrink=not args.no_shrink, max_shrinks=args.max_shrinks,
-                    only=args.program, workers=args.workers)
+                    only=args.program, workers=min(args.workers, count) if count else args.workers)
 
     def progress(case) -> None:
         for f in case.failures:

@@ -18,6 +18,7 @@ import sys
 from typing import List
 
 from verifier.errors import error
+from verifier.output_paths import check_output_dir
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,10 +63,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=1))
         return 0
     if args.export:
+        check_output_dir(args.export, "--export")
         try:
             paths = checking.export_artifacts(args.export, selected)
         except OSError as exc:
-            raise error("U001", f"cannot write to {args.export}: {exc}") from None
+            raise error("U003", f"--export {args.export}: cannot write here: {exc.strerror or exc}") from None
         if not args.json:
             print(f"wrote {len(paths)} artifacts to {args.export}")
         else:

@@ -57,6 +57,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from obligations.records import record
 from verifier.errors import Diagnostic, PrivInferError, error
 from verifier.language import ast
+from verifier.language.lexer import number_value
 from verifier.language import types as ty
 from verifier.language.parser import parse_expr, parse_file
 from verifier.language.pretty import pretty_type
@@ -413,12 +414,12 @@ def _parse_cell(cell: str, element: ty.Type, span: Optional[ast.Span], where: st
         raise error("R005", f"{where}: empty cell", span)
     if element == ty.BOOL:
         if cell.lower() not in _BOOLS:
-            raise error("R005", f"{where}: {cell!r} is not a bool (true, false, 1 or 0)", span)
+            raise error("R005", f"{where}: {_shown(cell)} is not a bool (true, false, 1 or 0)", span)
         return _BOOLS[cell.lower()]
     if element == ty.INT or isinstance(element, ty.Fin):
         if not re.fullmatch(r"[+-]?\d+", cell):
-            raise error("R005", f"{where}: {cell!r} is not an integer", span)
-        value = int(cell)
+            raise error("R005", f"{where}: {_shown(cell)} is not an integer", span)
+        value = _signed(cell, span, where)
         if isinstance(element, ty.Fin) and element.k is not None and not 0 <= value < element.k:
             raise error("R005", f"{where}: {value} is not in [{element.k}] = {{0, ..., {element.k - 1}}}", span)
         return value
@@ -428,14 +429,30 @@ def _parse_cell(cell: str, element: ty.Type, span: Optional[ast.Span], where: st
     if cell.lower() in ("true", "false"):
         return cell.lower() == "true"
     if re.fullmatch(r"[+-]?\d+", cell):
-        return int(cell)
+        return _signed(cell, span, where)
     return _real_cell(cell, span, where)
 
 
 def _real_cell(cell: str, span: Optional[ast.Span], where: str) -> Value:
     if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", cell):
-        raise error("R005", f"{where}: {cell!r} is not a real number", span)
-    return Fraction(cell)
+        raise error("R005", f"{where}: {_shown(cell)} is not a real number", span)
+    return Fraction(_signed(cell, span, where))
+
+
+def _signed(cell: str, span: Optional[ast.Span], where: str) -> Value:
+    """A numeric cell read with the limits of source literals (``lexer.number_value``)."""
+    negative = cell.startswith("-")
+    try:
+        value = number_value(cell[1:] if cell[:1] in "+-" else cell, span)
+    except PrivInferError as exc:
+        d = exc.first
+        raise error("R005", f"{where}: {d.message}", span, d.hint) from None
+    return -value if negative else value
+
+
+def _shown(cell: str) -> str:
+    """A cell in a message, shortened when long."""
+    return repr(cell) if len(cell) <= 40 else repr(cell[:40]) + f"... ({len(cell)} characters)"
 
 
 # --------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ A file with an input error is reported (exit 2 at the end) and the others are st
 name the source by the path given (relative to the working directory when it is absolute and
 below it, else by its base name), so that they hold no absolute path.
 
-Exit 0 when every claim is verified, 1 when any is refuted or unknown, 2 on input errors.
+Exit 0 when every claim is verified, 1 when any is refuted or unknown or when a file has no
+claim at all (nothing was verified), 2 on input errors.
 The JSON report follows ``verifier/report.schema.json`` (docs/json.md).
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections import Counter
 from typing import Any, Dict
 
 from verifier.errors import PrivInferError
+from verifier.output_paths import check_output_dir, check_output_file
 from verifier.language.parser import parse_file, parse_program
 from verifier.language.source import read_source
 from verifier.language.typecheck import typecheck_program
@@ -68,7 +70,7 @@ def _run_many(args: argparse.Namespace) -> int:
             reports.append(report_json(report))
         else:
             print(render(report, explain=args.explain), flush=True)
-        status = max(status, 0 if report.ok else 1)
+        status = max(status, 0 if succeeded(report) else 1)
     if args.json:
         print(json.dumps(reports, indent=2))
     return status
@@ -80,6 +82,11 @@ def _run_one(args: argparse.Namespace) -> int:
         print("error: --certificate covers every claim of the file; drop --only",
               file=sys.stderr)
         return 2
+    for option, path in (("--certificate", args.certificate), ("--dot", args.dot)):
+        if path:
+            check_output_file(path, option)
+    if args.smtlib:
+        check_output_dir(args.smtlib, "--smtlib")
     if exported:
         program = parse_program(read_source(args.file), source_name(args.file))
     else:
@@ -101,7 +108,14 @@ def _run_one(args: argparse.Namespace) -> int:
     if args.dot:
         from verifier.graph import write_dot
         write_dot(report, args.dot)
-    return 0 if report.ok else 1
+    return 0 if succeeded(report) else 1
+
+
+def succeeded(report: Report) -> bool:
+    """Every claim of the file is verified, and it has one: a file without a ``val`` verifies
+    nothing, which is not a success (exit 1, so that ``privinfer verify F && release`` does
+    not pass when the claims were deleted or misnamed)."""
+    return report.ok and bool(report.claims)
 
 
 def source_name(path: str) -> str:
@@ -116,7 +130,8 @@ def source_name(path: str) -> str:
 def render(report: Report, explain: bool = False) -> str:
     lines = [report.file]
     if not report.claims:
-        lines.append("  no val claims to verify")
+        lines.append("  nothing to verify: the file has no val claim (write one as val NAME :: TYPE, "
+                     "docs/language.md)")
     width = max((len(c.name) for c in report.claims), default=0)
     totals_kind: Counter = Counter()
     totals_method: Counter = Counter()
@@ -124,7 +139,7 @@ def render(report: Report, explain: bool = False) -> str:
         lines.append(f"  {c.name.ljust(width)}  {c.verdict:<8}  {c.guarantee if c.verdict == VERIFIED else c.claim}")
         if c.verdict == VERIFIED and c.disputed:
             lines.append(f"      relies on a theorem whose published proof is disputed: "
-                         f"{', '.join(c.disputed)} (NOTES.md §7)")
+                         f"{', '.join(c.disputed)} (docs/corrections.md §7)")
         diagnostic = c.diagnostic()
         if diagnostic is not None:
             lines += ["      " + line for line in diagnostic.render().splitlines()]
@@ -139,14 +154,15 @@ def render(report: Report, explain: bool = False) -> str:
         methods = ", ".join(f"{k} {v}" for k, v in sorted(totals_method.items()))
         lines.append(f"  obligations: {n} ({kinds}); discharged: {methods}")
     verified = sum(c.verdict == VERIFIED for c in report.claims)
-    lines.append(f"  {verified} of {len(report.claims)} claims verified")
+    if report.claims:
+        lines.append(f"  {verified} of {len(report.claims)} claims verified")
     return "\n".join(lines)
 
 
 def report_json(report: Report) -> Dict[str, Any]:
     return {
         "file": report.file,
-        "ok": report.ok,
+        "ok": succeeded(report),
         "claims": [{
             "name": c.name,
             "claim": c.claim,

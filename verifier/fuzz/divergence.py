@@ -16,15 +16,17 @@ ordered pair ``(P1, P2)`` of the two runs, ``divergence`` encloses
 The directions matter: a claim relates run 1 to run 2, and a one-sided precondition covers
 one direction only (``M[DP(eps)]`` says ``P1(S) <= e^eps P2(S) + delta``).
 
-Continuous components of the same family and scale have closed forms in
-``t = |c1 - c2| / scale`` (Laplace) or ``m = |c1 - c2| / sigma`` (Gaussian): DP ``t`` (Gaussian:
-``inf`` unless the centres agree); hockey ``max(0, 1 - e^((eps - t) / 2))`` (Laplace) and
-``Phi(m/2 - eps/m) - e^eps Phi(-m/2 - eps/m)`` (Gaussian); SD ``1 - e^(-t/2)``,
-``2 Phi(m/2) - 1``; HD ``1 - e^(-t/2) (1 + t/2)``, ``1 - e^(-m^2/8)``; KL ``t + e^(-t) - 1``,
-``m^2/2`` (tests check each against numerical integration). A finite law against a continuous
-one is mutually singular (DP and KL ``inf``, hockey, SD and HD 1). Two Laplace laws of different
-scales have an infinite DP loss; the other divergences of different scales are not computed
-(``None``: the pair is not judged).
+A release of ``lapMech`` / ``gaussMech`` (``Noise``) is judged by the exact law of the grid values
+the sampler releases (``verifier.semantics.released``, docs/noise.md): for one family and one
+scale, DP by the largest log-ratio over the cells next to the centres (Laplace; ``inf`` for
+Gaussian releases with different centres), hockey and SD by the half-line of cells where run 1
+outweighs run 2. HD and KL use the closed forms of the continuous laws in ``t = |c1 - c2| /
+scale`` (Laplace: ``1 - e^(-t/2) (1 + t/2)``, ``t + e^(-t) - 1``) or ``m = |c1 - c2| / sigma``
+(Gaussian: ``1 - e^(-m^2/8)``, ``m^2/2``): upper bounds of the released law's (data processing),
+which the verifier's rules also charge. A finite law against a release is mutually singular
+(DP and KL ``inf``, hockey, SD and HD 1). Two Laplace laws of different scales have an infinite
+DP loss; the other divergences of different scales are not computed (``None``: the pair is not
+judged). Tests check each value against numerical integration or summation.
 
 An ``Enclosure`` is a float interval that contains the true value when the laws are exact
 (Arb ball arithmetic at ``PRECISION_BITS``), and the float64 computation (with its rounding)
@@ -33,27 +35,20 @@ otherwise: ``exact`` says which.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any, Dict, Optional, Union
 
 import flint
 
 from obligations.records import record
 from verifier.audit import Law
+from verifier.semantics import released
+from verifier.semantics.released import Noise
 from verifier.semantics.values import Value
 
 arb = flint.arb
 PRECISION_BITS = 128
 KINDS = ("DP", "hockey", "SD", "HD", "KL")
-
-
-@record
-class Noise:
-    """One continuous law: ``center + Lap(scale)`` (``family = "laplace"``) or
-    ``center + N(0, scale^2)`` (``family = "gauss"``, ``scale`` the standard deviation)."""
-
-    family: str
-    center: Any
-    scale: Any
 
 
 AnyLaw = Union[Law, Noise]
@@ -139,7 +134,7 @@ def _finite_divergence(kind: str, law1: Law, law2: Law, eps: Any) -> Enclosure:
 
 
 def _noise_divergence(kind: str, a: Noise, b: Noise, eps: Any) -> Optional[Enclosure]:
-    exact = all(_is_exact(x) for x in (a.center, b.center, a.scale, b.scale)) and a.family == "laplace"
+    exact = all(_is_exact(x) for x in (a.center, b.center, a.scale, b.scale))
     if a.family != b.family:
         return INFINITE if kind in ("DP", "KL") else None
     try:
@@ -148,7 +143,19 @@ def _noise_divergence(kind: str, a: Noise, b: Noise, eps: Any) -> Optional[Enclo
         return None
     if different_scales:
         return INFINITE if kind == "DP" and a.family == "laplace" else None
-    try:   # exact for rational centres (to_arb of 1/3 is a ball around 1/3, not a point)
+    try:
+        if kind == "DP":
+            cells = released.candidate_cells(a, b)
+            if cells is None:
+                return INFINITE
+            logs = [_to_arb(a.cell(k)).log() - _to_arb(b.cell(k)).log() for k in cells]
+            value = logs[0]
+            for x in logs[1:]:
+                value = value.max(x)
+            return _enclosure(value, exact)
+        if kind in ("hockey", "SD"):
+            level = 0 if kind == "SD" else (Fraction(eps) if isinstance(eps, float) else eps)
+            return _enclosure(_to_arb(released.hockey(a, b, level)), exact)
         difference = a.center - b.center
         same = difference == 0
     except ArithmeticError:       # an exact real comparison that cannot be decided
@@ -156,36 +163,12 @@ def _noise_divergence(kind: str, a: Noise, b: Noise, eps: Any) -> Optional[Enclo
     gap = arb(0) if same else _to_arb(abs(difference)) / _to_arb(a.scale)
     if a.family == "laplace":
         t = gap
-        if kind == "DP":
-            value = t
-        elif kind == "hockey":
-            value = (1 - ((_to_arb(eps) - t) / 2).exp()).nonnegative_part()
-        elif kind == "SD":
-            value = 1 - (-t / 2).exp()
-        elif kind == "HD":
-            value = 1 - (-t / 2).exp() * (1 + t / 2)
-        else:
-            value = t + (-t).exp() - 1
+        value = 1 - (-t / 2).exp() * (1 + t / 2) if kind == "HD" else t + (-t).exp() - 1
         return _enclosure(value, exact)
     m = gap
-    if kind == "DP":
-        return Enclosure.point(0.0, exact) if m.is_zero() else INFINITE
-    if kind == "hockey":
-        if m.is_zero():
-            return Enclosure.point(0.0, exact)
-        e = _to_arb(eps)
-        value = _phi(m / 2 - e / m) - e.exp() * _phi(-m / 2 - e / m)
-        return _enclosure(value.nonnegative_part(), exact)
-    if kind == "SD":
-        return _enclosure(2 * _phi(m / 2) - 1, exact)
     if kind == "HD":
         return _enclosure(1 - (-(m * m) / 8).exp(), exact)
     return _enclosure(m * m / 2, exact)
-
-
-def _phi(x: Any) -> Any:
-    """The standard normal distribution function."""
-    return (1 + (x / arb(2).sqrt()).erf()) / 2
 
 
 # ---- numbers -----------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """The soundness oracle: a claim judged by the exact semantics on every pair of inputs it covers.
 
-``privinfer audit`` enumerates *adjacent* private ``bool`` / ``[k]`` lists with the other
-arguments fixed. A claim says more than that: every parameter has a relational refinement
-(``adj``, ``adjWithin``, ``dist``, ``=``, ``true``, one-sided ``b<1> = true``, ...), and the claim
-covers every *pair* of argument tuples whose values satisfy them. So the oracle
+``privinfer audit`` enumerates private ``bool`` / ``[k]`` lists with the other arguments fixed.
+A claim says more than that: every parameter has a relational refinement (``adj``,
+``adjWithin``, ``dist``, ``=``, ``true``, one-sided ``b<1> = true``, ...), and the claim covers
+every *pair* of argument tuples whose values satisfy them. So the oracle
 
 1. gives every parameter a finite domain (``domain``): ``bool``; ``[k]``; ``nat`` / ``int`` /
    ``real`` / ``real+`` / ``[0,1]`` from small grids; lists of them up to a small length
@@ -12,10 +12,11 @@ covers every *pair* of argument tuples whose values satisfy them. So the oracle
    ``F``-divergence is within the index, which is what such a parameter assumes;
 2. enumerates the ordered pairs of argument tuples whose refinements hold, each refinement
    evaluated exactly on the two runs' values in the scope of the ``val``
-   (``verifier.audit.AssertionEvaluator``, ``claim_scope``): ``Oracle.pairs``;
+   (``verifier.pairs.covered``, the enumeration ``privinfer audit`` uses too, with
+   ``verifier.audit.AssertionEvaluator`` and ``claim_scope``): ``Oracle.pairs``;
 3. computes both runs' outputs with the language's ``Evaluator`` under a step budget, and their
-   output laws (``verifier.audit.output_law``; Laplace and Gaussian noise around a computed
-   centre as ``divergence.Noise``);
+   output laws (``verifier.audit.output_law``: a release of ``lapMech`` / ``gaussMech`` as the
+   exact law of the grid values the sampler releases, ``released.Noise``);
 4. compares each pair with the claim (``Oracle.judge``): ``M[DP(eps)]`` by the largest log-ratio,
    ``M[DP(eps), delta]`` by the hockey-stick divergence at ``eps``, ``M[SD/HD/KL, delta]`` by total
    variation, ``1 - BC`` and KL (``divergence``), all directed from run 1 to run 2, with the
@@ -39,13 +40,12 @@ from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from obligations.records import record
-from verifier.audit import (
-    TOLERANCE, AssertionEvaluator, claim_scope, equality_refinement, output_law, run_name,
-)
+from verifier.audit import TOLERANCE, AssertionEvaluator, claim_scope, output_law
 from verifier.errors import PrivInferError
 from verifier.fuzz.divergence import AnyLaw, Enclosure, Noise, divergence
 from verifier.language import ast
 from verifier.language.typecheck import ordinal
+from verifier.pairs import Shape, covered, read_claim, run_name
 from verifier.semantics import monad, reals
 from verifier.semantics.distributions import make_finite
 from verifier.semantics.evaluator import Evaluator
@@ -130,91 +130,6 @@ def monad_domain(t: ast.SimpleType, limits: Limits = Limits()) -> Optional[List[
         skew[values[0]] = Fraction(1, 2)
         laws.append(monad.Ran(make_finite(skew)))
     return laws
-
-
-# ======================================================================================
-# the shape of a claim
-# ======================================================================================
-
-
-@record
-class Parameter:
-    """One parameter of a claim: its refinement variables and assertions (innermost first),
-    its simple type, or the monadic type it is given."""
-
-    vars: Tuple[str, ...]
-    assertions: Tuple[Tuple[str, ast.Expr], ...]
-    type: Optional[ast.SimpleType]
-    monad: Optional[ast.RMonad] = None
-
-
-@record
-class Shape:
-    """What a ``val`` claims, as far as the oracle judges it.
-
-    ``kind``: ``DP``, ``SD``, ``HD``, ``KL`` (a monadic result lifting equality), ``pure`` (a
-    refined non-monadic result: ``var`` and ``assertion``), ``none`` (the result says nothing:
-    only errors and non-termination are judged)."""
-
-    val: ast.ValDecl
-    params: Tuple[Parameter, ...]
-    kind: str
-    eps: Optional[ast.Expr] = None
-    delta: Optional[ast.Expr] = None
-    var: str = ""
-    assertion: Optional[ast.Expr] = None
-    unjudged: str = ""                 # why the claim cannot be judged at all
-
-
-def read_claim(val: ast.ValDecl) -> Shape:
-    """The ``Shape`` of ``val``'s relational type."""
-    rt, params = val.rtype, []
-    while True:
-        while isinstance(rt, ast.RRefine) and isinstance(rt.base, ast.RArrow):
-            rt = rt.base      # a refinement of a function value says nothing the oracle checks
-        if not isinstance(rt, ast.RArrow):
-            break
-        params.append(_parameter(rt.dom))
-        rt = rt.cod
-    params_t = tuple(params)
-    if isinstance(rt, ast.RMonad):
-        if not _lifts_equality(rt.body):
-            return Shape(val, params_t, "none")
-        return Shape(val, params_t, rt.div.kind, rt.div.eps, rt.delta)
-    if isinstance(rt, ast.RRefine) and isinstance(_base(rt), ast.RSimple):
-        var, assertions = rt.var, []
-        inner: ast.RType = rt
-        while isinstance(inner, ast.RRefine):
-            assertions.append(inner.assertion)
-            inner = inner.base
-        assertion = assertions[0]
-        for more in assertions[1:]:
-            assertion = ast.Conj(more, assertion)
-        return Shape(val, params_t, "pure", var=var, assertion=assertion)
-    return Shape(val, params_t, "none")
-
-
-def _base(rt: ast.RType) -> ast.RType:
-    while isinstance(rt, ast.RRefine):
-        rt = rt.base
-    return rt
-
-
-def _parameter(dom: ast.RType) -> Parameter:
-    names, assertions = [], []
-    while isinstance(dom, ast.RRefine):
-        names.append(dom.var)
-        assertions.append((dom.var, dom.assertion))
-        dom = dom.base
-    if isinstance(dom, ast.RSimple):
-        return Parameter(tuple(names), tuple(reversed(assertions)), dom.type)
-    if isinstance(dom, ast.RMonad) and _lifts_equality(dom.body):
-        return Parameter(tuple(names), tuple(reversed(assertions)), ast.TMonad(_base(dom.body).type), dom)
-    return Parameter(tuple(names), tuple(reversed(assertions)), None)
-
-
-def _lifts_equality(body: ast.RType) -> bool:
-    return equality_refinement(body) and isinstance(body.base, ast.RSimple)
 
 
 # ======================================================================================
@@ -372,7 +287,7 @@ class Oracle:
             return
         scope = self.scope(shape.val)
         produced = 0
-        for i1, i2, env in self._covered(shape, domains, scope, 0, (), (), {}):
+        for i1, i2, env in covered(shape, domains, scope, self._related, self._monad_related):
             produced += 1
             if produced > self.limits.max_pairs:
                 return
@@ -380,36 +295,6 @@ class Oracle:
             args2 = tuple(d[i] for d, i in zip(domains, i2))
             yield PairRun(args1, args2, env, self.outcome(shape, i1, args1), self.outcome(shape, i2, args2),
                           i1, i2)
-
-    def _covered(self, shape: Shape, domains: List[List[Value]], scope: AssertionEvaluator, i: int,
-                 i1: Tuple[int, ...], i2: Tuple[int, ...], env: Dict[str, Value]):
-        if i == len(shape.params):
-            yield i1, i2, env
-            return
-        p, values = shape.params[i], domains[i]
-        earlier = {n for q in shape.params[:i] for n in q.vars}
-        local = not any(_mentions_any(a, earlier) for _, a in p.assertions) and \
-            not (p.monad is not None and _mentions_any(p.monad, earlier))
-        key = (id(shape.val), i)
-        cached = self._related.get(key) if local else None
-        pairs = cached if cached is not None else itertools.product(range(len(values)), repeat=2)
-        found = []
-        for a, b in pairs:
-            here = dict(env)
-            v1, v2 = values[a], values[b]
-            for var in p.vars:
-                here[run_name(var, 1)], here[run_name(var, 2)] = v1, v2
-                if a == b:
-                    here[var] = v1
-            if cached is None:
-                if p.monad is not None and not self._monad_related(p.monad, v1, v2, scope, here):
-                    continue
-                if not all(scope.holds(assertion, var, here) is True for var, assertion in p.assertions):
-                    continue
-                found.append((a, b))
-            yield from self._covered(shape, domains, scope, i + 1, i1 + (a,), i2 + (b,), here)
-        if local and cached is None:
-            self._related[key] = found
 
     def _monad_related(self, rt: ast.RMonad, m1: Value, m2: Value, scope: AssertionEvaluator,
                        env: Dict[str, Value]) -> bool:
@@ -625,33 +510,11 @@ _NAMES = {"SD": "total variation", "HD": "1 - BC", "KL": "KL divergence"}
 
 
 def law_of(value: Value, span: Optional[ast.Span] = None) -> AnyLaw:
-    """The output law of an M-value: one noise component (``Noise``), or its exact finite law
-    (``verifier.audit.output_law``). Raises ``PrivInferError`` (R003 for other continuous laws)."""
-    noise = _noise(value)
-    if noise is not None:
-        return noise
+    """The output law of an M-value (``verifier.audit.output_law``): the exact law of a release
+    of ``lapMech`` / ``gaussMech`` (``Noise``) or a finite law. Raises ``PrivInferError`` (R003
+    for other continuous laws)."""
     _, build = output_law(value, span)
     return build()
-
-
-def _noise(m: Value) -> Optional[Noise]:
-    """``lapMech`` / ``gaussMech``, possibly bound first to a point mass or followed by
-    ``return`` of its draw."""
-    if isinstance(m, monad.Laplace):
-        return Noise("laplace", m.center, m.scale)
-    if isinstance(m, monad.Gaussian):
-        return Noise("gauss", m.center, m.sigma)
-    if isinstance(m, monad.Bind):
-        if isinstance(m.m, monad.Return):
-            return _noise(m.k(m.m.value))
-        first = _noise(m.m)
-        if first is not None:
-            theta = monad.SymParam(_Described(f"the {first.family} noise"))
-            rest = m.k(theta)
-            if isinstance(rest, monad.Return) and rest.value is theta:
-                return first
-            raise PrivInferError(_r003("the noise is post-processed, which has no closed form here"))
-    return None
 
 
 def _raised_by_the_fuzzer(exc: BaseException) -> bool:
@@ -661,21 +524,6 @@ def _raised_by_the_fuzzer(exc: BaseException) -> bool:
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
     return tb is not None and "/verifier/fuzz/" in tb.tb_frame.f_code.co_filename.replace("\\", "/")
-
-
-class _Described:
-    """Stands in for the distribution a ``SymParam`` names (only its ``format`` is used)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def format(self) -> str:
-        return self.text
-
-
-def _r003(message: str):
-    from verifier.errors import Diagnostic
-    return Diagnostic("R003", message)
 
 
 def _error_outcome(exc: PrivInferError) -> Outcome:
@@ -701,19 +549,6 @@ def _worst_output(law1: AnyLaw, law2: AnyLaw) -> Optional[Tuple[str, float, floa
         if best is None or ratio > best[0]:
             best = (ratio, v, p, q)
     return None if best is None else (format_value(best[1]), best[2], best[3])
-
-
-def _mentions_any(node: ast.Node, names: set) -> bool:
-    """Whether ``node`` mentions one of ``names`` (as ``x`` or ``x<i>``)."""
-    if not names:
-        return False
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.Var, ast.RunVar)) and n.name in names:
-            return True
-        stack.extend(ast.children(n))
-    return False
 
 
 def _number(v: Value) -> Any:

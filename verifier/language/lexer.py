@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from fractions import Fraction
-from typing import List, Optional
+from typing import List, Optional, Union
 
 from verifier.errors import PrivInferError, error
 from verifier.language.ast import Span
@@ -195,15 +195,24 @@ def _run_var(word: str, name: str, start: int, end: int, line: int, col: int,
 
 
 def _number(text: str, start: int, end: int, line: int, col: int, filename: str) -> Token:
+    value = number_value(text, Span(filename, line, col, line, col + len(text)))
+    return Token("INT" if isinstance(value, int) else "REAL", text, value, start, end, line, col, filename)
+
+
+def number_value(text: str, span: Optional[Span] = None) -> Union[int, Fraction]:
+    """The exact value of an unsigned number literal (digits, an optional fraction and an
+    optional exponent), refused with P004 beyond ``MAX_LITERAL_DIGITS`` digits or exponent:
+    ``1e999999999`` would take minutes to expand. Every number privinfer reads goes through
+    here (source, ``--arg``, CSV cells)."""
     mantissa, _, exponent = text.lower().partition("e")
-    if len(mantissa) > MAX_LITERAL_DIGITS or (exponent and abs(int(exponent)) > MAX_LITERAL_DIGITS):
+    if len(mantissa) > MAX_LITERAL_DIGITS or (exponent and len(exponent.lstrip("+-")) > 6) or \
+            (exponent and abs(int(exponent)) > MAX_LITERAL_DIGITS):
         raise error("P004", f"number literal too large: '{text[:20]}...'" if len(text) > 20
-                    else f"number literal too large: '{text}'",
-                    Span(filename, line, col, line, col + len(text)),
+                    else f"number literal too large: '{text}'", span,
                     f"literals may have at most {MAX_LITERAL_DIGITS} digits and exponents")
     if "." in text or exponent:
-        return Token("REAL", text, Fraction(text), start, end, line, col, filename)
-    return Token("INT", text, int(text), start, end, line, col, filename)
+        return Fraction(text)
+    return int(text)
 
 
 def _skip_comment(text: str, start: int, line: int, col: int, filename: str) -> int:

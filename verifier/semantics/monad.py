@@ -174,8 +174,9 @@ class Mechanism(MValue):
 
 
 class Laplace(Mechanism):
-    """``center + Lap(scale)``; a sample is the exact rational grid value of
-    ``NoiseSource.laplace_exact`` (docs/noise.md)."""
+    """``center + Lap(scale)``; a sample is ``NoiseSource.laplace_exact``: an exact draw of
+    ``center + Lap(scale)`` rounded to the grid of the scale (post-processing; its law is
+    ``noise.released_probability``, docs/noise.md)."""
 
     name = "lapMech"
 
@@ -187,8 +188,8 @@ class Laplace(Mechanism):
 
 
 class Gaussian(Mechanism):
-    """``center + N(0, sigma^2)`` (``sigma`` the standard deviation); a sample is the exact
-    rational grid value of ``NoiseSource.gaussian_exact``."""
+    """``center + N(0, sigma^2)`` (``sigma`` the standard deviation); a sample is
+    ``NoiseSource.gaussian_exact``: an exact draw rounded to the grid of ``sigma``."""
 
     name = "gaussMech"
 

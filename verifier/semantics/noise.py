@@ -13,19 +13,18 @@ There is **one algorithm and two bit sources**:
 Privacy noise is sampled **exactly** from a distribution whose privacy is proved for that
 distribution, never by textbook floating-point inversion (Mironov, CCS 2012; NOTES.md §8):
 
-* ``laplace`` / ``gaussian``: the center is rounded to a grid ``g * Z`` and a discrete
-  Laplace / discrete Gaussian on that grid is added, sampled by the exact rejection samplers
-  of Canonne, Kamath and Steinke (NeurIPS 2020, Algorithms 1-3) with rational arithmetic on
-  Python integers. The grid is ``g = 2**(floor(log2(scale)) - GRID_BITS)`` with
-  ``GRID_BITS = 40``, so ``scale / g`` lies in ``[2**40, 2**41)``. Rounding the center
-  changes the sensitivity of the released quantity from ``Delta`` to at most ``Delta + g``,
-  i.e. a mechanism calibrated for ``eps = Delta / scale`` really pays at most
-  ``eps + 2**-40`` (Laplace); for the Gaussian the ratio ``Delta / sigma`` grows by at most
-  ``2**-40`` (see docs/noise.md). The result is converted to the nearest ``float`` - a
-  deterministic post-processing of the exact discrete value, which cannot hurt privacy.
-* exact-real parameters (``verifier.semantics.reals``): an irrational scale is replaced by its
-  rational upper bound of ``SCALE_BITS`` significant bits (more noise, never less; a function of
-  the value), an exact-real center is rounded to the grid exactly, exact-real scores and
+* ``laplace`` / ``gaussian``: the released value is ``g * round((center + Z) / g)`` where ``Z``
+  is an **exact** draw of continuous Laplace / Gaussian noise and ``g`` a grid that depends on the
+  scale only. ``Z`` is sampled lazily: an integer part exactly (CKS20's Bernoulli samplers) and a
+  fractional part as a uniform whose bits are revealed on demand and accepted by exact Bernoulli
+  trials against certified Arb enclosures (``_LazyUnit``), until the rounded value is decided.
+  The center and the scale are exact numbers and are never rounded. The release is therefore a
+  deterministic function (post-processing) of an exact draw of the continuous mechanism the
+  verifier reasons about: it is private exactly as that mechanism is, for every center and every
+  grid (docs/noise.md; Mironov, CCS 2012, for the attack on rounded centers and textbook
+  samplers). ``released_probability`` gives the exact law of the released value.
+* exact-real parameters (``verifier.semantics.reals``): the center and scale of ``laplace`` /
+  ``gaussian`` are enclosed at whatever precision the rounding needs; exact-real scores and
   exponents are sampled exactly (``_bernoulli_real``); docs/noise.md, docs/reals.md.
 * ``exponential_mechanism`` / ``choice_log_weights``: exact sampling from
   ``Pr[i] ∝ exp(-x_i)`` for the *given* (rational or float) scores, by rejection from an
@@ -62,9 +61,14 @@ __all__ = [
     "secure_source",
     "seeded_source",
     "grid_exponent",
+    "grid",
+    "released_probability",
+    "noise_cdf",
 ]
 
-#: Bits of resolution of the Laplace / Gaussian grid below the scale: ``scale / g >= 2**GRID_BITS``.
+#: Bits of resolution of the grid of released Laplace / Gaussian values below the scale:
+#: ``scale / g >= 2**GRID_BITS``. It sets how the exact draw is printed (post-processing), not
+#: how private the release is.
 GRID_BITS = 40
 
 #: Largest spread ``max(log w) - log w_i`` accepted by the exact choice sampler (keys stay
@@ -73,8 +77,6 @@ _MAX_SPREAD = float(2**52)
 
 Number = int | Fraction | float | Real
 
-#: Relative precision (bits) of the rational upper bound that replaces an irrational scale.
-SCALE_BITS = 64
 
 
 # --------------------------------------------------------------------------------------
@@ -111,23 +113,14 @@ def _exact(x: object, name: str) -> Fraction | Real:
     return x if isinstance(x, Real) else _to_fraction(x, name)
 
 
-def _positive_scale(x: object, name: str) -> Fraction:
-    """A rational scale for the grid samplers: a rational ``x`` itself; an irrational one
-    (``sqrt (2 ln (1.25 / delta)) / eps``, ``1 / log 3``) replaced by ``reals.rational_above``,
-    the least rational of ``SCALE_BITS`` significant bits that is ``>= x``. More noise than asked
-    for, by a relative ``2**-64`` at most, never less; and a function of the value of ``x``
-    alone, so that two runs with equal scales use the same grid and the same noise law."""
+def _positive_scale(x: object, name: str) -> Fraction | Real:
+    """A scale ``> 0`` as an exact number: an exact real stays one (the samplers enclose it at
+    the precision they need), anything else is read as a rational."""
     if isinstance(x, Real):
         if reals.sign(x) <= 0:
             raise ValueError(f"{name} must be > 0, got {x.describe()}")
-        return reals.rational_above(x, SCALE_BITS)
+        return x
     return _positive_fraction(x, name)
-
-
-def _grid_index(center: Fraction | Real, g: Fraction) -> int:
-    """The grid point nearest to ``center`` in units of ``g``: ``floor(center / g + 1/2)``
-    (ties go up), computed exactly, so that it depends on the value of ``center`` only."""
-    return reals.floor(reals.add(reals.div(center, g), Fraction(1, 2)))
 
 
 def _upper_bound(xs: Sequence[Fraction | Real]) -> Fraction:
@@ -146,19 +139,20 @@ def _upper_bound(xs: Sequence[Fraction | Real]) -> Fraction:
     return top  # type: ignore[return-value]
 
 
-def grid_exponent(scale: Fraction) -> int:
-    """``floor(log2(scale)) - GRID_BITS`` for a rational ``scale > 0``, computed exactly.
+def grid_exponent(scale: Fraction | Real) -> int:
+    """``floor(log2(scale)) - GRID_BITS`` for an exact ``scale > 0``, computed exactly.
 
-    The grid used for ``laplace(center, scale)`` and ``gaussian(center, scale)`` is
-    ``2 ** grid_exponent(scale)``.
+    The grid of the values released by ``laplace(center, scale)`` and ``gaussian(center,
+    scale)`` is ``2 ** grid_exponent(scale)``: a function of the scale's value only.
     """
-    p, q = scale.numerator, scale.denominator
-    if p <= 0:
+    if not isinstance(scale, Real) and scale <= 0:
         raise ValueError("scale must be positive")
-    e = p.bit_length() - q.bit_length()  # floor(log2(p/q)) is e or e - 1
-    if (p << max(0, -e)) < (q << max(0, e)):
-        e -= 1
-    return e - GRID_BITS
+    return reals.floor_log2(scale) - GRID_BITS
+
+
+def grid(scale: Number) -> Fraction:
+    """The grid ``g`` of the values ``laplace`` and ``gaussian`` release at this scale."""
+    return _pow2(grid_exponent(_positive_scale(scale, "scale")))
 
 
 def _pow2(e: int) -> Fraction:
@@ -324,6 +318,141 @@ def _discrete_gaussian(bits: _BitSource, sigma2: Fraction) -> int:
         gamma = (abs(y) - sigma2 / t) ** 2 / (2 * sigma2)
         if _bernoulli_exp_neg(bits, gamma):
             return y
+
+
+class _LazyUnit:
+    """A uniform number ``X`` in ``[0, 1)`` of which the first ``n`` bits ``u`` are known:
+    ``u / 2^n <= X < (u + 1) / 2^n``; the other bits are uniform and drawn on demand. A decision
+    that depends only on the known bits leaves the others uniform (Karney's "partially sampled
+    random numbers", ACM TOMS 2016)."""
+
+    __slots__ = ("u", "n")
+
+    def __init__(self) -> None:
+        self.u, self.n = 0, 0
+
+    def refine(self, bits: _BitSource, k: int = 64) -> None:
+        self.u = (self.u << k) | bits.randbits(k)
+        self.n += k
+
+    def bounds(self):
+        from flint import fmpq
+        return fmpq(self.u, 1 << self.n), fmpq(self.u + 1, 1 << self.n)
+
+
+def _accept_decreasing(bits: _BitSource, x: _LazyUnit, p: Callable) -> bool:
+    """``Bernoulli(p(X))`` for the lazily known ``X`` and ``p`` decreasing on ``[0, 1]`` with
+    values in ``[0, 1]`` (``p`` maps an Arb ball to a ball at the working precision): a uniform
+    ``V`` and ``X`` are revealed 64 bits at a time until ``V < p(X)`` holds, or fails, for every
+    ``V`` and ``X`` of their known intervals. Exact; the decision depends on known bits only."""
+    from flint import arb
+    v = _LazyUnit()
+    while True:
+        x.refine(bits)
+        v.refine(bits)
+        with reals._Workprec(x.n + 64):
+            x_lo, x_hi = x.bounds()
+            v_lo, v_hi = v.bounds()
+            if arb(v_hi) <= p(arb(x_hi)):      # V < v_hi <= min p <= p(X)
+                return True
+            if arb(v_lo) >= p(arb(x_lo)):      # V >= v_lo >= max p >= p(X)
+                return False
+
+
+def _exponential_unit(bits: _BitSource) -> tuple[int, _LazyUnit]:
+    """``E ~ Exp(1)`` as ``K + X``: ``K`` and ``X`` are independent, ``Pr[K = k] = (1 - 1/e)
+    e^-k`` (the number of successes of ``Bernoulli(1/e)`` before a failure, exact) and ``X`` has
+    density ``∝ e^-x`` on ``[0, 1)`` (a uniform accepted with probability ``e^-x``)."""
+    k = 0
+    while _bernoulli_exp_neg_unit(bits, 1, 1):
+        k += 1
+    while True:
+        x = _LazyUnit()
+        if _accept_decreasing(bits, x, lambda t: (-t).exp()):
+            return k, x
+
+
+def _half_normal_unit(bits: _BitSource) -> tuple[int, _LazyUnit]:
+    """``|N|`` for ``N ~ N(0, 1)`` as ``K + X``: ``K`` with ``Pr ∝ e^(-k^2/2)`` (a non-negative
+    draw of the discrete Gaussian of CKS20) and a uniform ``X`` accepted with probability
+    ``e^-(k x + x^2/2)``; the pair accepted has density ``∝ e^-((k + x)^2 / 2)``."""
+    one = Fraction(1)
+    while True:
+        k = _discrete_gaussian(bits, one)
+        if k < 0:
+            continue
+        x = _LazyUnit()
+        if _accept_decreasing(bits, x, lambda t, k=k: (-(t * k + t * t / 2)).exp()):
+            return k, x
+
+
+def _magnitude_bits(x: Fraction | Real) -> int:
+    """About ``log2 |x|`` (at least 0), from a 64-bit enclosure."""
+    ball = reals.ball_of(x, 64)
+    if not ball.is_finite():
+        return 0
+    m, e = ball.abs_upper().mid().man_exp()
+    return max(0, int(e) + int(m).bit_length())
+
+
+def _round_noise(bits: _BitSource, center: Fraction | Real, scale: Fraction | Real, g: Fraction,
+                 negative: bool, k: int, x: _LazyUnit) -> int:
+    """``floor((center ± scale (k + X)) / g + 1/2)``, the grid index of the released value,
+    decided by revealing more bits of ``X`` (the value is a monotone function of ``X``, so the
+    two ends of its known interval bound it). Terminates with probability 1: the value lies on
+    a rounding boundary with probability 0."""
+    from flint import arb
+    offset = reals.add(reals.div(center, g), Fraction(1, 2))
+    step = reals.div(scale, g)
+    extra = _magnitude_bits(offset) + _magnitude_bits(step) + k.bit_length()
+    direction = -1 if negative else 1
+    while True:
+        x.refine(bits)
+        prec = x.n + extra + 64
+        with reals._Workprec(prec):
+            a, t = reals.ball_of(offset, prec), reals.ball_of(step, prec)
+            found = set()
+            for end in x.bounds():
+                value = a + direction * t * (k + arb(end))
+                found.add(value.floor().unique_fmpz() if value.is_finite() else None)
+        if len(found) == 1 and None not in found:
+            return int(found.pop())
+
+
+def released_probability(family: str, center: Number, scale: Number, index: int) -> Fraction | Real:
+    """The exact probability that ``laplace`` (``family == "laplace"``) or ``gaussian``
+    (``"gauss"``, ``scale`` the standard deviation) releases ``index * grid(scale)``: the noise's
+    mass on ``[g (index - 1/2), g (index + 1/2)) - center``. This is the law of the values the
+    samplers release (tests check the samplers against it), which ``privinfer audit`` and the
+    fuzzer's oracle compare. Written with the tail on the cell's side of the center, so that a
+    cell far in a tail is a difference of two small numbers, not of two numbers near 1."""
+    c = _exact(center, "center")
+    b = _positive_scale(scale, "scale")
+    g = grid(b)
+    low = reals.sub(g * index - g / 2, c)
+    high = reals.sub(g * index + g / 2, c)
+    if reals.sign(low) >= 0:           # right of the center: S(low) - S(high)
+        return reals.sub(_noise_tail(family, low, b), _noise_tail(family, high, b))
+    if reals.sign(high) <= 0:          # left of it: by symmetry
+        return reals.sub(_noise_tail(family, reals.neg(high), b), _noise_tail(family, reals.neg(low), b))
+    return reals.sub(1, reals.add(_noise_tail(family, high, b), _noise_tail(family, reals.neg(low), b)))
+
+
+def noise_cdf(family: str, t: Fraction | Real, b: Fraction | Real) -> Fraction | Real:
+    """``Pr[Z < t]`` for ``Z ~ Lap(b)`` or ``N(0, b^2)``, exactly."""
+    if reals.sign(t) < 0:
+        return _noise_tail(family, reals.neg(t), b)
+    return reals.sub(1, _noise_tail(family, t, b))
+
+
+def _noise_tail(family: str, t: Fraction | Real, b: Fraction | Real) -> Fraction | Real:
+    """``Pr[Z >= t]`` for ``t >= 0``: ``e^(-t/b) / 2`` (Laplace), ``erfc(t / (b sqrt 2)) / 2``
+    (Gaussian)."""
+    if family == "laplace":
+        return reals.div(reals.exp(reals.neg(reals.div(t, b))), 2)
+    if family == "gauss":
+        return reals.div(reals.erfc(reals.div(t, reals.mul(b, reals.sqrt(2)))), 2)
+    raise ValueError(f"unknown noise family {family!r}")
 
 
 def _arb_context():
@@ -626,31 +755,30 @@ class _ExactNoiseSource(NoiseSource):
     # ---- privacy mechanisms ----
 
     def laplace_exact(self, center: Number, scale: Number) -> Fraction:
-        """The exact grid value behind :meth:`laplace`: ``g * (round(center/g) + DLap(scale/g))``.
+        """``g * round((center + Z) / g)`` for an exact draw ``Z`` of ``Lap(scale)`` and the grid
+        ``g = grid(scale)``: the value ``lapMech`` releases (its law: ``released_probability``).
 
-        ``g = 2**grid_exponent(scale)``; ``round(x)`` is ``floor(x + 1/2)``, exact also for an
-        exact-real center; an irrational scale is first replaced by its rational upper bound
-        (``_positive_scale``).
-        """
+        ``center`` and ``scale`` are exact numbers (an exact real is enclosed at the precision
+        the rounding needs); neither is rounded."""
         c = _exact(center, "center")
         b = _positive_scale(scale, "scale")
-        g = _pow2(grid_exponent(b))
-        return (_grid_index(c, g) + _discrete_laplace(self._bits, b / g)) * g
+        g = grid(b)
+        negative = self._bits.randbits(1) == 1
+        k, x = _exponential_unit(self._bits)
+        return _round_noise(self._bits, c, b, g, negative, k, x) * g
 
     def laplace(self, center: Number, scale: Number) -> float:
         return float(self.laplace_exact(center, scale))
 
     def gaussian_exact(self, center: Number, sigma: Number) -> Fraction:
-        """The exact grid value behind :meth:`gaussian`.
-
-        ``g * (round(center/g) + N_Z(0, (sigma/g)^2))`` with ``g = 2**grid_exponent(sigma)``
-        (rounding and irrational ``sigma`` as in :meth:`laplace_exact`).
-        """
+        """``g * round((center + Z) / g)`` for an exact draw ``Z`` of ``N(0, sigma^2)`` and
+        ``g = grid(sigma)``: the value ``gaussMech`` releases (as ``laplace_exact``)."""
         c = _exact(center, "center")
         s = _positive_scale(sigma, "sigma")
-        g = _pow2(grid_exponent(s))
-        sg = s / g
-        return (_grid_index(c, g) + _discrete_gaussian(self._bits, sg * sg)) * g
+        g = grid(s)
+        negative = self._bits.randbits(1) == 1
+        k, x = _half_normal_unit(self._bits)
+        return _round_noise(self._bits, c, s, g, negative, k, x) * g
 
     def gaussian(self, center: Number, sigma: Number) -> float:
         return float(self.gaussian_exact(center, sigma))

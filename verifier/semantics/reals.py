@@ -40,6 +40,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from flint import arb, ctx, fmpq
 
+from verifier.semantics import exact_forms as forms
+
 Rational = Union[int, Fraction]
 Number = Union[int, Fraction, "Real"]
 
@@ -47,6 +49,10 @@ Number = Union[int, Fraction, "Real"]
 LADDER_LOW = (64, 256)
 LADDER_HIGH = (1024, 4096, 16384)
 LADDER = LADDER_LOW + LADDER_HIGH
+#: The precision (bits) up to which the enclosure of a number of the decidable fragment known
+#: to be nonzero is refined (doubling from the end of ``LADDER``): a resource limit, reached
+#: only by numbers within about 2^-2000000 of 0 relative to their parts.
+MAX_PRECISION = 1 << 21
 #: The largest expression (in distinct nodes) handed to sympy, and to ``sympy.simplify``
 #: (in operations).
 MAX_SYMBOLIC_NODES = 300
@@ -135,7 +141,7 @@ class Real:
     arithmetic operators; never with the constructor."""
 
     __slots__ = ("op", "args", "label", "nonnegative", "_prec", "_ball", "_sign", "_sympy",
-                 "__weakref__")
+                 "_form", "__weakref__")
 
     def __init__(self, op: str, args: tuple, label: str = "", nonnegative: bool = False):
         self.op = op
@@ -147,6 +153,7 @@ class Real:
         self._ball: Optional[arb] = None
         self._sign: Optional[int] = None
         self._sympy: Any = None
+        self._form: Any = None
 
     # ---- enclosures ----------------------------------------------------------------------
 
@@ -194,6 +201,9 @@ class Real:
             s = _ball_sign(self.ball(prec))
             if s is not None:
                 return s
+        form = _form_of(self)
+        if form is not None:     # the decidable fragment: 0, or enclosures will show the sign
+            return 0 if forms.q_is_zero(form) else _refined_sign(self)
         exact = _symbolic_sign(self, simplify=False)
         if exact is not None:
             return exact
@@ -561,6 +571,13 @@ def floor(x: Number) -> int:
     q = _as_rational(x)  # the balls straddle an integer: is x that integer?
     if q is not None:
         return math.floor(q)
+    if _form_of(x) is not None:  # not a rational, so not an integer: more bits will tell
+        for prec in _beyond_ladder():
+            b = x.ball(prec)  # type: ignore[union-attr]
+            with _Workprec(prec):
+                k = b.floor().unique_fmpz() if b.is_finite() else None
+            if k is not None:
+                return int(k)
     raise Undecided(f"floor ({x.describe()})")  # type: ignore[union-attr]
 
 
@@ -617,6 +634,9 @@ def canonical(x: Number) -> Number:
 
 
 def _as_rational(x: Real) -> Optional[Fraction]:
+    form = _form_of(x)
+    if form is not None:     # decided: a number of the fragment is rational or it is not
+        return forms.as_rational(form)
     s = _to_sympy(x)
     if s is None:
         return None
@@ -628,6 +648,80 @@ def _as_rational(x: Real) -> Optional[Fraction]:
     except Exception:  # noqa: BLE001 - sympy may fail on any input; then not known rational
         return None
     return Fraction(int(s.p), int(s.q)) if s.is_Rational else None
+
+
+# ---------------------------------------------------------------------------------------
+# the decidable fragment (exact_forms)
+# ---------------------------------------------------------------------------------------
+
+
+def _beyond_ladder() -> Iterator[int]:
+    prec = LADDER[-1] * 2
+    while prec <= MAX_PRECISION:
+        yield prec
+        prec *= 2
+
+
+def _refined_sign(x: Real) -> int:
+    """The sign of a number of the decidable fragment known to be nonzero: its enclosures at
+    increasing precision exclude 0 eventually (``Undecided`` beyond ``MAX_PRECISION``)."""
+    for prec in LADDER_HIGH + tuple(_beyond_ladder()):
+        s = _ball_sign(x.ball(prec))
+        if s is not None:
+            return s
+    raise Undecided(f"{x.describe()} (nonzero, but its sign needs more than {MAX_PRECISION} bits)")
+
+
+_FORM_OF = {
+    "add": lambda a, b: forms.q_add(a, b),
+    "mul": forms.q_mul,
+    "div": forms.q_div,
+    "neg": lambda a: forms.q_mul((forms.rational(-1), forms.ONE), a),
+    "sqrt": forms.q_sqrt,
+    "exp": forms.q_exp,
+    "expm1": lambda a: forms.q_add(forms.q_exp(a), (forms.ONE, forms.ONE), -1),
+    "log": forms.q_log,
+    "lgamma": forms.q_lgamma,
+    "pi": forms.q_pi,
+}
+
+
+def _form_of(x: Real) -> Optional["forms.Quotient"]:
+    """``x`` as a quotient of canonical forms (``exact_forms``), or None when it is outside the
+    decidable fragment (cached on every node)."""
+    if x._form is not None:
+        return x._form or None
+    for n in _nodes(x):
+        if n._form is not None:
+            continue
+        try:
+            n._form = _node_form(n)
+        except (forms.Outside, Undecided, ZeroDivisionError):
+            n._form = False
+        if n._form is False and n is not x:
+            x._form = False
+            return None
+    return x._form or None
+
+
+def _node_form(n: Real) -> "forms.Quotient":
+    if n.op not in _FORM_OF and n.op not in ("abs", "min", "max"):
+        raise forms.Outside()   # erf, erfc, numbers known only by enclosures
+    args = []
+    for a in n.args:
+        if isinstance(a, Real):
+            if a._form is False:
+                raise forms.Outside()
+            args.append(a._form)
+        else:
+            args.append((forms.rational(a), forms.ONE))
+    if n.op in _FORM_OF:
+        return _FORM_OF[n.op](*args)
+    # abs, min, max: through the signs of their arguments
+    if n.op == "abs":
+        return args[0] if sign(n.args[0]) >= 0 else _FORM_OF["neg"](args[0])
+    first_smaller = sign(sub(n.args[0], n.args[1])) <= 0
+    return args[0] if first_smaller == (n.op == "min") else args[1]
 
 
 # ---------------------------------------------------------------------------------------
