@@ -173,6 +173,50 @@ def CONS(c):
     return T.and_(*parts)
 
 
+@_schema("ground", "lists.definition",
+         "a list written out (constants down to []) has the length, count, sum and countOf of "
+         "its elements")
+def GROUND(l):
+    elements = ground_elements(l)
+    if elements is None or not _is_app(l, "cons"):
+        return None
+    key = _key(l)
+    parts = [T.eq(V.length(l), len(elements))]
+    if key == "bool":
+        parts.append(T.eq(V.count(l), sum(1 for e in elements if e.value)))
+    if key == "real":
+        parts.append(T.eq(V.total(l), sum((e.value for e in elements), Fraction(0))))
+    parts += [T.eq(V.count_of(l, j), sum(1 for e in elements if e.value == j))
+              for j in range(V.fin_size(key) or 0)]
+    return T.and_(*parts)
+
+
+def ground_elements(l: T.Term) -> Optional[List[T.Const]]:
+    """The elements of ``l`` when it is written out: a spine of ``cons`` of constants down to
+    ``[]``; None otherwise."""
+    if not is_ground_list(l):
+        return None
+    out = []
+    while _is_app(l, "cons"):
+        out.append(l.args[0])
+        l = l.args[1]
+    return out
+
+
+def is_ground_list(l: T.Term) -> bool:
+    """Whether ``l`` is a list written out (once per distinct sub-term: ``T.dag_fold``)."""
+    return T.dag_fold(l, _ground_step, _GROUND)
+
+
+def _ground_step(u: T.Term, kids: List[bool]) -> bool:
+    if isinstance(u, T.Apply) and u.func.name.startswith("nil_") and not u.args:
+        return True
+    return _is_app(u, "cons") and isinstance(u.args[0], T.Const) and kids[1]
+
+
+_GROUND: Dict[T.Term, bool] = {}
+
+
 @_schema("empty", "lists.definition", "a list of length 0 has count, sum and countOf 0")
 def EMPTY(l):
     return T.implies(T.eq(V.length(l), 0), T.and_(*_zero_stats(l)))
@@ -587,12 +631,20 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
     """Schemas and arguments to try, in a fixed order (the order names the axioms)."""
     found_lists: Dict[T.Term, None] = {}
     found_apps: Dict[T.Apply, None] = {}
+    mentioned: set = set()  # lists an operation or a function other than cons applies to
     for sub in T.subterms(*pool):  # one walk over the pool's DAG: linear in its size
         if sub.sort.name.startswith("List["):
             found_lists.setdefault(sub, None)
         if isinstance(sub, T.Apply):
             found_apps.setdefault(sub, None)
-    lists, apps = list(found_lists), list(found_apps)
+        if (isinstance(sub, T.Op) or isinstance(sub, T.Apply) and sub.func.name != "cons") \
+                and sub.args:
+            mentioned.update(id(a) for a in sub.args)
+    # a list written out is a value: one axiom gives its statistics (GROUND), and neither it
+    # nor its tails are unfolded cons by cons; a tail nobody mentions gets nothing (a constant
+    # list of n elements brings a few axioms, not some per element)
+    lists = [l for l in found_lists if id(l) in mentioned or not is_ground_list(l)]
+    apps = list(found_apps)
     conses = [l for l in lists if _is_app(l, "cons")]
     nils = [l for l in lists if isinstance(l, T.Apply) and l.func.name.startswith("nil_")]
     for l in lists:
@@ -601,7 +653,7 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
     for n in nils:
         yield NIL, (n,)
     for c in conses:
-        yield CONS, (c,)
+        yield (GROUND if is_ground_list(c) else CONS), (c,)
         for n in nils:
             yield NIL_CONS, (n, c)
     # injectivity between lists built separately: a list and its own tails (a list written

@@ -93,7 +93,7 @@ def real_pairs(draw):
 @given(bool_pairs())
 def test_bool_list_schemas(pair):
     l1, l2 = (list_term(x, "bool") for x in pair)
-    for schema in (S.LEN_NONNEG, S.COUNT_BOUNDS, S.EMPTY, S.NIL, S.CONS):
+    for schema in (S.LEN_NONNEG, S.COUNT_BOUNDS, S.EMPTY, S.NIL, S.CONS, S.GROUND):
         assert holds(schema, l1) and holds(schema, l2)
     for schema in (S.CONS_INJ, S.NIL_CONS, S.ADJ_LEN, S.ADJ_COUNT, S.ADJ_REFL, S.DIST_COUNT):
         assert holds(schema, l1, l2), schema.name
@@ -105,7 +105,7 @@ def test_bool_list_schemas(pair):
 @given(fin_pairs())
 def test_category_list_schemas(pair):
     l1, l2 = (list_term(x, "fin3") for x in pair)
-    for schema in (S.COUNTOF_BOUNDS, S.EMPTY, S.NIL, S.CONS, S.LEN_NONNEG):
+    for schema in (S.COUNTOF_BOUNDS, S.EMPTY, S.NIL, S.CONS, S.LEN_NONNEG, S.GROUND):
         assert holds(schema, l1) and holds(schema, l2)
     assert holds(S.ADJ_COUNTOF, l1, l2) and holds(S.ADJ_LEN, l1, l2)
 
@@ -117,7 +117,7 @@ def test_adjwithin_schemas_hold_for_every_bound(case):
     t1, t2, tc = list_term(l1, "real"), list_term(l2, "real"), T.real(c)
     for schema in (S.ADJW_LEN, S.ADJW_SUM, S.ADJW_REFL):
         assert holds(schema, t1, t2, tc), (schema.name, l1, l2, c)
-    for schema in (S.NIL, S.CONS, S.EMPTY, S.LEN_NONNEG):
+    for schema in (S.NIL, S.CONS, S.EMPTY, S.LEN_NONNEG, S.GROUND):
         assert holds(schema, t1)
 
 
@@ -265,7 +265,7 @@ TESTED = {"len", "count", "countof", "nil", "cons", "empty", "consinj", "nilcons
           "adjcount", "adjcountof", "adjrefl", "adjwlen", "adjwsum", "adjwrefl", "dist",
           "distcount", "metric", "triangle", "tvmetric", "tvtriangle", "betarho", "betazeta",
           "dirrho", "ctorinj", "adjcons", "adjwcons", "distcons", "distadj", "distlen", "betag",
-          "betatvg", "dirg"}
+          "betatvg", "dirg", "ground"}
 
 
 def test_every_schema_is_covered():

@@ -79,6 +79,32 @@ def pretty_expr(expr: Expr) -> str:
         return _expr(expr, PREC_LOOSE, True)
 
 
+def pretty_expr_short(expr: Expr, limit: int = 60, depth: int = 8) -> str:
+    """The beginning of ``expr`` on one line, at most ``limit`` characters (an ellipsis where
+    it is cut): for descriptions. Sub-expressions deeper than ``depth`` are not printed (an
+    ellipsis stands for them), so a large expression costs no more than a small one."""
+    text = " ".join(pretty_expr(_cut(expr, depth)).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _cut(node, depth: int):
+    """``node`` with its sub-expressions below ``depth`` replaced by an ellipsis."""
+    from verifier.language.ast import Node, record_fields, replace_fields
+    if depth <= 0 and isinstance(node, Expr):
+        return Var("…", node.span)
+    changes = {}
+    for name in record_fields(node):
+        value = getattr(node, name)
+        if isinstance(value, Node):
+            new = _cut(value, depth - 1)
+            if new is not value:
+                changes[name] = new
+        elif isinstance(value, tuple) and any(isinstance(v, Node) for v in value):
+            changes[name] = tuple(_cut(v, depth - 1) if isinstance(v, Node) else v
+                                  for v in value)
+    return replace_fields(node, **changes) if changes else node
+
+
 def pretty_assertion(assertion: Expr) -> str:
     """An assertion (the ``A`` of ``{x :: T | A}``) on one line; ``SameRuns`` prints as ``=``."""
     if isinstance(assertion, SameRuns):

@@ -65,6 +65,7 @@ class Builder:
         self._names: Dict[str, int] = {}
         self._cache: Dict[str, Result] = {}
         self._decided: Dict[str, Result] = {}  # rule-selection answers that were not verified
+        self._unproved: set = set()  # their formulas (hypotheses, axioms, goal)
         self._session = session or Z3Session()  # one z3 context for the program: see Z3Session
         self._vals = {v.name: v for v in program.vals()}
         self._lets = {d.name: d for d in program.lets()}
@@ -263,8 +264,13 @@ class Builder:
         be shown, so none is confirmed (verified results are shared with ``prove``)."""
         cached = self._cache.get(ob.id) or self._decided.get(ob.id)
         if cached is None:
+            formula = (ob.hypotheses, ob.axioms, ob.goal)
+            if formula in self._unproved:  # the same question, asked at another place
+                return False
             cached = self._discharge(ob, confirm=False)
             (self._cache if cached.verdict == Verdict.VERIFIED else self._decided)[ob.id] = cached
+            if cached.verdict != Verdict.VERIFIED:
+                self._unproved.add(formula)
         return cached.verdict == Verdict.VERIFIED
 
     def _discharge(self, ob: Obligation, confirm: bool) -> Result:
@@ -526,8 +532,8 @@ def bound_judgement(p: A.Pattern, left: SymValue, right: SymValue) -> List[dict]
 def short(e: A.Expr, limit: int = 60) -> str:
     """``e`` on one line, as the source writes it (renamed binders by their written name),
     cut at ``limit`` characters: for the descriptions of nodes and obligations."""
-    from verifier.language.pretty import pretty_expr
-    text = written(" ".join(pretty_expr(e).split()))
+    from verifier.language.pretty import pretty_expr_short
+    text = written(pretty_expr_short(e, limit + 40))
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
