@@ -117,15 +117,12 @@ def assertion(program: A.Program, a: A.Expr, bindings: Bindings,
 
 
 def range_facts(t: A.SimpleType, x: T.Term) -> Tuple[T.Term, ...]:
-    """What the simple type ``t`` says of a value ``x`` (as the verifier's typing reads it)."""
-    if isinstance(t, A.TFin):
-        return (T.ge(x, 0), T.lt(x, t.k))
-    name = t.name if isinstance(t, A.TBase) else None
-    if name == "nat":
-        return (T.ge(x, 0),)
-    if name == "real+":
-        return (T.gt(x, 0),)
-    return (T.ge(x, 0), T.le(x, 1)) if name == "[0,1]" else ()
+    """What the simple type ``t`` says of a value ``x`` (as the verifier's typing reads it):
+    the shared notion of ``verifier.translation.logic.range_facts`` — scalar ranges and the
+    ranges of list elements (``allIn_nat (l)``) — which the kernel trusts like the
+    translation."""
+    from verifier.translation.logic import range_facts as shared
+    return shared(t, x)
 
 
 def has_ranges(t: A.SimpleType) -> bool:
@@ -136,7 +133,8 @@ def has_ranges(t: A.SimpleType) -> bool:
         return any(has_ranges(i) for i in t.items)
     if isinstance(t, A.TSimplex):
         return True
-    return bool(range_facts(t, T.Var("_", T.REAL)))
+    from verifier.translation.logic import sort_of_type
+    return bool(range_facts(t, T.Var("_", sort_of_type(t) or T.REAL)))
 
 
 def finite_range_facts(text: str, values) -> Tuple[T.Term, ...]:

@@ -244,14 +244,46 @@ class Translator:
         if key is None:
             raise NoRule("the element type of [] is not known here", e.span)
         out = L.nil(L.list_sort(key))
-        for item in reversed(items):
-            out = L.cons(item, out)
+        for item, node in reversed(list(zip(items, e.items))):
+            out = L.cons(self._element(item, key, node.span, run), out)
         return Scalar(out)
 
     def _cons(self, e: A.Cons, run, env):
         head = self.as_term(self._go(e.head, run, env), e.head)
         tail = self.as_term(self._go(e.tail, run, env), e.tail)
-        return Scalar(L.cons(head, tail))
+        key = L.list_key_of(tail.sort)
+        if key is None:
+            raise NoRule("the tail of :: is not a list", e.tail.span)
+        return Scalar(L.cons(self._element(head, key, e.head.span, run), tail))
+
+    def _element(self, x: T.Term, key: str, span: A.Span, run: int) -> T.Term:
+        """The term of an element ``x`` put into a list of sort ``List[key]``.
+
+        A ``List[finK]`` is a ``[K] list``: the logic takes *every* term of that sort to have
+        its elements in 0..K-1 (its category counts sum to its length,
+        ``lists.catcount.total/k``, and adjacent ones move one count), so an element out of
+        range would make those facts contradictory. The simple types do not guarantee it
+        (an ``int`` flows where a ``[K]`` is inferred: ``(fun y -> y :: l) 7``), and a term
+        of the logic outlives the path that evaluates it (``if c then return (y :: l) else
+        return l`` binds the ``ite`` of both). So the element is kept in range in the term,
+        ``ite (0 <= x < K, x, 0)`` — a ``[K] list`` on every path — and where the list is
+        evaluated, that this is ``x`` is a condition the verifier needs (a ``RangeCheck``
+        under the branch conditions on the way): ``privinfer run`` would build ``7 :: l``,
+        which is no ``[K] list``. A constant in range is kept as it is. In a claim, where
+        nothing is checked, an element not known to be in range is refused."""
+        k = L.fin_size(key)
+        if not k:
+            return x
+        if isinstance(x, T.Const) and not isinstance(x.value, bool) \
+                and x.value == int(x.value) and 0 <= x.value < k:
+            return x
+        if not run:
+            raise NoRule(f"an element of a [{k}] list that is not known to be in 0..{k - 1}",
+                         span)
+        inside = T.and_(*L.range_facts(A.TFin(k), x))
+        self._check(inside, f"the element {T.pretty(x)} of a [{k}] list is in 0..{k - 1} (the "
+                    f"verifier keeps the elements of a [{k}] list in range)", span, run)
+        return T.ite(inside, x, 0)
 
     # ---- operators ------------------------------------------------------------------------
 
@@ -309,6 +341,7 @@ class Translator:
 
     def _let(self, e: A.Let, run, env):
         value = self._go(e.value, run, env)
+        self.check_pattern(e.pattern, value, run, e.span, "the value bound to")
         return self._go(e.body, run, bind_pattern(env, e.pattern, value, value, e.span))
 
     def _letrec(self, e: A.LetRec, run, env):
@@ -421,16 +454,29 @@ class Translator:
         raise NoRule(f"applying {_describe(fn)}", span)
 
     def _check_annotation(self, p: A.Pattern, arg: SymValue, run: int, span: A.Span) -> None:
-        """A parameter written ``(x : real+)`` (or another range) is a range condition."""
-        if isinstance(p, (A.PVar, A.PWild)) and p.annot is not None and isinstance(arg, Scalar):
-            facts = L.range_facts(p.annot, arg.term)
-            if facts:
-                name = p.name if isinstance(p, A.PVar) else "_"
-                self._check(T.and_(*facts), f"the argument {name} has type "
-                            f"{_type_text(p.annot)}", span, run)
-        elif isinstance(p, A.PTuple) and isinstance(arg, TupleV) and len(arg.items) == len(p.items):
-            for sub, item in zip(p.items, arg.items):
-                self._check_annotation(sub, item, run, span)
+        self.check_pattern(p, arg, run, span)
+
+    def check_pattern(self, p: A.Pattern, value: SymValue, run: int, span: A.Span,
+                      role: str = "the argument") -> None:
+        """A pattern with written types (``(x : real+)``, ``(p : [3] * bool)``, in a ``fun``, a
+        ``let``, an ``mlet``...) binding ``value``: each annotation is a range condition, as
+        ``privinfer run`` checks it there (``evaluator.check_annotation``: scalars, tuples,
+        simplex points; the elements of a list are not traversed, so a list annotation says
+        nothing here, and nothing is assumed of it either)."""
+        if isinstance(p, (A.PVar, A.PWild)) and p.annot is not None:
+            from verifier.translation.ranges import value_facts
+            facts = value_facts(p.annot, value, elements=False)
+            name = p.name if isinstance(p, A.PVar) else "_"
+            what = f"{role} {name} has type {_type_text(p.annot)}"
+            if facts is None:
+                self._check(T.boolean(False), what + " (the verifier cannot name the value to "
+                            "show it)", span, run)
+            elif facts:
+                self._check(T.and_(*facts), what, span, run)
+        elif isinstance(p, A.PTuple) and isinstance(value, TupleV) \
+                and len(value.items) == len(p.items):
+            for sub, item in zip(p.items, value.items):
+                self.check_pattern(sub, item, run, span, role)
 
     def _opaque_call(self, fn: NamedFun, arg: SymValue, run: int, span: A.Span) -> SymValue:
         """A call to a function with a ``val`` in pure code: a deterministic symbol.
