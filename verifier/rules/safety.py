@@ -204,10 +204,27 @@ class Safety:
         if method is None:
             raise NoRule(f"no safety rule for {type(e).__name__} in a monadic position", e.span)
         if want is None:
-            return method(ctx, e)
-        if isinstance(e, _TAIL_POSITIONS):
-            return method(ctx, e, want)
-        return self.returns(ctx, method(ctx, e), want, e.span)
+            elem = method(ctx, e)
+        elif isinstance(e, _TAIL_POSITIONS):
+            elem = method(ctx, e, want)
+        else:
+            elem = self.returns(ctx, method(ctx, e), want, e.span)
+        for n in self.b.narrowings(e):
+            self._narrowed(ctx, e, elem, n)
+        return elem
+
+    def _narrowed(self, ctx: Ctx, e: A.Expr, elem: Elem, n) -> None:
+        """The computation ``e`` flows where the simple types expect one of a narrower type
+        (``M[int]`` where ``M[[k]]`` is expected, ``TypedProgram.narrowings``): what it draws
+        must have that type's ranges (the code after it takes them for granted)."""
+        if n.kind != "computation" or not isinstance(n.expected, A.TMonad):
+            raise NoRule(f"{short(e)} must have a narrower type here (an int where a [k] is "
+                         "expected), which the verifier cannot show where it flows", e.span)
+        value, facts = elem.make(self.b, None)
+        inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
+        self.has_type(inner, value, n.expected.elem, f"the values {short(e)} draws have type "
+                      f"{_pretty_type(n.expected.elem)} where it flows (an int where a [k] is "
+                      "expected)", e.span, "Range")
 
     def returns(self, ctx: Ctx, elem: Elem, want: A.SimpleType, span) -> Elem:
         """Require that the values ``elem`` draws have the ranges of ``want``."""
@@ -474,6 +491,11 @@ class Safety:
         return elem_of_rtype(rt)
 
 
+def _pretty_type(t: A.SimpleType) -> str:
+    from verifier.language.pretty import pretty_type
+    return pretty_type(t)
+
+
 def _range_type(text: str, k: Optional[int]) -> A.SimpleType:
     """The simple type of a catalogue range (``[k]`` replaced by ``k``)."""
     from verifier.language.parser import parse_simple_type
@@ -559,14 +581,28 @@ def draw_of(d: DistV) -> Elem:
 
 
 def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
-                 result: Optional[A.SimpleType] = None):
+                 result: Optional[A.SimpleType] = None,
+                 parameters: Sequence[A.Pattern] = ()):
     """The Safety premise of a definition: its range conditions, in run 1 and run 2, and that
     what it returns (``result``: the simple type of the val's result, or of the values its
     computation draws) has that type's ranges (``nat``, ``real+``, ``[0,1]``, ``[k]``,
-    ``[0,1]^k``) — which every use of the val assumes."""
+    ``[0,1]^k``, list elements) — which every use of the val assumes. And that each of its
+    ``parameters`` (patterns bound in ``ctx``) has the type the definition uses it at, when
+    that is narrower than its val's (an ``int list`` parameter the body types as a ``[3]
+    list``: ``TypedProgram.narrowings``)."""
     obligations: List[Obligation] = []
     for run in (1, 2):
         s = Safety(b, run)
+        for p in parameters:
+            pair = ctx.env.lookup(p.name) if isinstance(p, A.PVar) else None
+            for n in b.narrowings(p):
+                if pair is None or n.kind != "value":
+                    raise NoRule(f"the parameter {short(p) if isinstance(p, A.Expr) else p.name} "
+                                 "is used at a narrower type than its val's (an int where a [k] "
+                                 "is expected), which the verifier cannot show", p.span)
+                s.has_type(ctx, pair[run - 1], n.expected, f"the parameter {source_name(p.name)} "
+                           f"has type {_pretty_type(n.expected)}, as the definition uses it "
+                           "(its val gives it a wider type)", p.span, "Range")
         if monadic:
             s.monadic(ctx, body, result)
         else:

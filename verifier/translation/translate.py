@@ -50,6 +50,19 @@ class NotApplicable(NoRule):
 
 
 @record
+class Narrowing:
+    """The value of an expression flows into a narrower type than its own (an ``int`` where
+    a ``[k]`` is expected: ``TypedProgram.narrowings``): ``kind`` is ``value`` (the value
+    itself, a list element or a tuple component is the int), ``computation`` (a draw of a
+    computation) or ``function``; ``expected`` the narrower type (None when the type checker
+    left it open), ``component`` the index of the tuple component that flows, if only one."""
+
+    kind: str
+    expected: Optional[A.SimpleType]
+    component: Optional[int] = None
+
+
+@record
 class RangeCheck:
     """A range condition: ``condition`` must hold whenever ``guard`` does, in run ``run``."""
 
@@ -116,7 +129,8 @@ class Translator:
                  list_key: Callable[[A.Expr], Optional[str]] = lambda e: None,
                  call_sink: Callable[[CallCheck], None] = lambda c: None,
                  returns_computation: Callable[[str], bool] = lambda name: False,
-                 stored_sink: Callable[[StoredComputation], None] = lambda s: None):
+                 stored_sink: Callable[[StoredComputation], None] = lambda s: None,
+                 narrowed: Callable[[A.Expr], Sequence[Narrowing]] = lambda e: ()):
         self._sink = range_sink
         self._stored_sink = stored_sink
         self._call_sink = call_sink
@@ -125,6 +139,7 @@ class Translator:
         self._fresh = fresh
         self._signature = signature
         self._list_key = list_key
+        self._narrowed = narrowed
         self._guards: List[T.Term] = []
         self._dispatch = {
             A.Var: self._var, A.RunVar: self._runvar, A.UnitLit: self._unit,
@@ -184,7 +199,39 @@ class Translator:
         handler = self._dispatch.get(type(e))
         if handler is None:
             raise NoRule(f"no translation rule for {type(e).__name__}", e.span)
-        return handler(e, run, env)
+        value = handler(e, run, env)
+        if run:
+            for narrowing in self._narrowed(e):
+                self._narrowing(e, value, narrowing, run)
+        return value
+
+    def _narrowing(self, e: A.Expr, value: SymValue, n: "Narrowing", run: int) -> None:
+        """The value of ``e`` flows where the simple types expect a narrower type (an ``int``
+        where a ``[k]`` is expected: ``TypedProgram.narrowings``). Simple typing allows it and
+        takes the narrower type for granted downstream (the sort of a fresh value, the type of
+        a helper's parameter), so the value must have that type's ranges there — or, when
+        they cannot be stated where it flows (a function, a computation in a pure position),
+        the verifier refuses the code."""
+        if n.kind != "value" or n.expected is None:
+            what = {"function": "a function whose arguments or results", "computation":
+                    "a computation whose draws"}.get(n.kind, "a value that")
+            raise NoRule(f"{_short(e)} is {what} must have a narrower type here (an int where a "
+                         "[k] is expected), which the verifier cannot show where it flows",
+                         e.span)
+        if n.component is not None:
+            if not (isinstance(value, TupleV) and n.component < len(value.items)):
+                raise NoRule("a component of a tuple of unknown shape flows into a narrower "
+                             "type", e.span)
+            value = value.items[n.component]
+        from verifier.translation.ranges import value_facts
+        facts = value_facts(n.expected, value)
+        what = (f"the value {_short(e)} has type {_type_text(n.expected)} where it flows "
+                f"(an int where a [k] is expected)")
+        if facts is None:
+            self._check(T.boolean(False), what + " (the verifier cannot name the value to "
+                        "show it)", e.span, run)
+        elif facts and not all(_closed_true(f) for f in facts):
+            self._check(T.and_(*facts), what, e.span, run)
 
     def _check(self, condition: T.Term, description: str, span: A.Span, run: int) -> None:
         guard = T.and_(*self._guards) if self._guards else T.boolean(True)
@@ -783,6 +830,27 @@ def _key_of_sort(sort: T.Sort, span) -> str:
         if L.elem_sort(key) == sort:
             return key
     raise NoRule(f"lists of {sort} are not supported", span)
+
+
+def _closed_true(t: T.Term) -> bool:
+    """Whether ``t`` is a comparison (or a conjunction of comparisons) of constants that
+    holds: a condition not worth an obligation (``2 >= 0``)."""
+    if isinstance(t, T.Op) and t.op == T.OpKind.AND:
+        return all(_closed_true(a) for a in t.args)
+    if not (isinstance(t, T.Op) and len(t.args) == 2
+            and all(isinstance(a, T.Const) and not isinstance(a.value, bool) for a in t.args)):
+        return False
+    x, y = (a.value for a in t.args)
+    table = {T.OpKind.LT: x < y, T.OpKind.LE: x <= y, T.OpKind.GT: x > y, T.OpKind.GE: x >= y,
+             T.OpKind.EQ: x == y, T.OpKind.NE: x != y}
+    return table.get(t.op, False)
+
+
+def _short(e: A.Expr, limit: int = 40) -> str:
+    from verifier.language.pretty import pretty_expr
+    from verifier.language.resolve import written
+    text = written(" ".join(pretty_expr(e).split()))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _type_text(t: A.SimpleType) -> str:
