@@ -127,14 +127,11 @@ def range_facts(t: A.SimpleType, x: T.Term) -> Tuple[T.Term, ...]:
 
 def has_ranges(t: A.SimpleType) -> bool:
     """Whether the simple type ``t`` says anything of its values beyond their sort (a range,
-    a simplex, or a tuple with such a component): what a val's result type makes its callers
-    assume, so the definition's Safety premise must show it."""
-    if isinstance(t, A.TTuple):
-        return any(has_ranges(i) for i in t.items)
-    if isinstance(t, A.TSimplex):
-        return True
-    from verifier.translation.logic import sort_of_type
-    return bool(range_facts(t, T.Var("_", sort_of_type(t) or T.REAL)))
+    the range of list elements, a simplex, or a tuple with such a component): what a val's
+    result type makes its callers assume, so the definition's Safety premise must show it.
+    The shared notion: ``verifier.translation.ranges.has_ranges``."""
+    from verifier.translation.ranges import has_ranges as shared
+    return shared(t)
 
 
 def finite_range_facts(text: str, values) -> Tuple[T.Term, ...]:

@@ -608,5 +608,10 @@ def equal_term(a: SymValue, b: SymValue) -> Optional[T.Term]:
         return T.boolean(True)
     ta, tb = value_terms(a), value_terms(b)
     if len(ta) == 1 and len(tb) == 1 and isinstance(a, (Scalar, DistV)) and isinstance(b, (Scalar, DistV)):
-        return T.boolean(True) if ta[0] == tb[0] else T.eq(ta[0], tb[0])
+        if ta[0] == tb[0]:
+            return T.boolean(True)
+        try:
+            return T.eq(ta[0], tb[0])
+        except T.SortError:  # values of sorts the logic keeps apart (a [3] list, an int list)
+            return None
     return None

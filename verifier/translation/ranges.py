@@ -58,3 +58,15 @@ def value_facts(t: Optional[A.SimpleType], value: SymValue,
             return None
         return list(L.range_facts(t, value.term))
     return None if L.range_facts(t, T.Var("_", sort)) else []
+
+
+def has_ranges(t: A.SimpleType) -> bool:
+    """Whether the simple type ``t`` says anything of its values beyond their sort (a range,
+    the range of list elements, a simplex, or a tuple with such a component): what a val's
+    result type makes its callers assume, so that the definition must show it (the kernel
+    looks for the Safety walk's ``Result`` obligations exactly then)."""
+    if isinstance(t, A.TTuple):
+        return any(has_ranges(i) for i in t.items)
+    if isinstance(t, A.TSimplex):
+        return True
+    return bool(L.range_facts(t, T.Var("_", L.sort_of_type(t) or T.REAL)))

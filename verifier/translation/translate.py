@@ -199,7 +199,11 @@ class Translator:
         handler = self._dispatch.get(type(e))
         if handler is None:
             raise NoRule(f"no translation rule for {type(e).__name__}", e.span)
-        value = handler(e, run, env)
+        try:
+            value = handler(e, run, env)
+        except T.SortError as exc:  # values the logic keeps apart (a [3] list and an int list)
+            raise NoRule(f"the verifier's logic cannot relate these values here: {exc}",
+                         e.span) from None
         if run:
             for narrowing in self._narrowed(e):
                 self._narrowing(e, value, narrowing, run)
