@@ -323,8 +323,10 @@ class _Witnesses:
         for _, result in failing:
             for b in result.counterexample:
                 v = self._read(b.value) if "!val!" not in b.value else None
-                if isinstance(v, (int, Fraction)) and not isinstance(v, bool) and v not in pool:
-                    pool.append(v)
+                # a list's elements too: a counterexample's [0; 0; -1] suggests -1
+                for x in (list(v) if hasattr(v, "is_nil") else [v]):
+                    if isinstance(x, (int, Fraction)) and not isinstance(x, bool) and x not in pool:
+                        pool.append(x)
         return pool[:4]
 
     def _read(self, text: str) -> Any:

@@ -164,6 +164,9 @@ class Shape:
     var: str = ""
     assertion: Optional[ast.Expr] = None
     unjudged: str = ""                 # why the claim cannot be judged at all
+    #: the written type of the result (of the values a computation returns): every output of
+    #: a verified claim must be a value of it, ranges and list elements included
+    result: Optional[ast.SimpleType] = None
 
 
 def read_claim(val: ast.ValDecl) -> Shape:
@@ -178,9 +181,13 @@ def read_claim(val: ast.ValDecl) -> Shape:
         rt = rt.cod
     params_t = tuple(params)
     if isinstance(rt, ast.RMonad):
+        base = _base(rt.body)
+        result = base.type if isinstance(base, ast.RSimple) else None
         if not _lifts_equality(rt.body):
-            return Shape(val, params_t, "none")
-        return Shape(val, params_t, rt.div.kind, rt.div.eps, rt.delta)
+            return Shape(val, params_t, "none", result=result)
+        return Shape(val, params_t, rt.div.kind, rt.div.eps, rt.delta, result=result)
+    if isinstance(_base(rt), ast.RSimple) and not isinstance(rt, ast.RRefine):
+        return Shape(val, params_t, "none", result=_base(rt).type)
     if isinstance(rt, ast.RRefine) and isinstance(_base(rt), ast.RSimple):
         var, assertions = rt.var, []
         inner: ast.RType = rt
@@ -190,7 +197,7 @@ def read_claim(val: ast.ValDecl) -> Shape:
         assertion = assertions[0]
         for more in assertions[1:]:
             assertion = ast.Conj(more, assertion)
-        return Shape(val, params_t, "pure", var=var, assertion=assertion)
+        return Shape(val, params_t, "pure", var=var, assertion=assertion, result=_base(rt).type)
     return Shape(val, params_t, "none")
 
 
@@ -497,6 +504,15 @@ class Oracle:
                     judgement.witness = Witness(out.failure, self._named(shape, args), {}, message=out.message,
                                                 values=(args,))
                     return judgement
+                outside = _outside_type(shape.result, out)
+                if outside is not None:     # callers of the val take its result type for granted
+                    judgement.status = "fails"
+                    judgement.witness = Witness(
+                        SOUNDNESS, self._named(shape, args), {}, measured=f"output {outside}",
+                        claimed=f"a value of {_type_text(shape.result)}", values=(args,),
+                        message=f"the output {outside} is not a value of the claim's type "
+                                f"{_type_text(shape.result)}")
+                    return judgement
             if "unjudged" in (run.out1.status, run.out2.status):
                 judgement.unjudged_pairs += 1
                 reasons.add(run.out1.message if run.out1.status == "unjudged" else run.out2.message)
@@ -688,6 +704,36 @@ def _error_outcome(exc: PrivInferError) -> Outcome:
     if code in RUNTIME_CODES:
         return Outcome("error", failure=RUNTIME, message=message)
     return Outcome("unjudged", message=message)
+
+
+def _outside_type(t: Optional[ast.SimpleType], out: Outcome) -> Optional[str]:
+    """An output of ``out`` (its value, or a value its finite law gives a positive
+    probability) that is certainly not a value of the written type ``t`` (a scalar out of its
+    range, a list with an element out of range: ``evaluator.check_value``), printed; None when
+    every output is one, or it cannot be decided (a continuous law, an undecided comparison)."""
+    if t is None or out.status != "ok":
+        return None
+    from verifier.semantics.evaluator import check_value
+    if out.law is None:
+        values = [out.value]
+    elif isinstance(out.law, Noise):
+        return None
+    else:
+        values = [v for v, p in out.law.probs.items() if p > 0]
+    for v in values:
+        if isinstance(v, monad.MValue):
+            continue
+        try:
+            check_value(v, t, "the output")
+        except PrivInferError as exc:
+            if exc.first.code == "R001":
+                return format_value(v)
+    return None
+
+
+def _type_text(t: ast.SimpleType) -> str:
+    from verifier.language.pretty import pretty_type
+    return pretty_type(t)
 
 
 def _worst_output(law1: AnyLaw, law2: AnyLaw) -> Optional[Tuple[str, float, float]]:
