@@ -642,12 +642,16 @@ _NAMES = {"SD": "total variation", "HD": "1 - BC", "KL": "KL divergence"}
 
 def law_of(value: Value, span: Optional[ast.Span] = None) -> AnyLaw:
     """The output law of an M-value: one noise component (``Noise``), or its exact finite law
-    (``verifier.audit.output_law``). Raises ``PrivInferError`` (R003 for other continuous laws)."""
+    (``verifier.audit.output_law``). Raises ``PrivInferError`` (R003 for other continuous laws,
+    R011 for a comparison of exact reals it cannot decide, e.g. whether the probabilities of a
+    Hellinger mechanism's candidates sum to less than 1)."""
     noise = _noise(value)
     if noise is not None:
         return noise
-    _, build = output_law(value, span)
-    return build()
+    from verifier.semantics.evaluator import decided
+    with decided(span):  # a probability compared exactly and undecided: R011, not a crash
+        _, build = output_law(value, span)
+        return build()
 
 
 def _noise(m: Value) -> Optional[Noise]:
