@@ -352,7 +352,9 @@ class _Witnesses:
         if isinstance(t, A.TBase) and t.name in ("real", "int"):
             seen = [Fraction(v) for v in (0, 1, 2, -1, Fraction(1, 2))] if t.name == "real" \
                 else [0, 1, 2, -1]
-            pool = [v for v in self.pool if t.name == "real" or isinstance(v, int)]
+            # two numbers of the counterexamples first, then the usual ones: the elements of a
+            # small list are the first three, which must not all come from one counterexample
+            pool = [v for v in self.pool if t.name == "real" or isinstance(v, int)][:2]
             return [v for i, v in enumerate(pool + seen) if v not in (pool + seen)[:i]]
         if isinstance(t, A.TBase):
             return {"bool": [False, True], "unit": [()], "nat": [0, 1, 2],

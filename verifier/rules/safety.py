@@ -599,9 +599,8 @@ def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
             pair = ctx.env.lookup(p.name) if isinstance(p, A.PVar) else None
             for n in b.narrowings(p):
                 if pair is None or n.kind != "value":
-                    raise NoRule(f"the parameter {short(p) if isinstance(p, A.Expr) else p.name} "
-                                 "is used at a narrower type than its val's (an int where a [k] "
-                                 "is expected), which the verifier cannot show", p.span)
+                    raise NoRule("a parameter is used at a narrower type than its val's (an int "
+                                 "where a [k] is expected), which the verifier cannot show", p.span)
                 s.has_type(ctx, pair[run - 1], n.expected, f"the parameter {source_name(p.name)} "
                            f"has type {_pretty_type(n.expected)}, as the definition uses it "
                            "(its val gives it a wider type)", p.span, "Range")
