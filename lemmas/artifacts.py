@@ -192,6 +192,25 @@ _STATIC_FACTS = [
          "and has length, count, sum and category counts 0; x :: l has one more entry, x; "
          "x :: l is never [] and determines x and l. Entries are numbers (bools as 0/1, "
          "categories as integers); Count counts the entries equal to 1"),
+    Fact("lists.allin.definition", (("x", "real"), ("k", "real"), ("l", "list")),
+         "Implies(IsNil(l), AllInNat(l) & AllInPos(l) & AllInUnit(l) & AllInFin(l, k)) & "
+         "Implies(AllInNat(Cons(x, l)), (x >= 0) & AllInNat(l)) & "
+         "Implies((x >= 0) & AllInNat(l), AllInNat(Cons(x, l))) & "
+         "Implies(AllInPos(Cons(x, l)), (x > 0) & AllInPos(l)) & "
+         "Implies((x > 0) & AllInPos(l), AllInPos(Cons(x, l))) & "
+         "Implies(AllInUnit(Cons(x, l)), (x >= 0) & (x <= 1) & AllInUnit(l)) & "
+         "Implies((x >= 0) & (x <= 1) & AllInUnit(l), AllInUnit(Cons(x, l))) & "
+         "Implies(AllInFin(Cons(x, l), k), (x >= 0) & (x < k) & AllInFin(l, k)) & "
+         "Implies((x >= 0) & (x < k) & AllInFin(l, k), AllInFin(Cons(x, l), k))",
+         "definition of the element ranges of the list types (LANGUAGE.md: nat list, real+ "
+         "list, [0,1] list, [k] list): every entry of a list is in the range; [] has no entry, "
+         "the entries of x :: l are x and the entries of l"),
+    Fact("lists.allin.sum", (("l", "list"),),
+         "Implies(AllInUnit(l), (ListSum(l) >= 0) & (ListSum(l) <= Length(l))) & "
+         "Implies(AllInPos(l), ListSum(l) >= 0)",
+         "induction on l with the definitions of sum and length (lists.definition): each of "
+         "the length-many entries adds between 0 and 1 to the sum (a [0,1] list), or a "
+         "positive number (a real+ list)"),
     Fact("lists.adj.reflexive", (("l", "list"), ("c", "real")),
          "Adj(l, l) & Implies(c >= 0, AdjWithin(l, l, c))",
          "definitions of adj and adjWithin (LANGUAGE.md): a list differs from itself in no "

@@ -19,6 +19,8 @@ table; those facts are their trust base. One lemma per schema statement:
 | ``lists.dist.count`` | equal lengths: ``abs (count l1 - count l2) <= dist (l1, l2)`` |
 | ``lists.dist.adjacent`` | ``adj (l1, l2)`` and ``adjWithin (l1, l2, c)`` each imply ``dist (l1, l2) <= 1`` |
 | ``lists.dist.length`` | equal lengths: ``dist (l1, l2) <= length l1`` |
+| ``lists.allin.definition`` | the element ranges of ``nat``, ``real+``, ``[0,1]`` and ``[k]`` lists on ``[]`` and ``x :: l`` |
+| ``lists.allin.sum`` | the sum of a ``[0,1] list`` is in ``[0, length]``, of a ``real+ list`` non-negative |
 | ``lists.cons.relations`` | ``adj``, ``adjWithin`` and ``dist`` of ``x :: l`` and ``y :: m`` unfold to the tails |
 | ``distributions.injective``, ``distributions.injective.dirichlet/k=K`` | equal distributions of one family have equal parameters |
 
@@ -193,6 +195,37 @@ def cons_relations() -> Lemma:
                       "same with the one difference at most c; dist adds 1 when x <> y "
                       "(l and m of one length).", P, (), concl, "lists.cons.relations",
                       [{"x": x, "y": y, "c": c, "l": l, "m": m}])
+
+
+def allin_definition() -> Lemma:
+    P = params(("x", "real"), ("k", "real"), ("l", "list"))
+    S = symbols(P)
+    x, k, l = S["x"], S["k"], S["l"]
+    Cons, IsNil = F("Cons"), F("IsNil")
+    c = Cons(x, l)
+    preds = [(F("AllInNat"), (), sp.Ge(x, 0)), (F("AllInPos"), (), sp.Gt(x, 0)),
+             (F("AllInUnit"), (), sp.And(sp.Ge(x, 0), sp.Le(x, 1))),
+             (F("AllInFin"), (k,), sp.And(sp.Ge(x, 0), sp.Lt(x, k)))]
+    parts = [sp.Implies(IsNil(l), sp.And(*[p(l, *extra) for p, extra, _ in preds]))]
+    for p, extra, cond in preds:
+        parts += [sp.Implies(p(c, *extra), sp.And(cond, p(l, *extra))),
+                  sp.Implies(sp.And(cond, p(l, *extra)), p(c, *extra))]
+    return _from_fact("lists.allin.definition", "the element ranges of lists",
+                      "Every entry of [] is in any range; every entry of x :: l is in a range "
+                      "exactly when x is and every entry of l is (nat: x >= 0; real+: x > 0; "
+                      "[0,1]: 0 <= x <= 1; [k]: 0 <= x < k).", P, (), sp.And(*parts),
+                      "lists.allin.definition", [{"x": x, "k": k, "l": l}])
+
+
+def allin_sum() -> Lemma:
+    P = params(("l", "list"))
+    l = symbols(P)["l"]
+    total, length = F("ListSum")(l), F("Length")(l)
+    concl = sp.And(sp.Implies(F("AllInUnit")(l), sp.And(sp.Ge(total, 0), sp.Le(total, length))),
+                   sp.Implies(F("AllInPos")(l), sp.Ge(total, 0)))
+    return _from_fact("lists.allin.sum", "the sum of a list of [0,1] or positive values",
+                      "The sum of a [0,1] list is between 0 and its length; the sum of a real+ "
+                      "list is at least 0.", P, (), concl, "lists.allin.sum", [{"l": l}])
 
 
 def _injective(family: str, a, b):

@@ -189,6 +189,10 @@ VOCABULARY: Dict[str, Signature] = {
     # predicates
     "IsInteger": Signature((_R,), "B", "x is an integer (Z3: IsInt)"),
     "IsNil": Signature((_O,), "B", "l is the empty list []"),
+    "AllInNat": Signature((_O,), "B", "every entry of the list l is >= 0 (a nat list)"),
+    "AllInPos": Signature((_O,), "B", "every entry of the list l is > 0 (a real+ list)"),
+    "AllInUnit": Signature((_O,), "B", "every entry of the list l is in [0, 1] (a [0,1] list)"),
+    "AllInFin": Signature((_O, _R), "B", "every entry of the list l is in 0 <= x < k (a [k] list)"),
     "Member": Signature((_O, _O), "B", "x is an entry of the list l"),
     "Adj": Signature((_O, _O), "B", "same length, differ in at most one position"),
     "AdjWithin": Signature((_O, _O, _R), "B",

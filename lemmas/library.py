@@ -73,6 +73,7 @@ _BUILDERS = (
     ("lists.dist.definition", df.dist_definition), ("lists.dist.count", df.dist_count),
     ("lists.dist.adjacent", df.dist_adjacent), ("lists.dist.length", df.dist_length),
     ("lists.cons.relations", df.cons_relations),
+    ("lists.allin.definition", df.allin_definition), ("lists.allin.sum", df.allin_sum),
     ("distributions.injective", df.injective),
     ("posteriors.members.beta", df.posteriors_beta),
     # mechanisms

@@ -57,7 +57,16 @@ def interpreted(func: FuncDecl) -> bool:
     """Whether ``func`` is a built-in whose meaning this module computes."""
     name = func.name
     return (name in _LIST_FUNCTIONS or name.startswith("nil_") or is_family(name)
-            or name in ("hellinger", "tv", "posteriors"))
+            or name in ("hellinger", "tv", "posteriors") or _element_kind(func) is not None)
+
+
+def _element_kind(func: FuncDecl) -> Optional[str]:
+    """The element range of an ``allIn_<kind>`` predicate (``obligations.vocabulary``)."""
+    from obligations.vocabulary import ALL_IN, element_kind_ok
+    if func.name.startswith(ALL_IN) and len(func.domain) == 1:
+        kind = func.name[len(ALL_IN):]
+        return kind if element_kind_ok(kind) else None
+    return None
 
 
 _LIST_FUNCTIONS = {"length", "count", "countOf", "sum", "adj", "adjWithin", "dist", "cons"}
@@ -94,6 +103,9 @@ class BuiltinInterpretation(Interpretation):
             return ()
         if is_family(name):
             return DistValue(name, tuple(args))
+        kind = _element_kind(func)
+        if kind is not None:
+            return _all_in(kind, args[0])
         method = getattr(self, "_" + name)
         return method(*args)
 
@@ -179,6 +191,41 @@ class BuiltinInterpretation(Interpretation):
             return tuple(DistValue(prior.family, tuple(a + c for a, c in zip(prior.params, cs)))
                          for cs in sorted(vectors))  # lexicographic, as LANGUAGE.md lists them
         return None
+
+
+def _all_in(kind: str, l: Value) -> Value:
+    """Whether every element of the list ``l`` is in the range ``kind`` (``nat``, ``pos``,
+    ``unit``, ``finK``); None when an element is not known exactly enough to decide."""
+    if not _all_known(l):
+        return None
+    out: Value = True
+    for x in l:
+        inside = _in_range(kind, x)
+        if inside is False:
+            return False
+        if inside is None:
+            out = None
+    return out
+
+
+def _in_range(kind: str, x: Value) -> Optional[bool]:
+    """Whether the number ``x`` is in the range ``kind``; None when a ball straddles a bound
+    (or ``x`` is not a number)."""
+    if isinstance(x, bool) or not isinstance(x, (int, Fraction, arb)):
+        return None
+    low, strict = (0, kind == "pos")
+    high = {"unit": (1, False)}.get(kind, (int(kind[3:]), True) if kind.startswith("fin") else None)
+    checks = [(x > low) if strict else (x >= low)]
+    fails = [(x <= low) if strict else (x < low)]
+    if high is not None:
+        bound, open_ = high
+        checks.append((x < bound) if open_ else (x <= bound))
+        fails.append((x >= bound) if open_ else (x > bound))
+    if any(f is True for f in fails):
+        return False
+    if all(c is True for c in checks):
+        return True
+    return None
 
 
 def _exact(x: Value) -> bool:

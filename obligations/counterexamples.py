@@ -61,7 +61,7 @@ CALL_FACT = "h__call_"
 ALGEBRAIC_DIGITS = 40
 #: The longest lists the concrete search tries, and the shortest bound it uses.
 MAX_BOUND, MIN_BOUND = 8, 3
-#: The list built-ins the concrete encoding defines (``nil_*`` too).
+#: The list built-ins the concrete encoding defines (``nil_*`` and ``allIn_*`` too).
 _DEFINED = frozenset({"length", "count", "countOf", "sum", "adj", "adjWithin", "dist", "cons"})
 #: How often a model at odds with the built-ins' values is corrected and solved again.
 REFINEMENTS = 3
@@ -210,6 +210,11 @@ class ConcreteEncoder(Z3Encoder):
                     gap = z3.If(x >= y, x - y, y - x)
                     parts.append(z3.Implies(z3.And(self._inside(l1, i), x != y), gap <= c))
             return z3.And(*parts)
+        kind = V.all_in_kind(t)
+        if kind is not None:
+            l = self.list_of(args[0])
+            return z3.And(*[z3.Implies(self._inside(l, i), self._in_range(kind, e))
+                            for i, e in enumerate(l.elems)])
         if any(_is_list(a.sort) for a in args):
             if t not in self.opaque:
                 self.opaque[t] = z3.FreshConst(self.sorts[t.sort], prefix="opaque")
@@ -252,6 +257,17 @@ class ConcreteEncoder(Z3Encoder):
         if k:
             self.side += [z3.And(e >= 0, e < k) for e in elems]
         return elems
+
+    @staticmethod
+    def _in_range(kind: str, e: z3.ExprRef) -> z3.BoolRef:
+        """The element range ``kind`` (``vocabulary.in_range``) of the z3 element ``e``."""
+        if kind == "nat":
+            return e >= 0
+        if kind == "pos":
+            return e > 0
+        if kind == "unit":
+            return z3.And(e >= 0, e <= 1)
+        return z3.And(e >= 0, e < int(kind[3:]))
 
     def _inside(self, l: ListRep, i: int) -> z3.BoolRef:
         return z3.IntVal(i, self.ctx) < l.length

@@ -95,6 +95,10 @@ def _schema(name: str, lemmas, statement: str, dimension=None, hypothesis=None):
     return register
 
 
+def _iff(a: T.Term, b: T.Term) -> T.Term:
+    return T.and_(T.implies(a, b), T.implies(b, a))
+
+
 def _key(l: T.Term) -> str:
     key = V.list_key_of(l.sort)
     if key is None:
@@ -237,6 +241,44 @@ def NIL_CONS(n, c):
     return T.ne(n, c)
 
 
+def _all_in_at(p: T.Term, l: T.Term) -> T.Term:
+    """``allIn_<kind> (l)`` for the kind of the element-range predicate application ``p``,
+    which must be at the sort of ``l``."""
+    kind = V.all_in_kind(p)
+    if kind is None or p.args[0].sort != l.sort:
+        raise SchemaError(f"{T.pretty(p)} is not an element-range predicate of {T.pretty(l)}'s sort")
+    return V.all_in(kind, l)
+
+
+@_schema("allinnil", "lists.allin.definition",
+         "every element of [] is in any range: allIn_K ([]) holds")
+def ALLIN_NIL(p, n):
+    if not _is_app(n, "nil_" + _key(n)):
+        return None
+    return _all_in_at(p, n)
+
+
+@_schema("allincons", "lists.allin.definition",
+         "every element of x :: l is in range K iff x is and every element of l is")
+def ALLIN_CONS(p, c):
+    if not _is_app(c, "cons"):
+        return None
+    head, tail = c.args
+    kind = V.all_in_kind(p)
+    return _iff(_all_in_at(p, c), T.and_(V.in_range(kind, head), _all_in_at(p, tail)))
+
+
+@_schema("allinsum", "lists.allin.sum",
+         "the sum of a list of [0,1] values is in [0, length]; of positive values, >= 0")
+def ALLIN_SUM(p):
+    kind, l = V.all_in_kind(p), p.args[0] if isinstance(p, T.Apply) else None
+    if kind not in ("unit", "pos") or _key(l) != "real":
+        return None
+    if kind == "unit":
+        return T.implies(p, T.and_(T.le(0, V.total(l)), T.le(V.total(l), V.length(l))))
+    return T.implies(p, T.ge(V.total(l), 0))
+
+
 @_schema("adjlen", "sens.length.adj", "adj (l1, l2) implies length l1 = length l2")
 def ADJ_LEN(l1, l2):
     return T.implies(V.adj(l1, l2), T.eq(V.length(l1), V.length(l2)))
@@ -298,10 +340,6 @@ def DIST_COUNT(l1, l2):
         return None
     return T.implies(T.eq(V.length(l1), V.length(l2)),
                      T.le(T.abs_(T.sub(V.count(l1), V.count(l2))), V.hamming(l1, l2)))
-
-
-def _iff(a: T.Term, b: T.Term) -> T.Term:
-    return T.and_(T.implies(a, b), T.implies(b, a))
 
 
 @_schema("distadj", "lists.dist.adjacent",
@@ -664,6 +702,14 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
     for i, c1 in enumerate(roots):
         for c2 in roots[i + 1:]:
             yield CONS_INJ, (c1, c2)
+    for p in apps:
+        if V.all_in_kind(p) is None:
+            continue
+        yield ALLIN_SUM, (p,)
+        for n in nils:
+            yield ALLIN_NIL, (p, n)
+        for c in conses:
+            yield ALLIN_CONS, (p, c)
     dists = {app.args for app in apps if app.func.name == "dist"}
     for app in apps:
         if app.func.name == "adj":

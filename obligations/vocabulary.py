@@ -83,6 +83,73 @@ def cons(head: T.Term, tail: T.Term) -> T.Term:
     return _fn("cons", (elem_sort(list_key_of(tail.sort)), tail.sort), tail.sort)(head, tail)
 
 
+# ---- element ranges -----------------------------------------------------------------------------
+#
+# The ranges of list elements: ``allIn_<kind> (l)`` says that every element of ``l`` is in the
+# range ``kind`` — ``nat`` (x >= 0), ``pos`` (x > 0: ``real+``), ``unit`` (0 <= x <= 1:
+# ``[0,1]``) or ``finK`` (0 <= x < K: ``[K]``). The predicate is declared at the sort of the
+# list it is applied to (``allIn_nat`` of a ``List[int]``, ``allIn_unit`` of a ``List[real]``),
+# and means the same at every sort; its meaning on ``[]`` and ``x :: l`` is the schema pair
+# ``allinnil`` / ``allincons`` (lemma ``lists.allin.definition``). A ``List[finK]`` needs no
+# predicate: its elements are in 0..K-1 by its sort (every term of that sort is the
+# translation of a ``[K] list``, which the translator keeps so: ``verifier.translation``).
+
+#: The element ranges with a predicate, by kind (``finK`` for every K >= 2 besides).
+ELEMENT_KINDS = ("nat", "pos", "unit")
+
+
+def element_kind_ok(kind: str) -> bool:
+    """Whether ``kind`` names an element range (``nat``, ``pos``, ``unit``, ``finK``)."""
+    return kind in ELEMENT_KINDS or (kind.startswith("fin") and kind[3:].isdigit()
+                                     and int(kind[3:]) >= 2)
+
+
+def in_range(kind: str, x: T.TermLike) -> T.Term:
+    """The range condition ``kind`` of one element ``x``."""
+    if kind == "nat":
+        return T.ge(x, 0)
+    if kind == "pos":
+        return T.gt(x, 0)
+    if kind == "unit":
+        return T.and_(T.ge(x, 0), T.le(x, 1))
+    if element_kind_ok(kind):
+        return T.and_(T.ge(x, 0), T.lt(x, int(kind[3:])))
+    raise ValueError(f"not an element range: {kind!r}")
+
+
+def all_in(kind: str, lst: T.Term) -> T.Term:
+    """``allIn_<kind> (lst)``: every element of the list ``lst`` is in the range ``kind``."""
+    if not element_kind_ok(kind) or list_key_of(lst.sort) is None:
+        raise T.SortError(f"allIn_{kind} of {lst.sort}")
+    return _fn(ALL_IN + kind, (lst.sort,), T.BOOL)(lst)
+
+
+#: The prefix of the element-range predicates.
+ALL_IN = "allIn_"
+
+
+def all_in_kind(app: T.Term) -> Optional[str]:
+    """The kind of an application ``allIn_<kind> (l)``; None for any other term."""
+    if isinstance(app, T.Apply) and app.func.name.startswith(ALL_IN) and len(app.args) == 1:
+        kind = app.func.name[len(ALL_IN):]
+        return kind if element_kind_ok(kind) else None
+    return None
+
+
+def implied_by_sort(kind: str, key: Optional[str]) -> bool:
+    """Whether every element of a list of sort ``List[key]`` is in the range ``kind``: the
+    elements of a ``[K] list`` are in 0..K-1, hence natural numbers, and in ``[0,1]`` when
+    K = 2."""
+    k = fin_size(key)
+    if not k:
+        return False
+    if kind == "nat":
+        return True
+    if kind == "unit":
+        return k <= 2
+    return element_kind_ok(kind) and kind.startswith("fin") and k <= int(kind[3:])
+
+
 def adj(l1: T.Term, l2: T.Term) -> T.Term:
     return _fn("adj", (l1.sort, l2.sort), T.BOOL)(l1, l2)
 

@@ -95,6 +95,8 @@ def _apply(t: T.Apply) -> Any:
     if name == "countOf":
         lst, j = xs
         return sum(1 for x in lst if values_equal(x, j))
+    if V.all_in_kind(t) is not None:
+        return _is_value_of(xs[0], V.all_in_kind(t))
     if name in _CONSTRUCTORS:
         return builtin(_CONSTRUCTORS[name], *xs)
     if name.startswith("dirichlet"):
@@ -102,6 +104,21 @@ def _apply(t: T.Apply) -> Any:
     if name in BUILTINS:
         return builtin(name, *xs)
     raise KeyError(f"no run-time meaning for the logic function {name}")
+
+
+def _is_value_of(lst: Any, kind: str) -> bool:
+    """``allIn_<kind> (lst)``: whether ``lst`` is a value of the list type whose elements have
+    the range ``kind``, as ``privinfer run`` checks its arguments (``check_value``)."""
+    from verifier.errors import PrivInferError
+    from verifier.language import ast as A
+    from verifier.semantics.evaluator import check_value
+    elem = {"nat": A.TBase("nat"), "pos": A.TBase("real+"), "unit": A.TBase("[0,1]")}.get(kind)
+    elem = elem or A.TFin(int(kind[3:]))
+    try:
+        check_value(lst, A.TList(elem), "l")
+    except PrivInferError:
+        return False
+    return True
 
 
 # ---- building terms ------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from obligations import schemas as S
 from obligations import terms as T
 from obligations import vocabulary as V
 from obligations.candidates import conjugate
-from semantic_terms import distribution, list_term, value
+from semantic_terms import distribution, list_term, number, value
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -131,6 +131,25 @@ def test_adjwithin_with_a_negative_bound_means_equal_lists():
     old = T.implies(V.adj_within(same, same, T.real(-1)),
                     T.le(T.abs_(T.sub(V.total(same), V.total(same))), T.real(-1)))
     assert value(old) is False
+
+
+@SETTINGS
+@given(st.sampled_from(["nat", "pos", "unit", "fin3"]),
+       st.lists(st.sampled_from([F(-1), F(0), F(1, 2), F(1), F(2), F(3), F(7, 2)]), max_size=5))
+def test_element_range_schemas(kind, items):
+    """allIn_K on [] and x :: l, and the bounds on the sum of a [0,1] or real+ list, hold of
+    lists with elements in and out of the range (integers for int lists)."""
+    key = "real" if kind in ("pos", "unit") else "int"
+    if key == "int":
+        items = [int(x) for x in items if x.denominator == 1]
+    lst = list_term(items, key)
+    p = V.all_in(kind, lst)
+    for c in [lst] + ([lst.args[1]] if items else []):
+        assert holds(S.ALLIN_CONS, p, c) and holds(S.ALLIN_NIL, p, c)
+    assert holds(S.ALLIN_SUM, p)
+    inside = all(value(V.in_range(kind, number(x, T.INT if key == "int" else T.REAL)))
+                 for x in items)
+    assert value(p) is inside
 
 
 # ---- the unfoldings Match-Split assumes at x :: xs ~ y :: ys (LANGUAGE.md) --------------------
@@ -265,7 +284,7 @@ TESTED = {"len", "count", "countof", "nil", "cons", "empty", "consinj", "nilcons
           "adjcount", "adjcountof", "adjrefl", "adjwlen", "adjwsum", "adjwrefl", "dist",
           "distcount", "metric", "triangle", "tvmetric", "tvtriangle", "betarho", "betazeta",
           "dirrho", "ctorinj", "adjcons", "adjwcons", "distcons", "distadj", "distlen", "betag",
-          "betatvg", "dirg", "ground"}
+          "betatvg", "dirg", "ground", "allinnil", "allincons", "allinsum"}
 
 
 def test_every_schema_is_covered():

@@ -88,8 +88,14 @@ let main d eps =
   let (a, b, c) = getParams post in
   lapMech (eps, a)
 """)
-    assert claims["main"].verdict == REFUTED
-    assert "one of the 3 categories" in claims["main"].failure
+    main = claims["main"]
+    assert main.verdict == REFUTED
+    assert "the observed category -1 is not in [3]" in main.failure  # the run that stops
+    # the observation's own obligation fails too (the parameter d, which the definition uses
+    # as a [3], is shown first: its val gives it the wider type int)
+    failing = [ob.provenance.description for ob in main.obligations if ob.id in main.failing]
+    assert any("one of the 3 categories" in d for d in failing)
+    assert any("the parameter d has type [3]" in d for d in failing)
 
 
 def test_a_likelihood_that_observes_nothing_is_refused():

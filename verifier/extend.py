@@ -44,20 +44,37 @@ def add_mechanism(name: str, type_text: str, evaluate: Callable, rule: Callable,
     syntax = parse_simple_type(type_text, f"<type of {name}>")
     if not (isinstance(syntax, A.TArrow) and isinstance(syntax.cod, A.TMonad)):
         raise ValueError(f"a mechanism's type must be ARGS -> M[T], got {type_text}")
-    arity = len(syntax.dom.items) if isinstance(syntax.dom, A.TTuple) else 1
+    items = syntax.dom.items if isinstance(syntax.dom, A.TTuple) else (syntax.dom,)
+    arity = len(items)
     scheme = ty.generalize(ty.from_syntax(syntax), 0)
     language_builtins.BUILTINS[name] = language_builtins.Builtin(
-        name, language_builtins.FUNCTION, type_text, meaning, scheme, arity, arity)
+        name, language_builtins.FUNCTION, type_text, meaning, scheme, arity, arity,
+        ranges=tuple(_range_text(t) for t in items))
     evaluator.BUILTINS[name] = evaluate
     translate.MONADIC_BUILTINS.add(name)
     registry.register_mechanism(name, rule, safety=safety or _default_safety(syntax.cod.elem))
 
 
+def _range_text(t: A.SimpleType) -> Optional[str]:
+    """The catalogue's range of an argument of written type ``t`` (``real+``, ``nat list``...):
+    None when the type says nothing of its values beyond their simple type."""
+    from verifier.language.pretty import pretty_type
+    from verifier.translation import logic as L
+    from verifier.translation.ranges import value_facts
+    from verifier.translation.symbolic import Scalar
+    from obligations import terms as T
+    sort = L.sort_of_type(t)
+    if sort is None:
+        return None
+    return pretty_type(t) if value_facts(t, Scalar(T.Var("_", sort))) else None
+
+
 def _default_safety(result: A.SimpleType) -> Callable:
     def check(safety, ctx, app, args):
         from verifier.rules.safety import of_type
-        for arg in args:
-            safety.value(ctx, arg)
+        from verifier.translation.translate import flatten_app
+        head, _ = flatten_app(app)
+        safety.arguments(ctx, head.name, args)  # the ranges of its written type
         return of_type(result)
     return check
 

@@ -80,6 +80,9 @@ class Shape:
     var: str = ""
     assertion: Optional[ast.Expr] = None
     unjudged: str = ""                 # why the claim cannot be judged at all
+    #: the written type of the result (of the values a computation returns): every output of
+    #: a verified claim must be a value of it, ranges and list elements included
+    result: Optional[ast.SimpleType] = None
 
 
 def read_claim(val: ast.ValDecl) -> Shape:
@@ -94,9 +97,13 @@ def read_claim(val: ast.ValDecl) -> Shape:
         rt = rt.cod
     params_t = tuple(params)
     if isinstance(rt, ast.RMonad):
+        base = _base(rt.body)
+        result = base.type if isinstance(base, ast.RSimple) else None
         if not lifts_equality(rt.body):
-            return Shape(val, params_t, "none")
-        return Shape(val, params_t, rt.div.kind, rt.div.eps, rt.delta)
+            return Shape(val, params_t, "none", result=result)
+        return Shape(val, params_t, rt.div.kind, rt.div.eps, rt.delta, result=result)
+    if isinstance(_base(rt), ast.RSimple) and not isinstance(rt, ast.RRefine):
+        return Shape(val, params_t, "none", result=_base(rt).type)
     if isinstance(rt, ast.RRefine) and isinstance(_base(rt), ast.RSimple):
         var, assertions = rt.var, []
         inner: ast.RType = rt
@@ -106,7 +113,7 @@ def read_claim(val: ast.ValDecl) -> Shape:
         assertion = assertions[0]
         for more in assertions[1:]:
             assertion = ast.Conj(more, assertion)
-        return Shape(val, params_t, "pure", var=var, assertion=assertion)
+        return Shape(val, params_t, "pure", var=var, assertion=assertion, result=_base(rt).type)
     return Shape(val, params_t, "none")
 
 

@@ -323,8 +323,10 @@ class _Witnesses:
         for _, result in failing:
             for b in result.counterexample:
                 v = self._read(b.value) if "!val!" not in b.value else None
-                if isinstance(v, (int, Fraction)) and not isinstance(v, bool) and v not in pool:
-                    pool.append(v)
+                # a list's elements too: a counterexample's [0; 0; -1] suggests -1
+                for x in (list(v) if hasattr(v, "is_nil") else [v]):
+                    if isinstance(x, (int, Fraction)) and not isinstance(x, bool) and x not in pool:
+                        pool.append(x)
         return pool[:4]
 
     def _read(self, text: str) -> Any:
@@ -350,7 +352,9 @@ class _Witnesses:
         if isinstance(t, A.TBase) and t.name in ("real", "int"):
             seen = [Fraction(v) for v in (0, 1, 2, -1, Fraction(1, 2))] if t.name == "real" \
                 else [0, 1, 2, -1]
-            pool = [v for v in self.pool if t.name == "real" or isinstance(v, int)]
+            # two numbers of the counterexamples first, then the usual ones: the elements of a
+            # small list are the first three, which must not all come from one counterexample
+            pool = [v for v in self.pool if t.name == "real" or isinstance(v, int)][:2]
             return [v for i, v in enumerate(pool + seen) if v not in (pool + seen)[:i]]
         if isinstance(t, A.TBase):
             return {"bool": [False, True], "unit": [()], "nat": [0, 1, 2],
@@ -375,7 +379,10 @@ class _Witnesses:
         claim = read_claim(self.val, len(self.domains))
         ce = ClaimEvaluator(self.evaluator, claim, 0)
         env = ce.bindings(runs)
-        for (name, binders, _), (v1, v2) in zip(self.domains, runs):
+        for (name, binders, base), (v1, v2) in zip(self.domains, runs):
+            if isinstance(base, A.RSimple) and not (_of_type(v1, base.type)
+                                                    and _of_type(v2, base.type)):
+                return None  # not an input of the claim: outside its types' ranges
             for var, assertion in binders:
                 if ce.holds(assertion, var, env) is not True:
                     return None  # outside the claim (or undecided): no witness
@@ -488,16 +495,29 @@ def _at(span: Any) -> str:
     return f" (at line {span.line}, column {span.col})" if span is not None else ""
 
 
-def _outside(value: Any, t: A.SimpleType) -> bool:
-    """Whether ``value``, a rational or an integer, is certainly outside the range of the
-    simple type ``t`` (``nat``, ``real+``, ``[0,1]``, ``[k]``); False when it is inside or
-    not a number decided exactly here."""
-    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+def _of_type(value: Any, t: A.SimpleType) -> bool:
+    """Whether ``value`` is certainly a value of the written type ``t``, ranges of scalars and
+    of list elements included (``evaluator.check_value``: ``[-1]`` is no ``nat list``); False
+    when it is not, or when that cannot be decided exactly. A witness is made only of inputs
+    of the claim's types."""
+    from verifier.semantics.evaluator import check_value
+    try:
+        check_value(value, t, "the input")
+    except PrivInferError:
         return False
-    name = t.name if isinstance(t, A.TBase) else None
-    if isinstance(t, A.TFin):
-        return not 0 <= value < t.k
-    return {"nat": value < 0, "real+": value <= 0, "[0,1]": not 0 <= value <= 1}.get(name, False)
+    return True
+
+
+def _outside(value: Any, t: A.SimpleType) -> bool:
+    """Whether ``value`` is certainly outside the written type ``t`` (a scalar out of its
+    range, a list with an element out of range: ``evaluator.check_value`` stops with R001);
+    False when it is inside or not decided exactly here."""
+    from verifier.semantics.evaluator import check_value
+    try:
+        check_value(value, t, "the result")
+    except PrivInferError as exc:
+        return exc.first.code == "R001"
+    return False
 
 
 def _has_float(v: Any) -> bool:

@@ -68,7 +68,7 @@ from verifier.semantics.distributions import (
 )
 from verifier.semantics import reals
 from verifier.semantics.evaluator import (
-    BUILTINS, CONSTANTS, Evaluator, check_annotation, evaluate_expr, undecided_error,
+    BUILTINS, CONSTANTS, Evaluator, check_annotation, check_value, evaluate_expr, undecided_error,
 )
 from verifier.semantics.values import (
     UNIT, Builtin, Closure, ConsList, Value, a_kind, format_value, is_number, to_json, to_real,
@@ -545,9 +545,5 @@ def _family_fits(d: Distribution, elem: ty.Type) -> bool:
 
 
 def _check_ranges(value: Value, written: ast.SimpleType, name: str) -> Value:
-    """The written ranges of ``written`` (lists and tuples traversed)."""
-    if isinstance(written, ast.TList) and isinstance(value, ConsList):
-        return ConsList.from_sequence([_check_ranges(v, written.elem, f"{name} element") for v in value])
-    if isinstance(written, ast.TTuple) and isinstance(value, tuple) and len(value) == len(written.items):
-        return tuple(_check_ranges(v, t, name) for v, t in zip(value, written.items))
-    return check_annotation(value, written, name, None)
+    """The written ranges of ``written`` (lists and tuples traversed: ``check_value``)."""
+    return check_value(value, written, name, None)

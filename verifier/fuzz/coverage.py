@@ -35,6 +35,9 @@ REQUIRED = (
     "expMech", "expMech with candidates", "lapMech", "gaussMech", "bernoulli", "observe", "infer", "ran",
     "post-processing",
     "claim DP", "claim DP with delta", "claim SD", "claim HD", "claim KL", "claim pure",
+    "range-typed list parameter", "range annotation", "Hellinger mechanism",
+    "generator: call into a narrower element range", "generator: call into a wider element range",
+    "generator: mechanism over data of a wider type",
     "refinement adj", "refinement adjWithin", "adjWithin with a non-positive bound", "refinement dist",
     "refinement =", "refinement true", "one-sided refinement", "public parameter refined with true",
     "generator: claim tight", "generator: claim loose", "generator: claim under",
@@ -60,6 +63,8 @@ def _declarations(program: ast.Program, res: scope.Resolution, out: Set[str], va
     last_val = max((i for i, d in enumerate(program.decls) if isinstance(d, ast.ValDecl)), default=None)
     for i, d in enumerate(program.decls):
         if isinstance(d, ast.LetDecl):
+            if any(_has_range(p) for p in d.params):
+                out.add("range annotation")
             if d.name in BUILTINS:
                 if first_val is not None and i < last_val:
                     out.add("redefined built-in before a val")
@@ -89,6 +94,9 @@ def _walk(node: ast.Node, res: scope.Resolution, typed: Any, out: Set[str], val_
         e = stack.pop()
         stack.extend(ast.children(e))
         kind = type(e)
+        if kind in (ast.Let, ast.MLet) and _has_range(e.pattern) or \
+                kind is ast.Fun and any(_has_range(p) for p in e.params):
+            out.add("range annotation")
         if kind is ast.Let:
             out.add("let")
             _let(e, res, typed, out)
@@ -108,6 +116,8 @@ def _walk(node: ast.Node, res: scope.Resolution, typed: Any, out: Set[str], val_
             b = res.of(e)
             if b is not None and b.kind == scope.BUILTIN and b.name in MECHANISMS + ("bernoulli",):
                 out.add(b.name)
+                if b.name.startswith("hellingerMech"):
+                    out.add("Hellinger mechanism")
         elif kind is ast.App and isinstance(e.fn, ast.Var):
             b = res.of(e.fn)
             if b is not None and b.kind == scope.BUILTIN and b.name == "expMech" and \
@@ -233,6 +243,29 @@ def _pvars(fun: ast.Fun):
     return out
 
 
+def _ranged(t: ast.SimpleType) -> bool:
+    """Whether a written type has a range: ``nat``, ``real+``, ``[0,1]``, ``[k]``, or a list,
+    tuple or computation of one."""
+    if isinstance(t, ast.TBase):
+        return t.name in ("nat", "real+", "[0,1]")
+    if isinstance(t, (ast.TFin, ast.TSimplex)):
+        return True
+    if isinstance(t, (ast.TList, ast.TMonad, ast.TDist)):
+        return _ranged(t.elem)
+    if isinstance(t, ast.TTuple):
+        return any(_ranged(i) for i in t.items)
+    return False
+
+
+def _has_range(p: ast.Pattern) -> bool:
+    """Whether pattern ``p`` writes a type with a range."""
+    if isinstance(p, (ast.PVar, ast.PWild)):
+        return p.annot is not None and _ranged(p.annot)
+    if isinstance(p, ast.PTuple):
+        return any(_has_range(i) for i in p.items)
+    return False
+
+
 def _mentions(e: ast.Node, name: str) -> bool:
     stack = [e]
     while stack:
@@ -256,6 +289,12 @@ def _claim(val: ast.ValDecl, out: Set[str]) -> None:
     for dom in params:
         if isinstance(dom, ast.RMonad) or (isinstance(dom, ast.RRefine) and isinstance(dom.base, ast.RMonad)):
             out.add("monadic parameter")
+        base = dom
+        while isinstance(base, ast.RRefine):
+            base = base.base
+        if isinstance(base, ast.RSimple) and isinstance(base.type, ast.TList) \
+                and _ranged(base.type.elem):
+            out.add("range-typed list parameter")
         while isinstance(dom, ast.RRefine):
             _refinement(dom, out)
             dom = dom.base

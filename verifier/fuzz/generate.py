@@ -38,6 +38,25 @@ from verifier.language import ast
 # ---- generator types (hashable tuples) ----------------------------------------------------
 
 BOOL, INT, REAL, UNIT_T = ("bool",), ("int",), ("real",), ("unit",)
+#: Ranges (LANGUAGE.md): written in claims and annotations; expressions are generated at
+#: their erased type (``erase``), so a value of the wider type may flow where one of the
+#: range is expected — which the verifier must show, or refuse.
+NAT, POS, UNIT01 = ("nat",), ("real+",), ("[0,1]",)
+_ERASED = {"nat": INT, "real+": REAL, "[0,1]": REAL}
+
+
+def erase(t: tuple) -> tuple:
+    """The generator type with its ranges erased (``nat`` is ``int``, ``[0,1]`` is ``real``)."""
+    tag = t[0]
+    if tag in _ERASED:
+        return _ERASED[tag]
+    if tag in ("list", "M", "D"):
+        return (tag, erase(t[1]))
+    if tag == "tuple":
+        return ("tuple", tuple(erase(i) for i in t[1]))
+    if tag == "fun":
+        return ("fun", erase(t[1]), erase(t[2]))
+    return t
 
 
 def FIN(k: int) -> tuple:
@@ -67,7 +86,7 @@ def FUN(a: tuple, b: tuple) -> tuple:
 def syntax(t: tuple) -> ast.SimpleType:
     """The simple type written for a generator type."""
     tag = t[0]
-    if tag in ("bool", "int", "real", "unit"):
+    if tag in ("bool", "int", "real", "unit", "nat", "real+", "[0,1]"):
         return ast.TBase(tag)
     if tag == "fin":
         return ast.TFin(t[1])
@@ -364,7 +383,10 @@ class _Gen:
         if self.chance(0.35):
             self.redefine_builtin(before=True, used=_names_in([body, val]), in_helpers=_names_in(self.before))
         annotate = self.chance(0.8)
-        entry_let = ast.LetDecl(self.entry, tuple(pvar(p, t if annotate else None) for p, t in params), body)
+        written = {name: w for name, _, _, w in plan_params}
+        entry_let = ast.LetDecl(self.entry, tuple(
+            (ast.PVar(p, written[p]) if written.get(p) is not None and self.chance(0.3) else pvar(p, t))
+            if annotate else pvar(p) for p, t in params), body)
         decls: List[ast.Decl] = list(self.before)
         placement = rng.random()
         if placement < 0.1 and self.before:     # the val first, its definition after the helpers
@@ -384,10 +406,14 @@ class _Gen:
     def entry_parameters(self):
         """The entry's parameters: one private list, and up to three public parameters."""
         rng = self.rng
-        kind = rng.choices(("bool", "fin", "real"), (6, 2, 2))[0]
-        elem = {"bool": BOOL, "fin": FIN(rng.choice((2, 3))), "real": REAL}[kind]
+        kind = rng.choices(("bool", "fin", "real", "nat", "int", "unit", "pos"),
+                           (6, 2, 2, 0.9, 0.6, 0.6, 0.3))[0]
+        elem = {"bool": BOOL, "fin": FIN(rng.choice((2, 3))), "real": REAL, "nat": INT,
+                "int": INT, "unit": REAL, "pos": REAL}[kind]
         private = ("db", LIST(elem), self.private_refinement(kind))
         self.private_type = LIST(elem)
+        if kind in ("nat", "unit", "pos"):
+            self.tags.add("range-typed private list")
         public = []
         if self.chance(0.75):
             public.append(("eps", REAL, (ast.SameRuns(), ast.TBase("real+")) if self.chance(0.8)
@@ -419,8 +445,11 @@ class _Gen:
         ``dist``, ``=`` or ``true``."""
         rng = self.rng
         l1, l2 = runs("l")
-        written = {"bool": ast.TList(ast.TBase("bool")), "real": ast.TList(ast.TBase("real"))}.get(kind)
-        if kind == "real":
+        written = {"bool": ast.TList(ast.TBase("bool")), "real": ast.TList(ast.TBase("real")),
+                   "nat": ast.TList(ast.TBase("nat")), "int": ast.TList(ast.TBase("int")),
+                   "unit": ast.TList(ast.TBase("[0,1]")),
+                   "pos": ast.TList(ast.TBase("real+"))}.get(kind)
+        if kind in ("real", "unit", "pos"):
             choice = rng.choices(("adjWithin", "adj", "eq"), (7, 2, 1))[0]
             if choice == "adjWithin":
                 bound = rng.choice((Fraction(1), Fraction(1, 2), Fraction(0), Fraction(-1)))
@@ -463,10 +492,13 @@ class _Gen:
             return M(FIN(3))
         if r < 0.62:
             return M(TUP(BOOL, BOOL))
-        if r < 0.8:
+        if r < 0.78:
             return M(REAL)
-        if r < 0.87:
+        if r < 0.84:
             return M(LIST(BOOL))
+        if r < 0.89:
+            self.tags.add("range-typed result")
+            return rng.choice((M(NAT), M(UNIT01), NAT, M(LIST(NAT)), TUP(NAT, BOOL)))
         return rng.choice((BOOL, INT))
 
     # ---- claims ----
@@ -603,7 +635,9 @@ class _Gen:
     # ---- expressions ----
 
     def expr(self, t: tuple, ctx: Ctx, depth: int, tail: bool = False) -> ast.Expr:
-        """An expression of type ``t`` in ``ctx``; ``depth`` bounds the nesting."""
+        """An expression of type ``t`` in ``ctx``; ``depth`` bounds the nesting. A range is
+        generated at its erased type (an ``int`` for a ``nat``: possibly out of range)."""
+        t = erase(t)
         if depth <= 0:
             return self.leaf(t, ctx)
         rules = self.rules(t, tail)
@@ -628,9 +662,9 @@ class _Gen:
         holes = [(2.0, self.r_let_computation if t[0] == "M" else self.r_let), (2.0, self.r_helper),
                  (1.0, self.r_shadow), (0.7, self.r_alias), (0.7, self.r_partial), (0.25, self.r_fun_app)]
         if t[0] == "M":
-            holes += [(1.0, self.r_return_of_hole), (0.8, self.r_mechanism)]
+            holes += [(1.0, self.r_return_of_hole), (0.8, self.r_mechanism), (0.4, self.r_hellinger)]
         else:
-            holes += [(1.5, self.r_rec_helper)]
+            holes += [(1.5, self.r_rec_helper), (0.8, self.r_range_call)]
         return holes
 
     def r_return_of_hole(self, t, ctx, depth):
@@ -655,20 +689,21 @@ class _Gen:
         generic = [(1.0, self.r_let), (0.8, self.r_if), (match_weight, self.r_match), (helper_weight, self.r_helper),
                    (0.1 if tag == "M" else 0.25, self.r_fun_app), (0.35, self.r_alias), (0.25, self.r_partial),
                    (0.4, self.r_shadow)]
+        ranges = [(1.2, self.r_range_call), (0.2, self.r_range_let)]
         if tag == "M":
             return generic + [(2.0, self.r_return), (1.6, self.r_mlet), (2.4, self.r_mechanism),
                               (1.8, self.r_let_computation), (0.4, self.r_observe), (0.3, self.r_ran_infer),
-                              (0.12, self.r_local_rec_m), (0.5, self.r_var)]
+                              (0.12, self.r_local_rec_m), (0.5, self.r_var), (0.35, self.r_hellinger)]
         if tag == "bool":
-            return generic + [(1.0, self.r_var), (0.6, self.r_not), (0.5, self.r_logic),
-                              (1.6, self.r_compare), (0.3, self.r_fin_eq), (0.3, self.r_fst)]
+            return generic + ranges + [(1.0, self.r_var), (0.6, self.r_not), (0.5, self.r_logic),
+                                       (1.6, self.r_compare), (0.3, self.r_fin_eq), (0.3, self.r_fst)]
         if tag == "int":
-            return generic + [(1.0, self.r_var), (1.6, self.r_count), (0.5, self.r_length),
-                              (0.6, self.r_arith), (0.12, self.r_local_rec), (0.8, self.r_rec_helper)]
+            return generic + ranges + [(1.0, self.r_var), (1.6, self.r_count), (0.5, self.r_length),
+                                       (0.6, self.r_arith), (0.12, self.r_local_rec), (0.8, self.r_rec_helper)]
         if tag == "real":
-            return generic + [(1.0, self.r_var), (0.8, self.r_real_of_int), (0.6, self.r_arith),
-                              (0.5, self.r_sum), (0.3, self.r_abs_max), (0.2, self.r_mean),
-                              (0.5, self.r_rec_helper), (0.5, self.r_learner)]
+            return generic + ranges + [(1.0, self.r_var), (0.8, self.r_real_of_int), (0.6, self.r_arith),
+                                       (0.5, self.r_sum), (0.3, self.r_abs_max), (0.2, self.r_mean),
+                                       (0.5, self.r_rec_helper), (0.5, self.r_learner)]
         if tag == "fin":
             return generic + [(2.0, self.r_var)]
         if tag == "list":
@@ -999,6 +1034,112 @@ class _Gen:
             return ast.Fun((pattern,), self.expr(cod, inner, 1))
         q = self.fresh("q")
         return ast.Fun((pvar(q, dom),), self.expr(cod, ctx.add(q, dom), 1))
+
+    # ---- ranges: values of range types, calls across element ranges ----
+
+    def r_range_let(self, t, ctx, depth):
+        """``let (x : R) = e in body`` with a written range ``R`` (``nat``, ``real+``,
+        ``[0,1]``, ``[3]``, or a tuple of them) and ``e`` of the erased type, maybe outside the
+        range: ``run`` checks the annotation there, so the verifier must show it."""
+        rng = self.rng
+        written = rng.choice((NAT, POS, UNIT01, FIN(3), TUP(NAT, UNIT01), TUP(FIN(3), BOOL)))
+        erased = erase(written)
+        name = self.fresh("x")
+        value = self.expr(erased, ctx.exposed() if self.chance(0.5) else ctx, depth - 1)
+        self.tags.add("range annotation")
+        body = self.expr(t, ctx.add(name, erased, ctx.private()), depth)
+        return ast.Let(pvar(name, written), value, body)
+
+    def r_range_call(self, t, ctx, depth):
+        """A call of a new helper whose list parameter has an element range of its own, wider
+        or narrower than the argument's (an ``int list`` given where a ``nat list`` or a ``[3]
+        list`` is expected, a ``[3] list`` where an ``int list`` is), and whose body uses the
+        elements where their range matters (a clip, a square root, a division, an annotated
+        binding): with a val (its domain is proved at the call, assumed in its body, by
+        induction when it recurs) or without (unfolded: the narrower annotation is a flow)."""
+        rng = self.rng
+        if t not in (INT, REAL, BOOL) or self.helper_depth >= 2:
+            return None
+        lists = [b for b in ctx.exposed().lists() if b.type[1] in (INT, REAL) or b.type[1][0] == "fin"]
+        if not lists:
+            return None
+        source = rng.choice(lists)
+        elem = source.type[1]
+        if elem == REAL:
+            written = rng.choice((UNIT01, POS, REAL))
+        elif elem == INT:
+            written = rng.choice((NAT, NAT, FIN(3), INT))
+        else:
+            written = rng.choice((NAT, INT, elem))
+        if written != elem:
+            wider = elem[0] == "fin"   # a [k] list into a nat or int list; else a range is added
+            self.tags.add("call into a wider element range" if wider else
+                          "call into a narrower element range")
+        name, l, x, xs = self.fresh("h"), self.fresh("l"), self.fresh("x"), self.fresh("xs")
+        xe = var(x)
+        uses = {
+            "nat": [call("min", xe, real(Fraction(1))), app(var("sqrt"), xe),
+                    ast.Let(pvar("y", NAT), xe, binop("*", var("y"), real(Fraction(1, 2))))],
+            "real+": [binop("/", real(Fraction(1)), xe), app(var("log"), xe), call("min", xe, real(Fraction(1)))],
+            "[0,1]": [xe, app(var("sqrt"), xe), call("max", xe, real(Fraction(0)))],
+            "fin": [ast.App(ast.Fun((pvar("y", FIN(3)),), ast.If(binop("=", var("y"), intlit(0)),
+                                                                  real(Fraction(1)), real(Fraction(0)))), xe),
+                    ast.If(binop("=", xe, intlit(0)), real(Fraction(1)), real(Fraction(0)))],
+            "int": [call("min", xe, real(Fraction(1))), binop("*", xe, real(Fraction(1, 2)))],
+            "real": [call("min", xe, real(Fraction(1))), app(var("abs"), xe)],
+        }[written[0]]
+        use = rng.choice(uses)
+        recursive = self.chance(0.6)
+        lt = LIST(written)
+        if recursive:
+            step = binop("+", use, app(var(name), var(xs)))
+            body = ast.Match(var(l), real(Fraction(0)), x, xs, step)
+        else:
+            body = ast.Match(var(l), real(Fraction(0)), x, xs, use)
+        with_val = recursive or self.chance(0.6)
+        annotation = lt if self.chance(0.7) or not with_val else LIST(erase(written))
+        decl = ast.LetDecl(name, (pvar(l, annotation),), body, recursive=recursive)
+        if with_val:
+            self.tags.add("helper with val")
+            val = self.helper_claim(name, [(l, lt, source.private)], REAL)
+            self.before += [val, decl]
+        else:
+            self.tags.add("helper without val")
+            self.before.append(decl)
+        self.tops.append(TopDef(name, FUN(erase(lt), REAL), 1, has_val=with_val))
+        result = app(var(name), var(source.name))
+        if t == REAL:
+            return result
+        if t == INT:
+            return None
+        return binop(rng.choice((">", "<")), result, real(Fraction(1, 2)))
+
+    def r_hellinger(self, t, ctx, depth):
+        """``mlet d = hellingerMech[Pure] (eps, prior, l) in ...``: the smoothed-Hellinger
+        mechanisms over a list in scope — a bool list with a beta prior, or a list of ints or
+        categories with a dirichlet prior over k (the data must be categories 0..k-1: an int
+        list may hold others, a [2] list with a prior over 3 does not type)."""
+        rng = self.rng
+        lists = [b for b in ctx.exposed().lists() if b.type[1] in (BOOL, INT) or b.type[1][0] == "fin"]
+        if not lists:
+            return None
+        source = rng.choice(lists)
+        elem = source.type[1]
+        eps = self.eps_expr(ctx)
+        if elem == BOOL:
+            prior = call("beta", real(rng.choice((Fraction(1), Fraction(2)))), real(Fraction(1)))
+        else:
+            k = elem[1] if elem[0] == "fin" else rng.choice((2, 3))
+            prior = call("dirichlet", *(real(Fraction(1)) for _ in range(k)))
+            if elem == INT:
+                self.tags.add("mechanism over data of a wider type")
+        if self.chance(0.5):
+            mech = call("hellingerMechPure", eps, prior, var(source.name))
+        else:
+            mech = call("hellingerMech", eps, real(rng.choice((Fraction(1, 100), Fraction(1, 10)))),
+                        prior, var(source.name))
+        self.tags.add("Hellinger mechanism")
+        return ast.MLet(pvar(self.fresh("d")), mech, self.expr(t, ctx, depth - 1))
 
     # ---- monadic productions ----
 

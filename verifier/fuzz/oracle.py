@@ -382,6 +382,15 @@ class Oracle:
                     judgement.witness = Witness(out.failure, self._named(shape, args), {}, message=out.message,
                                                 values=(args,))
                     return judgement
+                outside = _outside_type(shape.result, out)
+                if outside is not None:     # callers of the val take its result type for granted
+                    judgement.status = "fails"
+                    judgement.witness = Witness(
+                        SOUNDNESS, self._named(shape, args), {}, measured=f"output {outside}",
+                        claimed=f"a value of {_type_text(shape.result)}", values=(args,),
+                        message=f"the output {outside} is not a value of the claim's type "
+                                f"{_type_text(shape.result)}")
+                    return judgement
             if "unjudged" in (run.out1.status, run.out2.status):
                 judgement.unjudged_pairs += 1
                 reasons.add(run.out1.message if run.out1.status == "unjudged" else run.out2.message)
@@ -512,9 +521,12 @@ _NAMES = {"SD": "total variation", "HD": "1 - BC", "KL": "KL divergence"}
 def law_of(value: Value, span: Optional[ast.Span] = None) -> AnyLaw:
     """The output law of an M-value (``verifier.audit.output_law``): the exact law of a release
     of ``lapMech`` / ``gaussMech`` (``Noise``) or a finite law. Raises ``PrivInferError`` (R003
-    for other continuous laws)."""
-    _, build = output_law(value, span)
-    return build()
+    for other continuous laws, R011 for a comparison of exact reals it cannot decide, e.g.
+    whether the probabilities of a Hellinger mechanism's candidates sum to less than 1)."""
+    from verifier.semantics.evaluator import decided
+    with decided(span):  # a probability compared exactly and undecided: R011, not a crash
+        _, build = output_law(value, span)
+        return build()
 
 
 def _raised_by_the_fuzzer(exc: BaseException) -> bool:
@@ -536,6 +548,36 @@ def _error_outcome(exc: PrivInferError) -> Outcome:
     if code in RUNTIME_CODES:
         return Outcome("error", failure=RUNTIME, message=message)
     return Outcome("unjudged", message=message)
+
+
+def _outside_type(t: Optional[ast.SimpleType], out: Outcome) -> Optional[str]:
+    """An output of ``out`` (its value, or a value its finite law gives a positive
+    probability) that is certainly not a value of the written type ``t`` (a scalar out of its
+    range, a list with an element out of range: ``evaluator.check_value``), printed; None when
+    every output is one, or it cannot be decided (a continuous law, an undecided comparison)."""
+    if t is None or out.status != "ok":
+        return None
+    from verifier.semantics.evaluator import check_value
+    if out.law is None:
+        values = [out.value]
+    elif isinstance(out.law, Noise):
+        return None
+    else:
+        values = [v for v, p in out.law.probs.items() if p > 0]
+    for v in values:
+        if isinstance(v, monad.MValue):
+            continue
+        try:
+            check_value(v, t, "the output")
+        except PrivInferError as exc:
+            if exc.first.code == "R001":
+                return format_value(v)
+    return None
+
+
+def _type_text(t: ast.SimpleType) -> str:
+    from verifier.language.pretty import pretty_type
+    return pretty_type(t)
 
 
 def _worst_output(law1: AnyLaw, law2: AnyLaw) -> Optional[Tuple[str, float, float]]:

@@ -28,7 +28,14 @@ Four kinds:
 ``signature`` is the documented type with its ranges (``real+ * real+ -> D[[0,1]]``), ``ranges``
 the documented range of each argument (``None`` when unrestricted; for a built-in without an
 upper bound on its arity the last entry applies to every further argument): range conditions
-are proof obligations for the verifier and run-time checks for ``run``.
+are proof obligations for the verifier and run-time checks for ``run``. A range is a simple
+type with ranges (``real+``, ``nat``, ``[0,1]``, and list types such as ``[k] list``, whose
+elements are then in range), or ``(0,1)`` (the open interval). In the data of the Hellinger
+mechanisms, ``[k] list`` means: the categories of the prior, a dirichlet over k categories (a
+beta prior observes a ``bool list``, whose elements have no range). ``arguments`` names the
+arguments of a mechanism in the messages of its range conditions (``the epsilon of lapMech is
+positive``). The Safety judgement requires every range of a mechanism's call from here
+(``verifier.rules.safety.Safety.arguments``).
 """
 from __future__ import annotations
 
@@ -62,6 +69,18 @@ class Builtin:
     #: kernel has) and the theorem of the lemma library that rule rests on
     rule: Optional[str] = None
     theorem: Optional[str] = None
+    #: the names of the arguments, for messages (``epsilon``, ``delta``, ``query``...)
+    arguments: Tuple[str, ...] = ()
+
+    def range_of(self, i: int) -> Optional[str]:
+        """The documented range of argument ``i`` (from 0), or None."""
+        if i < len(self.ranges):
+            return self.ranges[i]
+        return self.ranges[-1] if self.ranges and self.max_args is None else None
+
+    def argument_name(self, i: int) -> str:
+        """How messages call argument ``i`` (from 0): its name, or ``argument 2``."""
+        return self.arguments[i] if i < len(self.arguments) else f"argument {i + 1}"
 
     def accepts(self, n: int) -> bool:
         """Whether ``n`` arguments are a valid arity."""
@@ -112,8 +131,8 @@ def _entries() -> Tuple[Builtin, ...]:
     def pred(name, signature, meaning, scheme, arity):
         return Builtin(name, ASSERTION, signature, meaning, scheme, arity, arity)
 
-    def mech(entry, rule, theorem):
-        return replace(entry, rule=rule, theorem=theorem)
+    def mech(entry, rule, theorem, arguments):
+        return replace(entry, rule=rule, theorem=theorem, arguments=arguments)
 
     return (
         # symbolic distributions
@@ -133,24 +152,25 @@ def _entries() -> Tuple[Builtin, ...]:
         mech(f("lapMech", "real+ * real -> M[real]",
                "e + Lap(1/eps): (k eps, 0)-DP for a k-sensitive e",
                _mono(_fn(REAL, REAL, Monad(REAL))), 2, ("real+", None)),
-             "LapMech", "mech.laplace"),
+             "LapMech", "mech.laplace", ("epsilon", "query")),
         mech(f("gaussMech", "real+ * real+ * real -> M[real]",
                "e + N(0, sigma(eps, delta)^2): (k eps, delta)-DP for a k-sensitive e when k eps < 1",
                _mono(_fn(REAL, REAL, REAL, Monad(REAL))), 3, ("real+", "real+", None)),
-             "GaussMech", "mech.gaussian"),
+             "GaussMech", "mech.gaussian", ("epsilon", "delta", "query")),
         mech(over("expMech", "real+ * (X * R -> real) * X -> M[R]  (R finite); "
                              "real+ * (X * R -> real) * X * R list -> M[R]  (candidates)",
                   "the exponential mechanism: r with probability proportional to "
                   "exp(eps score(x, r) / 2)", 3, 4, ("real+", None, None, None)),
-             "ExpMech", "mech.exponential"),
+             "ExpMech", "mech.exponential", ("epsilon", "score", "input", "candidates")),
         mech(over("hellingerMech", "real+ * real+ * D[T] * X list -> M[D[T]]",
                   "the smoothed-Hellinger exponential mechanism over the posteriors of a beta "
                   "(X = bool) or dirichlet (X = [k]) prior", 4, 4,
-                  ("real+", "real+", None, None)),
-             "HellingerMech", "mech.hellinger.poster_corrected"),
+                  ("real+", "(0,1)", None, "[k] list")),
+             "HellingerMech", "mech.hellinger.poster_corrected",
+             ("epsilon", "delta", "prior", "data")),
         mech(over("hellingerMechPure", "real+ * D[T] * X list -> M[D[T]]",
-                  "the pure-eps form of hellingerMech", 3, 3, ("real+", None, None)),
-             "HellingerMechPure", "mech.hellinger.pure"),
+                  "the pure-eps form of hellingerMech", 3, 3, ("real+", None, "[k] list")),
+             "HellingerMechPure", "mech.hellinger.pure", ("epsilon", "prior", "data")),
         # operations on symbolic distributions
         over("getParams", "D[[0,1]] -> real+ * real+ (beta); D[real] -> real * real+ (normal); "
                           "D[[0,1]^k] -> real+ * ... (dirichlet); D[bool] -> [0,1] (bernoulli); "

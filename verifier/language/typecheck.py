@@ -50,7 +50,7 @@ from verifier.language.parser import recursion_headroom
 from verifier.language.types import (
     BOOL, INT, REAL, UNIT, Arrow, Dist, Fin, ListType, Monad, Namer, OccursCheck, Scheme, Simplex,
     TupleType, Type, TypeClash, TypeVar, arrows, bind, erase_rtype, flows, free_vars, from_syntax,
-    generalize, instantiate, is_numeric, join, pretty, prune, resolve, simplex, unify,
+    generalize, instantiate, is_numeric, join, narrowing, pretty, prune, resolve, simplex, unify,
 )
 
 #: Names in scope, innermost first; built-ins are not in it (they are looked up last).
@@ -75,7 +75,8 @@ class TypedProgram:
 
     def __init__(self, program: Program, schemes: Dict[str, Scheme], val_types: Dict[str, Type],
                  node_types: Dict[int, Type], expmech_ranges: Dict[int, Type],
-                 decl_schemes: Dict[int, Scheme]):
+                 decl_schemes: Dict[int, Scheme],
+                 narrowings: Optional[Dict[int, List[Tuple[Optional[int], str, Type]]]] = None):
         self.program = program
         #: name -> scheme of its last top-level ``let``
         self.schemes = schemes
@@ -85,6 +86,7 @@ class TypedProgram:
         self._resolved: Dict[int, Type] = {}
         self._expmech_ranges = expmech_ranges
         self._decl_schemes = decl_schemes
+        self._narrowings = narrowings or {}
 
     def type_of(self, node: Node) -> Type:
         """The type of an expression or pattern node of ``program``."""
@@ -99,6 +101,20 @@ class TypedProgram:
     def scheme_of(self, decl: LetDecl) -> Scheme:
         """The scheme of one top-level ``let`` of ``program`` (shadowed ones included)."""
         return self._decl_schemes[id(decl)]
+
+    def narrowings(self, node: Node) -> List[Tuple[Optional[int], str, Type]]:
+        """Where the value of expression ``node`` flows into a narrower type (an ``int`` where
+        a ``[k]`` is expected, ``types.narrowing``): ``(component, kind, expected)`` for each
+        flow, ``component`` the index of the tuple component that flows (a built-in's
+        arguments given as one tuple), or None for the whole value. The verifier must show
+        the expected type's ranges there, or refuse the code: the simple types downstream
+        take the narrower type for granted."""
+        return self._narrowings.get(id(node), [])
+
+    @property
+    def narrowing_table(self) -> Dict[int, List[Tuple[Optional[int], str, Type]]]:
+        """Every node's narrowings (``narrowings``), by node id."""
+        return self._narrowings
 
     def expmech_range(self, app: App) -> Type:
         """The range ``R`` of an ``expMech`` call: ``app`` is the ``App`` whose function is ``expMech``."""
@@ -201,6 +217,16 @@ def _equality_blocker(t: Type) -> Optional[str]:
     return None
 
 
+class _Component:
+    """Component ``index`` of the tuple that expression ``node`` denotes: a built-in's
+    arguments given as one tuple (``beta p``), each flowing into its parameter."""
+
+    __slots__ = ("node", "index", "span")
+
+    def __init__(self, node: Node, index: int):
+        self.node, self.index, self.span = node, index, node.span
+
+
 def _is_finite(t: Type) -> bool:
     """``bool``, ``unit``, ``[k]`` and tuples of them."""
     t = prune(t)
@@ -222,6 +248,8 @@ class _Checker:
         self.in_assertion = False
         self.types: Dict[int, Type] = {}
         self.expmech_ranges: Dict[int, Type] = {}
+        #: every flow ``actual <= expected`` of a value: (node id, tuple component, types)
+        self.flows: List[Tuple[int, Optional[int], Type, Type]] = []
         #: checks that wait for the end of the current declaration (types still unknown)
         self.pending: List[Callable[[], None]] = []
         self.rules: Dict[type, Callable[[Expr, Env], Type]] = {
@@ -302,7 +330,20 @@ class _Checker:
             node_types=self.types,
             expmech_ranges={key: resolve(t) for key, t in self.expmech_ranges.items()},
             decl_schemes=resolved,
+            narrowings=self.narrowings(),
         )
+
+    def narrowings(self) -> Dict[int, List[Tuple[Optional[int], str, Type]]]:
+        """The flows into a narrower type (``TypedProgram.narrowings``), by node, from the
+        flows recorded while checking (decided now that every type is resolved)."""
+        out: Dict[int, List[Tuple[Optional[int], str, Type]]] = {}
+        for key, component, actual, expected in self.flows:
+            kind = narrowing(actual, expected)
+            if kind is not None:
+                entry = (component, kind, resolve(expected))
+                if entry not in out.setdefault(key, []):
+                    out[key].append(entry)
+        return out
 
     def start_declaration(self, in_assertion: bool) -> None:
         self.level = 1
@@ -339,6 +380,17 @@ class _Checker:
             raise error("T009", f"the definition of {decl.name} does not fit its val: it has type "
                                 f"{found}, but the val declares {wanted}", decl.span,
                         notes=(f"the val is declared at {val.span}",)) from None
+        # the val's parameters flow into the definition's: recorded at the parameters'
+        # patterns (``narrowings``: a definition that uses an int parameter as a [k])
+        params, body = list(decl.params), decl.body
+        have, want = prune(t), prune(declared)
+        while isinstance(have, Arrow) and isinstance(want, Arrow):
+            if not params and isinstance(body, Fun):
+                params, body = list(body.params), body.body
+            if not params:
+                break
+            self.flows.append((id(params.pop(0)), None, want.dom, have.dom))
+            have, want = prune(have.cod), prune(want.cod)
 
     def val_decl(self, val: ValDecl, env: Env) -> None:
         self.start_declaration(in_assertion=True)
@@ -403,8 +455,12 @@ class _Checker:
         return TypeVar(self.level)
 
     def flow(self, actual: Type, expected: Type, node: Node, context: Context) -> None:
-        """``actual <= expected`` or T002 / T005 at ``node``."""
+        """``actual <= expected`` or T002 / T005 at ``node`` (recorded: ``narrowings``)."""
         self.relate(flows, actual, expected, node, context)
+        if isinstance(node, _Component):
+            self.flows.append((id(node.node), node.index, actual, expected))
+        else:
+            self.flows.append((id(node), None, actual, expected))
 
     def unify(self, actual: Type, expected: Type, node: Node, context: str) -> None:
         """``actual = expected`` or T002 / T005 at ``node``."""
@@ -627,13 +683,13 @@ class _Checker:
             if builtin.accepts(1):
                 args = [(arg, t)]
             elif isinstance(t, TupleType):
-                args = [(arg, item) for item in t.items]
+                args = [(_Component(arg, i), item) for i, item in enumerate(t.items)]
             elif t == UNIT:
                 args = []
             elif isinstance(t, TypeVar) and builtin.max_args == n:
                 parts = [self.fresh() for _ in range(n)]
                 bind(t, TupleType(tuple(parts)) if n else UNIT)
-                args = [(arg, part) for part in parts]
+                args = [(_Component(arg, i), part) for i, part in enumerate(parts)]
             else:
                 args = [(arg, t)]
         if not builtin.accepts(len(args)):

@@ -388,6 +388,44 @@ def flows(actual: Type, expected: Type) -> None:
         unify(a, e)
 
 
+#: The kinds of narrowing ``narrowing`` reports, from the mildest.
+VALUE, COMPUTATION, FUNCTION = "value", "computation", "function"
+
+
+def narrowing(actual: Type, expected: Type) -> Optional[str]:
+    """Where ``actual <= expected`` holds only by the exception of ``flows`` — an ``int``
+    where a ``[k]`` is expected, which simple typing allows and leaves the range ``0 <= v <
+    k`` to be shown: ``VALUE`` when the ``int`` is carried by the value itself (the value, an
+    element of a list, a component of a tuple: checkable where the value flows), ``COMPUTATION``
+    under ``M`` or ``D`` (checkable on the draws where the computation runs), ``FUNCTION``
+    under an arrow (the narrowing happens at every call of the function: not checkable where
+    it flows); the strongest found, or None when there is none. Both types resolved."""
+    found = set()
+
+    def walk(a: Type, e: Type, under: Optional[str]) -> None:
+        a, e = prune(a), prune(e)
+        if isinstance(a, TypeVar) or isinstance(e, TypeVar):
+            return
+        if a == INT and isinstance(e, Fin):
+            found.add(under or VALUE)
+        elif isinstance(a, Arrow) and isinstance(e, Arrow):
+            walk(e.dom, a.dom, FUNCTION)
+            walk(a.cod, e.cod, FUNCTION)
+        elif isinstance(a, TupleType) and isinstance(e, TupleType) and len(a.items) == len(e.items):
+            for x, y in zip(a.items, e.items):
+                walk(x, y, under)
+        elif isinstance(a, ListType) and isinstance(e, ListType):
+            walk(a.elem, e.elem, under)
+        elif type(a) is type(e) and isinstance(a, (Monad, Dist)):
+            walk(a.elem, e.elem, FUNCTION if under == FUNCTION else COMPUTATION)
+
+    walk(actual, expected, None)
+    for kind in (FUNCTION, COMPUTATION, VALUE):
+        if kind in found:
+            return kind
+    return None
+
+
 def join(a: Type, b: Type) -> Type:
     """The least common supertype of ``a`` and ``b``; a variable meeting a type is bound to it.
 

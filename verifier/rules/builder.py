@@ -31,7 +31,8 @@ from verifier.rules.derivation import Derivation
 from verifier.rules.equality import equality_goals
 from verifier.translation.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV, value_terms)
-from verifier.translation.translate import CallCheck, NoRule, RangeCheck, StoredComputation, Translator, missing_val
+from verifier.translation.translate import (CallCheck, Narrowing, NoRule, RangeCheck,
+                                            StoredComputation, Translator, missing_val)
 
 
 @record
@@ -72,9 +73,11 @@ class Builder:
         self._range_checks: List[RangeCheck] = []
         self._calls: List[CallCheck] = []
         self._stored: List[StoredComputation] = []
+        self._narrowings = _narrowings_of(typed)
         self.translator = Translator(self._range_checks.append, self._infer, self.fresh,
                                      self.signature, self.list_key, self._on_call,
-                                     self._returns_computation, self._stored.append)
+                                     self._returns_computation, self._stored.append,
+                                     self.narrowings)
         self.top_env = self._top_env()
         self.folds: Dict[str, Derivation] = {}
         #: functions whose val's call facts some obligation assumes (the claim depends on them)
@@ -192,6 +195,19 @@ class Builder:
         """The element key of the list sort of list-typed ``e`` (e.g. ``bool``, ``fin3``)."""
         t = self.type_of(e)
         return L.elem_key(t.elem) if isinstance(t, A.TList) else None
+
+    def narrowings(self, e: A.Expr) -> Sequence[Narrowing]:
+        """Where the value of ``e`` flows into a narrower type than its own (the type
+        checker's ``TypedProgram.narrowings``, as surface types): the translator and the
+        Safety walk show the narrower type's ranges there."""
+        if not self._narrowings:
+            return ()
+        twin = self._twins.get(id(e))
+        found = self._narrowings.get(id(twin[1]) if twin else id(e))
+        if not found:
+            return ()
+        from verifier.translation.typing_bridge import to_syntax
+        return tuple(Narrowing(kind, to_syntax(t), component) for component, kind, t in found)
 
     def candidate_type(self, app: A.App) -> Optional[A.SimpleType]:
         """The type of the candidates of ``expMech (eps, score, x, rs)``."""
@@ -502,6 +518,12 @@ def _dedupe(checks: List[RangeCheck]) -> List[RangeCheck]:
     return out
 
 
+def _narrowings_of(typed) -> Dict[int, list]:
+    """The type checker's narrowings by node id (empty without a typed program)."""
+    found = getattr(typed, "narrowing_table", None)
+    return dict(found) if found else {}
+
+
 def _source_span(span: Optional[A.Span]) -> Optional[SourceSpan]:
     if span is None or span.line == 0:
         return None
@@ -548,5 +570,10 @@ def equal_term(a: SymValue, b: SymValue) -> Optional[T.Term]:
         return T.boolean(True)
     ta, tb = value_terms(a), value_terms(b)
     if len(ta) == 1 and len(tb) == 1 and isinstance(a, (Scalar, DistV)) and isinstance(b, (Scalar, DistV)):
-        return T.boolean(True) if ta[0] == tb[0] else T.eq(ta[0], tb[0])
+        if ta[0] == tb[0]:
+            return T.boolean(True)
+        try:
+            return T.eq(ta[0], tb[0])
+        except T.SortError:  # values of sorts the logic keeps apart (a [3] list, an int list)
+            return None
     return None

@@ -38,7 +38,8 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     with b.name_scope():  # the two passes may reuse the same names for their own variables
         monadic = isinstance(rt, A.RMonad)
         safety = check_safety(b, ctx, body, monadic=monadic,
-                              result=_result_type(rt.body if monadic else rt))
+                              result=_result_type(rt.body if monadic else rt),
+                              parameters=_parameter_patterns(decl))
         premises.append(safety)
     if decl.recursive:
         every_recursive_call_terminates(b, val, decl, safety)
@@ -50,6 +51,15 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
     else:
         premises.append(check_pure(b, ctx, val_env, body, rt))
     return abstraction(b, val, decl, ctx, premises, index, parameters)
+
+
+def _parameter_patterns(decl: A.LetDecl) -> List[A.Pattern]:
+    """The patterns of ``decl``'s parameters, those of a leading ``fun`` included (as
+    ``bind_parameters`` binds them)."""
+    params, body = list(decl.params), decl.body
+    while isinstance(body, A.Fun):
+        params, body = params + list(body.params), body.body
+    return params
 
 
 def _result_type(rt: A.RType) -> Optional[A.SimpleType]:

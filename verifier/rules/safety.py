@@ -22,6 +22,7 @@ from verifier.rules.context import Ctx
 from verifier.translation.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV)
 from verifier.language.resolve import source_name
+from verifier.translation.ranges import OPAQUE_VALUE, has_ranges, value_facts
 from verifier.translation.translate import (CallCheck, NoRule, RangeCheck, StoredComputation, bind_pattern, flatten_app,
                                       missing_val)
 
@@ -73,35 +74,11 @@ _TAIL_POSITIONS = (A.MLet, A.Let, A.If, A.Match, A.Var, A.App)
 
 
 def type_facts(t: Optional[A.SimpleType], value: SymValue) -> Optional[List[T.Term]]:
-    """The facts ``fresh_value`` assumes of a value of simple type ``t``, stated of ``value``;
-    None when ``t`` says something of values that ``value`` does not name (an opaque value)."""
-    if t is None:
-        return []
-    if isinstance(t, A.TTuple):
-        if not (isinstance(value, TupleV) and len(value.items) == len(t.items)):
-            return None if any(type_facts(i, OPAQUE_VALUE) is None for i in t.items) else []
-        out: List[T.Term] = []
-        for item_t, item_v in zip(t.items, value.items):
-            facts = type_facts(item_t, item_v)
-            if facts is None:
-                return None
-            out += facts
-        return out
-    if isinstance(t, A.TSimplex):
-        if not (isinstance(value, TupleV) and len(value.items) == t.k
-                and all(isinstance(v, Scalar) for v in value.items)):
-            return None
-        parts = [v.term for v in value.items]
-        return [T.ge(p, 0) for p in parts] + [T.eq(T.add(*parts), 1)]
-    sort = L.sort_of_type(t)
-    if sort is None:
-        return []
-    if isinstance(value, Scalar):
-        return list(L.range_facts(t, value.term))
-    return None if L.range_facts(t, T.Var("_", sort)) else []
-
-
-OPAQUE_VALUE = Monadic(None, None, name="_")
+    """The facts ``fresh_value`` assumes of a value of simple type ``t``, stated of ``value``
+    (the ranges of scalars and of list elements, tuples component-wise, simplex points); None
+    when ``t`` says something of values that ``value`` does not name (an opaque value). The
+    shared notion: ``verifier.translation.ranges.value_facts``."""
+    return value_facts(t, value)
 
 
 class Safety:
@@ -201,10 +178,20 @@ class Safety:
 
     def bind(self, ctx: Ctx, p: A.Pattern, elem: Elem, span) -> Ctx:
         value, facts = elem.make(self.b, p.name if isinstance(p, A.PVar) else None)
-        ctx = ctx.with_env(bind_pattern(ctx.env, p, value, value, span))
         if facts:
             ctx = ctx.assume("h_draw", T.and_(*facts))
-        return ctx
+        self.annotations(ctx, p, value, span, "the value bound to")
+        return ctx.with_env(bind_pattern(ctx.env, p, value, value, span))
+
+    def annotations(self, ctx: Ctx, p: A.Pattern, value: SymValue, span,
+                    role: str = "the argument") -> None:
+        """The written types of pattern ``p`` (``mlet (x : real+) = …``, a helper's ``(x :
+        [3])``) binding ``value`` in this run: range conditions where it binds, as ``run``
+        checks them (``Translator.check_pattern``)."""
+        checks: List[RangeCheck] = []
+        with self.b.collecting(checks):
+            self.b.translator.check_pattern(p, value, self.run, span, role)
+        self._emit(ctx, checks)
 
     # ---- monadic code -----------------------------------------------------------------------
 
@@ -217,10 +204,27 @@ class Safety:
         if method is None:
             raise NoRule(f"no safety rule for {type(e).__name__} in a monadic position", e.span)
         if want is None:
-            return method(ctx, e)
-        if isinstance(e, _TAIL_POSITIONS):
-            return method(ctx, e, want)
-        return self.returns(ctx, method(ctx, e), want, e.span)
+            elem = method(ctx, e)
+        elif isinstance(e, _TAIL_POSITIONS):
+            elem = method(ctx, e, want)
+        else:
+            elem = self.returns(ctx, method(ctx, e), want, e.span)
+        for n in self.b.narrowings(e):
+            self._narrowed(ctx, e, elem, n)
+        return elem
+
+    def _narrowed(self, ctx: Ctx, e: A.Expr, elem: Elem, n) -> None:
+        """The computation ``e`` flows where the simple types expect one of a narrower type
+        (``M[int]`` where ``M[[k]]`` is expected, ``TypedProgram.narrowings``): what it draws
+        must have that type's ranges (the code after it takes them for granted)."""
+        if n.kind != "computation" or not isinstance(n.expected, A.TMonad):
+            raise NoRule(f"{short(e)} must have a narrower type here (an int where a [k] is "
+                         "expected), which the verifier cannot show where it flows", e.span)
+        value, facts = elem.make(self.b, None)
+        inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
+        self.has_type(inner, value, n.expected.elem, f"the values {short(e)} draws have type "
+                      f"{_pretty_type(n.expected.elem)} where it flows (an int where a [k] is "
+                      "expected)", e.span, "Range")
 
     def returns(self, ctx: Ctx, elem: Elem, want: A.SimpleType, span) -> Elem:
         """Require that the values ``elem`` draws have the ranges of ``want``."""
@@ -242,6 +246,8 @@ class Safety:
             goal, what = T.boolean(False), f"{what} (the verifier cannot name the value to show it)"
         elif wanted:
             goal = T.and_(*wanted)
+        elif rule == "Result" and has_ranges(want):
+            goal = T.boolean(True)  # implied by the value's sort (a [3] list is a nat list)
         else:
             return
         self.obligations.append(self.b.oblige(ctx, ObligationKind.RANGE, goal,
@@ -256,6 +262,7 @@ class Safety:
 
     def _m_Let(self, ctx: Ctx, e: A.Let, want=None) -> Elem:
         v = self.value(ctx, e.value)
+        self.annotations(ctx, e.pattern, v, e.span, "the value bound to")
         return self.monadic(ctx.with_env(bind_pattern(ctx.env, e.pattern, v, v, e.span)), e.body,
                             want)
 
@@ -341,38 +348,63 @@ class Safety:
                 raise NoRule(f"{head.name} is partially applied here", e.span)
             for p, a in zip(fn.params, args):
                 v = self.value(ctx, a)
+                self.annotations(ctx, p, v, a.span)
                 env = bind_pattern(env, p, v, v, a.span)
             return self.monadic(ctx.with_env(env), fn.body, want)
         raise NoRule(f"{head.name} is not a function", e.span)
 
     # ---- mechanisms -------------------------------------------------------------------------
 
-    def _positive(self, ctx: Ctx, arg: A.Expr, what: str) -> None:
-        t = self.b.translator.as_term(self.value(ctx, arg), arg)
-        self.require(ctx, T.gt(t, 0), f"{what} is positive", arg.span)
+    def arguments(self, ctx: Ctx, name: str, args: Sequence[A.Expr],
+                  sizes: Optional[Callable[[List[SymValue]], Optional[int]]] = None
+                  ) -> List[SymValue]:
+        """Translate the arguments of a call of the built-in ``name`` in this run and require
+        every range the catalogue gives them (``builtins.Builtin.ranges``: ``real+``, ``(0,1)``,
+        ``[k] list``...): the conditions ``privinfer run`` checks at the call. ``sizes(values)``
+        gives the ``k`` of a range ``[k] list`` (the number of categories of a prior), or None
+        when the range does not apply (a beta prior observes a bool list)."""
+        from verifier.language.builtins import BUILTINS
+        values = [self.value(ctx, a) for a in args]
+        entry = BUILTINS.get(name)
+        if entry is None:
+            return values
+        for i, (arg, value) in enumerate(zip(args, values)):
+            text = entry.range_of(i)
+            if text is None:
+                continue
+            what = f"the {entry.argument_name(i)} of {name}"
+            if text == "(0,1)":
+                t = self.b.translator.as_term(value, arg)
+                self.require(ctx, T.and_(T.gt(t, 0), T.lt(t, 1)), f"{what} is in (0, 1)",
+                             arg.span)
+                continue
+            k = None
+            if "[k]" in text:
+                k = sizes(values) if sizes is not None else None
+                if k is None:
+                    continue
+            want = _range_type(text, k)
+            self.has_type(ctx, value, want, f"{what} {_range_words(want)}", arg.span, "Range")
+        return values
 
     def _mech_lapMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
         self._arity(e, args, 2, "lapMech")
-        self._positive(ctx, args[0], "the epsilon of lapMech")
-        self.value(ctx, args[1])
+        self.arguments(ctx, "lapMech", args)
         return of_type(A.TBase("real"), "z")
 
     def _mech_gaussMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
         self._arity(e, args, 3, "gaussMech")
-        self._positive(ctx, args[0], "the epsilon of gaussMech")
-        self._positive(ctx, args[1], "the delta of gaussMech")
-        self.value(ctx, args[2])
+        self.arguments(ctx, "gaussMech", args)
         return of_type(A.TBase("real"), "z")
 
     def _mech_expMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
         from verifier.rules.mechanism_rules import finite_candidate, posterior_member
         if len(args) not in (3, 4):
             raise NoRule("expMech takes (eps, score, x) or (eps, score, x, candidates)", e.span)
-        self._positive(ctx, args[0], "the epsilon of expMech")
-        score = self.value(ctx, args[1])
-        x = self.value(ctx, args[2])
+        values = self.arguments(ctx, "expMech", args)
+        score, x = values[1], values[2]
         if len(args) == 4:
-            candidates = self.b.translator.as_term(self.value(ctx, args[3]), args[3])
+            candidates = self.b.translator.as_term(values[3], args[3])
             if not (isinstance(candidates, T.Apply)
                     and candidates.func.name in ("cons", "posteriors")):
                 # a cons is non-empty, and posteriors (p, n) has at least n + 1 >= 1 elements
@@ -380,7 +412,7 @@ class Safety:
                 self.require(ctx, T.ge(L.length(candidates), 1),
                              "the candidate list of expMech is not empty", args[3].span)
             member = posterior_member(self.b, candidates)
-            r, facts = member[:2] if member else fresh_value(self.b, self.b.candidate_type(e),
+            r, facts = member[:2] if member else fresh_value(self.b, _element_type(candidates),
                                                              "r")
             if member is None and isinstance(r, Scalar):
                 facts = list(facts) + list(literal_members(candidates, r.term))
@@ -393,24 +425,27 @@ class Safety:
 
     def _mech_hellingerMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
         self._arity(e, args, 4, "hellingerMech")
-        self._positive(ctx, args[0], "the epsilon of hellingerMech")
-        delta = self.b.translator.as_term(self.value(ctx, args[1]), args[1])
-        self.require(ctx, T.and_(T.gt(delta, 0), T.lt(delta, 1)),
-                     "the delta of hellingerMech is in (0, 1)", args[1].span)
-        return self._hellinger_prior_and_data(ctx, e, args[2], args[3])
+        return self._hellinger(ctx, e, "hellingerMech", args)
 
     def _mech_hellingerMechPure(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
         self._arity(e, args, 3, "hellingerMechPure")
-        self._positive(ctx, args[0], "the epsilon of hellingerMechPure")
-        return self._hellinger_prior_and_data(ctx, e, args[1], args[2])
+        return self._hellinger(ctx, e, "hellingerMechPure", args)
 
-    def _hellinger_prior_and_data(self, ctx: Ctx, e: A.App, prior_e: A.Expr,
-                                  db_e: A.Expr) -> Elem:
-        prior = self.value(ctx, prior_e)
+    def _hellinger(self, ctx: Ctx, e: A.App, name: str, args: List[A.Expr]) -> Elem:
+        """The Hellinger mechanisms: the catalogue's ranges (epsilon, delta, and the data:
+        categories of a dirichlet prior over k, a ``[k] list``), and a prior of a conjugate
+        family the verifier sees (``run`` computes the candidates of a beta or a dirichlet)."""
+        prior_e = args[-2]
+
+        def categories(values: List[SymValue]) -> Optional[int]:
+            prior = values[-2]
+            return len(prior.params) if isinstance(prior, DistV) and \
+                prior.family == "dirichlet" else None
+        values = self.arguments(ctx, name, args, categories)
+        prior = values[-2]
         if not (isinstance(prior, DistV) and prior.family in ("beta", "dirichlet")):
             raise NoRule("the prior of the Hellinger mechanism must be a beta or a dirichlet",
                          prior_e.span)
-        self.value(ctx, db_e)
         return of_type(A.TDist(A.TBase("[0,1]")), "post")
 
     @staticmethod
@@ -456,6 +491,45 @@ class Safety:
         if not isinstance(rt, A.RMonad):
             raise NoRule(f"{name} does not return a computation", e.span)
         return elem_of_rtype(rt)
+
+
+def _pretty_type(t: A.SimpleType) -> str:
+    from verifier.language.pretty import pretty_type
+    return pretty_type(t)
+
+
+def _range_type(text: str, k: Optional[int]) -> A.SimpleType:
+    """The simple type of a catalogue range (``[k]`` replaced by ``k``)."""
+    from verifier.language.parser import parse_simple_type
+    return parse_simple_type(text.replace("[k]", f"[{k}]") if k is not None else text,
+                             "<catalogue>")
+
+
+def _range_words(t: A.SimpleType) -> str:
+    """A range in words, for the messages of its conditions (``is positive``)."""
+    from verifier.language.pretty import pretty_type
+    if isinstance(t, A.TBase):
+        words = {"real+": "is positive", "nat": "is a natural number", "[0,1]": "is in [0,1]"}
+        if t.name in words:
+            return words[t.name]
+    if isinstance(t, A.TList) and isinstance(t.elem, A.TFin):
+        return f"are categories 0..{t.elem.k - 1}: a {pretty_type(t)}"
+    if isinstance(t, A.TList):
+        return f"are in the range of its elements: a {pretty_type(t)}"
+    return f"has type {pretty_type(t)}"
+
+
+def _element_type(candidates: T.Term) -> Optional[A.SimpleType]:
+    """What the sort of a list term says of its elements: ``[K]`` for a ``List[finK]`` (the
+    sort keeps them in range), else the element type of the sort without a range. Never the
+    type checker's type of the expression, which a narrower annotation may give a list whose
+    elements are not in its range (``(rs : [3] list)`` bound to ``[7]``)."""
+    key = L.list_key_of(candidates.sort)
+    k = L.fin_size(key)
+    if k:
+        return A.TFin(k)
+    return {"bool": A.TBase("bool"), "int": A.TBase("int"), "real": A.TBase("real"),
+            "dist": A.TDist(A.TBase("real"))}.get(key)
 
 
 def _of_the_literal_family(b: Builder, candidates: T.Term, r: Scalar) -> SymValue:
@@ -509,14 +583,27 @@ def draw_of(d: DistV) -> Elem:
 
 
 def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
-                 result: Optional[A.SimpleType] = None):
+                 result: Optional[A.SimpleType] = None,
+                 parameters: Sequence[A.Pattern] = ()):
     """The Safety premise of a definition: its range conditions, in run 1 and run 2, and that
     what it returns (``result``: the simple type of the val's result, or of the values its
     computation draws) has that type's ranges (``nat``, ``real+``, ``[0,1]``, ``[k]``,
-    ``[0,1]^k``) — which every use of the val assumes."""
+    ``[0,1]^k``, list elements) — which every use of the val assumes. And that each of its
+    ``parameters`` (patterns bound in ``ctx``) has the type the definition uses it at, when
+    that is narrower than its val's (an ``int list`` parameter the body types as a ``[3]
+    list``: ``TypedProgram.narrowings``)."""
     obligations: List[Obligation] = []
     for run in (1, 2):
         s = Safety(b, run)
+        for p in parameters:
+            pair = ctx.env.lookup(p.name) if isinstance(p, A.PVar) else None
+            for n in b.narrowings(p):
+                if pair is None or n.kind != "value":
+                    raise NoRule("a parameter is used at a narrower type than its val's (an int "
+                                 "where a [k] is expected), which the verifier cannot show", p.span)
+                s.has_type(ctx, pair[run - 1], n.expected, f"the parameter {source_name(p.name)} "
+                           f"has type {_pretty_type(n.expected)}, as the definition uses it "
+                           "(its val gives it a wider type)", p.span, "Range")
         if monadic:
             s.monadic(ctx, body, result)
         else:

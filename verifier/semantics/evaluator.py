@@ -585,6 +585,21 @@ def check_annotation(value: Value, t: ast.SimpleType, name: str, span: Optional[
     return value
 
 
+def check_value(value: Value, t: ast.SimpleType, name: str, span: Optional[Span] = None) -> Value:
+    """``value`` checked to be a value of the written type ``t``: ``check_annotation`` with
+    the elements of lists traversed (and the components of tuples) — the ranges of scalars,
+    of list elements (a ``nat list`` holds naturals, a ``[3] list`` categories 0..2), of
+    simplex points. R001 at ``span`` when it is not (R011 when a comparison cannot be
+    decided exactly). What ``run`` requires of an argument, and what a refutation's witness
+    must be of the claim's types."""
+    if isinstance(t, ast.TList) and isinstance(value, ConsList):
+        return ConsList.from_sequence([check_value(v, t.elem, f"{name} element", span)
+                                       for v in value])
+    if isinstance(t, ast.TTuple) and isinstance(value, tuple) and len(value) == len(t.items):
+        return tuple(check_value(v, i, name, span) for v, i in zip(value, t.items))
+    return check_annotation(value, t, name, span)
+
+
 # --------------------------------------------------------------------------------------
 # built-in functions
 # --------------------------------------------------------------------------------------
@@ -1122,5 +1137,5 @@ def evaluate_expr(expr: ast.Expr, bindings: Optional[Mapping[str, Value]] = None
 
 __all__ = [
     "Evaluator", "Env", "evaluate_program", "run_entry", "evaluate_expr", "finite_values",
-    "check_annotation", "arithmetic", "BUILTINS", "CONSTANTS", "STEP_BUDGET",
+    "check_annotation", "check_value", "arithmetic", "BUILTINS", "CONSTANTS", "STEP_BUDGET",
 ]

@@ -14,10 +14,11 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from obligations import terms as T
-from obligations.vocabulary import (DIST, adj, adj_within, cons, count, count_of,  # noqa: F401
-                                    dist_ctor, elem_sort, fin_size, hamming, hellinger, length,
-                                    list_key_of, list_sort, nil, opaque, posteriors_list,
-                                    program_function, program_function_name, shorter, total, tv)
+from obligations.vocabulary import (DIST, adj, adj_within, all_in, cons, count,  # noqa: F401
+                                    count_of, dist_ctor, elem_sort, fin_size, hamming, hellinger,
+                                    implied_by_sort, in_range, length, list_key_of, list_sort, nil,
+                                    opaque, posteriors_list, program_function,
+                                    program_function_name, shorter, total, tv)
 from verifier.language import ast as A
 
 
@@ -58,17 +59,39 @@ def sort_of_type(t: A.SimpleType) -> Optional[T.Sort]:
     return None
 
 
-def range_facts(t: A.SimpleType, x: T.Term) -> Tuple[T.Term, ...]:
-    """What the simple type ``t`` says of a value ``x`` of its sort (``real+`` is positive...)."""
+def element_kind(t: A.SimpleType) -> Optional[str]:
+    """The element range (``obligations.vocabulary``: ``nat``, ``pos``, ``unit``, ``finK``) of
+    values of the scalar simple type ``t``; None when ``t`` says nothing beyond its sort."""
     if isinstance(t, A.TBase):
-        if t.name == "nat":
-            return (T.ge(x, 0),)
-        if t.name == "real+":
-            return (T.gt(x, 0),)
-        if t.name == "[0,1]":
-            return (T.ge(x, 0), T.le(x, 1))
+        return {"nat": "nat", "real+": "pos", "[0,1]": "unit"}.get(t.name)
+    if isinstance(t, A.TFin):
+        return f"fin{t.k}"
+    return None
+
+
+def range_facts(t: A.SimpleType, x: T.Term) -> Tuple[T.Term, ...]:
+    """What the simple type ``t`` says of a value ``x`` of its sort: the range of a scalar
+    (``real+`` is positive, ``[k]`` is in 0..k-1...) and the range of every element of a list
+    (``nat list``: ``allIn_nat (x)``). A list of sort ``List[finK]`` is a ``[K] list``, whose
+    elements the sort already keeps in 0..K-1: nothing is said of it that the sort implies
+    (``vocabulary.implied_by_sort``). This is the one notion of "a value of type ``t``" of the
+    logic: a val's parameters assume it, its callers prove it of their arguments, a
+    definition proves it of its result, a computation's draws have it (``verifier.translation.
+    values.value_facts`` extends it to tuples and simplex points)."""
+    if isinstance(t, A.TList):
+        kind = element_kind(t.elem)
+        key = list_key_of(x.sort)
+        if kind is None or key is None or implied_by_sort(kind, key):
+            return ()
+        return (all_in(kind, x),)
+    kind = element_kind(t)
+    if kind is None:
         # real+inf has no finite term for infinity: we assume nothing beyond real.
         return ()
-    if isinstance(t, A.TFin):
-        return (T.ge(x, 0), T.lt(x, t.k))
-    return ()
+    return tuple(_conjuncts(in_range(kind, x)))
+
+
+def _conjuncts(t: T.Term) -> Tuple[T.Term, ...]:
+    if isinstance(t, T.Op) and t.op == T.OpKind.AND:
+        return tuple(t.args)
+    return (t,)

@@ -50,6 +50,19 @@ class NotApplicable(NoRule):
 
 
 @record
+class Narrowing:
+    """The value of an expression flows into a narrower type than its own (an ``int`` where
+    a ``[k]`` is expected: ``TypedProgram.narrowings``): ``kind`` is ``value`` (the value
+    itself, a list element or a tuple component is the int), ``computation`` (a draw of a
+    computation) or ``function``; ``expected`` the narrower type (None when the type checker
+    left it open), ``component`` the index of the tuple component that flows, if only one."""
+
+    kind: str
+    expected: Optional[A.SimpleType]
+    component: Optional[int] = None
+
+
+@record
 class RangeCheck:
     """A range condition: ``condition`` must hold whenever ``guard`` does, in run ``run``."""
 
@@ -116,7 +129,8 @@ class Translator:
                  list_key: Callable[[A.Expr], Optional[str]] = lambda e: None,
                  call_sink: Callable[[CallCheck], None] = lambda c: None,
                  returns_computation: Callable[[str], bool] = lambda name: False,
-                 stored_sink: Callable[[StoredComputation], None] = lambda s: None):
+                 stored_sink: Callable[[StoredComputation], None] = lambda s: None,
+                 narrowed: Callable[[A.Expr], Sequence[Narrowing]] = lambda e: ()):
         self._sink = range_sink
         self._stored_sink = stored_sink
         self._call_sink = call_sink
@@ -125,6 +139,7 @@ class Translator:
         self._fresh = fresh
         self._signature = signature
         self._list_key = list_key
+        self._narrowed = narrowed
         self._guards: List[T.Term] = []
         self._dispatch = {
             A.Var: self._var, A.RunVar: self._runvar, A.UnitLit: self._unit,
@@ -184,7 +199,43 @@ class Translator:
         handler = self._dispatch.get(type(e))
         if handler is None:
             raise NoRule(f"no translation rule for {type(e).__name__}", e.span)
-        return handler(e, run, env)
+        try:
+            value = handler(e, run, env)
+        except T.SortError as exc:  # values the logic keeps apart (a [3] list and an int list)
+            raise NoRule(f"the verifier's logic cannot relate these values here: {exc}",
+                         e.span) from None
+        if run:
+            for narrowing in self._narrowed(e):
+                self._narrowing(e, value, narrowing, run)
+        return value
+
+    def _narrowing(self, e: A.Expr, value: SymValue, n: "Narrowing", run: int) -> None:
+        """The value of ``e`` flows where the simple types expect a narrower type (an ``int``
+        where a ``[k]`` is expected: ``TypedProgram.narrowings``). Simple typing allows it and
+        takes the narrower type for granted downstream (the sort of a fresh value, the type of
+        a helper's parameter), so the value must have that type's ranges there — or, when
+        they cannot be stated where it flows (a function, a computation in a pure position),
+        the verifier refuses the code."""
+        if n.kind != "value" or n.expected is None:
+            what = {"function": "a function whose arguments or results", "computation":
+                    "a computation whose draws"}.get(n.kind, "a value that")
+            raise NoRule(f"{_short(e)} is {what} must have a narrower type here (an int where a "
+                         "[k] is expected), which the verifier cannot show where it flows",
+                         e.span)
+        if n.component is not None:
+            if not (isinstance(value, TupleV) and n.component < len(value.items)):
+                raise NoRule("a component of a tuple of unknown shape flows into a narrower "
+                             "type", e.span)
+            value = value.items[n.component]
+        from verifier.translation.ranges import value_facts
+        facts = value_facts(n.expected, value)
+        what = (f"the value {_short(e)} has type {_type_text(n.expected)} where it flows "
+                f"(an int where a [k] is expected)")
+        if facts is None:
+            self._check(T.boolean(False), what + " (the verifier cannot name the value to "
+                        "show it)", e.span, run)
+        elif facts and not all(_closed_true(f) for f in facts):
+            self._check(T.and_(*facts), what, e.span, run)
 
     def _check(self, condition: T.Term, description: str, span: A.Span, run: int) -> None:
         guard = T.and_(*self._guards) if self._guards else T.boolean(True)
@@ -244,14 +295,46 @@ class Translator:
         if key is None:
             raise NoRule("the element type of [] is not known here", e.span)
         out = L.nil(L.list_sort(key))
-        for item in reversed(items):
-            out = L.cons(item, out)
+        for item, node in reversed(list(zip(items, e.items))):
+            out = L.cons(self._element(item, key, node.span, run), out)
         return Scalar(out)
 
     def _cons(self, e: A.Cons, run, env):
         head = self.as_term(self._go(e.head, run, env), e.head)
         tail = self.as_term(self._go(e.tail, run, env), e.tail)
-        return Scalar(L.cons(head, tail))
+        key = L.list_key_of(tail.sort)
+        if key is None:
+            raise NoRule("the tail of :: is not a list", e.tail.span)
+        return Scalar(L.cons(self._element(head, key, e.head.span, run), tail))
+
+    def _element(self, x: T.Term, key: str, span: A.Span, run: int) -> T.Term:
+        """The term of an element ``x`` put into a list of sort ``List[key]``.
+
+        A ``List[finK]`` is a ``[K] list``: the logic takes *every* term of that sort to have
+        its elements in 0..K-1 (its category counts sum to its length,
+        ``lists.catcount.total/k``, and adjacent ones move one count), so an element out of
+        range would make those facts contradictory. The simple types do not guarantee it
+        (an ``int`` flows where a ``[K]`` is inferred: ``(fun y -> y :: l) 7``), and a term
+        of the logic outlives the path that evaluates it (``if c then return (y :: l) else
+        return l`` binds the ``ite`` of both). So the element is kept in range in the term,
+        ``ite (0 <= x < K, x, 0)`` — a ``[K] list`` on every path — and where the list is
+        evaluated, that this is ``x`` is a condition the verifier needs (a ``RangeCheck``
+        under the branch conditions on the way): ``privinfer run`` would build ``7 :: l``,
+        which is no ``[K] list``. A constant in range is kept as it is. In a claim, where
+        nothing is checked, an element not known to be in range is refused."""
+        k = L.fin_size(key)
+        if not k:
+            return x
+        if isinstance(x, T.Const) and not isinstance(x.value, bool) \
+                and x.value == int(x.value) and 0 <= x.value < k:
+            return x
+        if not run:
+            raise NoRule(f"an element of a [{k}] list that is not known to be in 0..{k - 1}",
+                         span)
+        inside = T.and_(*L.range_facts(A.TFin(k), x))
+        self._check(inside, f"the element {T.pretty(x)} of a [{k}] list is in 0..{k - 1} (the "
+                    f"verifier keeps the elements of a [{k}] list in range)", span, run)
+        return T.ite(inside, x, 0)
 
     # ---- operators ------------------------------------------------------------------------
 
@@ -309,6 +392,7 @@ class Translator:
 
     def _let(self, e: A.Let, run, env):
         value = self._go(e.value, run, env)
+        self.check_pattern(e.pattern, value, run, e.span, "the value bound to")
         return self._go(e.body, run, bind_pattern(env, e.pattern, value, value, e.span))
 
     def _letrec(self, e: A.LetRec, run, env):
@@ -421,16 +505,29 @@ class Translator:
         raise NoRule(f"applying {_describe(fn)}", span)
 
     def _check_annotation(self, p: A.Pattern, arg: SymValue, run: int, span: A.Span) -> None:
-        """A parameter written ``(x : real+)`` (or another range) is a range condition."""
-        if isinstance(p, (A.PVar, A.PWild)) and p.annot is not None and isinstance(arg, Scalar):
-            facts = L.range_facts(p.annot, arg.term)
-            if facts:
-                name = p.name if isinstance(p, A.PVar) else "_"
-                self._check(T.and_(*facts), f"the argument {name} has type "
-                            f"{_type_text(p.annot)}", span, run)
-        elif isinstance(p, A.PTuple) and isinstance(arg, TupleV) and len(arg.items) == len(p.items):
-            for sub, item in zip(p.items, arg.items):
-                self._check_annotation(sub, item, run, span)
+        self.check_pattern(p, arg, run, span)
+
+    def check_pattern(self, p: A.Pattern, value: SymValue, run: int, span: A.Span,
+                      role: str = "the argument") -> None:
+        """A pattern with written types (``(x : real+)``, ``(p : [3] * bool)``, in a ``fun``, a
+        ``let``, an ``mlet``...) binding ``value``: each annotation is a range condition, as
+        ``privinfer run`` checks it there (``evaluator.check_annotation``: scalars, tuples,
+        simplex points; the elements of a list are not traversed, so a list annotation says
+        nothing here, and nothing is assumed of it either)."""
+        if isinstance(p, (A.PVar, A.PWild)) and p.annot is not None:
+            from verifier.translation.ranges import value_facts
+            facts = value_facts(p.annot, value, elements=False)
+            name = p.name if isinstance(p, A.PVar) else "_"
+            what = f"{role} {name} has type {_type_text(p.annot)}"
+            if facts is None:
+                self._check(T.boolean(False), what + " (the verifier cannot name the value to "
+                            "show it)", span, run)
+            elif facts:
+                self._check(T.and_(*facts), what, span, run)
+        elif isinstance(p, A.PTuple) and isinstance(value, TupleV) \
+                and len(value.items) == len(p.items):
+            for sub, item in zip(p.items, value.items):
+                self.check_pattern(sub, item, run, span, role)
 
     def _opaque_call(self, fn: NamedFun, arg: SymValue, run: int, span: A.Span) -> SymValue:
         """A call to a function with a ``val`` in pure code: a deterministic symbol.
@@ -737,6 +834,27 @@ def _key_of_sort(sort: T.Sort, span) -> str:
         if L.elem_sort(key) == sort:
             return key
     raise NoRule(f"lists of {sort} are not supported", span)
+
+
+def _closed_true(t: T.Term) -> bool:
+    """Whether ``t`` is a comparison (or a conjunction of comparisons) of constants that
+    holds: a condition not worth an obligation (``2 >= 0``)."""
+    if isinstance(t, T.Op) and t.op == T.OpKind.AND:
+        return all(_closed_true(a) for a in t.args)
+    if not (isinstance(t, T.Op) and len(t.args) == 2
+            and all(isinstance(a, T.Const) and not isinstance(a.value, bool) for a in t.args)):
+        return False
+    x, y = (a.value for a in t.args)
+    table = {T.OpKind.LT: x < y, T.OpKind.LE: x <= y, T.OpKind.GT: x > y, T.OpKind.GE: x >= y,
+             T.OpKind.EQ: x == y, T.OpKind.NE: x != y}
+    return table.get(t.op, False)
+
+
+def _short(e: A.Expr, limit: int = 40) -> str:
+    from verifier.language.pretty import pretty_expr
+    from verifier.language.resolve import written
+    text = written(" ".join(pretty_expr(e).split()))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _type_text(t: A.SimpleType) -> str:

@@ -1,0 +1,72 @@
+"""What a simple type says of a symbolic value: the facts of "a value of this type".
+
+``value_facts(t, v)`` extends ``logic.range_facts`` (scalars and the elements of lists) to the
+values the translator builds: tuples component-wise, a point of the simplex ``[0,1]^k`` (k
+non-negative components summing to 1), ``unit`` nothing. It is what a val's result makes its
+callers assume and what a definition must show (the Safety walk's ``Result`` obligations),
+what an argument of a val must satisfy (its domain), what the draws of a computation of type
+``M[T]`` are known to satisfy (``safety.fresh_value`` assumes the same facts of fresh values),
+and, without the elements of lists (``elements=False``), what an annotated pattern ``(x : T)``
+checks where it binds: ``privinfer run`` checks annotations there but does not traverse lists
+(``evaluator.check_annotation``), so a list annotation on a local binding is neither a
+run-time condition nor a fact the verifier assumes.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from obligations import terms as T
+from verifier.language import ast as A
+from verifier.translation import logic as L
+from verifier.translation.symbolic import Monadic, Scalar, SymValue, TupleV
+
+#: A value the translator cannot name (a computation, a function).
+OPAQUE_VALUE = Monadic(None, None, name="_")
+
+
+def value_facts(t: Optional[A.SimpleType], value: SymValue,
+                elements: bool = True) -> Optional[List[T.Term]]:
+    """The facts a value of simple type ``t`` has, stated of ``value``; None when ``t`` says
+    something of values that ``value`` does not name (an opaque value, or a tuple of another
+    shape). With ``elements=False`` the ranges of list elements are left out."""
+    if t is None:
+        return []
+    if isinstance(t, A.TTuple):
+        if not (isinstance(value, TupleV) and len(value.items) == len(t.items)):
+            return None if any(value_facts(i, OPAQUE_VALUE, elements) is None
+                               for i in t.items) else []
+        out: List[T.Term] = []
+        for item_t, item_v in zip(t.items, value.items):
+            facts = value_facts(item_t, item_v, elements)
+            if facts is None:
+                return None
+            out += facts
+        return out
+    if isinstance(t, A.TSimplex):
+        if not (isinstance(value, TupleV) and len(value.items) == t.k
+                and all(isinstance(v, Scalar) for v in value.items)):
+            return None
+        parts = [v.term for v in value.items]
+        return [T.ge(p, 0) for p in parts] + [T.eq(T.add(*parts), 1)]
+    if isinstance(t, A.TList) and not elements:
+        return []
+    sort = L.sort_of_type(t)
+    if sort is None:
+        return []
+    if isinstance(value, Scalar):
+        if isinstance(t, A.TList) and L.list_key_of(value.term.sort) is None:
+            return None
+        return list(L.range_facts(t, value.term))
+    return None if L.range_facts(t, T.Var("_", sort)) else []
+
+
+def has_ranges(t: A.SimpleType) -> bool:
+    """Whether the simple type ``t`` says anything of its values beyond their sort (a range,
+    the range of list elements, a simplex, or a tuple with such a component): what a val's
+    result type makes its callers assume, so that the definition must show it (the kernel
+    looks for the Safety walk's ``Result`` obligations exactly then)."""
+    if isinstance(t, A.TTuple):
+        return any(has_ranges(i) for i in t.items)
+    if isinstance(t, A.TSimplex):
+        return True
+    return bool(L.range_facts(t, T.Var("_", L.sort_of_type(t) or T.REAL)))
