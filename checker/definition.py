@@ -45,7 +45,7 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
     monadic = isinstance(rt, A.RMonad)
     with p.name_scope():
         result = _result_type(rt.body if monadic else rt)
-        S.check_safety(p, ctx, body, monadic, result)
+        S.check_safety(p, ctx, body, monadic, result, _parameter_patterns(decl))
     if decl.recursive:
         every_recursive_call_terminates(p, val, decl)
     if monadic:
@@ -57,6 +57,14 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
         raise Reject(f"node {root.id}: the observe-folds and observes the proof uses are "
                      f"{sorted(r for r, _ in p.folds.values())}, not "
                      f"{[r for r, _ in recorded]}", decl.span)
+
+
+def _parameter_patterns(decl: A.LetDecl) -> List[A.Pattern]:
+    """The patterns of ``decl``'s parameters, those of a leading ``fun`` included."""
+    params, body = list(decl.params), decl.body
+    while isinstance(body, A.Fun):
+        params, body = params + list(body.params), body.body
+    return params
 
 
 def _result_type(rt: A.RType) -> Optional[A.SimpleType]:

@@ -25,8 +25,8 @@ from verifier.language import ast as A
 from verifier.language.resolve import source_name
 from verifier.translation import logic as L
 from verifier.translation.symbolic import Closure, Env, NamedFun, Scalar, SymValue
-from verifier.translation.translate import (CallCheck, NoRule, RangeCheck, StoredComputation,
-                                            Translator)
+from verifier.translation.translate import (CallCheck, Narrowing, NoRule, RangeCheck,
+                                            StoredComputation, Translator)
 from verifier.translation.typing_bridge import to_syntax
 
 #: the divergences for which 0 means equal distributions
@@ -309,10 +309,11 @@ class Proof:
         self._checks: List[RangeCheck] = []
         self._calls: List[CallCheck] = []
         self._stored: List[StoredComputation] = []
+        self._narrowings = dict(getattr(typed, "narrowing_table", None) or {})
         self.translator = Translator(
             self._checks.append, lambda e, run, env: infer(self, e, run, env),
             self.fresh, self.signature, self.list_key, self._on_call,
-            self.returns_computation, self._stored.append)
+            self.returns_computation, self._stored.append, self.narrowings)
         self._pure_vals = frozenset(n for n, v in self.vals.items() if pure_signature(v))
         self.top_env = self._top_env()
 
@@ -404,6 +405,15 @@ class Proof:
             return to_syntax(self.typed.expmech_range(self._twins.get(id(app), (None, app))[1]))
         except KeyError:
             return None
+
+    def narrowings(self, e: A.Node) -> Tuple[Narrowing, ...]:
+        """Where the value of ``e`` flows into a narrower type than its own (an ``int`` where
+        a ``[k]`` is expected: the type checker's narrowings); the translator and Safety
+        demand the narrower type's ranges there."""
+        twin = self._twins.get(id(e))
+        found = self._narrowings.get(id(twin[1]) if twin else id(e))
+        return tuple(Narrowing(kind, to_syntax(t), component)
+                     for component, kind, t in found or ())
 
     def list_key(self, e: A.Expr) -> Optional[str]:
         t = self.type_of(e)

@@ -120,7 +120,9 @@ def equal_term(a: SymValue, b: SymValue) -> Optional[T.Term]:
     if isinstance(a, UnitV) and isinstance(b, UnitV):
         return T.TRUE
     if isinstance(a, (Scalar, DistV)) and isinstance(b, (Scalar, DistV)):
-        return T.TRUE if a.term == b.term else T.eq(a.term, b.term)
+        if a.term == b.term:
+            return T.TRUE
+        return T.eq(a.term, b.term) if a.term.sort == b.term.sort else None
     return None
 
 

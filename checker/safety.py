@@ -19,8 +19,11 @@ from obligations.model import ObligationKind
 from obligations.records import record
 from verifier.language import ast as A
 from verifier.language.builtins import BUILTINS
+from verifier.language.parser import parse_simple_type
+from verifier.language.pretty import pretty_type
 from verifier.language.resolve import source_name
 from verifier.translation import logic as L
+from verifier.translation.ranges import value_facts
 from verifier.translation.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar,
                                            SymValue, TupleV, UnitV)
 from verifier.translation.translate import (CallCheck, RangeCheck, StoredComputation,
@@ -73,35 +76,12 @@ def fresh_value(p: Proof, t: Optional[A.SimpleType], name: str
 
 
 def type_facts(t: Optional[A.SimpleType], value: SymValue) -> Optional[List[T.Term]]:
-    """What a value of type ``t`` satisfies, stated of ``value``; None when the type says
-    something of values that ``value`` does not name."""
-    if t is None:
-        return []
-    if isinstance(t, A.TTuple):
-        if not (isinstance(value, TupleV) and len(value.items) == len(t.items)):
-            return None if any(type_facts(i, _OPAQUE_VALUE) is None for i in t.items) else []
-        out: List[T.Term] = []
-        for item_t, item_v in zip(t.items, value.items):
-            facts = type_facts(item_t, item_v)
-            if facts is None:
-                return None
-            out += facts
-        return out
-    if isinstance(t, A.TSimplex):
-        if not (isinstance(value, TupleV) and len(value.items) == t.k
-                and all(isinstance(v, Scalar) for v in value.items)):
-            return None
-        parts = [v.term for v in value.items]
-        return [T.ge(x, 0) for x in parts] + [T.eq(T.add(*parts), 1)]
-    sort = L.sort_of_type(t)
-    if sort is None:
-        return []
-    if isinstance(value, Scalar):
-        return list(L.range_facts(t, value.term))
-    return None if L.range_facts(t, T.Var("_", sort)) else []
+    """What a value of type ``t`` satisfies, stated of ``value`` (scalar ranges, list
+    elements, tuple components, simplex points: ``verifier.translation.ranges``); None when
+    the type says something of values that ``value`` does not name."""
+    return value_facts(t, value)
 
 
-_OPAQUE_VALUE = Monadic(None, None, name="_")
 _DRAWS = {"beta": A.TBase("[0,1]"), "bernoulli": A.TBase("bool"), "normal": A.TBase("real")}
 #: the monadic forms whose result is that of a sub-computation
 _TAIL = (A.MLet, A.Let, A.If, A.Match, A.Var, A.App)
@@ -257,8 +237,17 @@ class Safety:
 
     def bind(self, ctx: Ctx, pattern: A.Pattern, elem: Elem, span) -> Ctx:
         value, facts = elem.make(self.p, pattern.name if isinstance(pattern, A.PVar) else None)
-        ctx = ctx.with_env(bind_pattern(ctx.env, pattern, value, value, span))
-        return ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
+        if facts:
+            ctx = ctx.assume("h_draw", T.and_(*facts))
+        self.annotations(ctx, pattern, value, span, "the value bound to")
+        return ctx.with_env(bind_pattern(ctx.env, pattern, value, value, span))
+
+    def annotations(self, ctx: Ctx, pattern: A.Pattern, value: SymValue, span,
+                    role: str = "the argument") -> None:
+        """The written types of ``pattern`` binding ``value`` in this run are range
+        conditions where it binds, as ``run`` checks them (``Translator.check_pattern``)."""
+        self._translated(ctx, lambda: self.p.translator.check_pattern(pattern, value, self.run,
+                                                                       span, role))
 
     # ---- computations -----------------------------------------------------------------------
 
@@ -269,10 +258,20 @@ class Safety:
         if method is None:
             raise Reject(f"no Safety rule for {type(e).__name__} in a monadic position", e.span)
         if want is None:
-            return method(ctx, e)
-        if isinstance(e, _TAIL):
-            return method(ctx, e, want)
-        return self.returns(ctx, method(ctx, e), want, e.span)
+            elem = method(ctx, e)
+        elif isinstance(e, _TAIL):
+            elem = method(ctx, e, want)
+        else:
+            elem = self.returns(ctx, method(ctx, e), want, e.span)
+        for n in self.p.narrowings(e):  # it flows where a narrower computation is expected
+            if n.kind != "computation" or not isinstance(n.expected, A.TMonad):
+                raise Reject("a computation flows where a narrower type is expected (an int "
+                             "where a [k] is), which the kernel cannot show", e.span)
+            value, facts = elem.make(self.p, None)
+            inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
+            self.has_type(inner, value, n.expected.elem, "the values drawn have the narrower "
+                          "type where they flow", e.span, "Range")
+        return elem
 
     def returns(self, ctx: Ctx, elem: Elem, want: A.SimpleType, span) -> Elem:
         value, facts = elem.make(self.p, None)
@@ -301,6 +300,7 @@ class Safety:
 
     def _m_Let(self, ctx, e, want=None):
         v = self.value(ctx, e.value)
+        self.annotations(ctx, e.pattern, v, e.span, "the value bound to")
         return self.monadic(ctx.with_env(bind_pattern(ctx.env, e.pattern, v, v, e.span)),
                             e.body, want)
 
@@ -378,14 +378,34 @@ class Safety:
             env = fn.env
             for param, a in zip(fn.params, args):
                 v = self.value(ctx, a)
+                self.annotations(ctx, param, v, a.span)
                 env = bind_pattern(env, param, v, v, a.span)
             return self.monadic(ctx.with_env(env), fn.body, want)
         raise Reject(f"{source_name(head.name)} is not a function", e.span)
 
     # ---- mechanisms -------------------------------------------------------------------------
 
-    def _positive(self, ctx: Ctx, arg: A.Expr, what: str) -> None:
-        self.require(ctx, T.gt(self.term(ctx, arg), 0), f"{what} is positive", arg.span)
+    def arguments(self, ctx: Ctx, name: str, args: Sequence[A.Expr],
+                  categories: Optional[int] = None) -> List[SymValue]:
+        """The arguments of the built-in mechanism ``name`` in this run, each in the range
+        the catalogue gives it (``real+``, ``(0,1)``, ``[k] list`` with ``categories`` for k:
+        a range with ``[k]`` and no k does not apply), as ``run`` checks them."""
+        values = [self.value(ctx, a) for a in args]
+        entry = BUILTINS[name]
+        for i, (arg, value) in enumerate(zip(args, values)):
+            text = entry.range_of(i)
+            if text is None or ("[k]" in text and categories is None):
+                continue
+            what = f"the {entry.argument_name(i)} of {name}"
+            if text == "(0,1)":
+                t = self.p.translator.as_term(value, arg)
+                self.require(ctx, T.and_(T.gt(t, 0), T.lt(t, 1)), f"{what} is in (0, 1)",
+                             arg.span)
+                continue
+            want = parse_simple_type(text.replace("[k]", f"[{categories}]"), "<catalogue>")
+            self.has_type(ctx, value, want, f"{what} has type {pretty_type(want)}", arg.span,
+                          "Range")
+        return values
 
     def _arity(self, e: A.App, args, n: int, name: str) -> None:
         if len(args) != n:
@@ -393,24 +413,21 @@ class Safety:
 
     def _mech_lapMech(self, ctx, e, args):
         self._arity(e, args, 2, "lapMech")
-        self._positive(ctx, args[0], "the epsilon of lapMech")
-        self.value(ctx, args[1])
+        self.arguments(ctx, "lapMech", args)
         return of_type(A.TBase("real"), "z")
 
     def _mech_gaussMech(self, ctx, e, args):
         self._arity(e, args, 3, "gaussMech")
-        self._positive(ctx, args[0], "the epsilon of gaussMech")
-        self._positive(ctx, args[1], "the delta of gaussMech")
-        self.value(ctx, args[2])
+        self.arguments(ctx, "gaussMech", args)
         return of_type(A.TBase("real"), "z")
 
     def _mech_expMech(self, ctx, e, args):
         if len(args) not in (3, 4):
             raise Reject("expMech takes (eps, score, x) or (eps, score, x, candidates)", e.span)
-        self._positive(ctx, args[0], "the epsilon of expMech")
-        score, x = self.value(ctx, args[1]), self.value(ctx, args[2])
+        values = self.arguments(ctx, "expMech", args)
+        score, x = values[1], values[2]
         if len(args) == 4:
-            cands = self.term(ctx, args[3])
+            cands = self.p.translator.as_term(values[3], args[3])
             if not (isinstance(cands, T.Apply) and cands.func.name in ("cons", "posteriors")):
                 self.require(ctx, T.ge(L.length(cands), 1),
                              "the candidate list of expMech is not empty", args[3].span)
@@ -418,7 +435,7 @@ class Safety:
             if member is not None:
                 r, facts = member
             else:
-                r, facts = fresh_value(self.p, self._candidate_type(args[3]), "r")
+                r, facts = fresh_value(self.p, _element_type(cands), "r")
                 if isinstance(r, Scalar):
                     facts = facts + list(literal_members(cands, r.term))
                     r = literal_family(self.p, cands, r)
@@ -428,29 +445,24 @@ class Safety:
         self.apply(inner, score, [TupleV((x, r))], e.span)
         return Elem(lambda p, name: (r, list(facts)))
 
-    def _candidate_type(self, cands: A.Expr) -> Optional[A.SimpleType]:
-        t = self.p.type_of(cands)
-        return t.elem if isinstance(t, A.TList) else None
-
     def _mech_hellingerMech(self, ctx, e, args):
         self._arity(e, args, 4, "hellingerMech")
-        self._positive(ctx, args[0], "the epsilon of hellingerMech")
-        delta = self.term(ctx, args[1])
-        self.require(ctx, T.and_(T.gt(delta, 0), T.lt(delta, 1)),
-                     "the delta of hellingerMech is in (0, 1)", args[1].span)
-        return self._hellinger(ctx, args[2], args[3])
+        return self._hellinger(ctx, "hellingerMech", args)
 
     def _mech_hellingerMechPure(self, ctx, e, args):
         self._arity(e, args, 3, "hellingerMechPure")
-        self._positive(ctx, args[0], "the epsilon of hellingerMechPure")
-        return self._hellinger(ctx, args[1], args[2])
+        return self._hellinger(ctx, "hellingerMechPure", args)
 
-    def _hellinger(self, ctx: Ctx, prior_e: A.Expr, db_e: A.Expr) -> Elem:
-        prior = self.value(ctx, prior_e)
+    def _hellinger(self, ctx: Ctx, name: str, args) -> Elem:
+        """The catalogue's ranges (the data of a dirichlet prior over k: a ``[k] list``) and
+        a prior of a conjugate family the kernel sees."""
+        prior = self.value(ctx, args[-2])
+        k = len(prior.params) if isinstance(prior, DistV) and prior.family == "dirichlet" \
+            else None
+        self.arguments(ctx, name, args, k)
         if not (isinstance(prior, DistV) and prior.family in ("beta", "dirichlet")):
             raise Reject("the prior of the Hellinger mechanism must be a beta or a dirichlet",
-                         prior_e.span)
-        self.value(ctx, db_e)
+                         args[-2].span)
         return of_type(A.TDist(A.TBase("[0,1]")), "post")
 
     # ---- calls of vals ------------------------------------------------------------------------
@@ -492,12 +504,22 @@ class Safety:
 
 
 def check_safety(p: Proof, ctx: Ctx, body: A.Expr, monadic: bool,
-                 result: Optional[A.SimpleType]) -> None:
-    """The Safety premise of a definition: its conditions in run 1 and run 2, and that what it
+                 result: Optional[A.SimpleType], parameters: Sequence[A.Pattern] = ()) -> None:
+    """The Safety premise of a definition: its conditions in run 1 and run 2, that what it
     returns (``result``: the simple type of its val's result, or of what its computation
-    draws) has that type's ranges, which every use of the val assumes."""
+    draws) has that type's ranges, which every use of the val assumes, and that each of its
+    ``parameters`` has the type the body uses it at when that is narrower than its val's."""
     for run in (1, 2):
         s = Safety(p, run)
+        for q in parameters:
+            pair = ctx.env.lookup(q.name) if isinstance(q, A.PVar) else None
+            for n in p.narrowings(q):
+                if pair is None or n.kind != "value":
+                    raise Reject("a parameter is used at a narrower type than its val's, which "
+                                 "the kernel cannot show", q.span)
+                s.has_type(ctx, pair[run - 1], n.expected, f"the parameter "
+                           f"{source_name(q.name)} has the type the definition uses it at",
+                           q.span, "Range")
         if monadic:
             s.monadic(ctx, body, result)
         else:
@@ -520,3 +542,15 @@ def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType]) 
         value = s.value(ctx, e)
         if result is not None:
             s.has_type(ctx, value, result, "the result has the type its val says", e.span)
+
+
+def _element_type(candidates: T.Term) -> Optional[A.SimpleType]:
+    """What the sort of a list term says of its elements (``[K]`` for a ``List[finK]``, else
+    the element type without a range): never the type an annotation gives the expression,
+    which need not hold of the list's elements."""
+    key = L.list_key_of(candidates.sort)
+    k = L.fin_size(key)
+    if k:
+        return A.TFin(k)
+    return {"bool": A.TBase("bool"), "int": A.TBase("int"), "real": A.TBase("real"),
+            "dist": A.TDist(A.TBase("real"))}.get(key)

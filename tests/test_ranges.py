@@ -329,3 +329,24 @@ val g :: {l :: [3] list | =} -> {b :: bool | =}
 let g l = l = [1; 7]
 """)
     assert claims["g"].verdict == UNKNOWN
+
+
+# ---- the kernel derives the element ranges itself -----------------------------------------------
+
+def _no_catalogue_ranges(patch):
+    """The old builder: a mechanism's arguments translated, none of their catalogue ranges
+    required, no narrowing flows (``hellingerMechPure`` on an ``int list``)."""
+    from verifier.rules import builder, safety
+    patch.setattr(safety.Safety, "arguments",
+                  lambda self, ctx, name, args, sizes=None: [self.value(ctx, a) for a in args])
+    patch.setattr(builder.Builder, "narrowings", lambda self, e: ())
+
+
+@pytest.mark.parametrize("file, claim, bug", [
+    ("hellinger_data_outside_categories.pinf", "release", _no_catalogue_ranges),
+])
+def test_the_kernel_refuses_what_a_builder_without_ranges_verifies(monkeypatch, file, claim, bug):
+    """A builder with the old Safety verifies the attack; the kernel, with its own Safety,
+    refuses the certificate (and the fixed builder does not verify it)."""
+    from test_binding import UNSOUND, kernel_refuses_buggy_builder
+    kernel_refuses_buggy_builder(monkeypatch, UNSOUND / file, claim, bug, "[Range] is not proved")
