@@ -636,6 +636,22 @@ def CTOR_INJ(c1, c2):
 # ---- the search ---------------------------------------------------------------------------------
 
 def instantiate(terms: Sequence[T.Term]) -> Tuple[Instance, ...]:
+    """The axioms an obligation over ``terms`` gets (``_instantiate``), once per tuple of
+    terms: the obligations of one program repeat their hypotheses and goals (a condition met
+    at every step of a chain)."""
+    key = tuple(terms)
+    found = _INSTANTIATED.get(key)
+    if found is None:
+        if len(_INSTANTIATED) > 1 << 14:
+            _INSTANTIATED.clear()
+        found = _INSTANTIATED[key] = _instantiate(key)
+    return found
+
+
+_INSTANTIATED: Dict[Tuple[T.Term, ...], Tuple[Instance, ...]] = {}
+
+
+def _instantiate(terms: Sequence[T.Term]) -> Tuple[Instance, ...]:
     """The axioms an obligation over ``terms`` gets: named ground instances (``ax_<schema>_<k>``,
     numbered per schema) about the uninterpreted symbols occurring in ``terms``, closed under
     the symbols the axioms themselves introduce (at most ``_ROUNDS`` rounds)."""
