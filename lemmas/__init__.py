@@ -6,25 +6,50 @@ statement over typed parameters with explicit hypotheses, a source, a status (``
 ``literature``, ``disputed``) and a proof artifact that ``lemmas.artifacts.recheck``
 re-checks mechanically (sympy, Z3, Arb ball arithmetic; never floating point).
 
-Importing ``lemmas`` registers the built-in library. Main entry points:
+Importing ``lemmas`` costs nothing; the registry registers the built-in library when it is first
+used. Main entry points:
 
 * ``lemmas.get(id)``, ``lemmas.all_lemmas()``, ``lemmas.register(lemma)`` (``lemmas.registry``);
 * ``Lemma.instantiate(mapping)`` -> ``LemmaInstance`` (``lemmas.core``);
 * ``lemmas.artifacts.recheck(artifact)`` and ``lemmas.checking.check_library()``;
-* certified evaluators in ``lemmas.closed_forms`` and ``lemmas.divergences``;
+* certified evaluators in ``lemmas.closed_forms`` (without sympy) and ``lemmas.divergences``;
 * exact conjugate updates and ``posteriors`` in ``lemmas.conjugacy``;
 * ``lemmas.extend.add_conjugate_pair`` to add a conjugate pair.
 """
 from __future__ import annotations
 
-from lemmas.core import ArtifactBuilder, Lemma, LemmaInstance, Parameter
-from lemmas.registry import (DuplicateLemmaError, LemmaFamily, UnknownLemmaError, all_lemmas,
-                             families, get, ids, register, register_lazy)
+import importlib
+from typing import Any
 
-from lemmas import library as _library
+#: The package's API and the module each name is read from. Nothing is imported until a name is
+#: used (PEP 562): ``lemmas.closed_forms`` and ``lemmas.balls`` work without sympy, and the
+#: registry registers the built-in library when it is first imported.
+_API = {
+    "ArtifactBuilder": "lemmas.core", "Lemma": "lemmas.core", "LemmaInstance": "lemmas.core",
+    "Parameter": "lemmas.core",
+    **{name: "lemmas.registry" for name in (
+        "DuplicateLemmaError", "LemmaFamily", "UnknownLemmaError", "all_lemmas", "families",
+        "get", "ids", "register", "register_lazy")},
+}
 
-_library.register_builtin()
+__all__ = sorted(_API)
 
-__all__ = ["ArtifactBuilder", "Lemma", "LemmaInstance", "Parameter", "DuplicateLemmaError",
-           "LemmaFamily", "UnknownLemmaError", "all_lemmas", "families", "get", "ids", "register",
-           "register_lazy"]
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        value = getattr(importlib.import_module(_API[name]), name)
+    elif not name.startswith("__"):
+        try:  # a submodule: ``import lemmas; lemmas.checking.check_library()``
+            value = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_API))

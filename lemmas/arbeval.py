@@ -10,7 +10,6 @@ This module imports nothing from ``verifier``.
 """
 from __future__ import annotations
 
-import contextlib
 from fractions import Fraction
 from typing import Mapping, Optional, Union
 
@@ -19,52 +18,17 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from lemmas import exprs
+from lemmas.balls import EnclosureError, precision, to_arb  # noqa: F401  (this module's API)
 
 arb = flint.arb
 Number = Union[int, Fraction, sp.Rational, "flint.arb", "flint.fmpq"]
 
 
-class EnclosureError(ArithmeticError):
-    """The expression cannot be enclosed (undefined, not real, or not supported)."""
-
-
-@contextlib.contextmanager
-def precision(bits: int):
-    """Run a block at ``bits`` of working precision, restoring the previous precision."""
-    old = flint.ctx.prec
-    flint.ctx.prec = max(int(bits), 53)
-    try:
-        yield
-    finally:
-        flint.ctx.prec = old
-
-
-def to_arb(x) -> "flint.arb":
-    """An exact number (int, Fraction, sympy Rational, decimal string, fmpq) or a ball as a ball.
-
-    Floats are accepted and converted exactly (a float *is* a dyadic rational), but the caller
-    should know that ``0.05`` as a float is not 1/20.
-    """
-    if isinstance(x, arb):
-        return x
-    if isinstance(x, bool):
-        raise EnclosureError("a boolean is not a number")
-    if isinstance(x, int):
-        return arb(x)
-    if isinstance(x, float):
-        return arb(x)  # exact binary value
-    if isinstance(x, Fraction):
-        return arb(flint.fmpq(x.numerator, x.denominator))
-    if isinstance(x, flint.fmpq):
-        return arb(x)
-    if isinstance(x, str):
-        q = Fraction(x)
-        return arb(flint.fmpq(q.numerator, q.denominator))
+def sympy_to_arb(x: sp.Basic) -> "flint.arb":
+    """A sympy number or closed expression as a ball (``lemmas.balls.to_arb``'s sympy case)."""
     if isinstance(x, sp.Rational):
         return arb(flint.fmpq(int(x.p), int(x.q)))
-    if isinstance(x, sp.Basic):
-        return evaluate(x)
-    raise EnclosureError(f"cannot read {x!r} as a number")
+    return evaluate(x)
 
 
 def _finite(v: "flint.arb", what) -> "flint.arb":

@@ -6,7 +6,7 @@ registered as families.
 """
 from __future__ import annotations
 
-from lemmas import (closed_forms as cf, composition as co, conjugacy as cj, definitions as df,
+from lemmas import (closed_form_lemmas as cf, composition as co, conjugacy as cj, definitions as df,
                     mechanisms as me, refutations as rf, registry, sensitivity as se)
 from lemmas.registry import LemmaFamily
 

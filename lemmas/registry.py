@@ -150,3 +150,11 @@ def _sort_key(lemma_id: str):
     if m:
         return (m.group("family"), int(m.group("k")))
     return (lemma_id, 0)
+
+
+# The built-in library is registered when the registry is first imported, whichever way it is
+# reached (``lemmas.get``, ``from lemmas.registry import get``). The library's modules import
+# this one, which is complete by now.
+from lemmas import library as _library  # noqa: E402
+
+_library.register_builtin()

@@ -262,7 +262,7 @@ def _distance(which: str, p: Value, q: Value) -> Value:
         return None
     if p.family in ("bernoulli", "categorical"):
         return _finite_distance(which, _probabilities(p), _probabilities(q))
-    from lemmas import closed_forms as C  # the certified evaluators (sympy: only when needed)
+    from lemmas import closed_forms as C  # the certified evaluators (flint, no sympy)
     try:
         if p.family == "beta":
             d1, d2 = C.Beta(*p.params), C.Beta(*q.params)

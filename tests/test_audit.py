@@ -14,6 +14,8 @@ from verifier.audit import (
 )
 from verifier.cli import main
 from verifier.errors import PrivInferError
+from verifier.language.parser import parse_program
+from verifier.language.typecheck import typecheck_program
 
 PROGRAMS = Path(__file__).resolve().parent.parent / "benchmarks" / "programs"
 SMALL_PRIOR = str(PROGRAMS / "negative" / "beta_hellinger_small_prior.pinf")
@@ -450,3 +452,17 @@ def test_the_audit_models_the_sampler_that_runs(relations):
     grid = audit_program(relations, "belowTheGrid", 1, [], verify=False)
     assert grid.claim.status == HOLDS and "tight" in grid.claim.message
     assert grid.loss_lower <= 1e-30 <= grid.loss_upper and grid.loss_upper < 1.0000001e-30
+
+
+def test_an_audit_with_a_step_budget_stops_instead_of_evaluating_every_input():
+    """The refutation search audits with a budget over all inputs (``total_steps``): a program
+    whose work grows with the input is cut off with R010, not evaluated to the end."""
+    program = parse_program(
+        "let rec len l = match l with | [] -> 0 | _ :: xs -> 1 + len xs\n"
+        "val main :: {l :: bool list | adj (l<1>, l<2>)} -> M[DP(1.0)] {n :: real | =}\n"
+        "let main db = return (len db)\n")
+    typed = typecheck_program(program)
+    assert audit_mod.audit(program, typed, "main", 4, [], verify=False) is not None
+    with pytest.raises(PrivInferError) as info:
+        audit_mod.audit(program, typed, "main", 4, [], verify=False, total_steps=200)
+    assert info.value.first.code == "R010"

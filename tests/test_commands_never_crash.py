@@ -41,6 +41,8 @@ def _files(root: Path):
     (root / "empty.pinf").write_text("")
     (root / "binary.pinf").write_bytes(b"\xff\xfe\x00garbage")
     (root / "folder").mkdir()
+    # an output path that is a file already: a copy, for the program itself must survive the tests
+    (root / "existing.pinf").write_text(PROGRAM)
     certificate = root / "certificate.json"
     assert main(["verify", str(program), "--certificate", str(certificate)]) in (0, 1)
     return {"program": str(program), "certificate": str(certificate), "root": root}
@@ -54,7 +56,7 @@ def files(tmp_path_factory):
 def output_paths(files):
     root = files["root"]
     return st.sampled_from([str(root / "out" / "x.json"), str(root / "folder"), "/nonexistent/x.json",
-                            "/proc/x", "/proc/version", str(root / "program.pinf"), "/proc", "a" * 5000,
+                            "/proc/x", "/proc/version", str(root / "existing.pinf"), "/proc", "a" * 5000,
                             str(root / "fresh")])
 
 

@@ -226,3 +226,34 @@ def test_float_conveniences_agree_with_balls():
     assert cf.hellinger(P, Q).contains(cf.hellinger_float(P, Q)) or abs(
         cf.hellinger_float(P, Q) - _mid(cf.hellinger(P, Q))) < 1e-15
     assert abs(cf.tv_float(P, Q) - _mid(cf.tv(P, Q))) < 1e-15
+
+
+def test_the_evaluators_load_without_sympy_and_the_registry_still_has_the_library():
+    """``lemmas.closed_forms`` is what the model check of a counterexample and the run-time
+    semantics use: importing it must not load sympy (a second of a rejected program's verdict).
+    The registry, reached any way, still registers the whole built-in library."""
+    import subprocess
+    import sys
+    script = ("import sys\n"
+              "from lemmas import closed_forms as C\n"
+              "h = C.hellinger(C.Beta(1, 2), C.Beta(2, 1))\n"
+              "print('SYMPY', any(m.split('.')[0] == 'sympy' for m in sys.modules))\n"
+              "from lemmas.registry import get, ids\n"
+              "print('LEMMAS', len(ids()), get('beta.hellinger.adjacent.rho').id)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "SYMPY False" in done.stdout
+    import lemmas
+    assert f"LEMMAS {len(lemmas.ids())} beta.hellinger.adjacent.rho" in done.stdout
+    assert len(lemmas.ids()) > 50
+
+
+def test_the_sympy_numbers_still_read_as_balls():
+    import sympy as sp
+    from lemmas.balls import to_arb
+    import flint
+    assert to_arb(sp.Rational(1, 3)).contains(flint.fmpq(1, 3))
+    assert to_arb(sp.pi).overlaps(flint.arb.pi()) and to_arb(sp.pi).rad() < 1e-12
+    assert cf.exact(sp.Rational(2, 7)) == F(2, 7)
+    with pytest.raises(EnclosureError):
+        to_arb(sp.Float(0.5))

@@ -289,6 +289,18 @@ def test_the_budget_counts_each_run_afresh():
         assert evaluator.call("len", [list_of([True] * 20)]) == 20
 
 
+def test_a_total_budget_bounds_the_runs_together():
+    program = parse_program("let rec len l = match l with | [] -> 0 | _ :: xs -> 1 + len xs\n")
+    evaluator = Evaluator(program, step_budget=400, total_budget=1_000)
+    runs = 0
+    with pytest.raises(PrivInferError) as info:
+        for _ in range(100):  # each call takes about 160 steps: the total is spent by the 8th
+            assert evaluator.call("len", [list_of([True] * 20)]) == 20
+            runs += 1
+    assert info.value.first.code == "R010" and "1000 steps together" in info.value.first.message
+    assert 1_000 // 200 <= runs <= 1_000 // 100 + 1
+
+
 # ---- the examples ------------------------------------------------------------------------------------
 
 

@@ -907,17 +907,20 @@ def audit_program(path: str, entry: str, n: int, args: Union[Sequence[str], Mapp
 
 def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
           *, private: Optional[str] = None, eps_grid: Optional[Sequence[float]] = None,
-          verify: bool = True, max_inputs: int = MAX_INPUTS) -> AuditResult:
+          verify: bool = True, max_inputs: int = MAX_INPUTS,
+          step_budget: Optional[int] = None, total_steps: Optional[int] = None) -> AuditResult:
     """Audit ``entry`` of ``program`` (see the module docstring).
 
     ``private`` names the private parameter (default: the first ``bool``/``[k]`` list);
     ``eps_grid`` the points of the ``delta(eps)`` curve (default: 11 points from 0 to a little
     above the loss and the claimed eps); ``verify=False`` skips the verifier (the claim is still
-    evaluated and compared). Raises ``PrivInferError`` (U002, R005, R003, R009, R011, ...) on bad
-    input.
+    evaluated and compared); ``step_budget`` and ``total_steps`` bound the evaluator's steps per
+    input and over all inputs (``Evaluator``; R010 when exceeded). Raises ``PrivInferError``
+    (U002, R005, R003, R009, R010, R011, ...) on bad input.
     """
     try:
-        return _audit(program, typed, entry, n, arg_specs, private, eps_grid, verify, max_inputs)
+        return _audit(program, typed, entry, n, arg_specs, private, eps_grid, verify, max_inputs,
+                      Evaluator(program, typed, step_budget, total_steps))
     except reals.Undecided as exc:
         from verifier.semantics.evaluator import undecided_error
         raise undecided_error(exc, None) from None
@@ -925,12 +928,11 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
 
 def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
            private: Optional[str], eps_grid: Optional[Sequence[float]], verify: bool,
-           max_inputs: int) -> AuditResult:
+           max_inputs: int, evaluator: Evaluator) -> AuditResult:
     from verifier.commands import run as run_cmd
     start = time.perf_counter()
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise error("U002", f"--n must be a positive integer, got {n!r}")
-    evaluator = Evaluator(program, typed)
     decl = evaluator.entry(entry)
     params = run_cmd.entry_parameters(program, typed, decl)
     priv, k = _private_parameter(params, entry, private)

@@ -49,8 +49,10 @@ EXACT_CALCULATION, EVALUATION, EXACT_LOSS, EXACT_AUDIT, RUN = (
     "exact calculation", "evaluation", "exact loss", "exact audit", "run")
 METHODS = (EXACT_CALCULATION, EVALUATION, EXACT_LOSS, EXACT_AUDIT, RUN)
 #: The exact audit: the most inputs it evaluates (all lists up to the longest length that
-#: keeps within), the public arguments it tries, and its call budget.
+#: keeps within), the public arguments it tries, the call budget of its exactness probe, and
+#: the evaluator steps one audit may take per input and over all its inputs.
 AUDIT_INPUTS, AUDIT_TRIES, AUDIT_BUDGET = 120, 3, 5_000_000
+AUDIT_STEPS, AUDIT_STEPS_TOTAL = 50_000, 500_000
 #: Seeded draws of a monadic program searched for a run-time error.
 SAMPLES = 32
 #: Relative widening of a float the evaluator computed (e.g. a claim's ``rho``).
@@ -119,25 +121,40 @@ _SEMANTICS = str(Path(__file__).with_name("semantics") / "hellinger_mech.py")
 
 
 class _Watch:
-    """What the profile hook saw: calls made, and whether a float was computed."""
+    """What the trace hook saw: Python calls made, and whether a float was computed.
+
+    A trace hook (``sys.settrace``), not a profile hook: it is called at Python calls only
+    (not at every C call and return), and follows a frame further only where it must — the
+    returns of ``_SEMANTICS`` and of imported modules, with line events switched off."""
 
     def __init__(self, calls: int):
         self.left, self.inexact, self.importing = calls, False, 0
 
-    def hook(self, frame, event, arg) -> None:
+    def call(self, frame, event, arg):
         if frame.f_code.co_name == "<module>":  # a module imported on first use: not the
-            self.importing += {"call": 1, "return": -1}.get(event, 0)  # program's work
-            return
+            self.importing += 1                 # program's work
+            frame.f_trace_lines = False
+            return self._imported
         if self.importing:
-            return
-        if event == "call":
-            self.left -= 1
-            if self.left < 0:
-                sys.setprofile(None)
-                raise _OutOfCalls()
-        elif event == "return" and type(arg) is float \
-                and frame.f_code.co_filename.startswith(_SEMANTICS):
+            return None
+        self.left -= 1
+        if self.left < 0:
+            sys.settrace(None)
+            raise _OutOfCalls()
+        if frame.f_code.co_filename == _SEMANTICS:
+            frame.f_trace_lines = False
+            return self._returned
+        return None
+
+    def _imported(self, frame, event, arg):
+        if event == "return":
+            self.importing -= 1
+        return self._imported
+
+    def _returned(self, frame, event, arg):
+        if event == "return" and type(arg) is float:
             self.inexact = True
+        return self._returned
 
 
 @contextmanager
@@ -148,12 +165,12 @@ def _watched(calls: int = CALL_BUDGET):
     smooth sensitivity (``_SEMANTICS``); a witness that went through one is not a fact about
     the program's real-number semantics, so it is not accepted."""
     watch = _Watch(calls)
-    previous = sys.getprofile()
-    sys.setprofile(watch.hook)
+    previous = sys.gettrace()
+    sys.settrace(watch.call)
     try:
         yield watch
     finally:
-        sys.setprofile(previous)
+        sys.settrace(previous)
 
 
 class _Witnesses:
@@ -216,7 +233,7 @@ class _Witnesses:
         length = max((n for n in range(1, 8) if sum(k ** m for m in range(1, n + 1))
                       <= AUDIT_INPUTS), default=1)
         from verifier.audit import VIOLATED, audit
-        from verifier.semantics.values import ConsList, format_value
+        from verifier.semantics.values import format_value
         tried: List[List[Any]] = []
         for runs in self._candidates(failing):
             public = [a for i, (a, b) in enumerate(runs) if i != private]
@@ -228,11 +245,10 @@ class _Witnesses:
             specs = [f"#{i + 1}={format_value(a)}" for i, (a, _) in enumerate(runs) if i != private]
             if not self._exact_law(runs, private):
                 return None  # the audit would measure float laws, which decide nothing here
-            try:
-                with _watched(AUDIT_BUDGET):
-                    result = audit(self.program, self.typed, self.val.name, length, specs,
-                                   verify=False)
-            except (PrivInferError, _OutOfCalls):
+            try:  # bounded by the evaluator's own step counts, cheaper than a watch per call
+                result = audit(self.program, self.typed, self.val.name, length, specs,
+                               verify=False, step_budget=AUDIT_STEPS, total_steps=AUDIT_STEPS_TOTAL)
+            except PrivInferError:
                 return None
             if result.claim.status != VIOLATED or result.claim.violation is None:
                 continue

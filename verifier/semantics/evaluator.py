@@ -48,6 +48,8 @@ told otherwise); the next step raises R010 "did not terminate within N steps". A
 nests deeper than the interpreter's limit before the budget is spent is reported the same way
 (R010, with the steps taken), by the public entry points and by ``Evaluator.terminating()``,
 which callers wrap around ``monad.sample`` / ``monad.infer`` of this evaluator's M-values.
+An evaluator may also be given a ``total_budget``: the steps of all its runs together, checked
+when a run begins (so a search over many inputs is bounded as a whole, at no cost per step).
 """
 from __future__ import annotations
 
@@ -128,12 +130,14 @@ class Evaluator:
     """Evaluates one program; see the module docstring."""
 
     def __init__(self, program: Optional[ast.Program] = None, typed: Any = None,
-                 step_budget: Optional[int] = None):
+                 step_budget: Optional[int] = None, total_budget: Optional[int] = None):
         self.program = program
         self.typed = typed
         #: steps allowed per run (default ``STEP_BUDGET``), and steps taken since the run began
         self.step_budget = STEP_BUDGET if step_budget is None else step_budget
         self.steps = 0
+        #: steps allowed to all runs together (None: no limit), and steps of the runs before
+        self.total_budget, self.spent = total_budget, 0
         self.base = Env({**{name: Builtin(name, impl) for name, impl in BUILTINS.items()}, **CONSTANTS})
         self.globals = self.base
         #: name -> value of the last top-level definition of that name
@@ -176,7 +180,7 @@ class Evaluator:
     def call(self, name: str, args: Sequence[Value]) -> Value:
         """The top-level ``name`` applied to ``args`` one by one."""
         decl = self.entry(name)
-        self.steps = 0
+        self._begin_run()
         with deep_recursion(), self.terminating(decl.span):
             value = self.values[name]
             for arg in args:
@@ -186,9 +190,15 @@ class Evaluator:
     def evaluate(self, expr: ast.Expr, bindings: Optional[Mapping[str, Value]] = None) -> Value:
         """``expr`` in the program's global scope (plus ``bindings``)."""
         env = self.globals.extend(dict(bindings)) if bindings else self.globals
-        self.steps = 0
+        self._begin_run()
         with deep_recursion(), self.terminating():
             return self.eval(expr, env)
+
+    def _begin_run(self) -> None:
+        self.spent, self.steps = self.spent + self.steps, 0
+        if self.total_budget is not None and self.spent > self.total_budget:
+            raise error("R010", f"the evaluations took more than {self.total_budget} steps together",
+                        hint="the search that ran them has a total budget")
 
     @contextmanager
     def terminating(self, span: Optional[Span] = None) -> Iterator[None]:
