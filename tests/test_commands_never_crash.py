@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verifier.cli import main
+from verifier.errors import PrivInferError
 
 PROGRAM = """
 val noisy :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {r :: real | =}
@@ -230,3 +231,16 @@ def test_version_and_a_file_with_nothing_to_verify(capsys, files):
     assert code == 1 and "nothing to verify" in out and "0 of 0" not in out
     code, out, _ = run_command(capsys, ["verify", empty, "--json"])
     assert code == 1 and json.loads(out)["ok"] is False
+
+
+def test_an_argument_with_a_nul_character_is_a_usage_error(capsys, files):
+    """Found by ``test_random_argument_strings``: a NUL in a path made ``open`` raise
+    ValueError (exit 3). No shell passes one, but ``main`` is an API."""
+    for argv in (["parse", "\x00"], ["verify", files["program"] + "\x00"], ["check", "a\x00b"],
+                 ["verify", files["program"], "--dot", "x\x00.dot"]):
+        code, out, err = run_command(capsys, argv)
+        assert code == 2 and "error[U002]" in err and "NUL" in err and out == ""
+    from verifier.language.source import read_source
+    with pytest.raises(PrivInferError) as info:
+        read_source(files["program"] + "\x00")
+    assert info.value.first.code == "U001"

@@ -17,7 +17,7 @@ import sys
 import threading
 from typing import List, Optional
 
-from verifier.errors import PrivInferError
+from verifier.errors import PrivInferError, error
 
 #: sub-command name -> (module under verifier.commands, one-line help)
 COMMANDS = {
@@ -88,6 +88,9 @@ def _load(module_name: str):
 
 def _dispatch(argv: List[str]) -> int:
     try:
+        for arg in argv:  # a shell cannot pass one; a caller of main can, and no path holds one
+            if "\x00" in arg:
+                raise error("U002", f"the argument {arg!r} contains a NUL character")
         selected = next((a for a in argv if not a.startswith("-")), None)
         parser = build_parser(selected if selected in COMMANDS else None)
         try:

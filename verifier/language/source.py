@@ -34,6 +34,8 @@ def read_source(path: str | os.PathLike) -> str:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise error("U001", f"cannot read {name}: {reason}") from None
+    except ValueError:  # a path with a NUL character
+        raise error("U001", f"cannot read {name!r}: a path cannot contain a NUL character") from None
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     try:
