@@ -34,7 +34,8 @@ from verifier.translation.typing_bridge import monad_elem_sort
 from checker import safety as S
 from checker.judgement import (ZERO, Cost, Ctx, Node, Proof, Reject, Synth, arrows,
                                case_cost, add_costs, expect, instantiated_cost,
-                               monad_is_equality, refinement_parts, simple_of, translated)
+                               monad_is_equality, refinement_parts, says_equal, simple_of,
+                               translated)
 from checker.mechanisms import RULES
 
 E, R, SC = (ObligationKind.ENTAILMENT, ObligationKind.RANGE, ObligationKind.SIDE_CONDITION)
@@ -568,6 +569,8 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr]) -> 
                 goal = translated(lambda: p.assertion(env, a, refined=var), a.span)
             p.oblige(ctx, E, goal, f"argument {i} of {what} satisfies its refinement",
                      arg.span, "App-Val")
+        if var is not None and says_equal(var, assertions):
+            env = env.bind(var, left, left)  # demanded equal above: one value, as in its val
     if not isinstance(rt, A.RMonad):
         raise Reject(f"{what} does not return a distribution", e.span)
     cost = instantiated_cost(p, env, rt)

@@ -534,6 +534,11 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
             obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
                                         f"argument {i} of {name} satisfies its refinement "
                                         f"{pretty_rtype(dom)}", arg.span, "App-Val"))
+        if var is not None and _shared(var, assertions):
+            # proved equal in both runs (above): the val's later types read it as one value,
+            # as its own derivation did (one shared variable): ``M[DP(eps)]`` with ``eps``
+            # given as ``1.0 / length db`` on adjacent lists
+            env = env.bind(var, left, left)
         arguments[-1]["obligations"] = len(obligations) - start
     if not isinstance(rt, A.RMonad):
         raise NoRule(f"{name} does not return a distribution", e.span)
