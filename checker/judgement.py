@@ -27,7 +27,7 @@ from verifier.translation import logic as L
 from verifier.translation.symbolic import Closure, Env, NamedFun, Scalar, SymValue
 from verifier.translation.translate import (CallCheck, Narrowing, NoRule, RangeCheck,
                                             StoredComputation, Translator)
-from verifier.translation.typing_bridge import to_syntax
+from verifier.translation.typing_bridge import sort_of as bridge_sort_of, to_syntax
 
 #: the divergences for which 0 means equal distributions
 EQUAL_FAMILIES = ("SD", "HD", "KL")
@@ -313,7 +313,7 @@ class Proof:
         self.translator = Translator(
             self._checks.append, lambda e, run, env: infer(self, e, run, env),
             self.fresh, self.signature, self.list_key, self._on_call,
-            self.returns_computation, self._stored.append, self.narrowings)
+            self.returns_computation, self._stored.append, self.narrowings, self.sort_of)
         self._pure_vals = frozenset(n for n, v in self.vals.items() if pure_signature(v))
         self.top_env = self._top_env()
 
@@ -400,6 +400,10 @@ class Proof:
         t = self.simple_type(e)
         return None if t is None else to_syntax(t)
 
+    def sort_of(self, e: A.Expr) -> Optional[T.Sort]:
+        t = self.simple_type(e)
+        return None if t is None else bridge_sort_of(t)
+
     def expmech_range(self, app: A.App) -> Optional[A.SimpleType]:
         try:
             return to_syntax(self.typed.expmech_range(self._twins.get(id(app), (None, app))[1]))
@@ -439,7 +443,8 @@ class Proof:
                 del sink[mark:]
 
     def _on_call(self, call: CallCheck) -> None:
-        self.called.add(call.function)
+        if not call.local:  # a local recursive function has no val: Safety shows it total
+            self.called.add(call.function)
         self._calls.append(call)
 
     def pair(self, ctx: Ctx, e: A.Expr) -> Tuple[SymValue, SymValue]:

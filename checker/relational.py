@@ -27,8 +27,8 @@ from verifier.language.builtins import BUILTINS
 from verifier.language.free_vars import free_vars
 from verifier.language.resolve import source_name
 from verifier.translation import logic as L
-from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, Monadic, NamedFun,
-                                           Scalar, SymValue, TupleV, UnitV)
+from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
+                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app, ite_value
 from verifier.translation.typing_bridge import monad_elem_sort
 from checker import safety as S
@@ -71,6 +71,11 @@ def equal_goals(left: SymValue, right: SymValue, seen=None) -> Optional[List[T.T
         if left.params != right.params or left.body != right.body:
             return None
         bound = {n for q in left.params for n in A.pattern_names(q)}
+        return _captured(left.body, bound, left.env, right.env, seen, (left, right))
+    if isinstance(left, LocalRec) and isinstance(right, LocalRec):
+        if (left.name, left.params, left.body) != (right.name, right.params, right.body):
+            return None
+        bound = {n for q in left.params for n in A.pattern_names(q)} | {left.name}
         return _captured(left.body, bound, left.env, right.env, seen, (left, right))
     if isinstance(left, Monadic) and isinstance(right, Monadic):
         if left.expr is None or right.expr is None:
@@ -156,6 +161,9 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
         left, right = translated(lambda: p.pair(ctx, e.value), e.span)
         return check(p, ctx.with_env(_bind_pattern(ctx.env, e.pattern, left, right, e.span)),
                      e.body, rest)
+    if isinstance(e, A.LetRec):
+        (rest,) = expect(node, ("LetRec",), e, "a local let rec", premises=1)
+        return check(p, local_function(ctx, e), e.body, rest)
     if isinstance(e, A.If):
         if node.rule == "If-Lift":
             (inner,) = expect(node, ("If-Lift",), e, "an if", premises=1)
@@ -226,6 +234,9 @@ def synth_construct(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> Synth:
         inner = synth(p, ctx.with_env(_bind_pattern(ctx.env, e.pattern, left, right, e.span)),
                       e.body, inner_node)
         return Synth(inner.cost, inner.output)
+    if isinstance(e, A.LetRec):
+        (inner_node,) = expect(node, ("LetRec",), e, "a local let rec", premises=1)
+        return synth(p, local_function(ctx, e), e.body, inner_node)
     if isinstance(e, A.Var):
         return monadic_variable(p, ctx, e, node)
     if isinstance(e, A.App):
@@ -305,6 +316,13 @@ def fresh_output(p: Proof, ctx: Ctx, e: A.Expr) -> SymValue:
 
 
 _OPAQUE = itertools.count(1)
+
+
+def local_function(ctx: Ctx, e: A.LetRec) -> Ctx:
+    """LetRec: the local recursive function is bound to its code (its calls are symbols of
+    their arguments and of what it captures; Safety shows it total)."""
+    fn = LocalRec(e.name, e.params, e.value, ctx.env)
+    return ctx.bind(e.name, fn, fn)
 
 
 def _bind_pattern(env: Env, pattern: A.Pattern, left: SymValue, right: SymValue, span) -> Env:

@@ -77,7 +77,7 @@ class Builder:
         self.translator = Translator(self._range_checks.append, self._infer, self.fresh,
                                      self.signature, self.list_key, self._on_call,
                                      self._returns_computation, self._stored.append,
-                                     self.narrowings)
+                                     self.narrowings, self.sort_of)
         self.top_env = self._top_env()
         self.folds: Dict[str, Derivation] = {}
         #: functions whose val's call facts some obligation assumes (the claim depends on them)
@@ -180,6 +180,12 @@ class Builder:
             return self.typed.type_of(self._twins.get(id(e), (None, e))[1])
         except (KeyError, LookupError, AttributeError):
             return None
+
+    def sort_of(self, e: A.Expr) -> Optional[T.Sort]:
+        """The sort of the values of ``e`` (by its simple type), when the logic has one."""
+        from verifier.translation.typing_bridge import sort_of
+        t = self.simple_type(e)
+        return None if t is None else sort_of(t)
 
     def expmech_range(self, app: A.App):
         """The range of the candidates of the ``expMech`` call ``app`` (the type checker's)."""
@@ -355,8 +361,10 @@ class Builder:
 
     def _on_call(self, call: CallCheck) -> None:
         """The translator evaluated a call of a function with a val: the claim depends on that
-        function's claim (verified, hence terminating), used or not."""
-        self.called.add(call.function)
+        function's claim (verified, hence terminating), used or not. (A local recursive
+        function has no val: the Safety walk shows it total.)"""
+        if not call.local:
+            self.called.add(call.function)
         self._calls.append(call)
 
     def range_obligation(self, ctx: Ctx, check: RangeCheck) -> Obligation:

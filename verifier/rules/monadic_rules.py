@@ -19,8 +19,8 @@ from verifier.rules.context import Cost, Ctx, zero_cost
 from verifier.rules.equality import equality_goals, variable_goals
 from verifier.language.free_vars import free_vars
 from verifier.rules.registry import monadic_rule
-from verifier.translation.symbolic import (Closure, Monadic, NamedFun, Scalar,
-                                     SymValue)
+from verifier.translation.symbolic import (Closure, LocalRec, Monadic, NamedFun, Scalar,
+                                           SymValue)
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app
 
 
@@ -112,6 +112,20 @@ def LetM(b: Builder, ctx: Ctx, e: A.Let):
                   [body], ranges, bound=bound_judgement(e.pattern, left, right))
 
 
+@monadic_rule(A.LetRec)
+def LetRecM(b: Builder, ctx: Ctx, e: A.LetRec):
+    """``let rec f … = v in m``: f is bound to its code (a local recursive function, called
+    as a deterministic symbol of its arguments and of what it captures, which the Safety
+    premise shows total)."""
+    body = b.check_monadic(_bind_local(ctx, e), e.body)
+    return b.node("LetRec", ctx, e.span, f"let rec {written(e.name)} …", [body])
+
+
+def _bind_local(ctx: Ctx, e: A.LetRec) -> Ctx:
+    fn = LocalRec(e.name, e.params, e.value, ctx.env)
+    return ctx.bind(e.name, fn, fn)
+
+
 def _leaf(b: Builder, ctx: Ctx, e: A.Expr):
     """A computation that ends a path: its cost and output synthesised, then the Budget."""
     return b.close_synth(ctx, synth_dispatch(b, ctx, e), e)
@@ -145,6 +159,10 @@ def synth_dispatch(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
         node = b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = …", [inner.node],
                       ranges, bound=bound_judgement(e.pattern, left, right))
         return Synth(node, inner.cost, inner.output)
+    if isinstance(e, A.LetRec):
+        inner = b.synth_monadic(_bind_local(ctx, e), e.body)
+        node = b.node("LetRec", ctx, e.span, f"let rec {written(e.name)} …", [inner.node])
+        return Synth(node, inner.cost, inner.output, inner.facts)
     if isinstance(e, A.Var):
         return _monadic_variable(b, ctx, e)
     if isinstance(e, A.App):
