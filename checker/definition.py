@@ -17,7 +17,10 @@ from obligations.records import replace
 from verifier.language import ast as A
 from verifier.language.resolve import recursive_call_sites, source_name
 from verifier.translation import logic as L
+from verifier.translation.calls import from_terms, leaves
+from verifier.translation.ranges import value_facts
 from verifier.translation.symbolic import Env, Monadic, Scalar, SymValue
+from verifier.translation.translate import bind_pattern
 from checker import safety as S
 from checker.exact import exact_finite
 from checker.judgement import (Ctx, Node, Proof, Reject, arrows, expect, instantiated_cost,
@@ -136,26 +139,30 @@ def bind_parameters(p: Proof, val: A.ValDecl, decl: A.LetDecl, position: Optiona
             val_env = val_env.bind(var, value, value) if var else val_env
             terms.append(None)
         else:
-            sort = L.sort_of_type(base.type) if isinstance(base, A.RSimple) else None
-            if sort is None:
+            sorts = leaves(base.type) if isinstance(base, A.RSimple) else None
+            if sorts is None:
                 raise Reject("a parameter of this type is not supported by the kernel",
                              dom.span)
             shared = var is not None and says_equal(var, assertions)
-            left, right = p.fresh_pair(pname, sort, shared)
-            ctx = _bind(ctx, pattern, Scalar(left), Scalar(right))
+            # first-order data: one variable per component, shared when the runs agree
+            made = [p.fresh_pair(pname if len(sorts) == 1 else f"{pname}{i}", sort, shared)
+                    for i, sort in enumerate(sorts, 1)]
+            left = from_terms(base.type, [x for x, _ in made])
+            right = from_terms(base.type, [y for _, y in made])
+            ctx = _bind(ctx, pattern, left, right)
             if var is not None:
-                val_env = val_env.bind(var, Scalar(left), Scalar(right))
-            facts = L.range_facts(base.type, left) + (
-                () if shared else L.range_facts(base.type, right))
+                val_env = val_env.bind(var, left, right)
+            facts = _value_facts(base.type, left) + (
+                [] if shared else _value_facts(base.type, right))
             if facts:
                 ctx = ctx.assume(_hyp(pname + "_range"), T.and_(*facts))
             for a in assertions:
                 if not isinstance(a, A.SameRuns):
                     ctx = ctx.assume(_hyp(pname), translated(
                         lambda: p.assertion(val_env, a, refined=var), a.span))
-            if k == position and L.list_key_of(sort):
-                ctx = replace(ctx, induction=(position, left, right))
-            terms.append((left, right))
+            if len(sorts) == 1 and k == position and L.list_key_of(sorts[0]):
+                ctx = replace(ctx, induction=(position, *made[0]))
+            terms.append(made[0] if len(sorts) == 1 else None)
         k += 1
         rt = rt.cod
     if params:
@@ -168,8 +175,13 @@ def _hyp(name: str) -> str:
 
 
 def _bind(ctx: Ctx, pattern: A.Pattern, left: SymValue, right: SymValue) -> Ctx:
-    if isinstance(pattern, A.PVar):
-        return ctx.bind(pattern.name, left, right)
-    if isinstance(pattern, (A.PWild, A.PUnit)):
-        return ctx
-    raise Reject("tuple parameters are not supported by the kernel", pattern.span)
+    """Bind a parameter's pattern (a name, ``_``, ``()``, or a tuple of them)."""
+    return ctx.with_env(translated(lambda: bind_pattern(ctx.env, pattern, left, right,
+                                                        pattern.span), pattern.span))
+
+
+def _value_facts(t: A.SimpleType, value: SymValue) -> List[T.Term]:
+    facts = value_facts(t, value)
+    if facts is None:
+        raise Reject("a parameter whose type the kernel cannot state")
+    return facts

@@ -29,6 +29,7 @@ from verifier.language.resolve import source_name
 from verifier.translation import logic as L
 from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
+from verifier.translation.calls import leaves
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app, ite_value
 from verifier.translation.typing_bridge import monad_elem_sort
 from checker import safety as S
@@ -593,9 +594,10 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr]) -> 
         raise Reject(f"{what} does not return a distribution", e.span)
     cost = instantiated_cost(p, env, rt)
     _, base, _ = refinement_parts(rt.body)
-    sort = L.sort_of_type(base.type) if isinstance(base, A.RSimple) else None
-    output: SymValue = Scalar(p.fresh(ctx.binder or "out", sort)) if sort is not None else \
-        Monadic(None, None, equal_in_runs=True, name=f"out{next(_OPAQUE)}")
+    if isinstance(base, A.RSimple) and leaves(base.type) is not None:
+        output: SymValue = S.fresh_value(p, base.type, ctx.binder or "out")[0]
+    else:
+        output = Monadic(None, None, equal_in_runs=True, name=f"out{next(_OPAQUE)}")
     return Synth(cost, (output, output))
 
 

@@ -211,8 +211,8 @@ class Safety:
                     self.shorter(ctx, c.params, T.pretty(c.call), c.span, c.guard)
                 continue
             if ctx.function is not None and c.function == ctx.function:
-                self.shorter(ctx, c.call.args, T.pretty(c.call), c.span, c.guard)
-            self.in_domain(ctx, c.function, c.call.args, T.pretty(c.call), c.span, c.guard)
+                self.shorter(ctx, c.params, T.pretty(c.call), c.span, c.guard)
+            self.in_domain(ctx, c.function, c.values, T.pretty(c.call), c.span, c.guard)
         for made in stored:  # checked where it is made, run or not
             if isinstance(made, LocalFunction):
                 self.local_function(ctx, made)
@@ -297,7 +297,7 @@ class Safety:
             self.local_total(ctx, me, values, draws, T.TRUE, e.span, True)
         return of_type(draws)
 
-    def in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[T.Term]], call: str,
+    def in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[SymValue]], call: str,
                   span, guard: T.Term = T.TRUE) -> None:
         """The call of ``name``'s val has arguments in its domain."""
         pre = self.p.domain(name, args)
@@ -569,9 +569,11 @@ class Safety:
             raise Reject(f"{source_name(name)} is applied to {len(args)} arguments; its val "
                          f"has {len(doms)}", e.span)
         terms: List[Optional[T.Term]] = []
+        values: List[Optional[SymValue]] = []
         for i, (arg, dom) in enumerate(zip(args, doms), 1):
             base = refinement_parts(dom)[1]
             terms.append(None)
+            values.append(None)
             if isinstance(base, A.RMonad):
                 value, facts = self.monadic(ctx, arg).make(self.p, None)
                 inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
@@ -580,12 +582,13 @@ class Safety:
                               "Range")
                 continue
             value = self.value(ctx, arg)
+            values[-1] = value
             if isinstance(value, (Scalar, DistV)):
                 terms[-1] = value.term
             self.has_type(ctx, value, simple_of(base), f"argument {i} of {source_name(name)} "
                           "has the type its val says", arg.span, "Range")
         call = f"{source_name(name)} (…)"
-        self.in_domain(ctx, name, terms, call, e.span)
+        self.in_domain(ctx, name, values, call, e.span)
         if name == ctx.function:  # a recursive call in monadic code terminates too
             position = ctx.induction[0] if ctx.induction is not None else None
             if position is not None and terms[position] is None:

@@ -195,11 +195,28 @@ def program_function(name: str) -> str:
 
 
 def program_function_name(symbol: str) -> Optional[str]:
-    """The program function a logic symbol stands for (inverse of ``program_function``), or
-    None for a symbol of the built-ins' vocabulary."""
+    """The program function a logic symbol stands for (inverse of ``program_function``, and
+    of ``program_component``), or None for a symbol of the built-ins' vocabulary."""
     if not symbol.startswith(PROGRAM_FUNCTION):
         return None
-    return symbol[len(PROGRAM_FUNCTION):].replace("'h", "#").replace("'q", "'")
+    name = symbol[len(PROGRAM_FUNCTION):]
+    cut = name.rfind("'p")
+    if cut >= 0 and name[cut + 2:].isdigit():
+        name = name[:cut]
+    return name.replace("'h", "#").replace("'q", "'")
+
+
+def program_component(name: str, index: int) -> str:
+    """The logic's symbol for component ``index`` (of the flattened components, from 1) of
+    the result of program function ``name`` when that result is a tuple: the call ``f(a)``
+    is the tuple of ``f'p1(a)``, ``f'p2(a)``, … (a source name never contains ``'p``:
+    ``program_function`` writes its ``'`` as ``'q``)."""
+    return f"{program_function(name)}'p{index}"
+
+
+def opaque_component(name: str, index: int, args: Tuple[T.Term, ...], rng: T.Sort) -> T.Term:
+    """Component ``index`` of the tuple result of the program function ``name`` at ``args``."""
+    return _fn(program_component(name, index), tuple(a.sort for a in args), rng)(*args)
 
 
 def opaque(name: str, args: Tuple[T.Term, ...], rng: T.Sort) -> T.Term:

@@ -166,3 +166,57 @@ def test_the_kernel_refuses_a_local_function_not_shown_total(monkeypatch):
     def bug(patch):  # the builder does not check the local function's body
         patch.setattr(Safety, "local_body", lambda self, *args, **kwargs: None)
     kernel_refuses(monkeypatch, LOCAL_LOOP, "main", bug, "shorter list")
+
+
+# ---- first-order data: tuples -------------------------------------------------------------------
+
+TUPLE_PARAMETER = """
+val noisy :: {p :: bool list * real | adj (fst p<1>, fst p<2>) /\\ snd p<1> = snd p<2>
+                                      /\\ snd p<1> > 0.0}
+          -> M[DP(snd p<1>)] {x :: real | =}
+let noisy (db, eps) = lapMech (eps, count db)
+"""
+TUPLE_RESULT = f"""
+val stats :: {ADJ} -> {{r :: real * real | abs (fst r<1> - fst r<2>) <= 1.0 /\\ snd r<1> = snd r<2>}}
+let stats l = (count l, length l)
+val main :: {ADJ} -> {EPS} -> M[DP(eps)] {{x :: real | =}}
+let main db eps = let (c, n) = stats db in lapMech (eps, c + n)
+"""
+TUPLE_DRAWS = f"""
+val both :: {ADJ} -> {EPS} -> M[DP(2.0 * eps)] {{r :: real * real | =}}
+let both db eps = mlet a = lapMech (eps, count db) in mlet b = lapMech (eps, count db) in return (a, b)
+val main :: {ADJ} -> {EPS} -> M[DP(2.0 * eps)] {{x :: real | =}}
+let main db eps = mlet (a, b) = both db eps in return (a + b)
+"""
+
+
+def test_tuples_as_parameters_results_and_draws():
+    verified(TUPLE_PARAMETER)
+    verified(TUPLE_RESULT)
+    verified(TUPLE_DRAWS)
+    verified(f"""val pair :: {{a :: real * real | =}} -> {{b :: real | =}}
+let pair (x, y) = x + y
+val main :: {ADJ} -> {EPS} -> M[DP(eps)] {{x :: real | =}}
+let main db eps = lapMech (eps, count db + pair (length db, 2.0))""")
+    verified("""val f :: {p :: [0,1]^3 | =} -> M[SD] {c :: [3] | =}
+let f p = ran (categorical p)""")
+    # false twins
+    not_verified(TUPLE_PARAMETER.replace("/\\ snd p<1> = snd p<2>", ""), "noisy")
+    not_verified(TUPLE_RESULT.replace("<= 1.0", "<= 0.5"), "stats")
+    not_verified(TUPLE_RESULT.replace("snd r<1> = snd r<2>", "true"), "main")
+    not_verified(TUPLE_DRAWS.replace("M[DP(2.0 * eps)] {x", "M[DP(eps)] {x"), "main")
+    not_verified(f"""val pair :: {{a :: real * real | =}} -> {{b :: real | =}}
+let pair (x, y) = x + y
+val main :: {ADJ} -> {EPS} -> M[DP(eps)] {{x :: real | =}}
+let main db eps = lapMech (eps, pair (count db, 2.0))""", "main", "privacy cost")
+
+
+def test_the_kernel_refuses_a_tuple_parameter_taken_as_equal(monkeypatch):
+    from verifier.rules import core_rules
+    text = """val f :: {p :: bool list * real | snd p<1> = snd p<2>} -> M[DP(1.0)] {x :: real | =}
+let f (db, e) = lapMech (1.0, count db)
+"""
+
+    def bug(patch):  # the builder reads any refinement as "equal in both runs"
+        patch.setattr(core_rules, "_shared", lambda var, assertions: True)
+    kernel_refuses(monkeypatch, text, "f", bug, "equal in both runs")

@@ -77,7 +77,7 @@ class Builder:
         self.translator = Translator(self._range_checks.append, self._infer, self.fresh,
                                      self.signature, self.list_key, self._on_call,
                                      self._returns_computation, self._stored.append,
-                                     self.narrowings, self.sort_of)
+                                     self.narrowings, self.sort_of, self.result_type)
         self.top_env = self._top_env()
         self.folds: Dict[str, Derivation] = {}
         #: functions whose val's call facts some obligation assumes (the claim depends on them)
@@ -156,6 +156,19 @@ class Builder:
         while isinstance(rt, A.RArrow):
             arity, rt = arity + 1, rt.cod
         return arity, L.sort_of_type(simple_of(rt))
+
+    def result_type(self, name: str) -> Optional[A.SimpleType]:
+        """The simple type of what the function ``name`` returns, fully applied, by its val."""
+        val = self._vals.get(name)
+        if val is None:
+            return None
+        rt = val.rtype
+        while isinstance(rt, A.RArrow):
+            rt = rt.cod
+        try:
+            return simple_of(rt)
+        except NoRule:
+            return None
 
     def _returns_computation(self, name: str) -> bool:
         """Whether the val of ``name`` says that, fully applied, it returns a computation."""

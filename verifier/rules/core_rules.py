@@ -20,7 +20,10 @@ from verifier.rules.derivation import Derivation
 from verifier.rules.monadic_rules import fresh_output, short
 from verifier.rules.registry import monadic_rule, synthesis_rule
 from verifier.translation.symbolic import DistV, Env, Monadic, Scalar, SymValue
-from verifier.translation.translate import NoRule, NotApplicable, ite_value, missing_val
+from verifier.translation.calls import from_terms, leaves
+from verifier.translation.ranges import value_facts
+from verifier.translation.translate import (NoRule, NotApplicable, bind_pattern, ite_value,
+                                            missing_val)
 
 EQUAL_FAMILIES = ("SD", "HD", "KL")
 
@@ -197,29 +200,30 @@ def bind_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RTyp
         return ctx, val_env.bind(var, value, value) if var else val_env, None
     if not isinstance(base, A.RSimple):
         raise NoRule("parameters of function type are not supported by the verifier", dom.span)
-    sort = L.sort_of_type(base.type)
-    if sort is None:
+    sorts = leaves(base.type)
+    if sorts is None:
         raise NoRule(f"parameters of type {pretty_rtype(base)} are not supported", dom.span)
     shared = var is not None and _shared(var, assertions)
-    left, right = b.fresh_pair(pname, sort, shared)
-    ctx = _bind_both(ctx, p, Scalar(left), Scalar(right))
+    # first-order data: a variable per component (a tuple's, a simplex point's), one shared
+    # by both runs when the refinement says the value is equal in both
+    names = [pname] if len(sorts) == 1 else [f"{pname}{i}" for i in range(1, len(sorts) + 1)]
+    pairs = [b.fresh_pair(n, sort, shared) for n, sort in zip(names, sorts)]
+    left = from_terms(base.type, [x for x, _ in pairs])
+    right = from_terms(base.type, [y for _, y in pairs])
+    ctx = ctx.with_env(bind_pattern(ctx.env, p, left, right, p.span))
     if var is not None:
-        val_env = val_env.bind(var, Scalar(left), Scalar(right))
-    facts = L.range_facts(base.type, left) + (() if shared else L.range_facts(base.type, right))
+        val_env = val_env.bind(var, left, right)
+    facts = value_facts(base.type, left) + ([] if shared else value_facts(base.type, right))
     if facts:
         ctx = ctx.assume(hyp_name(pname + "_range"), T.and_(*facts))
     for a in assertions:
         if not isinstance(a, A.SameRuns):
             ctx = ctx.assume(hyp_name(pname), b.assertion(val_env, a, refined=var))
-    return ctx, val_env, (left, right)
+    return ctx, val_env, (pairs[0] if len(sorts) == 1 else None)
 
 
 def _bind_both(ctx: Ctx, p: A.Pattern, left: SymValue, right: SymValue) -> Ctx:
-    if isinstance(p, A.PVar):
-        return ctx.bind(p.name, left, right)
-    if isinstance(p, (A.PWild, A.PUnit)):
-        return ctx
-    raise NoRule("tuple parameters are not supported by the verifier", p.span)
+    return ctx.with_env(bind_pattern(ctx.env, p, left, right, p.span))
 
 
 def monad_is_equality(b: Builder, env: Env, rt: A.RMonad) -> bool:
@@ -545,9 +549,12 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span)
     node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}",
                   obligations=obligations, uses=name, arguments=arguments)
-    sort = _out_sort(rt)
-    output: SymValue = (Scalar(b.fresh(ctx.binder or "out", sort)) if sort is not None
-                        else Monadic(None, None, equal_in_runs=True, name=f"out{node.id}"))
+    drawn = _out_type(rt)
+    if drawn is not None and leaves(drawn) is not None:
+        from verifier.rules.safety import fresh_value  # first-order data, a tuple included
+        output: SymValue = fresh_value(b, drawn, ctx.binder or "out")[0]
+    else:
+        output = Monadic(None, None, equal_in_runs=True, name=f"out{node.id}")
     return Synth(node, cost, (output, output))
 
 
@@ -574,11 +581,10 @@ def _passed_within(b: Builder, ctx: Ctx, arg: A.Expr, dom: A.RMonad, env: Env, i
                      f"the bound its val expects", arg.span, "App-Val") for g in goals]
 
 
-def _out_sort(rt: A.RMonad) -> Optional[T.Sort]:
+def _out_type(rt: A.RMonad) -> Optional[A.SimpleType]:
+    """The simple type of what a computation of type ``rt`` draws."""
     _, base, _ = refinement_parts(rt.body)
-    if isinstance(base, A.RSimple):
-        return L.sort_of_type(base.type)
-    return None
+    return base.type if isinstance(base, A.RSimple) else None
 
 
 def _instantiated_cost(b: Builder, env: Env, rt: A.RMonad, what: str, span) -> Cost:

@@ -110,7 +110,7 @@ class Safety:
         self._made(ctx, stored)
         return value
 
-    def _in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[T.Term]], call: str,
+    def _in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[SymValue]], call: str,
                    span, guard: T.Term = T.boolean(True)) -> None:
         """The call ``call`` of ``name``'s val (evaluated when ``guard`` holds) has arguments
         in the val's domain, where its definition is shown to terminate without error
@@ -141,8 +141,8 @@ class Safety:
                     self._shorter(ctx, c.params, c.guard, T.pretty(c.call), c.span)
                 continue
             if ctx.function is not None and c.function == ctx.function:
-                self._shorter(ctx, c.call.args, c.guard, T.pretty(c.call), c.span)
-            self._in_domain(ctx, c.function, c.call.args, T.pretty(c.call), c.span, c.guard)
+                self._shorter(ctx, c.params, c.guard, T.pretty(c.call), c.span)
+            self._in_domain(ctx, c.function, c.values, T.pretty(c.call), c.span, c.guard)
 
     def _shorter(self, ctx: Ctx, args: Sequence[T.Term], guard: T.Term, call: str,
                  span) -> None:
@@ -576,9 +576,11 @@ class Safety:
             raise NoRule(f"{name} is applied to {len(args)} arguments; its val has {len(doms)}",
                          e.span)
         terms: List[Optional[T.Term]] = []
+        values: List[Optional[SymValue]] = []
         for i, (arg, dom) in enumerate(zip(args, doms), 1):
             base = _strip(dom)
             terms.append(None)
+            values.append(None)
             if isinstance(base, A.RMonad):
                 drawn = self.monadic(ctx, arg)
                 value, facts = drawn.make(self.b, None)
@@ -587,11 +589,12 @@ class Safety:
                               f"of {name} have the type its val says", arg.span, "Range")
                 continue
             value = self.value(ctx, arg)
+            values[-1] = value
             if isinstance(value, (Scalar, DistV)):
                 terms[-1] = value.term
             self.has_type(ctx, value, simple_of(base), f"argument {i} of {name} has the type "
                           "its val says", arg.span, "Range")
-        self._in_domain(ctx, name, terms, short(e), e.span)
+        self._in_domain(ctx, name, values, short(e), e.span)
         if name == ctx.function:  # a recursive call in monadic code terminates too
             position = ctx.induction[0] if ctx.induction is not None else None
             if position is not None and terms[position] is None:

@@ -19,6 +19,7 @@ from obligations import terms as T
 from obligations.records import record
 from verifier.language import ast as A
 from verifier.translation import logic as L
+from verifier.translation.calls import call_value, flat_terms
 from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
 
@@ -99,10 +100,12 @@ class CallCheck:
     guard: T.Term
     span: A.Span
     run: Optional[int]
-    #: a call of a local recursive function (``LocalRec``): no val, and its arguments per
-    #: parameter (None for one that is not a term), for the measure of its recursion
+    #: a call of a local recursive function (``LocalRec``): no val
     local: bool = False
+    #: the arguments per parameter: their terms (None for one that is not a term: the measure
+    #: of a recursion is a list), and their values (for the callee's domain)
     params: Tuple[Optional[T.Term], ...] = ()
+    values: Tuple[SymValue, ...] = ()
 
 
 @record
@@ -152,9 +155,11 @@ class Translator:
                  returns_computation: Callable[[str], bool] = lambda name: False,
                  stored_sink: Callable[[StoredComputation], None] = lambda s: None,
                  narrowed: Callable[[A.Expr], Sequence[Narrowing]] = lambda e: (),
-                 sort_of: Callable[[A.Expr], Optional[T.Sort]] = lambda e: None):
+                 sort_of: Callable[[A.Expr], Optional[T.Sort]] = lambda e: None,
+                 result_type: Callable[[str], Optional[A.SimpleType]] = lambda name: None):
         self._sink = range_sink
         self._sort_of = sort_of
+        self._result_type = result_type
         self._stored_sink = stored_sink
         self._call_sink = call_sink
         self._returns_computation = returns_computation
@@ -444,11 +449,15 @@ class Translator:
         args: List[T.Term] = []
         for p, v in zip(fn.params, values):
             self.check_pattern(p, v, run, e.span)  # its annotations, where they bind
-            args += _flat_terms(v, e)
+            flat = flat_terms(v)
+            if flat is None:
+                raise NoRule(f"a local recursive function applied to {_describe(v)}", e.span)
+            args += flat
         call = L.opaque(fn.name, tuple(self.captured(fn, run, e.span)) + tuple(args), sort)
         guard = T.and_(*self._guards) if self._guards else T.boolean(True)
         params = tuple(v.term if isinstance(v, (Scalar, DistV)) else None for v in values)
-        self._call_sink(CallCheck(call, fn.name, guard, e.span, run, local=True, params=params))
+        self._call_sink(CallCheck(call, fn.name, guard, e.span, run, local=True, params=params,
+                                  values=tuple(values)))
         self._stored_sink(LocalFunction(fn, tuple(values), sort, guard, run, e.span))
         return Scalar(call)
 
@@ -638,17 +647,25 @@ class Translator:
         arity, sort = self._signature(fn.name)
         if len(args) < arity:
             return NamedFun(fn.name, args)
-        if sort is None:
-            raise NoRule(f"the result of {fn.name} is not a first-order value", span)
         terms: List[T.Term] = []
         for left, _ in args:
-            if not isinstance(left, (Scalar, DistV)):
+            flat = flat_terms(left)
+            if flat is None:
                 raise NoRule(f"{fn.name} is applied to {_describe(left)}", span)
-            terms.append(left.term)
-        call = L.opaque(fn.name, tuple(terms), sort)
+            terms += flat
+        result = self._result_type(fn.name)
+        value = call_value(fn.name, terms, result) if result is not None else \
+            Scalar(L.opaque(fn.name, tuple(terms), sort)) if sort is not None else None
+        if value is None:
+            raise NoRule(f"the result of {fn.name} is not a first-order value", span)
         guard = T.and_(*self._guards) if self._guards else T.boolean(True)
-        self._call_sink(CallCheck(call, fn.name, guard, span, run or None))
-        return Scalar(call)
+        values = tuple(left for left, _ in args)
+        self._call_sink(CallCheck(
+            (flat_terms(value) or [L.opaque(fn.name, tuple(terms), T.BOOL)])[0], fn.name, guard,
+            span, run or None,
+            params=tuple(v.term if isinstance(v, (Scalar, DistV)) else None for v in values),
+            values=values))
+        return value
 
     # ---- built-ins ------------------------------------------------------------------------
 
@@ -890,18 +907,6 @@ def bind_pattern(env: Env, p: A.Pattern, left: SymValue, right: SymValue, span) 
             env = bind_pattern(env, sub, lv, rv, span)
         return env
     raise NoRule(f"unsupported pattern {type(p).__name__}", span)
-
-
-def _flat_terms(v: SymValue, e: A.Node) -> List[T.Term]:
-    """The terms of a first-order value (a tuple's components in order); ``NoRule`` for a
-    function or a computation."""
-    if isinstance(v, (Scalar, DistV)):
-        return [v.term]
-    if isinstance(v, TupleV):
-        return [t for item in v.items for t in _flat_terms(item, e)]
-    if isinstance(v, UnitV):
-        return []
-    raise NoRule(f"a local recursive function applied to {_describe(v)}", e.span)
 
 
 def _written(name: str) -> str:
