@@ -66,9 +66,11 @@ def add_costs(c1: Cost, c2: Cost, span) -> Cost:
         return c2
     if c2.family == "ZERO":
         return c1
-    if c1.family != c2.family:
+    if c1.family != c2.family and {c1.family, c2.family} != {"SD", "DP"}:
         raise Reject(f"a {c1.family} cost does not compose with a {c2.family} cost", span)
-    return Cost(c1.family, T.add(c1.eps, c2.eps), T.add(c1.delta, c2.delta))
+    # an SD cost d is (0, d) in the eps-distance (eps 0): SD and DP compose to DP
+    family = c1.family if c1.family == c2.family else "DP"
+    return Cost(family, T.add(c1.eps, c2.eps), T.add(c1.delta, c2.delta))
 
 
 def case_cost(guard: T.Term, c1: Cost, c2: Cost, span) -> Cost:

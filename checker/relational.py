@@ -138,7 +138,8 @@ def equal_term(a: SymValue, b: SymValue) -> Optional[T.Term]:
 def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
     """``ctx ⊢ e :: ctx.claim``: every path ends in a Budget."""
     if node.rule == "Budget":
-        (inner,) = expect(node, ("Budget",), e, "the end of a path", premises=1)
+        inner, subsumption = expect(node, ("Budget",), e, "the end of a path", premises=2)
+        expect(subsumption, ("S-M",), e, "the subsumption of the path's index", premises=0)
         if inner.rule == "EqualInputs":
             result = equal_inputs(p, ctx, e, inner)
         elif isinstance(e, (A.Return, A.App, A.Var, A.Ran, A.Observe, A.Infer)):
@@ -185,8 +186,9 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
 
 
 def budget(p: Proof, ctx: Ctx, result: Synth, e: A.Expr) -> None:
-    """The end of a path: the costs spent (and ``result``'s) fit the claimed index, and the
-    output is equal in both runs (the claim's ``=``)."""
+    """The end of a path: the costs spent (and ``result``'s) fit the claimed index — S-M, the
+    monadic subsumption of §5: ``M[f, sum] <= M[f', delta']`` (an SD cost d is (0, d) in DP)
+    — and the output is equal in both runs (the claim's ``=``)."""
     claim, costs = ctx.claim, ctx.costs + (result.cost,)
     families = {c.family for c in costs} - {"ZERO"}
     allowed = {"DP", "SD"} if claim.family == "DP" else {claim.family}
@@ -519,8 +521,8 @@ def application(p: Proof, ctx: Ctx, e: A.App, node: Node) -> Synth:
                          head.span)
         fn = f1
     if isinstance(fn, NamedFun) and not fn.args and not same:
-        expect(node, ("App-Val",), e, f"a call of {source_name(fn.name)}", premises=0)
-        return app_val(p, ctx, e, fn.name, args)
+        premises = expect(node, ("App-Val",), e, f"a call of {source_name(fn.name)}")
+        return app_val(p, ctx, e, fn.name, args, premises)
     if isinstance(fn, Closure):
         (inner,) = expect(node, ("Unfold",), e, "an application of code without a val",
                           premises=1)
@@ -537,10 +539,13 @@ def application(p: Proof, ctx: Ctx, e: A.App, node: Node) -> Synth:
     raise Reject("no rule for this monadic application", e.span)
 
 
-def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr]) -> Synth:
+def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
+            premises: Sequence[Node] = ()) -> Synth:
     """App-Val: the arguments satisfy the domain of ``name``'s val (ranges, refinements,
-    computations within the bound it expects); the call costs the val's index, instantiated
-    at the arguments; a recursive call is on a shorter list (the induction hypothesis)."""
+    computations within the bound it expects: an S-M premise each); the call costs the val's
+    index, instantiated at the arguments; a recursive call is on a shorter list (the
+    induction hypothesis)."""
+    subsumptions = list(premises)
     val = p.val_of(name)
     if val is None:
         raise Reject(f"the recursive function {source_name(name)} needs a val", e.span)
@@ -563,6 +568,11 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr]) -> 
         var, base, assertions = refinement_parts(dom)
         if isinstance(base, A.RMonad):
             if not monad_is_equality(p, env, base):
+                if not subsumptions:
+                    raise Reject(f"argument {i} of {what} is passed within a bound: an S-M "
+                                 "premise of App-Val", arg.span)
+                expect(subsumptions.pop(0), ("S-M",), arg, f"argument {i} of {what}",
+                       premises=0)
                 passed_within(p, ctx, arg, base, env, i, what)
                 value = Monadic(None, None, name=f"arg{i}")
             else:
@@ -590,6 +600,9 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr]) -> 
                      arg.span, "App-Val")
         if var is not None and says_equal(var, assertions):
             env = env.bind(var, left, left)  # demanded equal above: one value, as in its val
+    if subsumptions:
+        raise Reject(f"App-Val of {what} has premises for no argument passed within a bound",
+                     e.span)
     if not isinstance(rt, A.RMonad):
         raise Reject(f"{what} does not return a distribution", e.span)
     cost = instantiated_cost(p, env, rt)
@@ -617,30 +630,44 @@ def passed_within(p: Proof, ctx: Ctx, arg: A.Expr, dom: A.RMonad, env: Env, i: i
     goals = [T.le(have.eps, wanted.eps)] if wanted.family == "DP" else []
     for g in goals + [T.le(have.delta, wanted.delta)]:
         p.oblige(ctx, E, g, f"argument {i} of {what} is within the bound its val expects",
-                 arg.span, "App-Val")
+                 arg.span, "S-M")
 
 
 def ran(p: Proof, ctx: Ctx, e: A.Ran, node: Node) -> Synth:
     """Ran with distributions that may differ: the diagonal coupling has the divergence of
-    the distributions themselves — SD their total variation, HD ``1 - BC = H^2``."""
-    expect(node, ("Ran",), e, "a ran", premises=0)
+    the distributions themselves — SD their total variation, HD ``1 - BC = H^2``, KL theirs.
+    Under a DP claim, Ran charges their statistical distance (``(0, delta)``-DP), and Ran-DP
+    their eps-distance for the eps of a context hypothesis ``Delta_eps (d<1>, d<2>) <= B``
+    (``eps >= 0`` demanded)."""
+    expect(node, ("Ran", "Ran-DP"), e, "a ran", premises=0)
     family = ctx.claim.family if ctx.claim is not None else None
     d1, d2 = translated(lambda: p.term_pair(ctx, e.value), e.span)
-    if family == "SD":
-        delta, lemma = L.tv(d1, d2), "sd.metric"
-    elif family == "HD":
-        h = L.hellinger(d1, d2)
-        delta, lemma = T.mul(h, h), "fdiv.hd.one_minus_bc"
+    if d1.sort != L.DIST or d2.sort != L.DIST:
+        raise Reject("ran of a value that is not a symbolic distribution", e.span)
+    if node.rule == "Ran-DP":
+        if family != "DP":
+            raise Reject("Ran-DP proves a DP claim", e.span)
+        eps = next((h.args[0].args[0] for _, h in ctx.hyps
+                    if isinstance(h, T.Op) and h.op == T.OpKind.LE
+                    and isinstance(h.args[0], T.Apply) and h.args[0].func.name == "hsdiv"
+                    and h.args[0].args[1:] == (d1, d2)), None)
+        if eps is None:
+            raise Reject("no hypothesis bounds the eps-distance of these distributions", e.span)
+        p.oblige(ctx, SC, T.ge(eps, 0), "the eps of the eps-distance is not negative", e.span,
+                 "Ran-DP")
+        p.lemmas.add("fdiv.epsd.simplified")
+        cost = Cost("DP", eps, L.hockey_stick(eps, d1, d2))
+    elif family in ("SD", "HD", "KL"):
+        p.lemmas.add({"SD": "sd.metric", "HD": "fdiv.hd.one_minus_bc",
+                      "KL": "fdiv.kl.simplified"}[family])
+        cost = Cost(family, T.real(0), L.divergence(family, d1, d2))
+    elif family == "DP":
+        p.lemmas.add("sd.metric")
+        cost = Cost("SD", T.real(0), L.tv(d1, d2))
     else:
-        raise Reject("ran of distributions that may differ has a bound in SD and HD only",
-                     e.span)
-    p.lemmas.add(lemma)
-    ty = p.simple_type(e)
-    sort = monad_elem_sort(ty) if ty is not None else None
-    if sort is None:
-        raise Reject("the values drawn here cannot be named", e.span)
-    out = Scalar(p.fresh(ctx.binder or "x", sort))
-    return Synth(Cost(family, T.real(0), delta), (out, out))
+        raise Reject("ran of distributions that may differ needs a claim", e.span)
+    out = fresh_output(p, ctx, e)
+    return Synth(cost, (out, out))
 
 
 # ---- pure claims ----------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from verifier.language.pretty import pretty_type
 from verifier.language.free_vars import free_vars
 from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation import logic as L
-from verifier.translation.ranges import fresh_like, value_facts, value_sorts
+from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
 from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, NamedFun, Scalar,
                                            SymValue, TupleV, UnitV)
 from verifier.translation.translate import (CallCheck, LocalFunction, RangeCheck,
@@ -417,9 +417,12 @@ class Safety:
 
     def _m_Ran(self, ctx, e):
         d = self.value(ctx, e.value)
-        if not isinstance(d, DistV):
-            raise Reject("ran of a distribution whose family is not known", e.span)
-        return draw_of(d)
+        if isinstance(d, DistV):
+            return draw_of(d)
+        t = self.p.type_of(e)  # a distribution of unknown family: its type, ranges dropped
+        if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
+            return of_type(without_ranges(t.elem), "x")
+        raise Reject("ran of a value that is not a symbolic distribution", e.span)
 
     def _m_Observe(self, ctx, e):
         prior = self.monadic(ctx, e.prior)

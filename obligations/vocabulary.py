@@ -170,6 +170,33 @@ def tv(d1: T.Term, d2: T.Term) -> T.Term:
     return _fn("tv", (DIST, DIST), T.REAL)(d1, d2)
 
 
+def kl(d1: T.Term, d2: T.Term) -> T.Term:
+    """The Kullback-Leibler divergence of two symbolic distributions (the KL f-divergence)."""
+    return _fn("kl", (DIST, DIST), T.REAL)(d1, d2)
+
+
+def hockey_stick(eps: T.Term, d1: T.Term, d2: T.Term) -> T.Term:
+    """The eps-distance of differential privacy between two symbolic distributions (the
+    paper's ``Δ_ε``, the hockey-stick divergence ``sup_E d1(E) - e^eps d2(E)``)."""
+    return _fn("hsdiv", (T.REAL, DIST, DIST), T.REAL)(eps, d1, d2)
+
+
+def divergence(kind: str, d1: T.Term, d2: T.Term, eps: Optional[T.Term] = None) -> T.Term:
+    """``Δ_F (d1, d2)`` for the divergence ``F`` of an index or an assertion ``Delta[F]``:
+    SD the total variation distance, HD ``1 - BC = H^2`` (the square of the Hellinger
+    distance: NOTES.md §3), KL, and ``DP(eps)`` the eps-distance (``hockey_stick``)."""
+    if kind == "SD":
+        return tv(d1, d2)
+    if kind == "HD":
+        h = hellinger(d1, d2)
+        return T.mul(h, h)
+    if kind == "KL":
+        return kl(d1, d2)
+    if kind == "DP" and eps is not None:
+        return hockey_stick(eps, d1, d2)
+    raise ValueError(f"no divergence {kind}")
+
+
 def dist_ctor(family: str, params: Tuple[T.Term, ...]) -> T.Term:
     """The ``Dist`` term of a symbolic distribution, e.g. ``beta(a, b)``."""
     name = family if family != "dirichlet" else f"dirichlet{len(params)}"

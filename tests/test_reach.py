@@ -220,3 +220,115 @@ let f (db, e) = lapMech (1.0, count db)
     def bug(patch):  # the builder reads any refinement as "equal in both runs"
         patch.setattr(core_rules, "_shared", lambda var, assertions: True)
     kernel_refuses(monkeypatch, text, "f", bug, "equal in both runs")
+
+
+# ---- Delta[F] assertions, Ran for every divergence, S-M ------------------------------------------
+
+RHO = "let rho = sqrt (1.0 - pi / 4.0)\n"
+LEARN_BIAS = """
+val learnBias :: {l :: bool list | =} -> M[SD] {x :: [0,1] | =} -> M[SD] {x :: [0,1] | =}
+let rec learnBias db prior = match db with
+  | [] -> prior
+  | d :: dbs -> observe (fun r -> mlet z = ran (bernoulli r) in return (d = z)) (learnBias dbs prior)
+"""
+POSTERIOR_HD = RHO + LEARN_BIAS + f"""
+val post :: {ADJ} -> {{d :: D[[0,1]] | Delta[HD] (d<1>, d<2>) <= rho * rho}}
+let post l = infer (learnBias l (ran (beta (2.0, 2.0))))
+val main :: {ADJ} -> M[HD, rho * rho] {{x :: real | =}}
+let main db = ran (post db)
+"""
+
+
+def release(bound: str, claim: str, extra: str = "", body: str = "ran d",
+            elem: str = "bool") -> str:
+    return (f"val release :: {{d :: D[{elem}] | {bound}}}{extra} -> {claim} {{x :: {elem} | =}}\n"
+            f"let release d{' eps' if extra else ''} = {body}\n")
+
+
+def test_delta_assertions_on_parameters_and_results_read_by_ran():
+    """``{d :: D[T] | Delta[F] (d<1>, d<2>) <= b}`` (§5): the f-divergence of two symbolic
+    distributions, assumed of a parameter, shown of a result, and read by Ran — for SD, HD
+    (the square of the Hellinger distance), KL, and DP(eps) (Ran-DP); under a DP claim an SD
+    bound is (0, delta)-DP."""
+    verified(release("Delta[HD] (d<1>, d<2>) <= 0.1", "M[HD, 0.1]"))
+    verified(release("Delta[KL] (d<1>, d<2>) <= 0.5", "M[KL, 0.5]"))
+    verified(release("Delta[SD] (d<1>, d<2>) <= 0.5", "M[SD, 0.5]"))
+    verified(release("Delta[DP(1.0)] (d<1>, d<2>) <= 0.01", "M[DP(1.0), 0.01]"))
+    verified(release("Delta[SD] (d<1>, d<2>) <= 0.01", "M[DP(eps), 0.01]", f" -> {EPS}",
+                     "mlet x = ran d in mlet y = lapMech (eps, 0.0) in return x"))
+    verified(release("Delta[SD] (d<1>, d<2>) <= 0.01", "M[DP(eps), 0.01]", f" -> {EPS}",
+                     "mlet x = (mlet y = ran d in mlet z = lapMech (eps, 0.0) in return y) in "
+                     "return x"))
+    verified(POSTERIOR_HD)
+    # false twins: a weaker assumption than the claim, another divergence, too small a bound
+    not_verified(release("Delta[HD] (d<1>, d<2>) <= 0.2", "M[HD, 0.1]"), "release", "delta")
+    not_verified(release("Delta[SD] (d<1>, d<2>) <= 0.2", "M[KL, 0.2]"), "release")
+    not_verified(release("Delta[HD] (d<1>, d<2>) <= 0.1", "M[SD, 0.1]"), "release")
+    not_verified(release("Delta[DP(2.0)] (d<1>, d<2>) <= 0.01", "M[DP(1.0), 0.01]"), "release")
+    not_verified(release("Delta[SD] (d<1>, d<2>) <= 0.02", "M[DP(eps), 0.01]", f" -> {EPS}",
+                         "mlet x = ran d in mlet y = lapMech (eps, 0.0) in return x"), "release")
+    not_verified(POSTERIOR_HD.replace("<= rho * rho}", "<= 0.01}"), "post")
+    # the draws of a distribution of unknown family have no range: a D[[3]] parameter may be
+    # given a distribution over other integers (simple typing lets D[int] flow there)
+    not_verified(release("Delta[SD] (d<1>, d<2>) <= 0.5", "M[SD, 0.5]", elem="[3]",
+                         body="mlet c = ran d in return (c :: [])").replace(
+                             "{x :: [3] | =}", "{x :: [3] list | =}"), "release", "0..2")
+
+
+def test_monadic_subsumption_is_a_node_of_its_own():
+    """S-M (§5): where a path's index meets the claim (under Budget), and where a computation
+    within a bound is passed to a val expecting one within a larger bound (under App-Val)."""
+    text = """val run :: M[DP(1.0)] {x :: bool | =} -> M[DP(1.0)] {x :: bool | =}
+let run m = m
+val main :: M[DP(0.5)] {x :: bool | =} -> M[DP(1.0)] {x :: bool | =}
+let main m = run m
+val bad :: M[DP(2.0)] {x :: bool | =} -> M[DP(1.0)] {x :: bool | =}
+let bad m = run m
+"""
+    found, claims = verdicts(text)
+    assert found["run"] == found["main"] == VERIFIED and found["bad"] != VERIFIED
+    rules = [n.rule for n in claims["main"].derivation.walk()]
+    assert rules == ["Abs", "Safety", "Budget", "App-Val", "S-M", "S-M"]
+    assert "within the bound its val expects [S-M]" in claims["bad"].failure
+
+
+def test_the_kernel_refuses_a_ran_charged_nothing(monkeypatch):
+    from verifier.rules import monadic_rules
+    from verifier.rules.context import zero_cost
+    text = release("Delta[KL] (d<1>, d<2>) <= 0.5", "M[KL, 0.1]")
+    real = monadic_rules.Ran
+
+    def bug(patch):  # the builder's Ran charges nothing
+        def free(b, ctx, e):
+            from obligations.records import replace
+            return replace(real(b, ctx, e), cost=zero_cost("ran"))
+        patch.setattr(monadic_rules, "Ran", free)
+    kernel_refuses(monkeypatch, text, "release", bug, "delta")
+
+
+def test_the_kernel_refuses_a_computation_passed_beyond_its_bound(monkeypatch):
+    from verifier.rules import core_rules
+    text = """val run :: M[DP(1.0)] {x :: bool | =} -> M[DP(1.0)] {x :: bool | =}
+let run m = m
+val bad :: M[DP(2.0)] {x :: bool | =} -> M[DP(1.0)] {x :: bool | =}
+let bad m = run m
+"""
+
+    def bug(patch):  # S-M without its obligations
+        patch.setattr(core_rules, "_passed_within", lambda *args: [])
+    kernel_refuses(monkeypatch, text, "bad", bug, "within the bound")
+
+
+def test_the_kernel_demands_a_non_negative_eps_of_ran_dp(monkeypatch):
+    from verifier.rules import monadic_rules
+    text = release("Delta[DP(0.0 - 1.0)] (d<1>, d<2>) <= 0.5", "M[DP(0.0), 1.0]",
+                   body="ran d")
+    real_oblige = monadic_rules.Builder.oblige
+
+    def bug(patch):  # Ran-DP without its side condition
+        def oblige(self, ctx, kind, goal, description, span, rule):
+            if rule == "Ran-DP":
+                goal = T.boolean(True)
+            return real_oblige(self, ctx, kind, goal, description, span, rule)
+        patch.setattr(monadic_rules.Builder, "oblige", oblige)
+    kernel_refuses(monkeypatch, text, "release", bug, "not negative")

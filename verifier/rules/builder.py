@@ -466,14 +466,20 @@ class Builder:
             eps_total = None
         delta_total = total([c.delta for c in costs])
         spent = " + ".join(c.what for c in costs if c.family != "ZERO") or "nothing"
+        # S-M (the paper's monadic subsumption, §5): the path's computation, of type
+        # M[f, sum of its costs] {x | =}, has the claimed type M[f', delta'] {x | =} when its
+        # index is below the claim's (an SD cost d is (0, d) in DP)
+        index = []
         if eps_total is not None:
-            obligations.append(self.oblige(
+            index.append(self.oblige(
                 ctx, ObligationKind.ENTAILMENT, T.le(eps_total, claim.eps),
                 f"the privacy cost ({spent}) is at most the claimed eps {claim.text}",
                 e.span, "Budget"))
-        obligations.append(self.oblige(
+        index.append(self.oblige(
             ctx, ObligationKind.ENTAILMENT, T.le(delta_total, claim.delta),
             f"the total delta ({spent}) is at most the claimed delta", e.span, "Budget"))
+        subsumption = self.node("S-M", ctx, e.span, f"M[{spent}] is below M[{claim.text}]",
+                                obligations=index)
         goals = equality_goals(*output)
         if goals is None:
             raise NoRule(f"the output of {short(e, 50)} is not known to be equal in both runs "
@@ -486,9 +492,9 @@ class Builder:
                 ctx, ObligationKind.ENTAILMENT, T.and_(*goals),
                 f"{what} is equal in both runs (the claim's =)", e.span,
                 "UnitM" if returned else "Budget"))
-        return self.node("Budget", ctx, e.span, f"{spent} fits {claim.text}", [premise],
-                         obligations, costs=[c.as_judgement() for c in costs],
-                         index=claim.as_judgement())
+        return self.node("Budget", ctx, e.span, f"{spent} fits {claim.text}",
+                         [premise, subsumption], obligations,
+                         costs=[c.as_judgement() for c in costs], index=claim.as_judgement())
 
     # ---- claims ---------------------------------------------------------------------------------
 

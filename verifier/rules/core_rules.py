@@ -489,6 +489,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
                      e.span)
     env = b.top_env
     obligations = [] if name != ctx.function else [_decreasing(b, ctx, e, args)]
+    subsumptions: List[Derivation] = []  # S-M, for each computation passed within a bound
     arguments: List[dict] = []  # judgement: each argument's terms and how many obligations
     for i, (arg, dom) in enumerate(zip(args, doms), 1):
         var, base, assertions = refinement_parts(dom)
@@ -497,9 +498,10 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
         if isinstance(base, A.RMonad):
             if not monad_is_equality(b, env, base):
                 # a computation within an index, passed on: it must be known within at most
-                # the callee's (its own type says how far apart the two runs' are)
-                obligations += _passed_within(b, ctx, arg, base, env, i, name)
-                arguments[-1]["obligations"] = len(obligations) - start
+                # the callee's (its own type says how far apart the two runs' are): S-M
+                subsumptions.append(b.node(
+                    "S-M", ctx, arg.span, f"argument {i} of {name} is within the bound its "
+                    "val expects", obligations=_passed_within(b, ctx, arg, base, env, i, name)))
                 value = Monadic(None, None, name=f"arg{i}")
                 env = env.bind(var, value, value) if var else env
                 continue
@@ -547,7 +549,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     if not isinstance(rt, A.RMonad):
         raise NoRule(f"{name} does not return a distribution", e.span)
     cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span)
-    node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}",
+    node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}", subsumptions,
                   obligations=obligations, uses=name, arguments=arguments)
     drawn = _out_type(rt)
     if drawn is not None and leaves(drawn) is not None:
@@ -578,7 +580,7 @@ def _passed_within(b: Builder, ctx: Ctx, arg: A.Expr, dom: A.RMonad, env: Env, i
     goals = [T.le(have.eps, wanted.eps)] if wanted.family == "DP" else []
     goals.append(T.le(have.delta, wanted.delta))
     return [b.oblige(ctx, ObligationKind.ENTAILMENT, g, f"argument {i} of {name} is within "
-                     f"the bound its val expects", arg.span, "App-Val") for g in goals]
+                     f"the bound its val expects", arg.span, "S-M") for g in goals]
 
 
 def _out_type(rt: A.RMonad) -> Optional[A.SimpleType]:

@@ -23,7 +23,7 @@ from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, Na
                                            SymValue, TupleV, UnitV)
 from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation.ranges import (OPAQUE_VALUE, fresh_like, has_ranges, value_facts,
-                                         value_sorts)
+                                         value_sorts, without_ranges)
 from verifier.translation.translate import (CallCheck, LocalFunction, NoRule, RangeCheck,
                                             StoredComputation, bind_pattern, flatten_app,
                                             missing_val)
@@ -390,10 +390,16 @@ class Safety:
         return nil_elem if nil_elem is cons_elem else OPAQUE
 
     def _m_Ran(self, ctx: Ctx, e: A.Ran) -> Elem:
+        """``ran d`` draws values of its family (a ``beta``'s lie in [0,1]); from a
+        distribution of unknown family (a parameter ``D[T]``), values of T without its
+        ranges (``ranges.without_ranges``)."""
         d = self.value(ctx, e.value)
-        if not isinstance(d, DistV):
-            raise NoRule("ran of a distribution whose family is not known", e.span)
-        return draw_of(d)
+        if isinstance(d, DistV):
+            return draw_of(d)
+        t = self.b.type_of(e)
+        if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
+            return of_type(without_ranges(t.elem), "x")
+        raise NoRule("ran of a value that is not a symbolic distribution", e.span)
 
     def _m_Observe(self, ctx: Ctx, e: A.Observe) -> Elem:
         prior = self.monadic(ctx, e.prior)

@@ -15,7 +15,7 @@ from typing import Optional, Tuple
 
 from obligations import terms as T
 from obligations.vocabulary import (DIST, adj, adj_within, all_in, cons, count,  # noqa: F401
-                                    count_of, dist_ctor, elem_sort, fin_size, hamming, hellinger,
+                                    count_of, dist_ctor, divergence, hockey_stick, kl, elem_sort, fin_size, hamming, hellinger,
                                     implied_by_sort, in_range, length, list_key_of, list_sort, nil,
                                     opaque, opaque_component, posteriors_list, program_function,
                                     program_function_name, shorter, total, tv)

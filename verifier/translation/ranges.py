@@ -95,3 +95,25 @@ def value_sorts(value: SymValue):
     if isinstance(value, (Scalar, DistV)):
         return value.term.sort
     return type(value).__name__
+
+
+def without_ranges(t: Optional[A.SimpleType]) -> Optional[A.SimpleType]:
+    """``t`` with every range dropped (``[k]`` and ``nat`` as ``int``, ``[0,1]`` and ``real+``
+    as ``real``, a simplex point as a tuple of reals): what is known of a value of type ``t``
+    when nothing shows its ranges — the draws of a distribution of unknown family, whose
+    element type simple typing does not check (a ``D[int]`` flows where a ``D[[3]]`` is
+    expected)."""
+    if isinstance(t, A.TFin):
+        return A.TBase("int")
+    if isinstance(t, A.TBase):
+        return A.TBase({"nat": "int", "real+": "real", "real+inf": "real",
+                        "[0,1]": "real"}.get(t.name, t.name))
+    if isinstance(t, A.TSimplex):
+        return A.TTuple(tuple(A.TBase("real") for _ in range(t.k)))
+    if isinstance(t, A.TTuple):
+        items = tuple(without_ranges(i) for i in t.items)
+        return None if any(i is None for i in items) else A.TTuple(items)
+    if isinstance(t, A.TList):
+        elem = without_ranges(t.elem)
+        return None if elem is None else A.TList(elem)
+    return t

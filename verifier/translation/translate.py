@@ -565,7 +565,19 @@ class Translator:
         return Scalar(T.exists(v, T.and_(*facts, body)))
 
     def _divbound(self, e: A.DivBound, run, env):
-        raise NoRule("assertions Delta[F] (e1, e2) <= e are not supported yet", e.span)
+        """``Delta[F] (e1, e2) <= e``: the f-divergence F of two symbolic distributions is at
+        most ``e`` (the paper's §5 assertions; ``vocabulary.divergence``: SD is the total
+        variation distance, HD the square of the Hellinger distance, DP(eps) the
+        eps-distance)."""
+        d1, d2 = (self.term(x, run, env) for x in (e.left, e.right))
+        if d1.sort != L.DIST or d2.sort != L.DIST:
+            raise NoRule("Delta[F] relates two symbolic distributions (values of type D[T])",
+                         e.span)
+        bound = self.term(e.bound, run, env)
+        eps = self.term(e.div.eps, run, env) if e.div.kind == "DP" else None
+        if eps is not None and eps.sort == T.INT:
+            eps = T.to_real(eps)
+        return Scalar(T.le(L.divergence(e.div.kind, d1, d2, eps), bound))
 
     # ---- application ----------------------------------------------------------------------
 
