@@ -29,7 +29,7 @@ from verifier.language.resolve import source_name
 from verifier.translation import logic as L
 from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
-from verifier.translation.calls import leaves
+from verifier.translation.calls import element_value, leaves
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app, ite_value
 from verifier.translation.typing_bridge import monad_elem_sort
 from checker import safety as S
@@ -406,7 +406,7 @@ def _unfold(atom: T.Apply, h1, h2, t1, t2) -> List[Tuple[str, T.Term]]:
 
 def _bind_cons(ctx: Ctx, e: A.Match, heads, tails) -> Ctx:
     if e.head != "_":
-        ctx = ctx.bind(e.head, Scalar(heads[0]), Scalar(heads[1]))
+        ctx = ctx.bind(e.head, element_value(heads[0]), element_value(heads[1]))
     if e.tail != "_":
         ctx = ctx.bind(e.tail, Scalar(tails[0]), Scalar(tails[1]))
     return ctx

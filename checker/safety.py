@@ -24,6 +24,7 @@ from verifier.language.pretty import pretty_type
 from verifier.language.free_vars import free_vars
 from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation import logic as L
+from verifier.translation.calls import element_value
 from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
 from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, NamedFun, Scalar,
                                            SymValue, TupleV, UnitV)
@@ -412,7 +413,7 @@ class Safety:
         ctx = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
         for name, v in ((e.head, h), (e.tail, t)):
             if name != "_":
-                ctx = ctx.bind(name, Scalar(v), Scalar(v))
+                ctx = ctx.bind(name, element_value(v), element_value(v))
         return ctx
 
     def _m_Ran(self, ctx, e):

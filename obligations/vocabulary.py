@@ -33,10 +33,58 @@ def list_sort(key: str) -> T.Sort:
 
 
 def elem_sort(key: str) -> T.Sort:
-    """The sort of the elements of ``List[key]`` (``fin3`` elements are Ints)."""
+    """The sort of the elements of ``List[key]`` (``fin3`` elements are Ints; the elements of
+    a list of tuples, key ``tup<k1,k2,…>``, are of the uninterpreted sort ``Tup<k1,k2,…>``)."""
     if key.startswith("fin"):
         return T.INT
+    if tuple_components(key) is not None:
+        return T.uninterpreted_sort("Tup" + key[3:])
     return {"bool": T.BOOL, "int": T.INT, "real": T.REAL, "dist": DIST}[key]
+
+
+def tuple_key(keys) -> str:
+    """The element key of a list of tuples whose components have the element keys ``keys``."""
+    return "tup<" + ",".join(keys) + ">"
+
+
+def tuple_components(key: Optional[str]) -> Optional[list]:
+    """The component keys of a tuple element key ``tup<k1,k2,…>`` (nested tuples kept
+    whole), or None for another key."""
+    if not key or not key.startswith("tup<") or not key.endswith(">"):
+        return None
+    parts, depth, start, inner = [], 0, 0, key[4:-1]
+    for i, ch in enumerate(inner):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
+    return parts
+
+
+def tuple_make(key: str, items) -> T.Term:
+    """The element of sort ``elem_sort(key)`` made of the component terms ``items`` (the
+    constructor of the tuple sort, injective with its projections ``tuple_get``)."""
+    items = tuple(items)
+    return _fn(f"mk_{_ident(key)}", tuple(i.sort for i in items), elem_sort(key))(*items)
+
+
+def _ident(key: str) -> str:
+    """An identifier for a tuple element key (``tup<bool,real>`` is ``tup'lbool'creal'r``)."""
+    return key.replace("<", "'l").replace(">", "'r").replace(",", "'c")
+
+
+def tuple_get(key: str, index: int, element: T.Term) -> T.Term:
+    """Component ``index`` (from 0) of a tuple element: the projection of the tuple sort,
+    read off a constructor directly (``tuple_get(k, i, tuple_make(k, xs)) = xs[i]``, the
+    definition of the projections, as in SMT-LIB's datatypes)."""
+    if isinstance(element, T.Apply) and element.func.name == f"mk_{_ident(key)}":
+        return element.args[index]
+    comp = elem_sort(tuple_components(key)[index])
+    return _fn(f"get{index + 1}_{_ident(key)}", (element.sort,), comp)(element)
 
 
 def fin_size(key: Optional[str]) -> Optional[int]:
@@ -76,7 +124,12 @@ def total(lst: T.Term) -> T.Term:
 
 
 def nil(sort: T.Sort) -> T.Term:
-    return _fn("nil_" + (list_key_of(sort) or "x"), (), sort)()
+    return _fn(nil_name(list_key_of(sort) or "x"), (), sort)()
+
+
+def nil_name(key: str) -> str:
+    """The name of the empty list of ``List[key]`` (an identifier: a tuple key is mangled)."""
+    return "nil_" + _ident(key)
 
 
 def cons(head: T.Term, tail: T.Term) -> T.Term:

@@ -332,3 +332,48 @@ def test_the_kernel_demands_a_non_negative_eps_of_ran_dp(monkeypatch):
             return real_oblige(self, ctx, kind, goal, description, span, rule)
         patch.setattr(monadic_rules.Builder, "oblige", oblige)
     kernel_refuses(monkeypatch, text, "release", bug, "not negative")
+
+
+# ---- lists of tuples ----------------------------------------------------------------------------
+
+RECORDS = f"""
+val flagged :: {{l :: (bool * real) list | adj (l<1>, l<2>)}} -> {{s :: real | abs (s<1> - s<2>) <= 1.0}}
+let rec flagged db = match db with
+  | [] -> 0.0
+  | r :: rs -> let (flag, v) = r in (if flag then 1.0 else 0.0) + flagged rs
+
+val main :: {{l :: (bool * real) list | adj (l<1>, l<2>)}} -> {EPS} -> M[DP(eps)] {{x :: real | =}}
+let main db eps = lapMech (eps, flagged db)
+
+val literal :: {EPS} -> M[DP(eps)] {{x :: real | =}}
+let literal eps = lapMech (eps, flagged [(true, 1.0); (false, 2.0)] + length [(1, 2.0)])
+"""
+
+
+def test_lists_of_tuples():
+    """A list of tuples is a list of elements of a tuple sort (``vocabulary.tuple_make``,
+    ``tuple_get``): a record list as data, its elements taken apart by patterns."""
+    verified(RECORDS)
+    # false twins: the value is unbounded; the claim of the literal is too small
+    not_verified(RECORDS.replace("(if flag then 1.0 else 0.0)", "(if flag then v else 0.0)"),
+                 "flagged")
+    not_verified(RECORDS.replace("let literal eps = lapMech (eps,",
+                                 "let literal eps = lapMech (eps, length [(0, 0.0)] * flagged db +")
+                 .replace(f"val literal :: {EPS}", f"val literal :: {{l :: (bool * real) list | adj (l<1>, l<2>)}} -> {EPS}")
+                 .replace("let literal eps", "let literal db eps")
+                 .replace("M[DP(eps)] {x :: real | =}\nlet literal", "M[DP(eps / 2.0)] {x :: real | =}\nlet literal"),
+                 "literal")
+
+
+def test_the_kernel_refuses_a_record_taken_from_one_run(monkeypatch):
+    from verifier.rules import core_rules
+    real = core_rules.element_value
+    text = RECORDS.replace("(if flag then 1.0 else 0.0)", "(if flag then v else 0.0)")
+    seen = []
+
+    def bug(patch):  # the builder's match gives run 2 the head of run 1
+        def first(term):
+            seen.append(term)
+            return real(seen[-2] if len(seen) % 2 == 0 else term)
+        patch.setattr(core_rules, "element_value", first)
+    kernel_refuses(monkeypatch, text, "flagged", bug, "the claim's refinement")

@@ -20,7 +20,7 @@ from verifier.rules.derivation import Derivation
 from verifier.rules.monadic_rules import fresh_output, short
 from verifier.rules.registry import monadic_rule, synthesis_rule
 from verifier.translation.symbolic import DistV, Env, Monadic, Scalar, SymValue
-from verifier.translation.calls import from_terms, leaves
+from verifier.translation.calls import element_value, from_terms, leaves
 from verifier.translation.ranges import value_facts
 from verifier.translation.translate import (NoRule, NotApplicable, bind_pattern, ite_value,
                                             missing_val)
@@ -362,7 +362,7 @@ def _cons_bound(e: A.Match, heads, tails) -> List[dict]:
 
 def _bind_cons(ctx: Ctx, e: A.Match, heads, tails) -> Ctx:
     if e.head != "_":
-        ctx = ctx.bind(e.head, Scalar(heads[0]), Scalar(heads[1]))
+        ctx = ctx.bind(e.head, element_value(heads[0]), element_value(heads[1]))
     if e.tail != "_":
         ctx = ctx.bind(e.tail, Scalar(tails[0]), Scalar(tails[1]))
     return ctx

@@ -22,6 +22,7 @@ from verifier.rules.context import Ctx
 from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, NamedFun, Scalar,
                                            SymValue, TupleV, UnitV)
 from verifier.language.resolve import call_sites, matched_parameter, source_name
+from verifier.translation.calls import element_value
 from verifier.translation.ranges import (OPAQUE_VALUE, fresh_like, has_ranges, value_facts,
                                          value_sorts, without_ranges)
 from verifier.translation.translate import (CallCheck, LocalFunction, NoRule, RangeCheck,
@@ -385,7 +386,7 @@ class Safety:
         cons_ctx = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
         for name, v in ((e.head, h), (e.tail, t)):
             if name != "_":
-                cons_ctx = cons_ctx.bind(name, Scalar(v), Scalar(v))
+                cons_ctx = cons_ctx.bind(name, element_value(v), element_value(v))
         cons_elem = self.monadic(cons_ctx, e.cons_body, want)
         return nil_elem if nil_elem is cons_elem else OPAQUE
 
@@ -755,7 +756,7 @@ def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType] =
         inner = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
         for name, v in ((e.head, h), (e.tail, t)):
             if name != "_":
-                inner = inner.bind(name, Scalar(v), Scalar(v))
+                inner = inner.bind(name, element_value(v), element_value(v))
         _pure_cases(s, inner, e.cons_body, result)
     elif isinstance(e, A.If):
         cond = s.b.translator.as_term(s.value(ctx, e.cond), e.cond)

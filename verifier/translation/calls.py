@@ -103,3 +103,44 @@ def call_value(name: str, args: Sequence[T.Term], result: A.SimpleType) -> Optio
 def first_order(t: Optional[A.SimpleType]) -> bool:
     """Whether values of ``t`` are first-order data (``leaves`` knows them)."""
     return t is not None and leaves(t) is not None
+
+
+def element_value(term: T.Term) -> SymValue:
+    """The value of a list element ``term``: a tuple of its components' values when the list
+    is a list of tuples (``vocabulary.tuple_get``), the term itself otherwise."""
+    key = _tuple_key_of(term.sort)
+    if key is None:
+        return Scalar(term)
+    n = len(L.tuple_components(key))
+    return TupleV(tuple(element_value(L.tuple_get(key, i, term)) for i in range(n)))
+
+
+def element_term(value: SymValue, key: str) -> Optional[T.Term]:
+    """The term of a value put into a list of ``List[key]`` (a tuple made into an element of
+    the tuple sort); None when the value does not fit."""
+    parts = L.tuple_components(key)
+    if parts is None:
+        return value.term if isinstance(value, (Scalar, DistV)) else None
+    if not (isinstance(value, TupleV) and len(value.items) == len(parts)):
+        return None
+    items = [element_term(v, k) for v, k in zip(value.items, parts)]
+    if any(i is None for i in items):
+        return None
+    return L.tuple_make(key, items)
+
+
+def _tuple_key_of(sort: T.Sort) -> Optional[str]:
+    """The tuple element key whose sort is ``sort`` (``Tup<...>``), or None."""
+    name = sort.name
+    return "tup" + name[3:] if name.startswith("Tup<") else None
+
+
+def element_key_of_sort(sort: T.Sort) -> Optional[str]:
+    """The element key of the list elements of sort ``sort`` (``bool``, ``tup<int,real>``…)."""
+    key = _tuple_key_of(sort)
+    if key is not None:
+        return key
+    for k in ("bool", "int", "real", "dist"):
+        if L.elem_sort(k) == sort:
+            return k
+    return None

@@ -18,7 +18,8 @@ from obligations.vocabulary import (DIST, adj, adj_within, all_in, cons, count, 
                                     count_of, dist_ctor, divergence, hockey_stick, kl, elem_sort, fin_size, hamming, hellinger,
                                     implied_by_sort, in_range, length, list_key_of, list_sort, nil,
                                     opaque, opaque_component, posteriors_list, program_function,
-                                    program_function_name, shorter, total, tv)
+                                    program_function_name, shorter, total, tuple_components,
+                                    tuple_get, tuple_key, tuple_make, tv)
 from verifier.language import ast as A
 
 
@@ -36,6 +37,9 @@ def elem_key(t: A.SimpleType) -> Optional[str]:
         return f"fin{t.k}"
     if isinstance(t, A.TDist):
         return "dist"
+    if isinstance(t, A.TTuple):
+        keys = [elem_key(i) for i in t.items]
+        return None if any(k is None for k in keys) else tuple_key(keys)
     return None
 
 

@@ -19,7 +19,8 @@ from obligations import terms as T
 from obligations.records import record
 from verifier.language import ast as A
 from verifier.translation import logic as L
-from verifier.translation.calls import call_value, flat_terms
+from verifier.translation.calls import (call_value, element_key_of_sort, element_term,
+                                        flat_terms)
 from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
 
@@ -318,22 +319,35 @@ class Translator:
         return TupleV(tuple(self._go(i, run, env) for i in e.items))
 
     def _list(self, e: A.ListLit, run, env):
-        items = [self.as_term(self._go(i, run, env), i) for i in e.items]
-        key = self._list_key(e) or (_key_of_sort(items[0].sort, e.span) if items else None)
+        values = [self._go(i, run, env) for i in e.items]
+        key = self._list_key(e)
+        if key is None and values:
+            first = values[0]
+            key = _key_of_sort(self.as_term(first, e.items[0]).sort, e.span) \
+                if not isinstance(first, TupleV) else None
         if key is None:
             raise NoRule("the element type of [] is not known here", e.span)
         out = L.nil(L.list_sort(key))
-        for item, node in reversed(list(zip(items, e.items))):
-            out = L.cons(self._element(item, key, node.span, run), out)
+        for value, node in reversed(list(zip(values, e.items))):
+            out = L.cons(self._element(self._item(value, key, node), key, node.span, run), out)
         return Scalar(out)
 
+    def _item(self, value: SymValue, key: str, node: A.Node) -> T.Term:
+        """The term of ``value`` as an element of a ``List[key]`` (a tuple is made into an
+        element of the list's tuple sort)."""
+        term = element_term(value, key)
+        if term is None:
+            return self.as_term(value, node)
+        return term
+
     def _cons(self, e: A.Cons, run, env):
-        head = self.as_term(self._go(e.head, run, env), e.head)
+        head = self._go(e.head, run, env)
         tail = self.as_term(self._go(e.tail, run, env), e.tail)
         key = L.list_key_of(tail.sort)
         if key is None:
             raise NoRule("the tail of :: is not a list", e.tail.span)
-        return Scalar(L.cons(self._element(head, key, e.head.span, run), tail))
+        return Scalar(L.cons(self._element(self._item(head, key, e.head), key, e.head.span, run),
+                             tail))
 
     def _element(self, x: T.Term, key: str, span: A.Span, run: int) -> T.Term:
         """The term of an element ``x`` put into a list of sort ``List[key]``.
@@ -963,10 +977,10 @@ def ite_value(cond: T.Term, a: SymValue, b: SymValue, e: A.Node) -> SymValue:
 
 
 def _key_of_sort(sort: T.Sort, span) -> str:
-    for key in ("bool", "int", "real", "dist"):
-        if L.elem_sort(key) == sort:
-            return key
-    raise NoRule(f"lists of {sort} are not supported", span)
+    key = element_key_of_sort(sort)
+    if key is None:
+        raise NoRule(f"lists of {sort} are not supported", span)
+    return key
 
 
 def _closed_true(t: T.Term) -> bool:
