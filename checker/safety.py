@@ -433,6 +433,15 @@ class Safety:
                          e.likelihood.span)
         inner = self.bind(ctx.with_env(lik.env), lik.params[0], prior, e.span)
         self.monadic(inner, lik.body)
+        # run samples an observe from its exact posterior: a prior seen to be of a continuous
+        # family needs the closed form (run stops on a likelihood that is not conjugate)
+        seen = e.prior
+        while isinstance(seen, A.Observe):
+            seen = seen.prior
+        if isinstance(seen, A.Ran):
+            d = self.value(ctx, seen.value)
+            if isinstance(d, DistV) and d.family in ("beta", "normal", "dirichlet"):
+                self.value(ctx, A.Infer(e, e.span))
         return prior
 
     def _m_LetRec(self, ctx, e, want=None):

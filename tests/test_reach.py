@@ -377,3 +377,16 @@ def test_the_kernel_refuses_a_record_taken_from_one_run(monkeypatch):
             return real(seen[-2] if len(seen) % 2 == 0 else term)
         patch.setattr(core_rules, "element_value", first)
     kernel_refuses(monkeypatch, text, "flagged", bug, "the claim's refinement")
+
+
+def test_an_observe_run_cannot_infer_is_not_verified():
+    """``run`` samples an observe from its exact posterior, and stops (R003) on a likelihood
+    that is not conjugate to a continuous prior: where the Safety walk sees the prior, the
+    posterior must have its closed form (a verified program must run)."""
+    text = """val main :: {l :: bool list | =} -> M[SD] {x :: [0,1] | =}
+let main db = observe (fun r -> mlet z = ran (bernoulli (r * r)) in return z) (ran (beta (1.0, 1.0)))
+"""
+    not_verified(text, "main", "run draws from this observe")
+    verified(text.replace("bernoulli (r * r)) in return z", "bernoulli r) in return (true = z)"))
+    verified(text.replace("(ran (beta (1.0, 1.0)))", "(ran (bernoulli 0.5))").replace(
+        "bernoulli (r * r)", "bernoulli (if r then 0.9 else 0.2)").replace("[0,1]", "bool"))

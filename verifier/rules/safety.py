@@ -408,8 +408,29 @@ class Safety:
         if isinstance(lik, Closure) and len(lik.params) == 1:
             inner = self.bind(ctx.with_env(lik.env), lik.params[0], prior, e.span)
             self.monadic(inner.with_env(inner.env), lik.body)
+            self._inferable(ctx, e)
             return prior
         raise NoRule("observe needs its likelihood as a one-parameter function", e.likelihood.span)
+
+    def _inferable(self, ctx: Ctx, e: A.Observe) -> None:
+        """``run`` draws from an observe by inferring its posterior exactly: for a prior of a
+        continuous family (a ``ran`` of a beta, normal or dirichlet, possibly observed before)
+        it recognises a conjugate likelihood, and stops (R003) on any other. So where the walk
+        sees such a prior, the posterior must have its closed form (``infer``'s, the Observe
+        rule's); a prior the walk cannot see (a computation passed as a parameter) is not
+        checked here (docs/verifier.md)."""
+        prior = e.prior
+        while isinstance(prior, A.Observe):
+            prior = prior.prior
+        if not isinstance(prior, A.Ran):
+            return
+        d = self.value(ctx, prior.value)
+        if isinstance(d, DistV) and d.family in ("beta", "normal", "dirichlet"):
+            try:
+                self.value(ctx, A.Infer(e, e.span))
+            except NoRule as exc:
+                raise NoRule(f"run draws from this observe by inferring its posterior exactly, "
+                             f"which it cannot do here: {exc.message}", e.span) from None
 
     def _m_Var(self, ctx: Ctx, e: A.Var, want=None) -> Elem:
         pair = ctx.env.lookup(e.name)
