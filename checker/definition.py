@@ -15,7 +15,7 @@ from typing import List, Optional, Tuple
 from obligations import terms as T
 from obligations.records import replace
 from verifier.language import ast as A
-from verifier.language.resolve import recursive_call_sites, source_name
+from verifier.language.resolve import matched_parameter, recursive_call_sites, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import from_terms, leaves
 from verifier.translation.ranges import value_facts
@@ -78,17 +78,9 @@ def _result_type(rt: A.RType) -> Optional[A.SimpleType]:
 
 
 def induction_position(decl: A.LetDecl) -> Optional[int]:
-    """The parameter a recursive definition's induction is on: the first list parameter its
-    body matches on (the length of any list parameter is a well-founded measure)."""
-    names = [q.name if isinstance(q, A.PVar) else None for q in decl.params]
-    stack: List[A.Node] = [decl.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, A.Match) and isinstance(node.scrutinee, A.Var) \
-                and node.scrutinee.name in names:
-            return names.index(node.scrutinee.name)
-        stack += reversed(list(A.children(node)))
-    return None
+    """The parameter a recursive definition is proved by induction on: the first one its body
+    matches on (any list parameter gives a sound measure; this one is likely to decrease)."""
+    return matched_parameter(decl.params, decl.body)
 
 
 def every_recursive_call_terminates(p: Proof, val: A.ValDecl, decl: A.LetDecl) -> None:

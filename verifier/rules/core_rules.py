@@ -12,7 +12,7 @@ from obligations.model import ObligationKind
 from obligations.records import replace
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
-from verifier.language.resolve import recursive_call_sites, written
+from verifier.language.resolve import matched_parameter, recursive_call_sites, written
 from verifier.translation import logic as L
 from verifier.rules.builder import Builder, Synth, equal_term, refinement_parts, simple_of
 from verifier.rules.context import Claim, Cost, Ctx, zero_cost
@@ -147,16 +147,8 @@ def abstraction(b: Builder, val: A.ValDecl, decl: A.LetDecl, ctx: Ctx,
 
 def induction_position(decl: A.LetDecl) -> Optional[int]:
     """The parameter a recursive definition is proved by induction on: the first one its body
-    matches on (any list parameter gives a sound measure; this one is the likely to decrease)."""
-    names = [p.name if isinstance(p, A.PVar) else None for p in decl.params]
-    stack: List[A.Node] = [decl.body]
-    while stack:  # preorder
-        node = stack.pop()
-        if isinstance(node, A.Match) and isinstance(node.scrutinee, A.Var) \
-                and node.scrutinee.name in names:
-            return names.index(node.scrutinee.name)
-        stack += reversed(list(A.children(node)))
-    return None
+    matches on (any list parameter gives a sound measure; this one is likely to decrease)."""
+    return matched_parameter(decl.params, decl.body)
 
 
 def _shared(var: str, assertions: Sequence[A.Expr]) -> bool:
