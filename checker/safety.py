@@ -11,6 +11,7 @@ where they happen. Values a computation draws are fresh, with the facts of their
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
@@ -508,9 +509,8 @@ class Safety:
                 self.require(ctx, T.and_(T.gt(t, 0), T.lt(t, 1)), f"{what} is in (0, 1)",
                              arg.span)
                 continue
-            want = parse_simple_type(text.replace("[k]", f"[{categories}]"), "<catalogue>")
-            self.has_type(ctx, value, want, f"{what} has type {pretty_type(want)}", arg.span,
-                          "Range")
+            want, shown = _catalogue_type(text, categories)
+            self.has_type(ctx, value, want, f"{what} has type {shown}", arg.span, "Range")
         return values
 
     def _arity(self, e: A.App, args, n: int, name: str) -> None:
@@ -655,6 +655,14 @@ def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType]) 
 
 def _at(span) -> tuple:
     return (span.line, span.col, span.end_line, span.end_col) if span is not None else ()
+
+
+@lru_cache(maxsize=256)
+def _catalogue_type(text: str, categories: Optional[int]) -> Tuple[A.SimpleType, str]:
+    """A range of the catalogue (``[k]`` read as ``[categories]``) as a simple type, and as
+    text."""
+    t = parse_simple_type(text.replace("[k]", f"[{categories}]"), "<catalogue>")
+    return t, pretty_type(t)
 
 
 def _element_type(candidates: T.Term) -> Optional[A.SimpleType]:

@@ -268,6 +268,31 @@ def ALLIN_CONS(p, c):
     return _iff(_all_in_at(p, c), T.and_(V.in_range(kind, head), _all_in_at(p, tail)))
 
 
+@_schema("allinground", "lists.allin.definition",
+         "a list written out has every element in range K exactly when each of its constants is")
+def ALLIN_GROUND(p):
+    """``allIn_K (l)``, or its negation, for a list ``l`` written out: its elements are
+    constants, so whether each is in the range is decided here (instead of one unfolding per
+    element)."""
+    kind = V.all_in_kind(p)
+    elements = ground_elements(p.args[0]) if kind is not None else None
+    if elements is None:
+        return None
+    return p if all(_constant_in_range(kind, e.value) for e in elements) else T.not_(p)
+
+
+def _constant_in_range(kind: str, v) -> bool:
+    if isinstance(v, bool):
+        return False
+    if kind == "nat":
+        return v >= 0
+    if kind == "pos":
+        return v > 0
+    if kind == "unit":
+        return 0 <= v <= 1
+    return v == int(v) and 0 <= v < int(kind[3:])  # finK
+
+
 @_schema("allinsum", "lists.allin.sum",
          "the sum of a list of [0,1] values is in [0, length]; of positive values, >= 0")
 def ALLIN_SUM(p):
@@ -611,6 +636,22 @@ def CTOR_INJ(c1, c2):
 # ---- the search ---------------------------------------------------------------------------------
 
 def instantiate(terms: Sequence[T.Term]) -> Tuple[Instance, ...]:
+    """The axioms an obligation over ``terms`` gets (``_instantiate``), once per tuple of
+    terms: the obligations of one program repeat their hypotheses and goals (a condition met
+    at every step of a chain)."""
+    key = tuple(terms)
+    found = _INSTANTIATED.get(key)
+    if found is None:
+        if len(_INSTANTIATED) > 1 << 14:
+            _INSTANTIATED.clear()
+        found = _INSTANTIATED[key] = _instantiate(key)
+    return found
+
+
+_INSTANTIATED: Dict[Tuple[T.Term, ...], Tuple[Instance, ...]] = {}
+
+
+def _instantiate(terms: Sequence[T.Term]) -> Tuple[Instance, ...]:
     """The axioms an obligation over ``terms`` gets: named ground instances (``ax_<schema>_<k>``,
     numbered per schema) about the uninterpreted symbols occurring in ``terms``, closed under
     the symbols the axioms themselves introduce (at most ``_ROUNDS`` rounds)."""
@@ -706,6 +747,7 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
         if V.all_in_kind(p) is None:
             continue
         yield ALLIN_SUM, (p,)
+        yield ALLIN_GROUND, (p,)
         for n in nils:
             yield ALLIN_NIL, (p, n)
         for c in conses:

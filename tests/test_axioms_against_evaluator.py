@@ -146,7 +146,7 @@ def test_element_range_schemas(kind, items):
     p = V.all_in(kind, lst)
     for c in [lst] + ([lst.args[1]] if items else []):
         assert holds(S.ALLIN_CONS, p, c) and holds(S.ALLIN_NIL, p, c)
-    assert holds(S.ALLIN_SUM, p)
+    assert holds(S.ALLIN_SUM, p) and holds(S.ALLIN_GROUND, p)
     inside = all(value(V.in_range(kind, number(x, T.INT if key == "int" else T.REAL)))
                  for x in items)
     assert value(p) is inside
@@ -284,7 +284,8 @@ TESTED = {"len", "count", "countof", "nil", "cons", "empty", "consinj", "nilcons
           "adjcount", "adjcountof", "adjrefl", "adjwlen", "adjwsum", "adjwrefl", "dist",
           "distcount", "metric", "triangle", "tvmetric", "tvtriangle", "betarho", "betazeta",
           "dirrho", "ctorinj", "adjcons", "adjwcons", "distcons", "distadj", "distlen", "betag",
-          "betatvg", "dirg", "ground", "allinnil", "allincons", "allinsum"}
+          "betatvg", "dirg", "ground", "allinnil", "allincons", "allinsum",
+          "allinground"}
 
 
 def test_every_schema_is_covered():

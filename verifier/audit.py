@@ -311,8 +311,10 @@ class _Law:
 
 
 def _arb_context():
-    from lemmas.arbeval import precision
-    return precision(PRECISION_BITS)
+    """Arb's working precision raised to ``PRECISION_BITS`` for the block (flint directly: the
+    lemma library's helper would load sympy, a second of the refutation path for nothing)."""
+    from flint import ctx
+    return ctx.workprec(max(PRECISION_BITS, 53))
 
 
 def _is_exact(x: Any) -> bool:
@@ -329,8 +331,7 @@ def _ball(x: Any) -> Any:
             if ball.is_finite() and ball.rel_accuracy_bits() >= PRECISION_BITS // 2:
                 break
         return ball
-    from lemmas.arbeval import to_arb
-    return to_arb(x)
+    return reals.ball_of(x, PRECISION_BITS)
 
 
 def _distribution_law(pmf: Mapping[Value, Any]) -> _Law:

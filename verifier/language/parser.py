@@ -108,10 +108,8 @@ def recursion_headroom(frames: int) -> Iterator[None]:
     Raises ``sys.getrecursionlimit()`` if needed and restores it afterwards. Safe on CPython
     3.11+, where Python-to-Python calls do not consume the C stack.
     """
-    depth, frame = 0, sys._getframe()
-    while frame is not None:
-        depth, frame = depth + 1, frame.f_back
     old = sys.getrecursionlimit()
+    depth = _stack_depth(old)
     if depth + frames <= old:
         yield
         return
@@ -120,6 +118,30 @@ def recursion_headroom(frames: int) -> Iterator[None]:
         yield
     finally:
         sys.setrecursionlimit(old)
+
+
+def _stack_depth(bound: int) -> int:
+    """The number of frames on the stack, at most ``bound`` (found by probing
+    ``sys._getframe``, which walks the frames in C: a handful of probes, not a Python loop
+    over every frame, which made deep derivations quadratic)."""
+    def exists(k: int) -> bool:
+        try:
+            sys._getframe(k)
+            return True
+        except ValueError:
+            return False
+
+    lo, hi = 0, 64
+    while hi < bound and exists(hi):
+        lo, hi = hi, hi * 2
+    hi = min(hi, bound)
+    while lo < hi:  # the deepest k with a frame lies in [lo, hi)
+        mid = (lo + hi + 1) // 2
+        if exists(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo + 1
 
 
 def parse_program(text: str, filename: str = "<input>") -> Program:

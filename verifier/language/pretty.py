@@ -83,7 +83,7 @@ def pretty_expr_short(expr: Expr, limit: int = 60, depth: int = 8) -> str:
     """The beginning of ``expr`` on one line, at most ``limit`` characters (an ellipsis where
     it is cut): for descriptions. Sub-expressions deeper than ``depth`` are not printed (an
     ellipsis stands for them), so a large expression costs no more than a small one."""
-    text = " ".join(pretty_expr(_cut(expr, depth)).split())
+    text = " ".join(_expr(_cut(expr, depth), PREC_LOOSE, True).split())  # shallow: no headroom
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
