@@ -25,7 +25,7 @@ MECHANISMS = ("expMech", "lapMech", "gaussMech", "hellingerMech", "hellingerMech
 REQUIRED = (
     "let", "mlet", "fun", "match", "if", "tuple", "partial application", "alias",
     "local recursion", "top-level recursion", "non-structural recursion",
-    "recursive call in an unused let", "recursive call in a tuple component",
+    "tuple parameter of a val", "recursive call in an unused let", "recursive call in a tuple component",
     "recursive call in an ignored argument",
     "helper with val", "helper without val", "shadowed built-in (local)",
     "redefined built-in before a val", "redefined built-in after a val",
@@ -74,6 +74,8 @@ def _declarations(program: ast.Program, res: scope.Resolution, out: Set[str], va
                 out.add("helper without val")
             elif d.params and d.name in val_names and _used(res, d):
                 out.add("helper with val")
+            if d.name in val_names and any(isinstance(p, ast.PTuple) for p in d.params):
+                out.add("tuple parameter of a val")
             if d.recursive:
                 out.add("top-level recursion")
                 _recursive_calls(d.body, res.of(d), res, out)
