@@ -406,10 +406,12 @@ class _Gen:
     def entry_parameters(self):
         """The entry's parameters: one private list, and up to three public parameters."""
         rng = self.rng
-        kind = rng.choices(("bool", "fin", "real", "nat", "int", "unit", "pos"),
-                           (6, 2, 2, 0.9, 0.6, 0.6, 0.3))[0]
+        kind = rng.choices(("bool", "fin", "real", "nat", "int", "unit", "pos", "pair"),
+                           (6, 2, 2, 0.9, 0.6, 0.6, 0.3, 0.6))[0]
         elem = {"bool": BOOL, "fin": FIN(rng.choice((2, 3))), "real": REAL, "nat": INT,
-                "int": INT, "unit": REAL, "pos": REAL}[kind]
+                "int": INT, "unit": REAL, "pos": REAL, "pair": TUP(BOOL, FIN(2))}[kind]
+        if kind == "pair":
+            self.tags.add("list of tuples")
         private = ("db", LIST(elem), self.private_refinement(kind))
         self.private_type = LIST(elem)
         if kind in ("nat", "unit", "pos"):
