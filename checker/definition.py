@@ -15,9 +15,12 @@ from typing import List, Optional, Tuple
 from obligations import terms as T
 from obligations.records import replace
 from verifier.language import ast as A
-from verifier.language.resolve import recursive_call_sites, source_name
+from verifier.language.resolve import matched_parameter, recursive_call_sites, source_name
 from verifier.translation import logic as L
+from verifier.translation.calls import from_terms, leaves
+from verifier.translation.ranges import value_facts
 from verifier.translation.symbolic import Env, Monadic, Scalar, SymValue
+from verifier.translation.translate import bind_pattern
 from checker import safety as S
 from checker.exact import exact_finite
 from checker.judgement import (Ctx, Node, Proof, Reject, arrows, expect, instantiated_cost,
@@ -75,17 +78,9 @@ def _result_type(rt: A.RType) -> Optional[A.SimpleType]:
 
 
 def induction_position(decl: A.LetDecl) -> Optional[int]:
-    """The parameter a recursive definition's induction is on: the first list parameter its
-    body matches on (the length of any list parameter is a well-founded measure)."""
-    names = [q.name if isinstance(q, A.PVar) else None for q in decl.params]
-    stack: List[A.Node] = [decl.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, A.Match) and isinstance(node.scrutinee, A.Var) \
-                and node.scrutinee.name in names:
-            return names.index(node.scrutinee.name)
-        stack += reversed(list(A.children(node)))
-    return None
+    """The parameter a recursive definition is proved by induction on: the first one its body
+    matches on (any list parameter gives a sound measure; this one is likely to decrease)."""
+    return matched_parameter(decl.params, decl.body)
 
 
 def every_recursive_call_terminates(p: Proof, val: A.ValDecl, decl: A.LetDecl) -> None:
@@ -136,26 +131,30 @@ def bind_parameters(p: Proof, val: A.ValDecl, decl: A.LetDecl, position: Optiona
             val_env = val_env.bind(var, value, value) if var else val_env
             terms.append(None)
         else:
-            sort = L.sort_of_type(base.type) if isinstance(base, A.RSimple) else None
-            if sort is None:
+            sorts = leaves(base.type) if isinstance(base, A.RSimple) else None
+            if sorts is None:
                 raise Reject("a parameter of this type is not supported by the kernel",
                              dom.span)
             shared = var is not None and says_equal(var, assertions)
-            left, right = p.fresh_pair(pname, sort, shared)
-            ctx = _bind(ctx, pattern, Scalar(left), Scalar(right))
+            # first-order data: one variable per component, shared when the runs agree
+            made = [p.fresh_pair(pname if len(sorts) == 1 else f"{pname}{i}", sort, shared)
+                    for i, sort in enumerate(sorts, 1)]
+            left = from_terms(base.type, [x for x, _ in made])
+            right = from_terms(base.type, [y for _, y in made])
+            ctx = _bind(ctx, pattern, left, right)
             if var is not None:
-                val_env = val_env.bind(var, Scalar(left), Scalar(right))
-            facts = L.range_facts(base.type, left) + (
-                () if shared else L.range_facts(base.type, right))
+                val_env = val_env.bind(var, left, right)
+            facts = _value_facts(base.type, left) + (
+                [] if shared else _value_facts(base.type, right))
             if facts:
                 ctx = ctx.assume(_hyp(pname + "_range"), T.and_(*facts))
             for a in assertions:
                 if not isinstance(a, A.SameRuns):
                     ctx = ctx.assume(_hyp(pname), translated(
                         lambda: p.assertion(val_env, a, refined=var), a.span))
-            if k == position and L.list_key_of(sort):
-                ctx = replace(ctx, induction=(position, left, right))
-            terms.append((left, right))
+            if len(sorts) == 1 and k == position and L.list_key_of(sorts[0]):
+                ctx = replace(ctx, induction=(position, *made[0]))
+            terms.append(made[0] if len(sorts) == 1 else None)
         k += 1
         rt = rt.cod
     if params:
@@ -168,8 +167,13 @@ def _hyp(name: str) -> str:
 
 
 def _bind(ctx: Ctx, pattern: A.Pattern, left: SymValue, right: SymValue) -> Ctx:
-    if isinstance(pattern, A.PVar):
-        return ctx.bind(pattern.name, left, right)
-    if isinstance(pattern, (A.PWild, A.PUnit)):
-        return ctx
-    raise Reject("tuple parameters are not supported by the kernel", pattern.span)
+    """Bind a parameter's pattern (a name, ``_``, ``()``, or a tuple of them)."""
+    return ctx.with_env(translated(lambda: bind_pattern(ctx.env, pattern, left, right,
+                                                        pattern.span), pattern.span))
+
+
+def _value_facts(t: A.SimpleType, value: SymValue) -> List[T.Term]:
+    facts = value_facts(t, value)
+    if facts is None:
+        raise Reject("a parameter whose type the kernel cannot state")
+    return facts

@@ -3,7 +3,7 @@ observe-folds, each justified by a conjugacy lemma of the library.
 
 An *observe-fold* is a recursive function over a data list whose ``[]`` case returns the
 prior parameter and whose ``::`` case observes the head with a conjugate likelihood, on the
-recursive result (fold right: ``observe L (f dbs prior)``, or ``mlet r = f dbs prior in
+recursive result (fold right: ``observe L (f dbs prior)``, also written ``mlet r = f dbs prior in
 observe L r``) or on the prior before the recursive call (an accumulator: ``f dbs (observe L
 prior)``, or ``let p = observe L prior in f dbs p``), every other parameter passed unchanged.
 Its posterior is the conjugate update by the whole list (``obligations.conjugacy``), proved by
@@ -70,9 +70,6 @@ def fold_of(decl: A.LetDecl) -> Optional[Fold]:
     me, acc, cons = A.Var(decl.name), A.Var(params[prior]), body.cons_body
     if isinstance(cons, A.Observe):
         lik, call, passed, accumulator = cons.likelihood, cons.prior, acc, False
-    elif isinstance(cons, A.MLet) and isinstance(cons.pattern, A.PVar) \
-            and isinstance(cons.body, A.Observe) and cons.body.prior == A.Var(cons.pattern.name):
-        lik, call, passed, accumulator = cons.body.likelihood, cons.value, acc, False
     elif isinstance(cons, A.Let) and isinstance(cons.pattern, A.PVar) \
             and isinstance(cons.value, A.Observe) and cons.value.prior == acc:
         lik, call, passed, accumulator = (cons.value.likelihood, cons.body,

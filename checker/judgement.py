@@ -24,10 +24,12 @@ from obligations.schemas import SCHEMAS, instantiate
 from verifier.language import ast as A
 from verifier.language.resolve import source_name
 from verifier.translation import logic as L
+from verifier.translation.calls import call_value, first_order, flat_terms, split_arguments
+from verifier.translation.ranges import value_facts
 from verifier.translation.symbolic import Closure, Env, NamedFun, Scalar, SymValue
 from verifier.translation.translate import (CallCheck, Narrowing, NoRule, RangeCheck,
                                             StoredComputation, Translator)
-from verifier.translation.typing_bridge import to_syntax
+from verifier.translation.typing_bridge import sort_of as bridge_sort_of, to_syntax
 
 #: the divergences for which 0 means equal distributions
 EQUAL_FAMILIES = ("SD", "HD", "KL")
@@ -64,9 +66,11 @@ def add_costs(c1: Cost, c2: Cost, span) -> Cost:
         return c2
     if c2.family == "ZERO":
         return c1
-    if c1.family != c2.family:
+    if c1.family != c2.family and {c1.family, c2.family} != {"SD", "DP"}:
         raise Reject(f"a {c1.family} cost does not compose with a {c2.family} cost", span)
-    return Cost(c1.family, T.add(c1.eps, c2.eps), T.add(c1.delta, c2.delta))
+    # an SD cost d is (0, d) in the eps-distance (eps 0): SD and DP compose to DP
+    family = c1.family if c1.family == c2.family else "DP"
+    return Cost(family, T.add(c1.eps, c2.eps), T.add(c1.delta, c2.delta))
 
 
 def case_cost(guard: T.Term, c1: Cost, c2: Cost, span) -> Cost:
@@ -313,7 +317,8 @@ class Proof:
         self.translator = Translator(
             self._checks.append, lambda e, run, env: infer(self, e, run, env),
             self.fresh, self.signature, self.list_key, self._on_call,
-            self.returns_computation, self._stored.append, self.narrowings)
+            self.returns_computation, self._stored.append, self.narrowings, self.sort_of,
+            self.result_type)
         self._pure_vals = frozenset(n for n, v in self.vals.items() if pure_signature(v))
         self.top_env = self._top_env()
 
@@ -374,6 +379,15 @@ class Proof:
         doms, rt = arrows(val.rtype)
         return len(doms), L.sort_of_type(simple_of(rt))
 
+    def result_type(self, name: str) -> Optional[A.SimpleType]:
+        """What the val of ``name`` says it returns, fully applied (a simple type)."""
+        if name not in self.vals:
+            return None
+        try:
+            return simple_of(arrows(self.vals[name].rtype)[1])
+        except Reject:
+            return None
+
     def returns_computation(self, name: str) -> bool:
         _, rt = arrows(self.vals[name].rtype)
         while isinstance(rt, A.RRefine):
@@ -399,6 +413,10 @@ class Proof:
     def type_of(self, e: A.Expr) -> Optional[A.SimpleType]:
         t = self.simple_type(e)
         return None if t is None else to_syntax(t)
+
+    def sort_of(self, e: A.Expr) -> Optional[T.Sort]:
+        t = self.simple_type(e)
+        return None if t is None else bridge_sort_of(t)
 
     def expmech_range(self, app: A.App) -> Optional[A.SimpleType]:
         try:
@@ -439,7 +457,8 @@ class Proof:
                 del sink[mark:]
 
     def _on_call(self, call: CallCheck) -> None:
-        self.called.add(call.function)
+        if not call.local:  # a local recursive function has no val: Safety shows it total
+            self.called.add(call.function)
         self._calls.append(call)
 
     def pair(self, ctx: Ctx, e: A.Expr) -> Tuple[SymValue, SymValue]:
@@ -502,48 +521,60 @@ class Proof:
                         facts.append(fact)
         return tuple((f"{CALL_FACT}{k}", fact) for k, fact in enumerate(facts, 1))
 
-    def call_fact(self, name: str, a: T.Apply, b: T.Apply, induction) -> Optional[T.Term]:
+    def call_fact(self, name: str, a: Tuple[T.Term, ...], b: Tuple[T.Term, ...],
+                  induction) -> Optional[T.Term]:
+        """``P(a, b) ==> Q(f(a), f(b))`` for two calls of ``name`` given by the flat argument
+        terms of their symbols (a tuple argument is its components; a tuple result one symbol
+        per component: ``verifier.translation.calls``)."""
         doms, cod = pure_signature(self.vals[name])
-        if len(doms) != len(a.args) or len(doms) != len(b.args):
-            return None
         env = self.top_env
         try:
+            types = [simple_of(refinement_parts(d)[1]) for d in doms]
+            xs, ys = split_arguments(types, a), split_arguments(types, b)
+            out = simple_of(refinement_parts(cod)[1])
+            fa, fb = call_value(name, a, out), call_value(name, b, out)
+            if None in (xs, ys, fa, fb):
+                return None
             pre: List[T.Term] = []
-            for dom, x, y in zip(doms, a.args, b.args):
-                var, base, assertions = refinement_parts(dom)
-                pre += [*L.range_facts(simple_of(base), x), *L.range_facts(simple_of(base), y)]
+            for dom, t, x, y in zip(doms, types, xs, ys):
+                var, _, assertions = refinement_parts(dom)
+                pre += _facts(t, x) + _facts(t, y)
                 if var is not None:
-                    env = env.bind(var, Scalar(x), Scalar(y))
+                    env = env.bind(var, x, y)
                 pre += [self._refinement(env, e, var, x, y) for e in assertions]
-            var, base, assertions = refinement_parts(cod)
-            post = [*L.range_facts(simple_of(base), a), *L.range_facts(simple_of(base), b)]
+            var, _, assertions = refinement_parts(cod)
+            post = _facts(out, fa) + _facts(out, fb)
             if var is not None:
-                env = env.bind(var, Scalar(a), Scalar(b))
-            post += [self._refinement(env, e, var, a, b) for e in assertions]
+                env = env.bind(var, fa, fb)
+            post += [self._refinement(env, e, var, fa, fb) for e in assertions]
         except (NoRule, Reject, T.SortError):
             return None
         if not post:
             return None
         if induction is not None:
             position, x1, x2 = induction
-            p, q = a.args[position], b.args[position]
-            if not p.sort == q.sort == x1.sort:
+            p, q = xs[position], ys[position]
+            if not (isinstance(p, Scalar) and isinstance(q, Scalar)
+                    and p.term.sort == q.term.sort == x1.sort):
                 return None
-            pre = [V.shorter((p, q), (x1, x2))] + pre
+            pre = [V.shorter((p.term, q.term), (x1, x2))] + pre
         return T.implies(T.and_(*pre), T.and_(*post)) if pre else T.and_(*post)
 
-    def _refinement(self, env: Env, e: A.Expr, var, x: T.Term, y: T.Term) -> T.Term:
+    def _refinement(self, env: Env, e: A.Expr, var, x: SymValue, y: SymValue) -> T.Term:
         if isinstance(e, A.SameRuns):
-            if x.sort != y.sort:
+            xs, ys = flat_terms(x), flat_terms(y)
+            if xs is None or ys is None or len(xs) != len(ys) \
+                    or any(p.sort != q.sort for p, q in zip(xs, ys)):
                 raise Reject("cannot compare these values in the logic", e.span)
-            return T.eq(x, y)
+            return T.and_(*(T.eq(p, q) for p, q in zip(xs, ys) if p != q))
         return self.assertion(env, e, refined=var)
 
-    def domain(self, name: str, args: Sequence[Optional[T.Term]]) -> Optional[List[T.Term]]:
-        """What a call of ``name``'s val on ``args`` needs on its own (to be safe and to
-        terminate): the val's domain at the pair ``(a, a)`` — its derivation assumed the
-        domain of its parameters; ``b = a`` witnesses it for one run. None when the logic
-        cannot state it; a monadic domain is skipped (its draws are checked where passed)."""
+    def domain(self, name: str, args: Sequence[Optional[SymValue]]) -> Optional[List[T.Term]]:
+        """What a call of ``name``'s val on ``args`` (one value per parameter) needs on its own
+        (to be safe and to terminate): the val's domain at the pair ``(a, a)`` — its
+        derivation assumed the domain of its parameters; ``b = a`` witnesses it for one run.
+        None when the logic cannot state it; a monadic domain is skipped (its draws are
+        checked where passed)."""
         val = self.vals.get(name)
         doms = arrows(val.rtype)[0] if val is not None else []
         if val is None or len(doms) < len(args):
@@ -556,13 +587,21 @@ class Proof:
                     continue
                 if a is None or not isinstance(base, A.RSimple):
                     return None
-                pre += L.range_facts(base.type, a)
+                pre += _facts(base.type, a)
                 if var is not None:
-                    env = env.bind(var, Scalar(a), Scalar(a))
+                    env = env.bind(var, a, a)
                 pre += [self._refinement(env, e, var, a, a) for e in assertions]
         except (NoRule, Reject, T.SortError):
             return None
-        return pre
+        return [c for c in pre if c != T.TRUE]
+
+
+def _facts(t: A.SimpleType, value: SymValue) -> List[T.Term]:
+    """What a value of type ``t`` satisfies (``ranges.value_facts``), or Reject."""
+    facts = value_facts(t, value)
+    if facts is None:
+        raise Reject("a value the logic cannot name")
+    return facts
 
 
 def pure_signature(val: A.ValDecl) -> Optional[Tuple[List[A.RType], A.RType]]:
@@ -575,20 +614,22 @@ def pure_signature(val: A.ValDecl) -> Optional[Tuple[List[A.RType], A.RType]]:
             base = refinement_parts(part)[1]
         except Reject:
             return None
-        if not isinstance(base, A.RSimple) or isinstance(base.type, (A.TMonad, A.TArrow)):
+        if not isinstance(base, A.RSimple) or not first_order(base.type):
             return None
     return doms, rt
 
 
-def ground_calls(terms: Sequence[T.Term], names: Iterable[str]) -> Dict[str, List[T.Apply]]:
-    """The applications of the program functions ``names`` in ``terms`` outside quantifiers,
-    by function, in order of first occurrence."""
+def ground_calls(terms: Sequence[T.Term], names: Iterable[str]
+                 ) -> Dict[str, List[Tuple[T.Term, ...]]]:
+    """The distinct argument tuples of the calls of the program functions ``names`` in
+    ``terms`` outside quantifiers (the components of a tuple result are one call), by
+    function, in order of first occurrence."""
     names = set(names)
-    found: Dict[str, List[T.Apply]] = {}
+    found: Dict[str, List[Tuple[T.Term, ...]]] = {}
     for app in T.ground_applications(*terms):
         name = V.program_function_name(app.func.name)
-        if name in names and app.args:
-            found.setdefault(name, []).append(app)
+        if name in names and app.args and app.args not in found.setdefault(name, []):
+            found[name].append(app.args)
     return found
 
 

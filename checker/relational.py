@@ -27,14 +27,16 @@ from verifier.language.builtins import BUILTINS
 from verifier.language.free_vars import free_vars
 from verifier.language.resolve import source_name
 from verifier.translation import logic as L
-from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, Monadic, NamedFun,
-                                           Scalar, SymValue, TupleV, UnitV)
+from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
+                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
+from verifier.translation.calls import element_value, leaves
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app, ite_value
 from verifier.translation.typing_bridge import monad_elem_sort
 from checker import safety as S
 from checker.judgement import (ZERO, Cost, Ctx, Node, Proof, Reject, Synth, arrows,
                                case_cost, add_costs, expect, instantiated_cost,
-                               monad_is_equality, refinement_parts, simple_of, translated)
+                               monad_is_equality, refinement_parts, says_equal, simple_of,
+                               translated)
 from checker.mechanisms import RULES
 
 E, R, SC = (ObligationKind.ENTAILMENT, ObligationKind.RANGE, ObligationKind.SIDE_CONDITION)
@@ -70,6 +72,11 @@ def equal_goals(left: SymValue, right: SymValue, seen=None) -> Optional[List[T.T
         if left.params != right.params or left.body != right.body:
             return None
         bound = {n for q in left.params for n in A.pattern_names(q)}
+        return _captured(left.body, bound, left.env, right.env, seen, (left, right))
+    if isinstance(left, LocalRec) and isinstance(right, LocalRec):
+        if (left.name, left.params, left.body) != (right.name, right.params, right.body):
+            return None
+        bound = {n for q in left.params for n in A.pattern_names(q)} | {left.name}
         return _captured(left.body, bound, left.env, right.env, seen, (left, right))
     if isinstance(left, Monadic) and isinstance(right, Monadic):
         if left.expr is None or right.expr is None:
@@ -131,7 +138,8 @@ def equal_term(a: SymValue, b: SymValue) -> Optional[T.Term]:
 def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
     """``ctx ⊢ e :: ctx.claim``: every path ends in a Budget."""
     if node.rule == "Budget":
-        (inner,) = expect(node, ("Budget",), e, "the end of a path", premises=1)
+        inner, subsumption = expect(node, ("Budget",), e, "the end of a path", premises=2)
+        expect(subsumption, ("S-M",), e, "the subsumption of the path's index", premises=0)
         if inner.rule == "EqualInputs":
             result = equal_inputs(p, ctx, e, inner)
         elif isinstance(e, (A.Return, A.App, A.Var, A.Ran, A.Observe, A.Infer)):
@@ -155,6 +163,9 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
         left, right = translated(lambda: p.pair(ctx, e.value), e.span)
         return check(p, ctx.with_env(_bind_pattern(ctx.env, e.pattern, left, right, e.span)),
                      e.body, rest)
+    if isinstance(e, A.LetRec):
+        (rest,) = expect(node, ("LetRec",), e, "a local let rec", premises=1)
+        return check(p, local_function(ctx, e), e.body, rest)
     if isinstance(e, A.If):
         if node.rule == "If-Lift":
             (inner,) = expect(node, ("If-Lift",), e, "an if", premises=1)
@@ -175,8 +186,9 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
 
 
 def budget(p: Proof, ctx: Ctx, result: Synth, e: A.Expr) -> None:
-    """The end of a path: the costs spent (and ``result``'s) fit the claimed index, and the
-    output is equal in both runs (the claim's ``=``)."""
+    """The end of a path: the costs spent (and ``result``'s) fit the claimed index — S-M, the
+    monadic subsumption of §5: ``M[f, sum] <= M[f', delta']`` (an SD cost d is (0, d) in DP)
+    — and the output is equal in both runs (the claim's ``=``)."""
     claim, costs = ctx.claim, ctx.costs + (result.cost,)
     families = {c.family for c in costs} - {"ZERO"}
     allowed = {"DP", "SD"} if claim.family == "DP" else {claim.family}
@@ -225,6 +237,9 @@ def synth_construct(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> Synth:
         inner = synth(p, ctx.with_env(_bind_pattern(ctx.env, e.pattern, left, right, e.span)),
                       e.body, inner_node)
         return Synth(inner.cost, inner.output)
+    if isinstance(e, A.LetRec):
+        (inner_node,) = expect(node, ("LetRec",), e, "a local let rec", premises=1)
+        return synth(p, local_function(ctx, e), e.body, inner_node)
     if isinstance(e, A.Var):
         return monadic_variable(p, ctx, e, node)
     if isinstance(e, A.App):
@@ -306,6 +321,13 @@ def fresh_output(p: Proof, ctx: Ctx, e: A.Expr) -> SymValue:
 _OPAQUE = itertools.count(1)
 
 
+def local_function(ctx: Ctx, e: A.LetRec) -> Ctx:
+    """LetRec: the local recursive function is bound to its code (its calls are symbols of
+    their arguments and of what it captures; Safety shows it total)."""
+    fn = LocalRec(e.name, e.params, e.value, ctx.env)
+    return ctx.bind(e.name, fn, fn)
+
+
 def _bind_pattern(env: Env, pattern: A.Pattern, left: SymValue, right: SymValue, span) -> Env:
     return translated(lambda: bind_pattern(env, pattern, left, right, span), span)
 
@@ -384,7 +406,7 @@ def _unfold(atom: T.Apply, h1, h2, t1, t2) -> List[Tuple[str, T.Term]]:
 
 def _bind_cons(ctx: Ctx, e: A.Match, heads, tails) -> Ctx:
     if e.head != "_":
-        ctx = ctx.bind(e.head, Scalar(heads[0]), Scalar(heads[1]))
+        ctx = ctx.bind(e.head, element_value(heads[0]), element_value(heads[1]))
     if e.tail != "_":
         ctx = ctx.bind(e.tail, Scalar(tails[0]), Scalar(tails[1]))
     return ctx
@@ -499,8 +521,8 @@ def application(p: Proof, ctx: Ctx, e: A.App, node: Node) -> Synth:
                          head.span)
         fn = f1
     if isinstance(fn, NamedFun) and not fn.args and not same:
-        expect(node, ("App-Val",), e, f"a call of {source_name(fn.name)}", premises=0)
-        return app_val(p, ctx, e, fn.name, args)
+        premises = expect(node, ("App-Val",), e, f"a call of {source_name(fn.name)}")
+        return app_val(p, ctx, e, fn.name, args, premises)
     if isinstance(fn, Closure):
         (inner,) = expect(node, ("Unfold",), e, "an application of code without a val",
                           premises=1)
@@ -517,10 +539,13 @@ def application(p: Proof, ctx: Ctx, e: A.App, node: Node) -> Synth:
     raise Reject("no rule for this monadic application", e.span)
 
 
-def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr]) -> Synth:
+def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
+            premises: Sequence[Node] = ()) -> Synth:
     """App-Val: the arguments satisfy the domain of ``name``'s val (ranges, refinements,
-    computations within the bound it expects); the call costs the val's index, instantiated
-    at the arguments; a recursive call is on a shorter list (the induction hypothesis)."""
+    computations within the bound it expects: an S-M premise each); the call costs the val's
+    index, instantiated at the arguments; a recursive call is on a shorter list (the
+    induction hypothesis)."""
+    subsumptions = list(premises)
     val = p.val_of(name)
     if val is None:
         raise Reject(f"the recursive function {source_name(name)} needs a val", e.span)
@@ -543,6 +568,11 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr]) -> 
         var, base, assertions = refinement_parts(dom)
         if isinstance(base, A.RMonad):
             if not monad_is_equality(p, env, base):
+                if not subsumptions:
+                    raise Reject(f"argument {i} of {what} is passed within a bound: an S-M "
+                                 "premise of App-Val", arg.span)
+                expect(subsumptions.pop(0), ("S-M",), arg, f"argument {i} of {what}",
+                       premises=0)
                 passed_within(p, ctx, arg, base, env, i, what)
                 value = Monadic(None, None, name=f"arg{i}")
             else:
@@ -568,13 +598,19 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr]) -> 
                 goal = translated(lambda: p.assertion(env, a, refined=var), a.span)
             p.oblige(ctx, E, goal, f"argument {i} of {what} satisfies its refinement",
                      arg.span, "App-Val")
+        if var is not None and says_equal(var, assertions):
+            env = env.bind(var, left, left)  # demanded equal above: one value, as in its val
+    if subsumptions:
+        raise Reject(f"App-Val of {what} has premises for no argument passed within a bound",
+                     e.span)
     if not isinstance(rt, A.RMonad):
         raise Reject(f"{what} does not return a distribution", e.span)
     cost = instantiated_cost(p, env, rt)
     _, base, _ = refinement_parts(rt.body)
-    sort = L.sort_of_type(base.type) if isinstance(base, A.RSimple) else None
-    output: SymValue = Scalar(p.fresh(ctx.binder or "out", sort)) if sort is not None else \
-        Monadic(None, None, equal_in_runs=True, name=f"out{next(_OPAQUE)}")
+    if isinstance(base, A.RSimple) and leaves(base.type) is not None:
+        output: SymValue = S.fresh_value(p, base.type, ctx.binder or "out")[0]
+    else:
+        output = Monadic(None, None, equal_in_runs=True, name=f"out{next(_OPAQUE)}")
     return Synth(cost, (output, output))
 
 
@@ -594,30 +630,44 @@ def passed_within(p: Proof, ctx: Ctx, arg: A.Expr, dom: A.RMonad, env: Env, i: i
     goals = [T.le(have.eps, wanted.eps)] if wanted.family == "DP" else []
     for g in goals + [T.le(have.delta, wanted.delta)]:
         p.oblige(ctx, E, g, f"argument {i} of {what} is within the bound its val expects",
-                 arg.span, "App-Val")
+                 arg.span, "S-M")
 
 
 def ran(p: Proof, ctx: Ctx, e: A.Ran, node: Node) -> Synth:
     """Ran with distributions that may differ: the diagonal coupling has the divergence of
-    the distributions themselves — SD their total variation, HD ``1 - BC = H^2``."""
-    expect(node, ("Ran",), e, "a ran", premises=0)
+    the distributions themselves — SD their total variation, HD ``1 - BC = H^2``, KL theirs.
+    Under a DP claim, Ran charges their statistical distance (``(0, delta)``-DP), and Ran-DP
+    their eps-distance for the eps of a context hypothesis ``Delta_eps (d<1>, d<2>) <= B``
+    (``eps >= 0`` demanded)."""
+    expect(node, ("Ran", "Ran-DP"), e, "a ran", premises=0)
     family = ctx.claim.family if ctx.claim is not None else None
     d1, d2 = translated(lambda: p.term_pair(ctx, e.value), e.span)
-    if family == "SD":
-        delta, lemma = L.tv(d1, d2), "sd.metric"
-    elif family == "HD":
-        h = L.hellinger(d1, d2)
-        delta, lemma = T.mul(h, h), "fdiv.hd.one_minus_bc"
+    if d1.sort != L.DIST or d2.sort != L.DIST:
+        raise Reject("ran of a value that is not a symbolic distribution", e.span)
+    if node.rule == "Ran-DP":
+        if family != "DP":
+            raise Reject("Ran-DP proves a DP claim", e.span)
+        eps = next((h.args[0].args[0] for _, h in ctx.hyps
+                    if isinstance(h, T.Op) and h.op == T.OpKind.LE
+                    and isinstance(h.args[0], T.Apply) and h.args[0].func.name == "hsdiv"
+                    and h.args[0].args[1:] == (d1, d2)), None)
+        if eps is None:
+            raise Reject("no hypothesis bounds the eps-distance of these distributions", e.span)
+        p.oblige(ctx, SC, T.ge(eps, 0), "the eps of the eps-distance is not negative", e.span,
+                 "Ran-DP")
+        p.lemmas.add("fdiv.epsd.simplified")
+        cost = Cost("DP", eps, L.hockey_stick(eps, d1, d2))
+    elif family in ("SD", "HD", "KL"):
+        p.lemmas.add({"SD": "sd.metric", "HD": "fdiv.hd.one_minus_bc",
+                      "KL": "fdiv.kl.simplified"}[family])
+        cost = Cost(family, T.real(0), L.divergence(family, d1, d2))
+    elif family == "DP":
+        p.lemmas.add("sd.metric")
+        cost = Cost("SD", T.real(0), L.tv(d1, d2))
     else:
-        raise Reject("ran of distributions that may differ has a bound in SD and HD only",
-                     e.span)
-    p.lemmas.add(lemma)
-    ty = p.simple_type(e)
-    sort = monad_elem_sort(ty) if ty is not None else None
-    if sort is None:
-        raise Reject("the values drawn here cannot be named", e.span)
-    out = Scalar(p.fresh(ctx.binder or "x", sort))
-    return Synth(Cost(family, T.real(0), delta), (out, out))
+        raise Reject("ran of distributions that may differ needs a claim", e.span)
+    out = fresh_output(p, ctx, e)
+    return Synth(cost, (out, out))
 
 
 # ---- pure claims ----------------------------------------------------------------------------------

@@ -17,18 +17,20 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from obligations.candidates import conjugate, literal_members
 from obligations.model import ObligationKind
-from obligations.records import record
+from obligations.records import record, replace
 from verifier.language import ast as A
 from verifier.language.builtins import BUILTINS
 from verifier.language.parser import parse_simple_type
 from verifier.language.pretty import pretty_type
-from verifier.language.resolve import source_name
+from verifier.language.free_vars import free_vars
+from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation import logic as L
-from verifier.translation.ranges import value_facts
-from verifier.translation.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar,
+from verifier.translation.calls import element_value
+from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
+from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, NamedFun, Scalar,
                                            SymValue, TupleV, UnitV)
-from verifier.translation.translate import (CallCheck, RangeCheck, StoredComputation,
-                                            bind_pattern, flatten_app)
+from verifier.translation.translate import (CallCheck, LocalFunction, RangeCheck,
+                                            StoredComputation, bind_pattern, flatten_app)
 from checker.judgement import Ctx, Proof, Reject, arrows, refinement_parts, simple_of
 
 R = ObligationKind.RANGE
@@ -85,7 +87,7 @@ def type_facts(t: Optional[A.SimpleType], value: SymValue) -> Optional[List[T.Te
 
 _DRAWS = {"beta": A.TBase("[0,1]"), "bernoulli": A.TBase("bool"), "normal": A.TBase("real")}
 #: the monadic forms whose result is that of a sub-computation
-_TAIL = (A.MLet, A.Let, A.If, A.Match, A.Var, A.App)
+_TAIL = (A.MLet, A.Let, A.If, A.Match, A.Var, A.App, A.LetRec)
 
 
 def draw_of(d: DistV) -> Elem:
@@ -176,6 +178,8 @@ class Safety:
 
     def __init__(self, p: Proof, run: int):
         self.p, self.run = p, run
+        self.locals: List[Tuple[LocalRec, object]] = []   # local functions checked
+        self.local_calls: set = set()                      # (function, span) of their calls
 
     def require(self, ctx: Ctx, goal: T.Term, what: str, span, rule: str = "Range",
                 guard: T.Term = T.TRUE) -> None:
@@ -203,17 +207,99 @@ class Safety:
         for c in checks:
             self.require(ctx, c.condition, c.description, c.span, guard=c.guard)
         for c in calls:
+            if c.local:  # a local recursive function: no val; shown total where it is called
+                self.local_calls.add((c.function, _at(c.span)))
+                if c.function == ctx.function:
+                    self.shorter(ctx, c.params, T.pretty(c.call), c.span, c.guard)
+                continue
             if ctx.function is not None and c.function == ctx.function:
-                self.shorter(ctx, c.call.args, T.pretty(c.call), c.span, c.guard)
-            self.in_domain(ctx, c.function, c.call.args, T.pretty(c.call), c.span, c.guard)
+                self.shorter(ctx, c.params, T.pretty(c.call), c.span, c.guard)
+            self.in_domain(ctx, c.function, c.values, T.pretty(c.call), c.span, c.guard)
         for made in stored:  # checked where it is made, run or not
+            if isinstance(made, LocalFunction):
+                self.local_function(ctx, made)
+                continue
             inner = ctx.with_env(made.env)
             if made.guard != T.TRUE:
                 inner = inner.assume("h_made", made.guard)
             self.monadic(inner, made.expr)
         return value
 
-    def in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[T.Term]], call: str,
+    def local_function(self, ctx: Ctx, made: LocalFunction) -> None:
+        """A local recursive function called (in pure code) on arguments of these sorts:
+        total on every such argument (``local_total``)."""
+        fn = made.fn
+        me = LocalRec(fn.name, fn.params, fn.body, fn.env, result=made.result)
+        self.local_total(ctx, me, made.args, made.result, made.guard, made.span, False)
+
+    def local_total(self, ctx: Ctx, fn: LocalRec, args, shape_of_result, guard: T.Term, span,
+                    monadic: bool) -> None:
+        """The local recursive function ``fn`` terminates without error on every argument of
+        the sorts of ``args``: its body on fresh arguments (with their annotations' facts,
+        demanded at every call where they bind), its recursive calls on shorter lists at the
+        parameter it matches on, each of them evaluated by this walk. It may not call the
+        enclosing recursive definition."""
+        shape = (tuple(value_sorts(a) for a in args), shape_of_result, monadic)
+        for seen, seen_shape in self.locals:
+            if seen.env is fn.env and seen.name == fn.name and seen_shape == shape:
+                return
+        self.locals.append((fn, shape))
+        name = source_name(fn.name)
+        if ctx.function not in (None, fn.name) and ctx.function in free_vars(fn.body):
+            raise Reject(f"the local recursive function {name} calls the enclosing recursive "
+                         "definition", span)
+        inner = ctx.with_env(fn.env.bind(fn.name, fn, fn))
+        if guard != T.TRUE:
+            inner = inner.assume("h_made", guard)
+        fresh = []
+        for k, (q, a) in enumerate(zip(fn.params, args), 1):
+            v = fresh_like(a, self.p.fresh, q.name if isinstance(q, A.PVar) else f"{name}_{k}")
+            if v is None:
+                raise Reject(f"{name} is applied to a value that is not first-order", span)
+            if isinstance(q, A.PVar) and q.annot is not None:
+                facts = value_facts(q.annot, v, elements=False)
+                if facts is None:
+                    raise Reject(f"an annotation of {name} cannot be stated", span)
+                if facts:
+                    inner = inner.assume("h_param", T.and_(*facts))
+            inner = inner.with_env(bind_pattern(inner.env, q, v, v, span))
+            fresh.append(v)
+        position = matched_parameter(fn.params, fn.body)
+        measure = None
+        if position is not None and isinstance(fresh[position], Scalar) \
+                and L.list_key_of(fresh[position].term.sort):
+            measure = (position, fresh[position].term, fresh[position].term)
+        inner = replace(inner, function=fn.name, induction=measure)
+        if monadic:
+            self.monadic(inner, fn.body)
+        else:
+            _pure_cases(self, inner, fn.body, None)
+        calls, stray = call_sites(fn.name, fn.body, len(fn.params))
+        if stray:
+            raise Reject(f"{name} is used in its own body other than in a full call",
+                         stray[0].span)
+        if any((fn.name, _at(c.span)) not in self.local_calls for c in calls):
+            raise Reject(f"a recursive call of {name} the walk never evaluates", span)
+
+    def local_computation(self, ctx: Ctx, e: A.App, fn: LocalRec, args) -> Elem:
+        """A call of a local recursive function that returns a computation."""
+        if len(args) != len(fn.params):
+            raise Reject(f"{source_name(fn.name)} is not applied to all its arguments", e.span)
+        values = [self.value(ctx, a) for a in args]
+        for q, v, a in zip(fn.params, values, args):
+            self.annotations(ctx, q, v, a.span)
+        self.local_calls.add((fn.name, _at(e.span)))
+        t = self.p.type_of(e)
+        draws = t.elem if isinstance(t, A.TMonad) else fn.draws
+        if fn.name == ctx.function:
+            self.shorter(ctx, [v.term if isinstance(v, (Scalar, DistV)) else None
+                               for v in values], source_name(fn.name), e.span)
+        else:
+            me = LocalRec(fn.name, fn.params, fn.body, fn.env, draws=draws)
+            self.local_total(ctx, me, values, draws, T.TRUE, e.span, True)
+        return of_type(draws)
+
+    def in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[SymValue]], call: str,
                   span, guard: T.Term = T.TRUE) -> None:
         """The call of ``name``'s val has arguments in its domain."""
         pre = self.p.domain(name, args)
@@ -232,6 +318,8 @@ class Safety:
             raise Reject(f"the recursive call {call} needs structural recursion on a list "
                          "parameter", span)
         position, *lists = ctx.induction
+        if args[position] is None:
+            raise Reject(f"the list of the recursive call {call} is not a value", span)
         self.require(ctx, T.lt(L.length(args[position]), L.length(lists[self.run - 1])),
                      f"the recursive call {call} is on a shorter list (structural recursion: "
                      "termination)", span, guard=guard)
@@ -326,14 +414,17 @@ class Safety:
         ctx = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
         for name, v in ((e.head, h), (e.tail, t)):
             if name != "_":
-                ctx = ctx.bind(name, Scalar(v), Scalar(v))
+                ctx = ctx.bind(name, element_value(v), element_value(v))
         return ctx
 
     def _m_Ran(self, ctx, e):
         d = self.value(ctx, e.value)
-        if not isinstance(d, DistV):
-            raise Reject("ran of a distribution whose family is not known", e.span)
-        return draw_of(d)
+        if isinstance(d, DistV):
+            return draw_of(d)
+        t = self.p.type_of(e)  # a distribution of unknown family: its type, ranges dropped
+        if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
+            return of_type(without_ranges(t.elem), "x")
+        raise Reject("ran of a value that is not a symbolic distribution", e.span)
 
     def _m_Observe(self, ctx, e):
         prior = self.monadic(ctx, e.prior)
@@ -343,7 +434,20 @@ class Safety:
                          e.likelihood.span)
         inner = self.bind(ctx.with_env(lik.env), lik.params[0], prior, e.span)
         self.monadic(inner, lik.body)
+        # run samples an observe from its exact posterior: a prior seen to be of a continuous
+        # family needs the closed form (run stops on a likelihood that is not conjugate)
+        seen = e.prior
+        while isinstance(seen, A.Observe):
+            seen = seen.prior
+        if isinstance(seen, A.Ran):
+            d = self.value(ctx, seen.value)
+            if isinstance(d, DistV) and d.family in ("beta", "normal", "dirichlet"):
+                self.value(ctx, A.Infer(e, e.span))
         return prior
+
+    def _m_LetRec(self, ctx, e, want=None):
+        fn = LocalRec(e.name, e.params, e.value, ctx.env)
+        return self.monadic(ctx.bind(e.name, fn, fn), e.body, want)
 
     def _m_Var(self, ctx, e, want=None):
         pair = ctx.env.lookup(e.name)
@@ -373,6 +477,8 @@ class Safety:
             fn = self.value(ctx, head)
         if isinstance(fn, NamedFun) and not fn.args:
             return self._val_call(ctx, e, fn.name, args)
+        if isinstance(fn, LocalRec):
+            return self.local_computation(ctx, e, fn, args)
         if isinstance(fn, Closure):
             if len(args) != len(fn.params):
                 raise Reject(f"{source_name(head.name)} is partially applied here", e.span)
@@ -476,9 +582,11 @@ class Safety:
             raise Reject(f"{source_name(name)} is applied to {len(args)} arguments; its val "
                          f"has {len(doms)}", e.span)
         terms: List[Optional[T.Term]] = []
+        values: List[Optional[SymValue]] = []
         for i, (arg, dom) in enumerate(zip(args, doms), 1):
             base = refinement_parts(dom)[1]
             terms.append(None)
+            values.append(None)
             if isinstance(base, A.RMonad):
                 value, facts = self.monadic(ctx, arg).make(self.p, None)
                 inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
@@ -487,12 +595,13 @@ class Safety:
                               "Range")
                 continue
             value = self.value(ctx, arg)
+            values[-1] = value
             if isinstance(value, (Scalar, DistV)):
                 terms[-1] = value.term
             self.has_type(ctx, value, simple_of(base), f"argument {i} of {source_name(name)} "
                           "has the type its val says", arg.span, "Range")
         call = f"{source_name(name)} (…)"
-        self.in_domain(ctx, name, terms, call, e.span)
+        self.in_domain(ctx, name, values, call, e.span)
         if name == ctx.function:  # a recursive call in monadic code terminates too
             position = ctx.induction[0] if ctx.induction is not None else None
             if position is not None and terms[position] is None:
@@ -542,6 +651,10 @@ def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType]) 
         value = s.value(ctx, e)
         if result is not None:
             s.has_type(ctx, value, result, "the result has the type its val says", e.span)
+
+
+def _at(span) -> tuple:
+    return (span.line, span.col, span.end_line, span.end_col) if span is not None else ()
 
 
 @lru_cache(maxsize=256)

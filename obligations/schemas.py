@@ -156,7 +156,7 @@ def COUNTOF_BOUNDS(l):
 
 @_schema("nil", "lists.definition", "length, count, sum and countOf of [] are 0")
 def NIL(n):
-    if not _is_app(n, "nil_" + _key(n)):
+    if not _is_app(n, V.nil_name(_key(n))):
         return None
     return T.and_(T.eq(V.length(n), 0), *_zero_stats(n))
 
@@ -236,7 +236,7 @@ def CONS_INJ(c1, c2):
 
 @_schema("nilcons", "lists.definition", "[] <> x :: xs")
 def NIL_CONS(n, c):
-    if not (_is_app(n, "nil_" + _key(n)) and _is_app(c, "cons") and n.sort == c.sort):
+    if not (_is_app(n, V.nil_name(_key(n))) and _is_app(c, "cons") and n.sort == c.sort):
         return None
     return T.ne(n, c)
 
@@ -253,7 +253,7 @@ def _all_in_at(p: T.Term, l: T.Term) -> T.Term:
 @_schema("allinnil", "lists.allin.definition",
          "every element of [] is in any range: allIn_K ([]) holds")
 def ALLIN_NIL(p, n):
-    if not _is_app(n, "nil_" + _key(n)):
+    if not _is_app(n, V.nil_name(_key(n))):
         return None
     return _all_in_at(p, n)
 

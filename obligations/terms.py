@@ -1089,10 +1089,16 @@ def _pp_step(t: Term) -> Tuple[str, int]:
 def _display_name(symbol: str) -> str:
     """A function symbol as the program writes it: a program function
     (``obligations.vocabulary.program_function``) by its source name."""
+    if symbol.startswith(("get", "mk_tup")) and "_tup'l" in symbol:
+        return symbol.split("_", 1)[0].replace("mk", "tuple")  # a tuple sort's (vocabulary)
     if not symbol.startswith("fn_"):
         return symbol
-    name = symbol[3:].replace("'h", "#").replace("'q", "'")
-    return name.split("#", 1)[0]
+    name, component = symbol[3:], ""
+    cut = name.rfind("'p")
+    if cut >= 0 and name[cut + 2:].isdigit():  # a component of a tuple result
+        name, component = name[:cut], "." + name[cut + 2:]
+    name = name.replace("'h", "#").replace("'q", "'")
+    return name.split("#", 1)[0] + component
 
 
 def _application(name: str, args: Tuple[Term, ...]) -> Tuple[str, int]:

@@ -33,10 +33,58 @@ def list_sort(key: str) -> T.Sort:
 
 
 def elem_sort(key: str) -> T.Sort:
-    """The sort of the elements of ``List[key]`` (``fin3`` elements are Ints)."""
+    """The sort of the elements of ``List[key]`` (``fin3`` elements are Ints; the elements of
+    a list of tuples, key ``tup<k1,k2,…>``, are of the uninterpreted sort ``Tup<k1,k2,…>``)."""
     if key.startswith("fin"):
         return T.INT
+    if tuple_components(key) is not None:
+        return T.uninterpreted_sort("Tup" + key[3:])
     return {"bool": T.BOOL, "int": T.INT, "real": T.REAL, "dist": DIST}[key]
+
+
+def tuple_key(keys) -> str:
+    """The element key of a list of tuples whose components have the element keys ``keys``."""
+    return "tup<" + ",".join(keys) + ">"
+
+
+def tuple_components(key: Optional[str]) -> Optional[list]:
+    """The component keys of a tuple element key ``tup<k1,k2,…>`` (nested tuples kept
+    whole), or None for another key."""
+    if not key or not key.startswith("tup<") or not key.endswith(">"):
+        return None
+    parts, depth, start, inner = [], 0, 0, key[4:-1]
+    for i, ch in enumerate(inner):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
+    return parts
+
+
+def tuple_make(key: str, items) -> T.Term:
+    """The element of sort ``elem_sort(key)`` made of the component terms ``items`` (the
+    constructor of the tuple sort, injective with its projections ``tuple_get``)."""
+    items = tuple(items)
+    return _fn(f"mk_{_ident(key)}", tuple(i.sort for i in items), elem_sort(key))(*items)
+
+
+def _ident(key: str) -> str:
+    """An identifier for a tuple element key (``tup<bool,real>`` is ``tup'lbool'creal'r``)."""
+    return key.replace("<", "'l").replace(">", "'r").replace(",", "'c")
+
+
+def tuple_get(key: str, index: int, element: T.Term) -> T.Term:
+    """Component ``index`` (from 0) of a tuple element: the projection of the tuple sort,
+    read off a constructor directly (``tuple_get(k, i, tuple_make(k, xs)) = xs[i]``, the
+    definition of the projections, as in SMT-LIB's datatypes)."""
+    if isinstance(element, T.Apply) and element.func.name == f"mk_{_ident(key)}":
+        return element.args[index]
+    comp = elem_sort(tuple_components(key)[index])
+    return _fn(f"get{index + 1}_{_ident(key)}", (element.sort,), comp)(element)
 
 
 def fin_size(key: Optional[str]) -> Optional[int]:
@@ -76,7 +124,12 @@ def total(lst: T.Term) -> T.Term:
 
 
 def nil(sort: T.Sort) -> T.Term:
-    return _fn("nil_" + (list_key_of(sort) or "x"), (), sort)()
+    return _fn(nil_name(list_key_of(sort) or "x"), (), sort)()
+
+
+def nil_name(key: str) -> str:
+    """The name of the empty list of ``List[key]`` (an identifier: a tuple key is mangled)."""
+    return "nil_" + _ident(key)
 
 
 def cons(head: T.Term, tail: T.Term) -> T.Term:
@@ -170,6 +223,33 @@ def tv(d1: T.Term, d2: T.Term) -> T.Term:
     return _fn("tv", (DIST, DIST), T.REAL)(d1, d2)
 
 
+def kl(d1: T.Term, d2: T.Term) -> T.Term:
+    """The Kullback-Leibler divergence of two symbolic distributions (the KL f-divergence)."""
+    return _fn("kl", (DIST, DIST), T.REAL)(d1, d2)
+
+
+def hockey_stick(eps: T.Term, d1: T.Term, d2: T.Term) -> T.Term:
+    """The eps-distance of differential privacy between two symbolic distributions (the
+    paper's ``Δ_ε``, the hockey-stick divergence ``sup_E d1(E) - e^eps d2(E)``)."""
+    return _fn("hsdiv", (T.REAL, DIST, DIST), T.REAL)(eps, d1, d2)
+
+
+def divergence(kind: str, d1: T.Term, d2: T.Term, eps: Optional[T.Term] = None) -> T.Term:
+    """``Δ_F (d1, d2)`` for the divergence ``F`` of an index or an assertion ``Delta[F]``:
+    SD the total variation distance, HD ``1 - BC = H^2`` (the square of the Hellinger
+    distance: NOTES.md §3), KL, and ``DP(eps)`` the eps-distance (``hockey_stick``)."""
+    if kind == "SD":
+        return tv(d1, d2)
+    if kind == "HD":
+        h = hellinger(d1, d2)
+        return T.mul(h, h)
+    if kind == "KL":
+        return kl(d1, d2)
+    if kind == "DP" and eps is not None:
+        return hockey_stick(eps, d1, d2)
+    raise ValueError(f"no divergence {kind}")
+
+
 def dist_ctor(family: str, params: Tuple[T.Term, ...]) -> T.Term:
     """The ``Dist`` term of a symbolic distribution, e.g. ``beta(a, b)``."""
     name = family if family != "dirichlet" else f"dirichlet{len(params)}"
@@ -195,11 +275,28 @@ def program_function(name: str) -> str:
 
 
 def program_function_name(symbol: str) -> Optional[str]:
-    """The program function a logic symbol stands for (inverse of ``program_function``), or
-    None for a symbol of the built-ins' vocabulary."""
+    """The program function a logic symbol stands for (inverse of ``program_function``, and
+    of ``program_component``), or None for a symbol of the built-ins' vocabulary."""
     if not symbol.startswith(PROGRAM_FUNCTION):
         return None
-    return symbol[len(PROGRAM_FUNCTION):].replace("'h", "#").replace("'q", "'")
+    name = symbol[len(PROGRAM_FUNCTION):]
+    cut = name.rfind("'p")
+    if cut >= 0 and name[cut + 2:].isdigit():
+        name = name[:cut]
+    return name.replace("'h", "#").replace("'q", "'")
+
+
+def program_component(name: str, index: int) -> str:
+    """The logic's symbol for component ``index`` (of the flattened components, from 1) of
+    the result of program function ``name`` when that result is a tuple: the call ``f(a)``
+    is the tuple of ``f'p1(a)``, ``f'p2(a)``, … (a source name never contains ``'p``:
+    ``program_function`` writes its ``'`` as ``'q``)."""
+    return f"{program_function(name)}'p{index}"
+
+
+def opaque_component(name: str, index: int, args: Tuple[T.Term, ...], rng: T.Sort) -> T.Term:
+    """Component ``index`` of the tuple result of the program function ``name`` at ``args``."""
+    return _fn(program_component(name, index), tuple(a.sort for a in args), rng)(*args)
 
 
 def opaque(name: str, args: Tuple[T.Term, ...], rng: T.Sort) -> T.Term:

@@ -115,9 +115,11 @@ def test_the_kernel_states_the_corrected_adjwithin_axiom(monkeypatch):
     monkeypatch.setitem(S.SCHEMAS, "adjwsum", S.Schema(fixed.name, fixed.lemmas, fixed.statement, old))
     monkeypatch.setattr(S, "ADJW_SUM", S.SCHEMAS["adjwsum"])
     S._instance_or_none.cache_clear()
+    S._INSTANTIATED.clear()  # the axioms memoised per tuple of terms, made with the fixed schema
     claims, cert = claims_and_certificate(text)
     monkeypatch.undo()
     S._instance_or_none.cache_clear()
+    S._INSTANTIATED.clear()
     assert claims["release"].verdict == "verified", "the old axiom no longer fools the builder"
     verdict = check(cert)
     assert not verdict.valid and "not proved" in verdict.reason, verdict.reason

@@ -302,7 +302,8 @@ let main l s eps = mlet m = h l in
   | [] -> return 0.0
   | x :: xs -> lapMech (eps, if x < 3 then 0.0 else s)
 """, "main")
-    assert "the parameter l has type [3] list" in claim.failure
+    # the val types the parameter (an int list); the narrowing is where it flows into h
+    assert "l has type [3] list" in claim.failure
 
 
 def test_a_function_flowing_where_a_wider_one_is_expected_is_refused():

@@ -492,13 +492,24 @@ def test_applying_a_non_function():
 
 
 def test_val_mismatch():
-    text = "val f :: {l :: bool list | =} -> int\nlet f l = sum l"
+    text = "val f :: {l :: bool list | =} -> bool\nlet f l = length l"
     d = failure(text)
     assert d.code == "T009"
-    assert d.message == ("the definition of f does not fit its val: it has type real list -> real, "
-                         "but the val declares bool list -> int")
+    assert d.message == ("the definition of f does not fit its val: it has type bool list -> int, "
+                         "but the val declares bool list -> bool")
     assert (d.span.line, d.span.col) == (2, 1)
     assert d.notes == ("the val is declared at t.pinf:1:1",)
+
+
+def test_the_val_types_the_parameters_before_the_body():
+    # the parameter has the val's type where the body uses it (as an annotation would)
+    d = failure("val f :: {l :: bool list | =} -> int\nlet f l = sum l")
+    assert (d.code, d.message) == ("T002", "expected real list, found bool list in the argument "
+                                           "of sum")
+    assert (d.span.line, d.span.col) == (2, 15)
+    # so an unknown operand of arithmetic is not taken to be real when the val says int
+    assert schemes("val q :: {x :: int | =} -> {y :: int | =}\nlet q x = x + 1")["q"] == "int -> int"
+    assert schemes("let q x = x + 1")["q"] == "real -> real"
 
 
 def test_val_fits_along_the_numeric_order():

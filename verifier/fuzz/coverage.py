@@ -25,7 +25,7 @@ MECHANISMS = ("expMech", "lapMech", "gaussMech", "hellingerMech", "hellingerMech
 REQUIRED = (
     "let", "mlet", "fun", "match", "if", "tuple", "partial application", "alias",
     "local recursion", "top-level recursion", "non-structural recursion",
-    "recursive call in an unused let", "recursive call in a tuple component",
+    "tuple parameter of a val", "list of tuples", "recursive call in an unused let", "recursive call in a tuple component",
     "recursive call in an ignored argument",
     "helper with val", "helper without val", "shadowed built-in (local)",
     "redefined built-in before a val", "redefined built-in after a val",
@@ -74,10 +74,14 @@ def _declarations(program: ast.Program, res: scope.Resolution, out: Set[str], va
                 out.add("helper without val")
             elif d.params and d.name in val_names and _used(res, d):
                 out.add("helper with val")
+            if d.name in val_names and any(isinstance(p, ast.PTuple) for p in d.params):
+                out.add("tuple parameter of a val")
             if d.recursive:
                 out.add("top-level recursion")
                 _recursive_calls(d.body, res.of(d), res, out)
         elif isinstance(d, ast.ValDecl):
+            if _mentions_tuple_list(d.rtype):
+                out.add("list of tuples")
             defs = [j for j, e in enumerate(program.decls) if isinstance(e, ast.LetDecl) and e.name == d.name]
             if defs and defs[-1] < i:
                 out.add("val after its definition")
@@ -329,3 +333,14 @@ def _refinement(r: ast.RRefine, out: Set[str]) -> None:
 
 
 __all__ = ["features", "REQUIRED", "MECHANISMS"]
+
+
+def _mentions_tuple_list(rt: ast.Node) -> bool:
+    """Whether a relational type mentions a list of tuples."""
+    stack = [rt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.TList) and isinstance(node.elem, ast.TTuple):
+            return True
+        stack.extend(ast.children(node))
+    return False

@@ -45,7 +45,7 @@ BUNDLED = sorted((ROOT / "benchmarks" / "programs").glob("*/*.pinf")) + \
 RULES = ("Abs", "LetRec-Induction", "Safety", "Budget", "BindM", "Let", "UnitM", "If", "If-Lift",
          "Match", "Match-Split", "EqualInputs", "Var", "Unfold", "App-Val", "Ran", "LapMech",
          "GaussMech", "ExpMech", "HellingerMech", "HellingerMechPure", "ObserveFold", "Observe",
-         "ExactFinite", "Sub")
+         "ExactFinite", "Sub", "S-M", "Ran-DP", "LetRec")
 MUTANTS_PER_PROGRAM = 10
 KINDS = ("accepted", "crash", "incomplete")
 

@@ -406,10 +406,12 @@ class _Gen:
     def entry_parameters(self):
         """The entry's parameters: one private list, and up to three public parameters."""
         rng = self.rng
-        kind = rng.choices(("bool", "fin", "real", "nat", "int", "unit", "pos"),
-                           (6, 2, 2, 0.9, 0.6, 0.6, 0.3))[0]
+        kind = rng.choices(("bool", "fin", "real", "nat", "int", "unit", "pos", "pair"),
+                           (6, 2, 2, 0.9, 0.6, 0.6, 0.3, 0.6))[0]
         elem = {"bool": BOOL, "fin": FIN(rng.choice((2, 3))), "real": REAL, "nat": INT,
-                "int": INT, "unit": REAL, "pos": REAL}[kind]
+                "int": INT, "unit": REAL, "pos": REAL, "pair": TUP(BOOL, FIN(2))}[kind]
+        if kind == "pair":
+            self.tags.add("list of tuples")
         private = ("db", LIST(elem), self.private_refinement(kind))
         self.private_type = LIST(elem)
         if kind in ("nat", "unit", "pos"):
@@ -829,13 +831,18 @@ class _Gen:
         args = self.helper_arguments(ctx)
         if not args:
             return None
-        name = self.new_helper(t, args, depth)
-        return app(var(name), *(var(a.name) for a in args))
+        packed = len(args) >= 2 and all(a.type[0] != "M" for a in args[:2]) and self.chance(0.4)
+        name = self.new_helper(t, args, depth, packed=packed)
+        actual = [var(a.name) for a in args]
+        if packed:  # the first two arguments as one tuple, taken apart by the helper's pattern
+            actual = [ast.TupleLit(tuple(actual[:2]))] + actual[2:]
+        return app(var(name), *actual)
 
     def new_helper(self, t: tuple, args: Sequence[Binding], depth: int, with_val: Optional[bool] = None,
-                   equal_inputs: bool = False) -> str:
+                   equal_inputs: bool = False, packed: bool = False) -> str:
         """Define a helper taking ``args``' types and returning ``t``; with a ``val`` or not
-        (``equal_inputs``: a val that assumes every argument equal in both runs)."""
+        (``equal_inputs``: a val that assumes every argument equal in both runs; ``packed``:
+        the first two arguments as one tuple parameter, taken apart by a tuple pattern)."""
         name = self.fresh("h")
         self.helper_depth += 1
         params, ctx = [], Ctx(hidden=self.chance(0.3))
@@ -844,14 +851,20 @@ class _Gen:
             params.append((pname, a.type, a.private))
             ctx = ctx.add(pname, a.type, a.private)
         if with_val is None:
-            with_val = self.chance(0.4)
+            with_val = self.chance(0.8 if packed else 0.4)
         # a pure helper without a val is unfolded where it is called, so no match on top
         body = self.expr(t, ctx, max(1, min(depth, 2)), tail=with_val or t[0] == "M")
         self.helper_depth -= 1
+        patterns = [pvar(p, pt) for p, pt, _ in params]
+        if packed:
+            self.tags.add("tuple parameter")
+            (n1, t1, p1), (n2, t2, p2) = params[:2]
+            patterns = [ast.PTuple((pvar(n1), pvar(n2)))] + patterns[2:]
+            params = [(self.fresh("q"), TUP(t1, t2), p1 or p2)] + params[2:]
         fn_type = t
         for _, pt, _ in reversed(params):
             fn_type = FUN(pt, fn_type)
-        decl = ast.LetDecl(name, tuple(pvar(p, pt) for p, pt, _ in params), body)
+        decl = ast.LetDecl(name, tuple(patterns), body)
         if with_val:
             self.tags.add("helper with val")
             val = self.helper_claim(name, params, t, equal_inputs)
@@ -876,6 +889,16 @@ class _Gen:
                     assertion = ast.App(var("adjWithin"), ast.TupleLit((l1, l2, real(Fraction(1)))))
                 else:
                     assertion = ast.App(var("adj"), ast.TupleLit((l1, l2)))
+            elif private and pt[0] == "tuple" and len(pt[1]) == 2 and pt[1][0][0] == "list" \
+                    and not equal_inputs and self.chance(0.7):
+                # a tuple parameter: its list component adjacent, the other equal
+                q1, q2 = runs(pname)
+                first = [app(var("fst"), q1), app(var("fst"), q2)]
+                if pt[1][0][1] == REAL:
+                    adj = ast.App(var("adjWithin"), ast.TupleLit((*first, real(Fraction(1)))))
+                else:
+                    adj = ast.App(var("adj"), ast.TupleLit(tuple(first)))
+                assertion = ast.Conj(adj, binop("=", app(var("snd"), q1), app(var("snd"), q2)))
             else:
                 assertion = ast.SameRuns() if equal_inputs or self.chance(0.85) else ast.BoolLit(True)
             binders.append((pname, syntax(pt), assertion))

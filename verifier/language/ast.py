@@ -392,13 +392,15 @@ class Observe(Expr):
 
     Written ``observe (fun x -> e) prior``; the form ``observe x => e in prior`` is parsed to
     the same node with ``likelihood = Fun((PVar x,), e)`` and ``arrow_form`` set (which only
-    tells the printer which form was written).
+    tells the printer which form was written). ``mlet x = m in observe f x`` (``x`` not in
+    ``f``) is parsed to ``observe f m`` with ``drawn = x`` (``parser.observe_drawn``).
     """
 
     likelihood: Expr
     prior: Expr
     arrow_form: bool = field(default=False, compare=False)
     span: Span = _span()
+    drawn: Optional[str] = field(default=None, compare=False)
 
 
 @_record

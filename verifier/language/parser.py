@@ -606,14 +606,15 @@ class _Parser:
         body = self.expr()
         return Let(pattern, value, body, self.span_from(start))
 
-    def mlet_expr(self) -> MLet:
+    def mlet_expr(self) -> Expr:
         start = self.advance()
         pattern = self.binder("a name or a pattern after 'mlet'")
         self.expect("=")
         value = self.expr()
         self.expect_in(start)
         body = self.expr()
-        return MLet(pattern, value, body, self.span_from(start))
+        return observe_drawn(pattern, value, body, self.span_from(start)) or \
+            MLet(pattern, value, body, self.span_from(start))
 
     def fun_expr(self) -> Fun:
         start = self.advance()
@@ -981,3 +982,18 @@ def _binary_node(op: str, left: Expr, right: Expr) -> Expr:
     if op == "=>":
         return Implies(left, right, span)
     return BinOp(op, left, right, span)
+
+
+def observe_drawn(pattern: Pattern, value: Expr, body: Expr, span: Span) -> Optional[Observe]:
+    """The paper's listings write ``mlet x = m in observe f x``: an observe of the value just
+    drawn, which simple typing refuses (a prior is a computation). docs/language.md gives it
+    its only sensible meaning, ``observe f m``; the parser reads it so (the ``Observe`` node
+    with ``drawn`` set, spanning the ``mlet``) when ``x`` is a plain name that ``f`` does not
+    mention. Everything downstream — types, rules, the kernel, ``run`` — sees one construct."""
+    if not (isinstance(pattern, PVar) and pattern.annot is None and isinstance(body, Observe)
+            and body.prior == Var(pattern.name)):
+        return None
+    from verifier.language.free_vars import free_vars
+    if pattern.name in free_vars(body.likelihood):
+        return None
+    return Observe(body.likelihood, value, body.arrow_form, span, drawn=pattern.name)

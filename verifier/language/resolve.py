@@ -251,6 +251,27 @@ def recursive_call_sites(decl: A.LetDecl, arity: int) -> Tuple[List[A.App], List
     ``arity`` arguments in its own body — its recursive calls — and the other occurrences of
     its name (as a value, or applied to fewer or more arguments), which hide calls that no
     one can point at. Nested applications are found inside the arguments too."""
+    return call_sites(decl.name, decl.body, arity)
+
+
+def matched_parameter(params, body: A.Expr) -> Optional[int]:
+    """The position of the first parameter (a name) that ``body`` matches on, in preorder:
+    the list a recursive function is proved terminating by induction on (the length of any
+    list parameter would be a sound measure; this is the one likely to decrease)."""
+    names = [p.name if isinstance(p, A.PVar) else None for p in params]
+    stack: List[A.Node] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, A.Match) and isinstance(node.scrutinee, A.Var) \
+                and node.scrutinee.name in names:
+            return names.index(node.scrutinee.name)
+        stack += reversed(list(A.children(node)))
+    return None
+
+
+def call_sites(name: str, body: A.Expr, arity: int) -> Tuple[List[A.App], List[A.Var]]:
+    """The applications of the function ``name`` (a binder of the resolved core) to ``arity``
+    arguments in ``body``, and the other occurrences of the name there."""
     calls: List[A.App] = []
     stray: List[A.Var] = []
 
@@ -260,19 +281,19 @@ def recursive_call_sites(decl: A.LetDecl, arity: int) -> Tuple[List[A.App], List
             while isinstance(head, A.App):
                 args.append(head.arg)
                 head = head.fn
-            if isinstance(head, A.Var) and head.name == decl.name:
+            if isinstance(head, A.Var) and head.name == name:
                 (calls if len(args) == arity else stray).append(
                     node if len(args) == arity else head)
                 for arg in args:
                     walk(arg)
                 return
-        if isinstance(node, A.Var) and node.name == decl.name:
+        if isinstance(node, A.Var) and node.name == name:
             stray.append(node)
             return
         for child in A.children(node):
             walk(child)
 
-    walk(decl.body)
+    walk(body)
     return calls, stray
 
 

@@ -365,9 +365,10 @@ class _Checker:
 
     def let_decl(self, decl: LetDecl, env: Env, val: Optional[ValDecl]) -> Scheme:
         self.start_declaration(in_assertion=False)
-        if decl.recursive and val is not None:
-            # the val is the type of the recursive calls too (as an annotation would be)
-            t = self.function(decl.name, decl.params, decl.body, env, True,
+        if val is not None:
+            # the val is the type of the parameters (and of the recursive calls) as an
+            # annotation would be
+            t = self.function(decl.name, decl.params, decl.body, env, decl.recursive,
                               declared=(decl, val))
         else:
             t = self.function(decl.name, decl.params, decl.body, env, decl.recursive)
@@ -376,6 +377,21 @@ class _Checker:
         self.flush()
         self.level = 0
         return generalize(t, 0)
+
+    def seed_parameters(self, param_types: List[Type], val: ValDecl) -> None:
+        """Give the parameters whose type is still unknown the types their val declares,
+        before the body is inferred: ``let q x = x + 1`` under ``val q :: int -> int`` adds
+        integers (inference alone takes an unknown operand of arithmetic to be real, and the
+        definition would then not fit its val). The result is left to inference, and
+        ``fit_val`` checks the whole type afterwards."""
+        want = erase_rtype(val.rtype)
+        for t in param_types:
+            want = prune(want)
+            if not isinstance(want, Arrow):
+                return
+            if isinstance(prune(t), TypeVar):
+                bind(prune(t), want.dom)
+            want = want.cod
 
     def fit_val(self, decl: LetDecl, t: Type, val: ValDecl) -> None:
         declared = erase_rtype(val.rtype)
@@ -615,6 +631,8 @@ class _Checker:
             param_types.append(t)
             scope.update((n, Scheme.mono(bt)) for n, bt in binds)
         if not recursive:
+            if declared is not None:
+                self.seed_parameters(param_types, declared[1])
             return arrows(param_types, self.infer(body, env.new_child(scope)))
         assert name is not None
         result = self.fresh()

@@ -77,7 +77,7 @@ class Builder:
         self.translator = Translator(self._range_checks.append, self._infer, self.fresh,
                                      self.signature, self.list_key, self._on_call,
                                      self._returns_computation, self._stored.append,
-                                     self.narrowings)
+                                     self.narrowings, self.sort_of, self.result_type)
         self.top_env = self._top_env()
         self.folds: Dict[str, Derivation] = {}
         #: functions whose val's call facts some obligation assumes (the claim depends on them)
@@ -157,6 +157,19 @@ class Builder:
             arity, rt = arity + 1, rt.cod
         return arity, L.sort_of_type(simple_of(rt))
 
+    def result_type(self, name: str) -> Optional[A.SimpleType]:
+        """The simple type of what the function ``name`` returns, fully applied, by its val."""
+        val = self._vals.get(name)
+        if val is None:
+            return None
+        rt = val.rtype
+        while isinstance(rt, A.RArrow):
+            rt = rt.cod
+        try:
+            return simple_of(rt)
+        except NoRule:
+            return None
+
     def _returns_computation(self, name: str) -> bool:
         """Whether the val of ``name`` says that, fully applied, it returns a computation."""
         rt = self._vals[name].rtype
@@ -180,6 +193,12 @@ class Builder:
             return self.typed.type_of(self._twins.get(id(e), (None, e))[1])
         except (KeyError, LookupError, AttributeError):
             return None
+
+    def sort_of(self, e: A.Expr) -> Optional[T.Sort]:
+        """The sort of the values of ``e`` (by its simple type), when the logic has one."""
+        from verifier.translation.typing_bridge import sort_of
+        t = self.simple_type(e)
+        return None if t is None else sort_of(t)
 
     def expmech_range(self, app: A.App):
         """The range of the candidates of the ``expMech`` call ``app`` (the type checker's)."""
@@ -355,8 +374,10 @@ class Builder:
 
     def _on_call(self, call: CallCheck) -> None:
         """The translator evaluated a call of a function with a val: the claim depends on that
-        function's claim (verified, hence terminating), used or not."""
-        self.called.add(call.function)
+        function's claim (verified, hence terminating), used or not. (A local recursive
+        function has no val: the Safety walk shows it total.)"""
+        if not call.local:
+            self.called.add(call.function)
         self._calls.append(call)
 
     def range_obligation(self, ctx: Ctx, check: RangeCheck) -> Obligation:
@@ -445,14 +466,20 @@ class Builder:
             eps_total = None
         delta_total = total([c.delta for c in costs])
         spent = " + ".join(c.what for c in costs if c.family != "ZERO") or "nothing"
+        # S-M (the paper's monadic subsumption, §5): the path's computation, of type
+        # M[f, sum of its costs] {x | =}, has the claimed type M[f', delta'] {x | =} when its
+        # index is below the claim's (an SD cost d is (0, d) in DP)
+        index = []
         if eps_total is not None:
-            obligations.append(self.oblige(
+            index.append(self.oblige(
                 ctx, ObligationKind.ENTAILMENT, T.le(eps_total, claim.eps),
                 f"the privacy cost ({spent}) is at most the claimed eps {claim.text}",
                 e.span, "Budget"))
-        obligations.append(self.oblige(
+        index.append(self.oblige(
             ctx, ObligationKind.ENTAILMENT, T.le(delta_total, claim.delta),
             f"the total delta ({spent}) is at most the claimed delta", e.span, "Budget"))
+        subsumption = self.node("S-M", ctx, e.span, f"M[{spent}] is below M[{claim.text}]",
+                                obligations=index)
         goals = equality_goals(*output)
         if goals is None:
             raise NoRule(f"the output of {short(e, 50)} is not known to be equal in both runs "
@@ -465,9 +492,9 @@ class Builder:
                 ctx, ObligationKind.ENTAILMENT, T.and_(*goals),
                 f"{what} is equal in both runs (the claim's =)", e.span,
                 "UnitM" if returned else "Budget"))
-        return self.node("Budget", ctx, e.span, f"{spent} fits {claim.text}", [premise],
-                         obligations, costs=[c.as_judgement() for c in costs],
-                         index=claim.as_judgement())
+        return self.node("Budget", ctx, e.span, f"{spent} fits {claim.text}",
+                         [premise, subsumption], obligations,
+                         costs=[c.as_judgement() for c in costs], index=claim.as_judgement())
 
     # ---- claims ---------------------------------------------------------------------------------
 

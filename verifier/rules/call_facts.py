@@ -33,7 +33,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from verifier.language import ast as A
 from verifier.translation import logic as L
-from verifier.translation.symbolic import Scalar
+from verifier.translation.calls import call_value, first_order, split_arguments
+from verifier.translation.ranges import value_facts
+from verifier.translation.symbolic import Scalar, SymValue
 from verifier.translation.translate import NoRule
 
 #: At most this many calls of one function per obligation get facts (pairs grow as its square).
@@ -41,14 +43,17 @@ MAX_CALLS = 6
 PREFIX = "h__call_"  # context names never start with "h__" (Ctx.assume strips underscores)
 
 
-def ground_calls(terms: Sequence[T.Term], names) -> Dict[str, List[T.Apply]]:
-    """Applications of the program functions ``names`` outside quantifiers, by function, in
-    order of first occurrence."""
-    found: Dict[str, List[T.Apply]] = {}
+def ground_calls(terms: Sequence[T.Term], names) -> Dict[str, List[Tuple[T.Term, ...]]]:
+    """The argument tuples of the calls of the program functions ``names`` outside
+    quantifiers (a call with a tuple result is one symbol per component: the same call), by
+    function, each once, in order of first occurrence."""
+    found: Dict[str, List[Tuple[T.Term, ...]]] = {}
     for app in T.ground_applications(*terms):
         name = L.program_function_name(app.func.name)
         if name in names and app.args:
-            found.setdefault(name, []).append(app)
+            calls = found.setdefault(name, [])
+            if app.args not in calls:
+                calls.append(app.args)
     return found
 
 
@@ -66,7 +71,7 @@ def pure_signature(val: A.ValDecl) -> Optional[Tuple[List[A.RType], A.RType]]:
             _, base, _ = refinement_parts(part)
         except NoRule:
             return None
-        if not isinstance(base, A.RSimple) or isinstance(base.type, (A.TMonad, A.TArrow)):
+        if not isinstance(base, A.RSimple) or not first_order(base.type):
             return None
     return doms, rt
 
@@ -90,58 +95,67 @@ def call_facts(builder, ctx, terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term
     return tuple((f"{PREFIX}{k}", fact) for k, fact in enumerate(facts, 1))
 
 
-def _fact(builder, name: str, left: T.Apply, right: T.Apply, induction) -> Optional[T.Term]:
+def _fact(builder, name: str, left: Tuple[T.Term, ...], right: Tuple[T.Term, ...],
+          induction) -> Optional[T.Term]:
     key = (name, left, right, induction)
     if key not in builder.call_fact_cache:
         parts = _fact_parts(builder, name, left, right)
         fact = None
         if parts is not None:
-            pre, post = parts
+            pre, post, args = parts
             if induction is not None:
                 position, x1, x2 = induction
-                a, b = left.args[position], right.args[position]
-                pre = [L.shorter((a, b), (x1, x2))] + pre if a.sort == b.sort == x1.sort else None
+                a, b = (v[position] for v in args)
+                a, b = (v.term if isinstance(v, Scalar) else None for v in (a, b))
+                pre = [L.shorter((a, b), (x1, x2))] + pre \
+                    if a is not None and b is not None and a.sort == b.sort == x1.sort else None
             if pre is not None:
                 fact = T.implies(T.and_(*pre), T.and_(*post)) if pre else T.and_(*post)
         builder.call_fact_cache[key] = fact
     return builder.call_fact_cache[key]
 
 
-def _fact_parts(builder, name: str, left: T.Apply, right: T.Apply
-                ) -> Optional[Tuple[List[T.Term], List[T.Term]]]:
-    """The premises ``P(a, b)`` and conclusions ``Q(f(a), f(b))`` of the fact, as lists."""
+def _fact_parts(builder, name: str, left: Tuple[T.Term, ...], right: Tuple[T.Term, ...]):
+    """The premises ``P(a, b)`` and conclusions ``Q(f(a), f(b))`` of the fact, as lists, and
+    the arguments of the two calls, one value per parameter (a tuple's components are
+    arguments of their own in the symbol: ``calls.split_arguments``)."""
     from verifier.rules.builder import refinement_parts, simple_of
     signature = pure_signature(builder.val_of(name))
     if signature is None:
         return None
     doms, cod = signature
-    if len(doms) != len(left.args) or len(doms) != len(right.args):
-        return None
-    env = builder.top_env
     try:
+        types = [simple_of(refinement_parts(d)[1]) for d in doms]
+        a_args, b_args = split_arguments(types, left), split_arguments(types, right)
+        result = simple_of(refinement_parts(cod)[1])
+        fa, fb = call_value(name, left, result), call_value(name, right, result)
+        if a_args is None or b_args is None or fa is None or fb is None:
+            return None
+        env = builder.top_env
         pre: List[T.Term] = []
-        for dom, a, b in zip(doms, left.args, right.args):
-            var, base, assertions = refinement_parts(dom)
-            pre += _ranges(simple_of(base), a) + _ranges(simple_of(base), b)
+        for dom, t, a, b in zip(doms, types, a_args, b_args):
+            var, _, assertions = refinement_parts(dom)
+            pre += _ranges(t, a) + _ranges(t, b)
             if var is not None:
-                env = env.bind(var, Scalar(a), Scalar(b))
+                env = env.bind(var, a, b)
             pre += [_assertion(builder, env, x, var, a, b) for x in assertions]
-        var, base, assertions = refinement_parts(cod)
-        post = _ranges(simple_of(base), left) + _ranges(simple_of(base), right)
+        var, _, assertions = refinement_parts(cod)
+        post = _ranges(result, fa) + _ranges(result, fb)
         if var is not None:
-            env = env.bind(var, Scalar(left), Scalar(right))
-        post += [_assertion(builder, env, x, var, left, right) for x in assertions]
+            env = env.bind(var, fa, fb)
+        post += [_assertion(builder, env, x, var, fa, fb) for x in assertions]
     except (NoRule, T.SortError):
         return None
     if not post:
         return None
-    return pre, post
+    return pre, post, (a_args, b_args)
 
 
-def call_precondition(builder, name: str, args: Sequence[Optional[T.Term]]
+def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]]
                       ) -> Optional[List[T.Term]]:
     """What a call ``f(a)`` of a val, run on its own, needs to be safe and to terminate: its
-    domain's ranges and refinements at the pair ``(a, a)``. The val's derivation shows ``f``'s
+    domain's ranges and refinements at the pair ``(a, a)`` (``args``: the argument values, one
+    per parameter). The val's derivation shows ``f``'s
     body safe and terminating in each run only under ``P(x<1>, x<2>)`` (its Safety walks and
     its recursive calls' measure assume the refinements), so a run of ``f(a)`` is covered when
     ``P(a, b)`` holds for some ``b``; ``b = a`` is the witness stated here (a refinement such as
@@ -168,21 +182,26 @@ def call_precondition(builder, name: str, args: Sequence[Optional[T.Term]]
                 return None
             pre += _ranges(simple_of(base), a)
             if var is not None:
-                env = env.bind(var, Scalar(a), Scalar(a))
+                env = env.bind(var, a, a)
             pre += [_assertion(builder, env, x, var, a, a) for x in assertions]
     except (NoRule, T.SortError):
         return None
-    return pre
+    return [c for c in pre if c != T.boolean(True)]
 
 
-def _ranges(simple: A.SimpleType, t: T.Term) -> List[T.Term]:
-    return list(L.range_facts(simple, t))
+def _ranges(simple: A.SimpleType, value: SymValue) -> List[T.Term]:
+    facts = value_facts(simple, value)
+    if facts is None:
+        raise NoRule("a value the logic cannot name")
+    return facts
 
 
-def _assertion(builder, env, a: A.Expr, var: Optional[str], left: T.Term,
-               right: T.Term) -> T.Term:
+def _assertion(builder, env, a: A.Expr, var: Optional[str], left: SymValue,
+               right: SymValue) -> T.Term:
     if isinstance(a, A.SameRuns):
-        if left.sort != right.sort:
+        from verifier.rules.builder import equal_term
+        goal = equal_term(left, right)
+        if goal is None:
             raise NoRule("cannot compare these values in the logic", a.span)
-        return T.eq(left, right)
+        return goal
     return builder.assertion(env, a, refined=var)

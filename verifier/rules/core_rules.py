@@ -12,7 +12,7 @@ from obligations.model import ObligationKind
 from obligations.records import replace
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
-from verifier.language.resolve import recursive_call_sites, written
+from verifier.language.resolve import matched_parameter, recursive_call_sites, written
 from verifier.translation import logic as L
 from verifier.rules.builder import Builder, Synth, equal_term, refinement_parts, simple_of
 from verifier.rules.context import Claim, Cost, Ctx, zero_cost
@@ -20,7 +20,10 @@ from verifier.rules.derivation import Derivation
 from verifier.rules.monadic_rules import fresh_output, short
 from verifier.rules.registry import monadic_rule, synthesis_rule
 from verifier.translation.symbolic import DistV, Env, Monadic, Scalar, SymValue
-from verifier.translation.translate import NoRule, NotApplicable, ite_value, missing_val
+from verifier.translation.calls import element_value, from_terms, leaves
+from verifier.translation.ranges import value_facts
+from verifier.translation.translate import (NoRule, NotApplicable, bind_pattern, ite_value,
+                                            missing_val)
 
 EQUAL_FAMILIES = ("SD", "HD", "KL")
 
@@ -144,16 +147,8 @@ def abstraction(b: Builder, val: A.ValDecl, decl: A.LetDecl, ctx: Ctx,
 
 def induction_position(decl: A.LetDecl) -> Optional[int]:
     """The parameter a recursive definition is proved by induction on: the first one its body
-    matches on (any list parameter gives a sound measure; this one is the likely to decrease)."""
-    names = [p.name if isinstance(p, A.PVar) else None for p in decl.params]
-    stack: List[A.Node] = [decl.body]
-    while stack:  # preorder
-        node = stack.pop()
-        if isinstance(node, A.Match) and isinstance(node.scrutinee, A.Var) \
-                and node.scrutinee.name in names:
-            return names.index(node.scrutinee.name)
-        stack += reversed(list(A.children(node)))
-    return None
+    matches on (any list parameter gives a sound measure; this one is likely to decrease)."""
+    return matched_parameter(decl.params, decl.body)
 
 
 def _shared(var: str, assertions: Sequence[A.Expr]) -> bool:
@@ -197,29 +192,30 @@ def bind_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RTyp
         return ctx, val_env.bind(var, value, value) if var else val_env, None
     if not isinstance(base, A.RSimple):
         raise NoRule("parameters of function type are not supported by the verifier", dom.span)
-    sort = L.sort_of_type(base.type)
-    if sort is None:
+    sorts = leaves(base.type)
+    if sorts is None:
         raise NoRule(f"parameters of type {pretty_rtype(base)} are not supported", dom.span)
     shared = var is not None and _shared(var, assertions)
-    left, right = b.fresh_pair(pname, sort, shared)
-    ctx = _bind_both(ctx, p, Scalar(left), Scalar(right))
+    # first-order data: a variable per component (a tuple's, a simplex point's), one shared
+    # by both runs when the refinement says the value is equal in both
+    names = [pname] if len(sorts) == 1 else [f"{pname}{i}" for i in range(1, len(sorts) + 1)]
+    pairs = [b.fresh_pair(n, sort, shared) for n, sort in zip(names, sorts)]
+    left = from_terms(base.type, [x for x, _ in pairs])
+    right = from_terms(base.type, [y for _, y in pairs])
+    ctx = ctx.with_env(bind_pattern(ctx.env, p, left, right, p.span))
     if var is not None:
-        val_env = val_env.bind(var, Scalar(left), Scalar(right))
-    facts = L.range_facts(base.type, left) + (() if shared else L.range_facts(base.type, right))
+        val_env = val_env.bind(var, left, right)
+    facts = value_facts(base.type, left) + ([] if shared else value_facts(base.type, right))
     if facts:
         ctx = ctx.assume(hyp_name(pname + "_range"), T.and_(*facts))
     for a in assertions:
         if not isinstance(a, A.SameRuns):
             ctx = ctx.assume(hyp_name(pname), b.assertion(val_env, a, refined=var))
-    return ctx, val_env, (left, right)
+    return ctx, val_env, (pairs[0] if len(sorts) == 1 else None)
 
 
 def _bind_both(ctx: Ctx, p: A.Pattern, left: SymValue, right: SymValue) -> Ctx:
-    if isinstance(p, A.PVar):
-        return ctx.bind(p.name, left, right)
-    if isinstance(p, (A.PWild, A.PUnit)):
-        return ctx
-    raise NoRule("tuple parameters are not supported by the verifier", p.span)
+    return ctx.with_env(bind_pattern(ctx.env, p, left, right, p.span))
 
 
 def monad_is_equality(b: Builder, env: Env, rt: A.RMonad) -> bool:
@@ -358,7 +354,7 @@ def _cons_bound(e: A.Match, heads, tails) -> List[dict]:
 
 def _bind_cons(ctx: Ctx, e: A.Match, heads, tails) -> Ctx:
     if e.head != "_":
-        ctx = ctx.bind(e.head, Scalar(heads[0]), Scalar(heads[1]))
+        ctx = ctx.bind(e.head, element_value(heads[0]), element_value(heads[1]))
     if e.tail != "_":
         ctx = ctx.bind(e.tail, Scalar(tails[0]), Scalar(tails[1]))
     return ctx
@@ -485,6 +481,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
                      e.span)
     env = b.top_env
     obligations = [] if name != ctx.function else [_decreasing(b, ctx, e, args)]
+    subsumptions: List[Derivation] = []  # S-M, for each computation passed within a bound
     arguments: List[dict] = []  # judgement: each argument's terms and how many obligations
     for i, (arg, dom) in enumerate(zip(args, doms), 1):
         var, base, assertions = refinement_parts(dom)
@@ -493,9 +490,10 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
         if isinstance(base, A.RMonad):
             if not monad_is_equality(b, env, base):
                 # a computation within an index, passed on: it must be known within at most
-                # the callee's (its own type says how far apart the two runs' are)
-                obligations += _passed_within(b, ctx, arg, base, env, i, name)
-                arguments[-1]["obligations"] = len(obligations) - start
+                # the callee's (its own type says how far apart the two runs' are): S-M
+                subsumptions.append(b.node(
+                    "S-M", ctx, arg.span, f"argument {i} of {name} is within the bound its "
+                    "val expects", obligations=_passed_within(b, ctx, arg, base, env, i, name)))
                 value = Monadic(None, None, name=f"arg{i}")
                 env = env.bind(var, value, value) if var else env
                 continue
@@ -534,15 +532,23 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
             obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
                                         f"argument {i} of {name} satisfies its refinement "
                                         f"{pretty_rtype(dom)}", arg.span, "App-Val"))
+        if var is not None and _shared(var, assertions):
+            # proved equal in both runs (above): the val's later types read it as one value,
+            # as its own derivation did (one shared variable): ``M[DP(eps)]`` with ``eps``
+            # given as ``1.0 / length db`` on adjacent lists
+            env = env.bind(var, left, left)
         arguments[-1]["obligations"] = len(obligations) - start
     if not isinstance(rt, A.RMonad):
         raise NoRule(f"{name} does not return a distribution", e.span)
     cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span)
-    node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}",
+    node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}", subsumptions,
                   obligations=obligations, uses=name, arguments=arguments)
-    sort = _out_sort(rt)
-    output: SymValue = (Scalar(b.fresh(ctx.binder or "out", sort)) if sort is not None
-                        else Monadic(None, None, equal_in_runs=True, name=f"out{node.id}"))
+    drawn = _out_type(rt)
+    if drawn is not None and leaves(drawn) is not None:
+        from verifier.rules.safety import fresh_value  # first-order data, a tuple included
+        output: SymValue = fresh_value(b, drawn, ctx.binder or "out")[0]
+    else:
+        output = Monadic(None, None, equal_in_runs=True, name=f"out{node.id}")
     return Synth(node, cost, (output, output))
 
 
@@ -566,14 +572,13 @@ def _passed_within(b: Builder, ctx: Ctx, arg: A.Expr, dom: A.RMonad, env: Env, i
     goals = [T.le(have.eps, wanted.eps)] if wanted.family == "DP" else []
     goals.append(T.le(have.delta, wanted.delta))
     return [b.oblige(ctx, ObligationKind.ENTAILMENT, g, f"argument {i} of {name} is within "
-                     f"the bound its val expects", arg.span, "App-Val") for g in goals]
+                     f"the bound its val expects", arg.span, "S-M") for g in goals]
 
 
-def _out_sort(rt: A.RMonad) -> Optional[T.Sort]:
+def _out_type(rt: A.RMonad) -> Optional[A.SimpleType]:
+    """The simple type of what a computation of type ``rt`` draws."""
     _, base, _ = refinement_parts(rt.body)
-    if isinstance(base, A.RSimple):
-        return L.sort_of_type(base.type)
-    return None
+    return base.type if isinstance(base, A.RSimple) else None
 
 
 def _instantiated_cost(b: Builder, env: Env, rt: A.RMonad, what: str, span) -> Cost:

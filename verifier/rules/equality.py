@@ -21,8 +21,8 @@ from typing import Dict, List, Optional, Tuple
 from obligations import terms as T
 from verifier.language import ast as A
 from verifier.language.free_vars import free_vars
-from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, Monadic, NamedFun, Scalar,
-                                     SymValue, TupleV, UnitV)
+from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
+                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
 
 #: The goals of a pair, or None when the logic cannot show the values equal.
 Goals = Optional[List[T.Term]]
@@ -59,6 +59,12 @@ def equality_goals(left: SymValue, right: SymValue,
         if left.params != right.params or left.body != right.body:
             return None
         bound = {n for p in left.params for n in A.pattern_names(p)}
+        return _captured(left.body, bound, left.env, right.env, seen, (left, right))
+    if isinstance(left, LocalRec) and isinstance(right, LocalRec):
+        # a local recursive function: one code, and what it captures equal in both runs
+        if (left.name, left.params, left.body) != (right.name, right.params, right.body):
+            return None
+        bound = {n for p in left.params for n in A.pattern_names(p)} | {left.name}
         return _captured(left.body, bound, left.env, right.env, seen, (left, right))
     if isinstance(left, Monadic) and isinstance(right, Monadic):
         if left.expr is None or right.expr is None:

@@ -19,8 +19,8 @@ from verifier.rules.context import Cost, Ctx, zero_cost
 from verifier.rules.equality import equality_goals, variable_goals
 from verifier.language.free_vars import free_vars
 from verifier.rules.registry import monadic_rule
-from verifier.translation.symbolic import (Closure, Monadic, NamedFun, Scalar,
-                                     SymValue)
+from verifier.translation.symbolic import (Closure, LocalRec, Monadic, NamedFun, Scalar,
+                                           SymValue)
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app
 
 
@@ -112,6 +112,20 @@ def LetM(b: Builder, ctx: Ctx, e: A.Let):
                   [body], ranges, bound=bound_judgement(e.pattern, left, right))
 
 
+@monadic_rule(A.LetRec)
+def LetRecM(b: Builder, ctx: Ctx, e: A.LetRec):
+    """``let rec f … = v in m``: f is bound to its code (a local recursive function, called
+    as a deterministic symbol of its arguments and of what it captures, which the Safety
+    premise shows total)."""
+    body = b.check_monadic(_bind_local(ctx, e), e.body)
+    return b.node("LetRec", ctx, e.span, f"let rec {written(e.name)} …", [body])
+
+
+def _bind_local(ctx: Ctx, e: A.LetRec) -> Ctx:
+    fn = LocalRec(e.name, e.params, e.value, ctx.env)
+    return ctx.bind(e.name, fn, fn)
+
+
 def _leaf(b: Builder, ctx: Ctx, e: A.Expr):
     """A computation that ends a path: its cost and output synthesised, then the Budget."""
     return b.close_synth(ctx, synth_dispatch(b, ctx, e), e)
@@ -145,6 +159,10 @@ def synth_dispatch(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
         node = b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = …", [inner.node],
                       ranges, bound=bound_judgement(e.pattern, left, right))
         return Synth(node, inner.cost, inner.output)
+    if isinstance(e, A.LetRec):
+        inner = b.synth_monadic(_bind_local(ctx, e), e.body)
+        node = b.node("LetRec", ctx, e.span, f"let rec {written(e.name)} …", [inner.node])
+        return Synth(node, inner.cost, inner.output, inner.facts)
     if isinstance(e, A.Var):
         return _monadic_variable(b, ctx, e)
     if isinstance(e, A.App):
@@ -159,35 +177,51 @@ def synth_dispatch(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
 
 
 def Ran(b: Builder, ctx: Ctx, e: A.Ran) -> Synth:
-    """``ran d`` with ``d`` differing between the runs: the diagonal coupling of the two
-    distributions has the divergence of the distributions themselves, so ``ran d`` has type
-    ``M[f, Δ_f(d<1>, d<2>)] {x | =}``. The bound comes from the lemmas about the closed forms
-    (e.g. posteriors of an observe-fold): statistical distance is ``tv``, the HD divergence is
-    ``1 − BC = H²`` (NOTES.md §3). The ε-distance of DP between two posteriors has no bound in
-    the library, so a DP claim cannot use this rule."""
+    """``ran d`` with ``d`` differing between the runs (the paper's Ran, §5): the diagonal
+    coupling of the two distributions has the divergence of the distributions themselves, so
+    ``ran d`` has type ``M[f, Δ_f(d<1>, d<2>)] {x | =}`` for the claim's f — SD the total
+    variation distance, HD ``1 − BC = H²`` (NOTES.md §3), KL the KL divergence
+    (``vocabulary.divergence``). Under a DP claim: ``Ran-DP``, when the context bounds the
+    eps-distance of the two distributions (a ``Delta[DP(e)]`` assertion: cost ``(e,
+    Δ_e(d<1>, d<2>))``, with ``e >= 0``), else the statistical distance, which a DP claim
+    reads as ``(0, δ)``-DP (Barthe and Olmedo: SD is the 0-distance). The bound itself comes
+    from the context or the lemmas about the closed forms (posteriors of an observe-fold)."""
     family = ctx.claim.family if ctx.claim is not None else None
     d1, d2 = b.term_pair(ctx, e.value)
-    if family == "SD":
-        delta = L.tv(d1, d2)
-    elif family == "HD":
-        h = L.hellinger(d1, d2)
-        delta = T.mul(h, h)
+    rule, obligations = "Ran", []
+    if family in ("SD", "HD", "KL"):
+        cost = Cost(family, T.real(0), L.divergence(family, d1, d2), f"ran at line {e.span.line}",
+                    e.span)
+        lemma = {"SD": "sd.metric", "HD": "fdiv.hd.one_minus_bc", "KL": "fdiv.kl.simplified"}[family]
+    elif family == "DP":
+        eps = dp_bound(ctx.hyps, d1, d2)
+        if eps is not None:
+            rule, lemma = "Ran-DP", "fdiv.epsd.simplified"
+            cost = Cost("DP", eps, L.hockey_stick(eps, d1, d2), f"ran at line {e.span.line}",
+                        e.span)
+            obligations.append(b.oblige(ctx, ObligationKind.SIDE_CONDITION, T.ge(eps, 0),
+                                        "the eps of the distributions' eps-distance is not "
+                                        "negative", e.span, "Ran-DP"))
+        else:
+            cost = Cost("SD", T.real(0), L.tv(d1, d2), f"ran at line {e.span.line}", e.span)
+            lemma = "sd.metric"
     else:
-        raise NoRule(f"ran of distributions that differ between the runs has no "
-                     f"{family or 'known'} bound in the lemma library (only SD and HD)", e.span)
-    cost = Cost(family, T.real(0), delta, f"ran at line {e.span.line}", e.span)
-    node = b.node("Ran", ctx, e.span, f"ran {short(e.value)}: {family} distance of the two "
-                  "distributions", lemma="fdiv.hd.one_minus_bc" if family == "HD" else "sd.metric",
-                  dists=(d1, d2))
-    out = Scalar(b.fresh(ctx.binder or "x", _draw_sort(b, e)))
+        raise NoRule("ran of distributions that differ between the runs needs a claim",
+                     e.span)
+    node = b.node(rule, ctx, e.span, f"ran {short(e.value)}: {cost.family} divergence of the "
+                  "two distributions", obligations=obligations, lemma=lemma, dists=(d1, d2))
+    out = fresh_output(b, ctx, e)
     return Synth(node, cost, (out, out))
 
 
-def _draw_sort(b: Builder, e: A.Ran) -> T.Sort:
-    sort = _result_sort(b, e)
-    if sort is None:
-        raise NoRule("the verifier cannot name the values drawn here", e.span)
-    return sort
+def dp_bound(hyps, d1: T.Term, d2: T.Term) -> Optional[T.Term]:
+    """The eps of the first hypothesis ``Δ_eps (d1, d2) <= B`` (a ``Delta[DP(eps)]`` assertion
+    about these two distributions), if any."""
+    for _, h in hyps:
+        if isinstance(h, T.Op) and h.op == T.OpKind.LE and isinstance(h.args[0], T.Apply) \
+                and h.args[0].func.name == "hsdiv" and h.args[0].args[1:] == (d1, d2):
+            return h.args[0].args[0]
+    return None
 
 
 def _add_costs(c1: Cost, c2: Cost, e: A.Expr) -> Cost:
@@ -195,9 +229,14 @@ def _add_costs(c1: Cost, c2: Cost, e: A.Expr) -> Cost:
         return c2
     if c2.family == "ZERO":
         return c1
+    family = c1.family
     if c1.family != c2.family:
-        raise NoRule(f"cannot compose a {c1.family} cost with a {c2.family} cost", e.span)
-    return Cost(c1.family, T.add(c1.eps, c2.eps), T.add(c1.delta, c2.delta),
+        # a statistical distance d is (0, d) in the eps-distance: it composes with DP (and
+        # only a DP claim accepts the result)
+        if {c1.family, c2.family} != {"SD", "DP"}:
+            raise NoRule(f"cannot compose a {c1.family} cost with a {c2.family} cost", e.span)
+        family = "DP"
+    return Cost(family, T.add(c1.eps, c2.eps), T.add(c1.delta, c2.delta),
                 f"{c1.what} + {c2.what}", e.span)
 
 

@@ -8,7 +8,7 @@ on the recursive result (fold right)::
       | [] -> prior
       | d :: dbs -> observe (fun r -> mlet z = ran (bernoulli r) in return (d = z)) (f dbs prior)
 
-(also ``mlet rec = f dbs prior in observe (...) rec``) or on the prior, which the recursive
+(also ``mlet rec = f dbs prior in observe (...) rec``, which the parser reads so) or on the prior, which the recursive
 call then carries as an accumulator (fold left, a tail-recursive learner)::
 
       | d :: dbs -> f dbs (observe (fun r -> mlet z = ran (bernoulli r) in return (d = z)) prior)
@@ -96,15 +96,12 @@ def fold_shape(decl: A.LetDecl) -> Union[FoldSpec, str]:
 def _cons_case(decl: A.LetDecl, params: Tuple[str, ...], data: int, prior: int,
                head_name: str, tail: str, cons: A.Expr) -> Union[Tuple[A.Expr, bool], str]:
     """The likelihood observed by the :: case and whether it is an accumulator, or why the
-    case is neither ``observe L (f dbs prior)`` (also ``mlet r = f dbs prior in observe L r``)
+    case is neither ``observe L (f dbs prior)`` (also ``mlet r = f dbs prior in observe L r``, which the parser reads so)
     nor ``f dbs (observe L prior)`` (also ``let p = observe L prior in f dbs p``), with the
     other parameters passed through unchanged."""
     me, acc = A.Var(decl.name), A.Var(params[prior])
     if isinstance(cons, A.Observe):
         lik, call, passed, accumulator = cons.likelihood, cons.prior, acc, False
-    elif isinstance(cons, A.MLet) and isinstance(cons.pattern, A.PVar) \
-            and isinstance(cons.body, A.Observe) and cons.body.prior == A.Var(cons.pattern.name):
-        lik, call, passed, accumulator = cons.body.likelihood, cons.value, acc, False
     elif isinstance(cons, A.Let) and isinstance(cons.pattern, A.PVar) \
             and isinstance(cons.value, A.Observe) and cons.value.prior == acc:
         bound = cons.pattern.name

@@ -19,12 +19,15 @@ from verifier.language import ast as A
 from verifier.translation import logic as L
 from verifier.rules.builder import Builder, short, simple_of
 from verifier.rules.context import Ctx
-from verifier.translation.symbolic import (Closure, DistV, Monadic, NamedFun, Scalar, SymValue,
-                                     TupleV, UnitV)
-from verifier.language.resolve import source_name
-from verifier.translation.ranges import OPAQUE_VALUE, has_ranges, value_facts
-from verifier.translation.translate import (CallCheck, NoRule, RangeCheck, StoredComputation, bind_pattern, flatten_app,
-                                      missing_val)
+from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, NamedFun, Scalar,
+                                           SymValue, TupleV, UnitV)
+from verifier.language.resolve import call_sites, matched_parameter, source_name
+from verifier.translation.calls import element_value
+from verifier.translation.ranges import (OPAQUE_VALUE, fresh_like, has_ranges, value_facts,
+                                         value_sorts, without_ranges)
+from verifier.translation.translate import (CallCheck, LocalFunction, NoRule, RangeCheck,
+                                            StoredComputation, bind_pattern, flatten_app,
+                                            missing_val)
 
 
 @record
@@ -70,7 +73,7 @@ def fresh_value(b: Builder, t: Optional[A.SimpleType], name: str) -> Tuple[SymVa
 OPAQUE = of_type(None)
 
 #: the monadic forms whose result is that of a sub-computation (``Safety.monadic``'s ``want``)
-_TAIL_POSITIONS = (A.MLet, A.Let, A.If, A.Match, A.Var, A.App)
+_TAIL_POSITIONS = (A.MLet, A.Let, A.If, A.Match, A.Var, A.App, A.LetRec)
 
 
 def type_facts(t: Optional[A.SimpleType], value: SymValue) -> Optional[List[T.Term]]:
@@ -88,6 +91,10 @@ class Safety:
         self.b = b
         self.run = run
         self.obligations: List[Obligation] = []
+        #: the local recursive functions checked (or being checked), with their argument sorts
+        self._locals: List[Tuple[LocalRec, object]] = []
+        #: the spans of the calls of local recursive functions met on the way
+        self._local_calls: set = set()
 
     # ---- pure code ------------------------------------------------------------------------
 
@@ -104,7 +111,7 @@ class Safety:
         self._made(ctx, stored)
         return value
 
-    def _in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[T.Term]], call: str,
+    def _in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[SymValue]], call: str,
                    span, guard: T.Term = T.boolean(True)) -> None:
         """The call ``call`` of ``name``'s val (evaluated when ``guard`` holds) has arguments
         in the val's domain, where its definition is shown to terminate without error
@@ -129,9 +136,14 @@ class Safety:
         terminates. And every call of a function through its val (recursive or not) has
         arguments in the val's domain: the callee is shown safe and terminating only there."""
         for c in calls:
+            if c.local:  # a local recursive function: total (its check), no val
+                self._local_calls.add((c.function, _at(c.span)))
+                if c.function == ctx.function:
+                    self._shorter(ctx, c.params, c.guard, T.pretty(c.call), c.span)
+                continue
             if ctx.function is not None and c.function == ctx.function:
-                self._shorter(ctx, c.call.args, c.guard, T.pretty(c.call), c.span)
-            self._in_domain(ctx, c.function, c.call.args, T.pretty(c.call), c.span, c.guard)
+                self._shorter(ctx, c.params, c.guard, T.pretty(c.call), c.span)
+            self._in_domain(ctx, c.function, c.values, T.pretty(c.call), c.span, c.guard)
 
     def _shorter(self, ctx: Ctx, args: Sequence[T.Term], guard: T.Term, call: str,
                  span) -> None:
@@ -142,6 +154,8 @@ class Safety:
                          f"{source_name(ctx.function)} must match on a list parameter and recur "
                          "on its tail", span)
         position, *lists = ctx.induction
+        if args[position] is None:
+            raise NoRule(f"the list of the recursive call {call} must be a value", span)
         goal = T.lt(L.length(args[position]), L.length(lists[self.run - 1]))
         self.require(ctx, goal if guard == T.boolean(True) else T.implies(guard, goal),
                      f"the recursive call {call} is on a shorter list (structural recursion: "
@@ -163,10 +177,99 @@ class Safety:
         checked where it is made, as the application it is: a mechanism's parameters, a val's
         domain (its Safety walk, ``_m_App``)."""
         for made in stored:
+            if isinstance(made, LocalFunction):
+                self.local_function(ctx, made)
+                continue
             inner = ctx.with_env(made.env)
             if made.guard != T.boolean(True):
                 inner = inner.assume("h_made", made.guard)
             self.monadic(inner, made.expr)
+
+    def local_function(self, ctx: Ctx, made: LocalFunction) -> None:
+        """A call of a local recursive function (``let rec`` in an expression, which has no
+        val) is a deterministic symbol that presumes the call returns: the function must
+        terminate without error on *every* argument of the call's sorts (``local_body``)."""
+        instance = LocalRec(made.fn.name, made.fn.params, made.fn.body, made.fn.env,
+                            result=made.result)
+        self.local_body(ctx, instance, made.args, made.result, made.guard, made.span)
+
+    def local_body(self, ctx: Ctx, fn: LocalRec, args: Sequence[SymValue], result,
+                   guard: T.Term, span, monadic: bool = False) -> None:
+        """The body of the local recursive function ``fn`` (``result``: its result sort, or
+        the type of its draws) is walked once per shape of arguments, on fresh ones (with the
+        facts of their annotations, which every call site checks where they bind), in the
+        context where it is called, with its recursive calls on shorter lists at the
+        parameter it matches on (structural recursion), each of which the walk must
+        evaluate. A local function that calls the enclosing recursive definition is refused
+        (that call's termination would not be shown)."""
+        key = (tuple(value_sorts(a) for a in args), result, monadic)
+        if any(f.env is fn.env and f.name == fn.name and k == key for f, k in self._locals):
+            return  # checked, or being checked (a recursive call: the induction hypothesis)
+        self._locals.append((fn, key))
+        name = source_name(fn.name)
+        outer = ctx.function
+        if outer is not None and outer != fn.name and outer in _free_names(fn):
+            raise NoRule(f"the local recursive function {name} calls "
+                         f"{source_name(outer)}, whose termination is shown only for its own "
+                         "calls", span)
+        inner = ctx.with_env(fn.env.bind(fn.name, fn, fn))
+        if guard != T.boolean(True):
+            inner = inner.assume("h_made", guard)
+        values = []
+        for i, (p, a) in enumerate(zip(fn.params, args), 1):
+            v = fresh_like(a, self.b.fresh, p.name if isinstance(p, A.PVar) else f"{name}_{i}")
+            if v is None:
+                raise NoRule(f"the local recursive function {name} is applied to a value that "
+                             "is not first-order", span)
+            facts = value_facts(p.annot, v, elements=False) if isinstance(p, A.PVar) \
+                and p.annot is not None else []
+            if facts is None:
+                raise NoRule(f"the annotation of a parameter of {name} cannot be stated", span)
+            if facts:
+                inner = inner.assume("h_param", T.and_(*facts))
+            inner = inner.with_env(bind_pattern(inner.env, p, v, v, span))
+            values.append(v)
+        position = matched_parameter(fn.params, fn.body)
+        induction = None
+        if position is not None and isinstance(values[position], Scalar) \
+                and L.list_key_of(values[position].term.sort):
+            x = values[position].term
+            induction = (position, x, x)
+        from obligations.records import replace
+        inner = replace(inner, function=fn.name, induction=induction)
+        if monadic:
+            self.monadic(inner, fn.body)
+        else:
+            _pure_cases(self, inner, fn.body, None)
+        calls, stray = call_sites(fn.name, fn.body, len(fn.params))
+        if stray:
+            raise NoRule(f"{name} is used in its own body other than in a call on all its "
+                         "arguments: its termination is not shown", stray[0].span)
+        for call in calls:
+            if (fn.name, _at(call.span)) not in self._local_calls:
+                raise NoRule(f"the recursive call {short(call)} is in code the verifier never "
+                             "evaluates, so its termination is not shown", call.span)
+
+    def _local_call(self, ctx: Ctx, e: A.App, fn: LocalRec, args: List[A.Expr]) -> Elem:
+        """A call of a local recursive function returning a computation: its arguments (and
+        their annotations, where they bind), its body shown total for their sorts — or, in
+        its own body, the call on a shorter list; it draws values of its type."""
+        if len(args) != len(fn.params):
+            raise NoRule(f"{source_name(fn.name)} is applied to {len(args)} arguments; it takes "
+                         f"{len(fn.params)}", e.span)
+        values = [self.value(ctx, a) for a in args]
+        for p, v, a in zip(fn.params, values, args):
+            self.annotations(ctx, p, v, a.span)
+        self._local_calls.add((fn.name, _at(e.span)))
+        t = self.b.type_of(e)
+        draws = t.elem if isinstance(t, A.TMonad) else fn.draws
+        if fn.name == ctx.function:  # a recursive call in its own body
+            terms = [v.term if isinstance(v, (Scalar, DistV)) else None for v in values]
+            self._shorter(ctx, terms, T.boolean(True), short(e), e.span)
+        else:
+            instance = LocalRec(fn.name, fn.params, fn.body, fn.env, draws=draws)
+            self.local_body(ctx, instance, values, draws, T.boolean(True), e.span, monadic=True)
+        return of_type(draws)
 
     def _emit(self, ctx: Ctx, checks: List[RangeCheck]) -> None:
         for c in checks:
@@ -283,15 +386,21 @@ class Safety:
         cons_ctx = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
         for name, v in ((e.head, h), (e.tail, t)):
             if name != "_":
-                cons_ctx = cons_ctx.bind(name, Scalar(v), Scalar(v))
+                cons_ctx = cons_ctx.bind(name, element_value(v), element_value(v))
         cons_elem = self.monadic(cons_ctx, e.cons_body, want)
         return nil_elem if nil_elem is cons_elem else OPAQUE
 
     def _m_Ran(self, ctx: Ctx, e: A.Ran) -> Elem:
+        """``ran d`` draws values of its family (a ``beta``'s lie in [0,1]); from a
+        distribution of unknown family (a parameter ``D[T]``), values of T without its
+        ranges (``ranges.without_ranges``)."""
         d = self.value(ctx, e.value)
-        if not isinstance(d, DistV):
-            raise NoRule("ran of a distribution whose family is not known", e.span)
-        return draw_of(d)
+        if isinstance(d, DistV):
+            return draw_of(d)
+        t = self.b.type_of(e)
+        if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
+            return of_type(without_ranges(t.elem), "x")
+        raise NoRule("ran of a value that is not a symbolic distribution", e.span)
 
     def _m_Observe(self, ctx: Ctx, e: A.Observe) -> Elem:
         prior = self.monadic(ctx, e.prior)
@@ -299,8 +408,29 @@ class Safety:
         if isinstance(lik, Closure) and len(lik.params) == 1:
             inner = self.bind(ctx.with_env(lik.env), lik.params[0], prior, e.span)
             self.monadic(inner.with_env(inner.env), lik.body)
+            self._inferable(ctx, e)
             return prior
         raise NoRule("observe needs its likelihood as a one-parameter function", e.likelihood.span)
+
+    def _inferable(self, ctx: Ctx, e: A.Observe) -> None:
+        """``run`` draws from an observe by inferring its posterior exactly: for a prior of a
+        continuous family (a ``ran`` of a beta, normal or dirichlet, possibly observed before)
+        it recognises a conjugate likelihood, and stops (R003) on any other. So where the walk
+        sees such a prior, the posterior must have its closed form (``infer``'s, the Observe
+        rule's); a prior the walk cannot see (a computation passed as a parameter) is not
+        checked here (docs/verifier.md)."""
+        prior = e.prior
+        while isinstance(prior, A.Observe):
+            prior = prior.prior
+        if not isinstance(prior, A.Ran):
+            return
+        d = self.value(ctx, prior.value)
+        if isinstance(d, DistV) and d.family in ("beta", "normal", "dirichlet"):
+            try:
+                self.value(ctx, A.Infer(e, e.span))
+            except NoRule as exc:
+                raise NoRule(f"run draws from this observe by inferring its posterior exactly, "
+                             f"which it cannot do here: {exc.message}", e.span) from None
 
     def _m_Var(self, ctx: Ctx, e: A.Var, want=None) -> Elem:
         pair = ctx.env.lookup(e.name)
@@ -311,6 +441,11 @@ class Safety:
         if isinstance(value, Monadic) and value.expr is not None:
             return self.monadic(ctx.with_env(value.env), value.expr, want)
         raise NoRule(f"{e.name} is not a known computation", e.span)
+
+    def _m_LetRec(self, ctx: Ctx, e: A.LetRec, want=None) -> Elem:
+        """``let rec f … = v in m``: f is checked where it is called (``local_function``)."""
+        fn = LocalRec(e.name, e.params, e.value, ctx.env)
+        return self.monadic(ctx.bind(e.name, fn, fn), e.body, want)
 
     def _m_Infer(self, ctx: Ctx, e: A.Infer) -> Elem:
         raise NoRule("infer gives a symbolic distribution, not a computation: use ran (infer …)",
@@ -342,6 +477,8 @@ class Safety:
             fn = self.value(ctx, head)
         if isinstance(fn, NamedFun) and not fn.args:
             return self._val_call(ctx, e, fn.name, args)
+        if isinstance(fn, LocalRec):
+            return self._local_call(ctx, e, fn, args)
         if isinstance(fn, Closure):
             env = fn.env
             if len(args) != len(fn.params):
@@ -467,9 +604,11 @@ class Safety:
             raise NoRule(f"{name} is applied to {len(args)} arguments; its val has {len(doms)}",
                          e.span)
         terms: List[Optional[T.Term]] = []
+        values: List[Optional[SymValue]] = []
         for i, (arg, dom) in enumerate(zip(args, doms), 1):
             base = _strip(dom)
             terms.append(None)
+            values.append(None)
             if isinstance(base, A.RMonad):
                 drawn = self.monadic(ctx, arg)
                 value, facts = drawn.make(self.b, None)
@@ -478,11 +617,12 @@ class Safety:
                               f"of {name} have the type its val says", arg.span, "Range")
                 continue
             value = self.value(ctx, arg)
+            values[-1] = value
             if isinstance(value, (Scalar, DistV)):
                 terms[-1] = value.term
             self.has_type(ctx, value, simple_of(base), f"argument {i} of {name} has the type "
                           "its val says", arg.span, "Range")
-        self._in_domain(ctx, name, terms, short(e), e.span)
+        self._in_domain(ctx, name, values, short(e), e.span)
         if name == ctx.function:  # a recursive call in monadic code terminates too
             position = ctx.induction[0] if ctx.induction is not None else None
             if position is not None and terms[position] is None:
@@ -491,6 +631,15 @@ class Safety:
         if not isinstance(rt, A.RMonad):
             raise NoRule(f"{name} does not return a computation", e.span)
         return elem_of_rtype(rt)
+
+
+def _at(span) -> tuple:
+    return (span.line, span.col, span.end_line, span.end_col) if span is not None else ()
+
+
+def _free_names(fn: LocalRec) -> set:
+    from verifier.language.free_vars import free_vars
+    return set(free_vars(fn.body))
 
 
 def _pretty_type(t: A.SimpleType) -> str:
@@ -628,7 +777,7 @@ def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType] =
         inner = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
         for name, v in ((e.head, h), (e.tail, t)):
             if name != "_":
-                inner = inner.bind(name, Scalar(v), Scalar(v))
+                inner = inner.bind(name, element_value(v), element_value(v))
         _pure_cases(s, inner, e.cons_body, result)
     elif isinstance(e, A.If):
         cond = s.b.translator.as_term(s.value(ctx, e.cond), e.cond)

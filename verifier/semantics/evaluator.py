@@ -31,10 +31,9 @@ pattern-match failures R008.
 The paper's §6.3 listing writes ``mlet rec = learnBias dbs prior in observe f rec``: the observe
 is applied to the *value* bound by ``mlet``. That is ill-typed in LANGUAGE.md (a prior is an
 ``M[T]``), and the only reading that matches the paper's intent is ``observe f (learnBias dbs
-prior)``. The evaluator gives it that meaning when the body of an ``mlet x = m`` is exactly
-``observe f x`` with ``x`` not occurring in ``f``. (The well-typed ``observe f (return x)`` keeps
-its Fig. 3 meaning: an observe renormalises locally, so conditioning the point mass does not
-condition ``m``.)
+prior)``: the parser reads it so (``parser.observe_drawn``), when ``x`` does not occur in ``f``.
+(The well-typed ``observe f (return x)`` keeps its Fig. 3 meaning: an observe renormalises
+locally, so conditioning the point mass does not condition ``m``.)
 
 Deep recursion: every public entry point (and ``monad.sample`` / ``monad.infer``) runs under
 ``values.deep_recursion`` (CPython 3.11 does not use the C stack for Python-to-Python calls),
@@ -142,7 +141,6 @@ class Evaluator:
         self.globals = self.base
         #: name -> value of the last top-level definition of that name
         self.values: Dict[str, Value] = {}
-        self._mentions_cache: Dict[int, frozenset] = {}
         if program is not None:
             with deep_recursion(), self.terminating():
                 for decl in program.decls:
@@ -336,12 +334,6 @@ class Evaluator:
     def _mlet(self, e: ast.MLet, env: Env) -> Value:
         m = self._m_value(self.eval(e.value, env), "the right side of mlet", e.value.span)
         body = e.body
-        if isinstance(e.pattern, ast.PVar) and isinstance(body, ast.Observe) \
-                and isinstance(body.prior, ast.Var) and body.prior.name == e.pattern.name \
-                and e.pattern.name not in self._mentions(body.likelihood):
-            # The paper's listing `mlet rec = m in observe f rec` (module docstring).
-            likelihood = self.eval(body.likelihood, env)
-            return monad.Observe(m, self._likelihood(likelihood, body), body.span)
         pattern = e.pattern
 
         def continuation(value: Value) -> MValue:
@@ -429,19 +421,6 @@ class Evaluator:
         if isinstance(value, Symbolic):
             raise SymbolicEscape(f"{what} is {value.describe()}")
         raise error("R006", f"{what} must be a distribution of type M[T], got {a_kind(value)}", span)
-
-    def _mentions(self, e: ast.Node) -> frozenset:
-        """Every name occurring in ``e`` (bound or free), cached per node."""
-        key = id(e)
-        if key not in self._mentions_cache:
-            names, stack = set(), [e]
-            while stack:
-                node = stack.pop()
-                if isinstance(node, ast.Var):
-                    names.add(node.name)
-                stack.extend(ast.children(node))
-            self._mentions_cache[key] = frozenset(names)
-        return self._mentions_cache[key]
 
 
 _DISPATCH: Dict[type, Callable[[Evaluator, Any, Env], Value]] = {

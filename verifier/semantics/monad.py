@@ -60,8 +60,8 @@ How ``infer`` works
   unchanged. Anything else (arithmetic on ``θ``, a non-conjugate pair, ...) is R003 with the
   reason.
 * The paper's listing ``mlet rec = learnBias dbs prior in observe f rec`` (an observe applied to
-  the *value* bound by ``mlet``) is read by the evaluator as ``observe f (learnBias dbs prior)``,
-  which is what the paper means; see ``evaluator``.
+  the *value* bound by ``mlet``) is read by the parser as ``observe f (learnBias dbs prior)``,
+  which is what the paper means (``parser.observe_drawn``).
 
 **An observation of probability 0 leaves the prior unchanged.** The paper's semantics (Fig. 3)
 is undefined there (it divides by 0); privinfer makes ``observe`` total, so that a verified

@@ -15,10 +15,11 @@ from typing import Optional, Tuple
 
 from obligations import terms as T
 from obligations.vocabulary import (DIST, adj, adj_within, all_in, cons, count,  # noqa: F401
-                                    count_of, dist_ctor, elem_sort, fin_size, hamming, hellinger,
+                                    count_of, dist_ctor, divergence, hockey_stick, kl, elem_sort, fin_size, hamming, hellinger,
                                     implied_by_sort, in_range, length, list_key_of, list_sort, nil,
-                                    opaque, posteriors_list, program_function,
-                                    program_function_name, shorter, total, tv)
+                                    opaque, opaque_component, posteriors_list, program_function,
+                                    program_function_name, shorter, total, tuple_components,
+                                    tuple_get, tuple_key, tuple_make, tv)
 from verifier.language import ast as A
 
 
@@ -36,6 +37,9 @@ def elem_key(t: A.SimpleType) -> Optional[str]:
         return f"fin{t.k}"
     if isinstance(t, A.TDist):
         return "dist"
+    if isinstance(t, A.TTuple):
+        keys = [elem_key(i) for i in t.items]
+        return None if any(k is None for k in keys) else tuple_key(keys)
     return None
 
 

@@ -18,7 +18,7 @@ from typing import List, Optional
 from obligations import terms as T
 from verifier.language import ast as A
 from verifier.translation import logic as L
-from verifier.translation.symbolic import Monadic, Scalar, SymValue, TupleV
+from verifier.translation.symbolic import DistV, Monadic, Scalar, SymValue, TupleV, UnitV
 
 #: A value the translator cannot name (a computation, a function).
 OPAQUE_VALUE = Monadic(None, None, name="_")
@@ -70,3 +70,50 @@ def has_ranges(t: A.SimpleType) -> bool:
     if isinstance(t, A.TSimplex):
         return True
     return bool(L.range_facts(t, T.Var("_", L.sort_of_type(t) or T.REAL)))
+
+
+def fresh_like(value: SymValue, fresh, name: str) -> Optional[SymValue]:
+    """A fresh value of the shape and sorts of the first-order ``value`` (``fresh(name,
+    sort)`` makes a variable): any argument a local recursive function could be called with
+    at those sorts. A distribution becomes a ``Dist`` of unknown family. None when ``value``
+    is not first-order."""
+    if isinstance(value, TupleV):
+        items = [fresh_like(v, fresh, f"{name}{i}") for i, v in enumerate(value.items, 1)]
+        return None if any(i is None for i in items) else TupleV(tuple(items))
+    if isinstance(value, UnitV):
+        return value
+    if isinstance(value, (Scalar, DistV)):
+        return Scalar(fresh(name, value.term.sort))
+    return None
+
+
+def value_sorts(value: SymValue):
+    """The sorts of a first-order value, as a hashable shape (for the local functions'
+    checks: one per shape of arguments)."""
+    if isinstance(value, TupleV):
+        return tuple(value_sorts(v) for v in value.items)
+    if isinstance(value, (Scalar, DistV)):
+        return value.term.sort
+    return type(value).__name__
+
+
+def without_ranges(t: Optional[A.SimpleType]) -> Optional[A.SimpleType]:
+    """``t`` with every range dropped (``[k]`` and ``nat`` as ``int``, ``[0,1]`` and ``real+``
+    as ``real``, a simplex point as a tuple of reals): what is known of a value of type ``t``
+    when nothing shows its ranges — the draws of a distribution of unknown family, whose
+    element type simple typing does not check (a ``D[int]`` flows where a ``D[[3]]`` is
+    expected)."""
+    if isinstance(t, A.TFin):
+        return A.TBase("int")
+    if isinstance(t, A.TBase):
+        return A.TBase({"nat": "int", "real+": "real", "real+inf": "real",
+                        "[0,1]": "real"}.get(t.name, t.name))
+    if isinstance(t, A.TSimplex):
+        return A.TTuple(tuple(A.TBase("real") for _ in range(t.k)))
+    if isinstance(t, A.TTuple):
+        items = tuple(without_ranges(i) for i in t.items)
+        return None if any(i is None for i in items) else A.TTuple(items)
+    if isinstance(t, A.TList):
+        elem = without_ranges(t.elem)
+        return None if elem is None else A.TList(elem)
+    return t

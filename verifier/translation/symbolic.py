@@ -65,6 +65,28 @@ class NamedFun:
 
 
 @record
+class LocalRec:
+    """A function defined by a local ``let rec f p1 … pn = body`` (which can have no val).
+
+    A call of it is a deterministic symbol of its arguments and of the first-order values it
+    captures (``Translator.local_call``; one returning a computation is run as code, where
+    EqualInputs applies): its meaning in one run is fixed by its code, which
+    is the same in both runs, and by what it captures there. Each call is shown to terminate
+    without error for every argument of its sorts (the Safety walk's check of the
+    ``LocalFunction`` the translator reports). ``env`` is what it closes over (without
+    itself); ``result``, when known, the sort of its result at the instance being checked
+    (recursive calls in its own body are at that instance)."""
+
+    name: str
+    params: Tuple[A.Pattern, ...]
+    body: A.Expr
+    env: "Env"
+    result: Optional[T.Sort] = field(default=None, compare=False)
+    #: for a function returning a computation, the simple type of what it draws (likewise)
+    draws: Optional[A.SimpleType] = field(default=None, compare=False)
+
+
+@record
 class Builtin:
     name: str
     args: Tuple["SymValue", ...] = ()
@@ -88,7 +110,7 @@ class Monadic:
     cost: Optional[object] = None
 
 
-SymValue = Union[Scalar, TupleV, UnitV, DistV, Closure, NamedFun, Builtin, Monadic]
+SymValue = Union[Scalar, TupleV, UnitV, DistV, Closure, NamedFun, Builtin, Monadic, LocalRec]
 
 
 @record

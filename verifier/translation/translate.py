@@ -19,8 +19,10 @@ from obligations import terms as T
 from obligations.records import record
 from verifier.language import ast as A
 from verifier.translation import logic as L
-from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, Monadic, NamedFun, Scalar,
-                                     SymValue, TupleV, UnitV)
+from verifier.translation.calls import (call_value, element_key_of_sort, element_term,
+                                        flat_terms)
+from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
+                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
 
 
 class NoRule(Exception):
@@ -99,6 +101,29 @@ class CallCheck:
     guard: T.Term
     span: A.Span
     run: Optional[int]
+    #: a call of a local recursive function (``LocalRec``): no val
+    local: bool = False
+    #: the arguments per parameter: their terms (None for one that is not a term: the measure
+    #: of a recursion is a list), and their values (for the callee's domain)
+    params: Tuple[Optional[T.Term], ...] = ()
+    values: Tuple[SymValue, ...] = ()
+
+
+@record
+class LocalFunction:
+    """A call of a local recursive function ``fn`` (``let rec`` in an expression), in run
+    ``run``, on arguments ``args`` (their values), with a result of sort ``result``, when
+    ``guard`` holds. The call is a deterministic symbol (``Translator.local_call``), which
+    presumes that it returns: whoever translates code must show that ``fn`` terminates
+    without error on every argument of those sorts (the Safety walks check its body on fresh
+    arguments, with its recursive calls on shorter lists)."""
+
+    fn: "LocalRec"
+    args: Tuple[SymValue, ...]
+    result: T.Sort
+    guard: T.Term
+    run: Optional[int]
+    span: A.Span
 
 
 #: Built-ins handled by the translator, with their arities (None: any tuple).
@@ -130,8 +155,12 @@ class Translator:
                  call_sink: Callable[[CallCheck], None] = lambda c: None,
                  returns_computation: Callable[[str], bool] = lambda name: False,
                  stored_sink: Callable[[StoredComputation], None] = lambda s: None,
-                 narrowed: Callable[[A.Expr], Sequence[Narrowing]] = lambda e: ()):
+                 narrowed: Callable[[A.Expr], Sequence[Narrowing]] = lambda e: (),
+                 sort_of: Callable[[A.Expr], Optional[T.Sort]] = lambda e: None,
+                 result_type: Callable[[str], Optional[A.SimpleType]] = lambda name: None):
         self._sink = range_sink
+        self._sort_of = sort_of
+        self._result_type = result_type
         self._stored_sink = stored_sink
         self._call_sink = call_sink
         self._returns_computation = returns_computation
@@ -290,22 +319,35 @@ class Translator:
         return TupleV(tuple(self._go(i, run, env) for i in e.items))
 
     def _list(self, e: A.ListLit, run, env):
-        items = [self.as_term(self._go(i, run, env), i) for i in e.items]
-        key = self._list_key(e) or (_key_of_sort(items[0].sort, e.span) if items else None)
+        values = [self._go(i, run, env) for i in e.items]
+        key = self._list_key(e)
+        if key is None and values:
+            first = values[0]
+            key = _key_of_sort(self.as_term(first, e.items[0]).sort, e.span) \
+                if not isinstance(first, TupleV) else None
         if key is None:
             raise NoRule("the element type of [] is not known here", e.span)
         out = L.nil(L.list_sort(key))
-        for item, node in reversed(list(zip(items, e.items))):
-            out = L.cons(self._element(item, key, node.span, run), out)
+        for value, node in reversed(list(zip(values, e.items))):
+            out = L.cons(self._element(self._item(value, key, node), key, node.span, run), out)
         return Scalar(out)
 
+    def _item(self, value: SymValue, key: str, node: A.Node) -> T.Term:
+        """The term of ``value`` as an element of a ``List[key]`` (a tuple is made into an
+        element of the list's tuple sort)."""
+        term = element_term(value, key)
+        if term is None:
+            return self.as_term(value, node)
+        return term
+
     def _cons(self, e: A.Cons, run, env):
-        head = self.as_term(self._go(e.head, run, env), e.head)
+        head = self._go(e.head, run, env)
         tail = self.as_term(self._go(e.tail, run, env), e.tail)
         key = L.list_key_of(tail.sort)
         if key is None:
             raise NoRule("the tail of :: is not a list", e.tail.span)
-        return Scalar(L.cons(self._element(head, key, e.head.span, run), tail))
+        return Scalar(L.cons(self._element(self._item(head, key, e.head), key, e.head.span, run),
+                             tail))
 
     def _element(self, x: T.Term, key: str, span: A.Span, run: int) -> T.Term:
         """The term of an element ``x`` put into a list of sort ``List[key]``.
@@ -396,8 +438,83 @@ class Translator:
         return self._go(e.body, run, bind_pattern(env, e.pattern, value, value, e.span))
 
     def _letrec(self, e: A.LetRec, run, env):
-        raise NoRule("a local 'let rec' is not supported by the verifier; "
-                     "make it a top-level function with a val", e.span)
+        if not run:
+            raise NoRule("a local 'let rec' in a claim", e.span)
+        fn = LocalRec(e.name, e.params, e.value, env)
+        return self._go(e.body, run, env.bind(e.name, fn, fn))
+
+    def local_call(self, fn: LocalRec, values: Sequence[SymValue], e: A.App, run: int
+                   ) -> SymValue:
+        """A call of a local recursive function on all its arguments: the deterministic
+        symbol ``f(c1, …, ck, a1, …, an)`` of the first-order values it captures in this run
+        (``captured``) and of its arguments — equal in both runs exactly when those are —
+        reported as a ``CallCheck`` (for the termination of recursive calls) and as a
+        ``LocalFunction`` (whose body the Safety walks check for every argument of these
+        sorts). Its result must be a number, boolean, list or distribution."""
+        if len(values) != len(fn.params):
+            raise NoRule(f"the local recursive function {_written(fn.name)} is applied to "
+                         f"{len(values)} arguments; it takes {len(fn.params)}", e.span)
+        if not run:
+            raise NoRule("a local recursive function called in a claim", e.span)
+        sort = self._sort_of(e) or fn.result
+        if sort is None:
+            raise NoRule(f"the result of the local recursive function {_written(fn.name)} must "
+                         "be a number, boolean, list or distribution", e.span)
+        args: List[T.Term] = []
+        for p, v in zip(fn.params, values):
+            self.check_pattern(p, v, run, e.span)  # its annotations, where they bind
+            flat = flat_terms(v)
+            if flat is None:
+                raise NoRule(f"a local recursive function applied to {_describe(v)}", e.span)
+            args += flat
+        call = L.opaque(fn.name, tuple(self.captured(fn, run, e.span)) + tuple(args), sort)
+        guard = T.and_(*self._guards) if self._guards else T.boolean(True)
+        params = tuple(v.term if isinstance(v, (Scalar, DistV)) else None for v in values)
+        self._call_sink(CallCheck(call, fn.name, guard, e.span, run, local=True, params=params,
+                                  values=tuple(values)))
+        self._stored_sink(LocalFunction(fn, tuple(values), sort, guard, run, e.span))
+        return Scalar(call)
+
+    @staticmethod
+    def captured(fn: LocalRec, run: int, span) -> List[T.Term]:
+        """The first-order values a local recursive function captures in run ``run``, as
+        terms, in a fixed order: those of the names its body uses, through the closures and
+        functions they are bound to (whose code is the same in both runs). A computation it
+        captures is refused: the symbol could not name it."""
+        from verifier.language.free_vars import free_vars
+        out: List[T.Term] = []
+        seen: List[SymValue] = []
+
+        def code(body: A.Expr, bound, env: Optional[Env]) -> None:
+            for name in sorted(free_vars(body) - bound):
+                pair = env.lookup(name) if env is not None else None
+                if pair is not None:
+                    value(pair[run - 1])
+
+        def value(v: SymValue) -> None:
+            if isinstance(v, (Scalar, DistV)):
+                out.append(v.term)
+            elif isinstance(v, TupleV):
+                for item in v.items:
+                    value(item)
+            elif isinstance(v, Builtin):
+                for item in v.args:
+                    value(item)
+            elif isinstance(v, NamedFun):
+                for item, _ in v.args:
+                    value(item)
+            elif isinstance(v, (Closure, LocalRec)):
+                if any(v is x for x in seen):
+                    return
+                seen.append(v)
+                bound = {n for p in v.params for n in A.pattern_names(p)}
+                code(v.body, bound | ({v.name} if isinstance(v, LocalRec) else set()), v.env)
+            elif not isinstance(v, UnitV):
+                raise NoRule("a local recursive function that captures a computation", span)
+
+        seen.append(fn)
+        code(fn.body, {n for p in fn.params for n in A.pattern_names(p)} | {fn.name}, fn.env)
+        return out
 
     def _match(self, e: A.Match, run, env):
         raise NoRule("a 'match' inside an expression is not supported here; "
@@ -462,7 +579,19 @@ class Translator:
         return Scalar(T.exists(v, T.and_(*facts, body)))
 
     def _divbound(self, e: A.DivBound, run, env):
-        raise NoRule("assertions Delta[F] (e1, e2) <= e are not supported yet", e.span)
+        """``Delta[F] (e1, e2) <= e``: the f-divergence F of two symbolic distributions is at
+        most ``e`` (the paper's §5 assertions; ``vocabulary.divergence``: SD is the total
+        variation distance, HD the square of the Hellinger distance, DP(eps) the
+        eps-distance)."""
+        d1, d2 = (self.term(x, run, env) for x in (e.left, e.right))
+        if d1.sort != L.DIST or d2.sort != L.DIST:
+            raise NoRule("Delta[F] relates two symbolic distributions (values of type D[T])",
+                         e.span)
+        bound = self.term(e.bound, run, env)
+        eps = self.term(e.div.eps, run, env) if e.div.kind == "DP" else None
+        if eps is not None and eps.sort == T.INT:
+            eps = T.to_real(eps)
+        return Scalar(T.le(L.divergence(e.div.kind, d1, d2, eps), bound))
 
     # ---- application ----------------------------------------------------------------------
 
@@ -470,6 +599,8 @@ class Translator:
         head, args = flatten_app(e)
         fn = self._go(head, run, env)
         values = [self._go(a, run, env) for a in args]
+        if isinstance(fn, LocalRec):
+            return self.local_call(fn, values, e, run)
         if self._makes_computation(fn, len(args)):
             # a computation made by a mechanism or a function with a val: its arguments are
             # evaluated now (their range conditions and calls count), the computation is
@@ -502,6 +633,9 @@ class Translator:
             return self._builtin(fn.name, arg, run, span)
         if isinstance(fn, NamedFun):
             return self._opaque_call(fn, arg, run, span)
+        if isinstance(fn, LocalRec):
+            raise NoRule(f"the local recursive function {_written(fn.name)} is used here other "
+                         "than in a call on all its arguments", span)
         raise NoRule(f"applying {_describe(fn)}", span)
 
     def _check_annotation(self, p: A.Pattern, arg: SymValue, run: int, span: A.Span) -> None:
@@ -539,17 +673,25 @@ class Translator:
         arity, sort = self._signature(fn.name)
         if len(args) < arity:
             return NamedFun(fn.name, args)
-        if sort is None:
-            raise NoRule(f"the result of {fn.name} is not a first-order value", span)
         terms: List[T.Term] = []
         for left, _ in args:
-            if not isinstance(left, (Scalar, DistV)):
+            flat = flat_terms(left)
+            if flat is None:
                 raise NoRule(f"{fn.name} is applied to {_describe(left)}", span)
-            terms.append(left.term)
-        call = L.opaque(fn.name, tuple(terms), sort)
+            terms += flat
+        result = self._result_type(fn.name)
+        value = call_value(fn.name, terms, result) if result is not None else \
+            Scalar(L.opaque(fn.name, tuple(terms), sort)) if sort is not None else None
+        if value is None:
+            raise NoRule(f"the result of {fn.name} is not a first-order value", span)
         guard = T.and_(*self._guards) if self._guards else T.boolean(True)
-        self._call_sink(CallCheck(call, fn.name, guard, span, run or None))
-        return Scalar(call)
+        values = tuple(left for left, _ in args)
+        self._call_sink(CallCheck(
+            (flat_terms(value) or [L.opaque(fn.name, tuple(terms), T.BOOL)])[0], fn.name, guard,
+            span, run or None,
+            params=tuple(v.term if isinstance(v, (Scalar, DistV)) else None for v in values),
+            values=values))
+        return value
 
     # ---- built-ins ------------------------------------------------------------------------
 
@@ -793,6 +935,11 @@ def bind_pattern(env: Env, p: A.Pattern, left: SymValue, right: SymValue, span) 
     raise NoRule(f"unsupported pattern {type(p).__name__}", span)
 
 
+def _written(name: str) -> str:
+    from verifier.language.resolve import written
+    return written(name)
+
+
 def _same_family(args, name: str, span) -> None:
     """Distances are defined between distributions of one family (run stops otherwise)."""
     families = {a.family for a in args if isinstance(a, DistV)}
@@ -830,10 +977,10 @@ def ite_value(cond: T.Term, a: SymValue, b: SymValue, e: A.Node) -> SymValue:
 
 
 def _key_of_sort(sort: T.Sort, span) -> str:
-    for key in ("bool", "int", "real", "dist"):
-        if L.elem_sort(key) == sort:
-            return key
-    raise NoRule(f"lists of {sort} are not supported", span)
+    key = element_key_of_sort(sort)
+    if key is None:
+        raise NoRule(f"lists of {sort} are not supported", span)
+    return key
 
 
 def _closed_true(t: T.Term) -> bool:
@@ -865,4 +1012,5 @@ def _type_text(t: A.SimpleType) -> str:
 def _describe(v: SymValue) -> str:
     return {Scalar: "a value", TupleV: "a tuple", UnitV: "()", DistV: "a distribution",
             Closure: "a function", NamedFun: "a function", Builtin: "a built-in",
+            LocalRec: "a local recursive function",
             Monadic: "a monadic computation"}.get(type(v), type(v).__name__)

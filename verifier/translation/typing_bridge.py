@@ -22,6 +22,9 @@ def elem_key(t: ty.Type) -> Optional[str]:
         return f"fin{t.k}"
     if isinstance(t, ty.Dist):
         return "dist"
+    if isinstance(t, ty.TupleType):
+        keys = [elem_key(i) for i in t.items]
+        return None if any(k is None for k in keys) else L.tuple_key(keys)
     return None
 
 
