@@ -424,3 +424,26 @@ def test_a_refuted_constant_lists_no_inputs():
     claims, _ = claims_and_certificate("val c :: {r :: real+ | =}\nlet c = 0.0\n")
     assert claims["c"].verdict == "refuted"
     assert "confirmed by evaluation" in claims["c"].failure and "(inputs:" not in claims["c"].failure
+
+
+def test_the_counterexamples_numbers_are_tried_for_nat_as_for_int():
+    """Numbers a counterexample shows come first among the small values of a nat parameter (as
+    of an int one) when they are nats: a claim about sqrt over a nat list is false at [9]
+    against [0], not at the usual 0, 1, 2. Positive reals keep their usual values, a small one
+    among them (the l1 mechanism is refuted at eps = 0.1)."""
+    from fractions import Fraction
+    from verifier.language import ast as A
+    from verifier.language.parser import parse_program
+    from verifier.language.typecheck import typecheck_program
+    from verifier.refutation import _Witnesses
+    program = parse_program("val f :: {x :: nat | =} -> {r :: real | =}\nlet f x = 1.0\n")
+    typed = typecheck_program(program)
+    search = _Witnesses(program, typed, program.find_val("f"), [])
+    search.pool = [9, -1, Fraction(1, 2), Fraction(3)]
+    span = program.find_val("f").span
+
+    def small(name):
+        return search._defaults(A.RSimple(A.TBase(name), span))
+    assert small("nat")[:2] == [9, 0] and -1 not in small("nat")  # 3 as a real is no nat
+    assert small("int")[:2] == [9, -1]
+    assert Fraction(1, 10) in small("real+")[:3]

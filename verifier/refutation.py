@@ -373,10 +373,15 @@ class _Witnesses:
             pool = [v for v in self.pool if t.name == "real" or isinstance(v, int)][:2]
             return [v for i, v in enumerate(pool + seen) if v not in (pool + seen)[:i]]
         if isinstance(t, A.TBase):
-            return {"bool": [False, True], "unit": [()], "nat": [0, 1, 2],
+            seen = {"bool": [False, True], "unit": [()], "nat": [0, 1, 2],
                     "real+": [Fraction(1), Fraction(1, 10), Fraction(2), Fraction(1, 2)],
                     "real+inf": [Fraction(1), Fraction(2)],
                     "[0,1]": [Fraction(1, 2), Fraction(0), Fraction(1)]}.get(t.name, [])
+            # nat as int: the counterexamples' numbers first (they are the elements of lists).
+            # Not for the positive reals, parameters such as eps whose usual values (a small
+            # one among them) find more than a counterexample's number does.
+            pool = [v for v in self.pool if t.name == "nat" and isinstance(v, int) and v >= 0][:2]
+            return [v for i, v in enumerate(pool + seen) if v not in (pool + seen)[:i]]
         if isinstance(t, A.TFin):
             return list(range(min(t.k, 3)))
         if isinstance(t, A.TList):
