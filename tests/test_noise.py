@@ -344,6 +344,61 @@ def test_sample_exp_neg_contract_guard():
         noise._sample_exp_neg(bits, np.array([2.5]), lambda i: sqrt2)
 
 
+def _near_far_problem():
+    """Eight candidates: 0..2 listed ("near", small exponents), 3..7 only drawable (exponents
+    at least 2). Exact exponents include an exact real."""
+    exact = [Fraction(0), Fraction(1, 3), reals.sqrt(2), Fraction(2), Fraction(5, 2),
+             Fraction(3), reals.add(Fraction(2), reals.sqrt(2)), Fraction(7)]
+    near = np.array([0.0, 1 / 3, math.sqrt(2)])
+
+    def far_draw(src):
+        i = src.randbelow(8)
+        return None if i < 3 else (i, exact[i])
+    return exact, near, far_draw
+
+
+def test_near_far_sampler_frequencies():
+    """``choice_exact_near_far`` draws candidate i with probability exp(-x_i) / sum, whether
+    it is listed or only drawable (chi-square, ALPHA)."""
+    exact, near, far_draw = _near_far_problem()
+    src = seeded_source(11)
+    n = 6000
+    hist = np.zeros(8)
+    for _ in range(n):
+        listed, i = src.choice_exact_near_far(near.copy(), lambda j: exact[j], 2.0 ** -10, 5,
+                                              2.0, far_draw)
+        assert listed == (i < 3)
+        hist[i] += 1
+    probs = np.array([math.exp(-float(x)) for x in exact])
+    assert chi_square_pvalue(hist, probs) > ALPHA
+    assert hist[3:].sum() > 0          # the drawable candidates are reached
+
+
+def test_near_far_sampler_beyond_float_keys():
+    """Exponents above 2**52 (eps = 1e400 in a program) are keyed exactly: the frequencies of
+    two listed candidates and one drawable one, 10^20 + (0, 1, 1/2), are still ∝ 1, e^-1, e^-1/2."""
+    big = Fraction(10) ** 20
+    exact = [big, big + 1, big + Fraction(1, 2)]
+    src = seeded_source(17)
+    hist = np.zeros(3)
+    for _ in range(3000):
+        listed, i = src.choice_exact_near_far(
+            np.array([float(big), float(big + 1)]), lambda j: exact[j], 2.0 ** -10, 1,
+            float(big), lambda s: (2, exact[2]) if s.randbelow(3) == 2 else None)
+        hist[i] += 1
+    assert chi_square_pvalue(hist, np.array([1.0, math.exp(-1), math.exp(-0.5)])) > ALPHA
+
+
+def test_near_far_sampler_contract_guard():
+    """A drawable candidate whose exact exponent is below the stated floor breaks the contract:
+    refused when proposed, never sampled from the wrong law."""
+    exact, near, far_draw = _near_far_problem()
+    src = seeded_source(3)
+    with pytest.raises(ArithmeticError):
+        for _ in range(2000):
+            src.choice_exact_near_far(near.copy(), lambda j: exact[j], 0.0, 5, 3.5, far_draw)
+
+
 # ---------------------------------------------------------------------------------------
 # model randomness
 # ---------------------------------------------------------------------------------------

@@ -885,14 +885,32 @@ def _hellinger_release(ev: Evaluator, name: str, eps: Value, delta: Optional[Val
         return dist.normalise(weights)
 
     def release(source: Any) -> Value:
+        """One exact draw: the near candidates of the mechanism's sampler plan are listed with
+        their float64 exponents, every other candidate is drawn uniformly (stars and bars, with
+        the source's exact integers) under the plan's bound; each proposal is accepted on its
+        exact exponent (``NoiseSource.choice_exact_near_far``). Nothing of size
+        ``C(n + k - 1, k - 1)`` is built."""
         if mech.n == 0:
             return data_posterior
-        import numpy as np
-        approx = np.empty(mech.candidates_count, dtype=np.float64)
-        for chunk, log_weights in mech.log_weights():
-            approx[chunk.offset:chunk.offset + chunk.size] = -log_weights
-        index = source.choice_exact(approx, lambda i: exponent(mech.candidate(i)), HELLINGER_SLACK)
-        return posterior(mech.candidate(index))
+        plan = mech.sampler_plan()
+        near = [tuple(int(c) for c in row) for row in plan.near_counts]
+        listed = set(near)
+        far_count = mech.candidates_count - len(near)
+        slots = mech.n + mech.k - 1
+
+        def far_draw(src: Any) -> Optional[Tuple[Tuple[int, ...], Value]]:
+            while True:  # k - 1 distinct bars among the slots, uniformly: redrawn on a repeat
+                bars = sorted(src.randbelow(slots) for _ in range(mech.k - 1))
+                if all(a < b for a, b in zip(bars, bars[1:])):
+                    break
+            edges = [-1, *bars, slots]
+            m = tuple(b - a - 1 for a, b in zip(edges, edges[1:]))
+            return None if m in listed else (m, exponent(m))
+
+        is_near, chosen = source.choice_exact_near_far(
+            -plan.near_lw, lambda i: exponent(near[i]), HELLINGER_SLACK, far_count,
+            -plan.lw0 if far_count else 0.0, far_draw)
+        return posterior(near[chosen] if is_near else chosen)
 
     return monad.Release(name, release, law, node.span)
 

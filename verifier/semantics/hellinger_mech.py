@@ -49,9 +49,11 @@ probability ``W(m) / exp(-beta H0)``. The cost is the near set plus ``O(k log k)
 not the ``C(n+k-1, k-1)`` candidates (5.5e9 at k = 5, n = 600; 6.6e11 at k = 6).
 
 Experiments versus releases. :meth:`HellingerMechanism.sample` draws with a caller-supplied
-numpy ``Generator`` and float64 uniforms: **experiment draws are not releases**. Only
-:meth:`HellingerMechanism.release` is meant to publish an output, and only with a
-releasable source (it enumerates every candidate).
+numpy ``Generator`` and float64 uniforms: **experiment draws are not releases**.
+:meth:`HellingerMechanism.release` publishes an output of the float64 law with a releasable
+source (it enumerates every candidate); ``privinfer run`` releases from the law with exact
+scores instead (``evaluator._hellinger_release``: this plan's near set listed, the other
+candidates drawn uniformly, each proposal accepted on its exact exponent).
 """
 
 from __future__ import annotations
@@ -325,10 +327,10 @@ class CandidateChunk:
 class SamplerPlan:
     """What :meth:`HellingerMechanism.sample` needs, computed once (``sampler_plan``).
 
-    ``N = {m : ln BC(m) > l0}`` is the near set, ``near_counts`` its members and ``cum_near``
-    the cumulative sums of their weights ``exp(lw)`` (``z_near`` the last one, 0 if ``N`` is
-    empty); every candidate outside ``N`` has ``lw <= lw0``; ``total = z_near + |R| exp(lw0)``
-    (``total = z_near`` when ``N`` holds every candidate).
+    ``N = {m : ln BC(m) > l0}`` is the near set, ``near_counts`` its members, ``near_lw`` their
+    log-weights and ``cum_near`` the cumulative sums of their weights ``exp(lw)`` (``z_near``
+    the last one, 0 if ``N`` is empty); every candidate outside ``N`` has ``lw <= lw0``;
+    ``total = z_near + |R| exp(lw0)`` (``total = z_near`` when ``N`` holds every candidate).
     """
 
     l0: float
@@ -337,6 +339,7 @@ class SamplerPlan:
     cum_near: np.ndarray
     z_near: float
     total: float
+    near_lw: np.ndarray
 
 
 def _triangle(s_lo: int, s_hi: int) -> tuple[np.ndarray, np.ndarray]:
@@ -681,12 +684,12 @@ class HellingerMechanism:
                     l0 = math.log1p(-h0 * h0)
                     lw0 = -b * h0 + 1e-9 * (1.0 + b)
             counts, lbc = self.near_set(l0)
-            w = np.exp(self._lw_from_log_bc(lbc))
-            cum = np.cumsum(w)
+            lw = self._lw_from_log_bc(lbc)
+            cum = np.cumsum(np.exp(lw))
             z_near = float(cum[-1]) if cum.size else 0.0
             far = counts.shape[0] < self.candidates_count
             f_mass = float(self.candidates_count) * math.exp(lw0) if far else 0.0
-            self._plan = SamplerPlan(l0, lw0, counts, cum, z_near, z_near + f_mass)
+            self._plan = SamplerPlan(l0, lw0, counts, cum, z_near, z_near + f_mass, lw)
         return self._plan
 
     def near_set(self, l0: float) -> tuple[np.ndarray, np.ndarray]:

@@ -43,12 +43,13 @@ rests on ``ran`` sampling (e.g. "one posterior sample") is not protected by this
 from __future__ import annotations
 
 import abc
+import bisect
 import hashlib
 import math
 import secrets
 from fractions import Fraction
 from numbers import Rational
-from typing import Callable, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -576,6 +577,22 @@ class _BucketCDF:
             prec += 96
 
 
+def _floor_keys(keys: np.ndarray, slack: float) -> None:
+    """Turn approximate exponents ``x~_i`` (within ``slack`` of exact ``x_i >= 0``; ``+inf`` for
+    weight zero) into integer keys ``k_i <= x_i`` in place (``-1`` for weight zero):
+    ``floor(fl(x~_i (1 - 2^-50)) - slack)``, at least 0 (the factor absorbs the single rounding
+    of ``x~_i`` and of the product)."""
+    finite = np.isfinite(keys)
+    if finite.any() and float(keys[finite].max()) > _MAX_SPREAD:
+        raise ValueError("log-weights spread over more than 2**52: cannot sample exactly")
+    keys[~finite] = -1.0                          # weight zero: never proposed
+    np.multiply(keys, 1.0 - 2.0**-50, out=keys)   # -1 stays negative
+    if slack > 0:
+        np.subtract(keys, slack, out=keys)
+        keys[finite & (keys < 0)] = 0.0           # x_i >= 0: 0 is a valid key
+    np.floor(keys, out=keys)                      # integers (exact in float64 below 2**53)
+
+
 def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
                     exact_x: Callable[[int], Fraction | Real], slack: float = 0.0) -> int:
     """An index ``i`` with probability ``exp(-x_i) / sum_j exp(-x_j)``, exactly.
@@ -600,18 +617,9 @@ def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
     accepts with probability at least ``e^{-1 - 2^-48 max x}`` (about ``1/e``).
     """
     keys = x_approx
-    finite = np.isfinite(keys)
-    if not finite.any():
+    if not np.isfinite(keys).any():
         raise ValueError("every candidate has weight zero")
-    if float(keys[finite].max()) > _MAX_SPREAD:
-        raise ValueError("log-weights spread over more than 2**52: cannot sample exactly")
-    keys[~finite] = -1.0                          # weight zero: never proposed
-    np.multiply(keys, 1.0 - 2.0**-50, out=keys)   # -1 stays negative
-    if slack > 0:
-        np.subtract(keys, slack, out=keys)
-        keys[finite & (keys < 0)] = 0.0           # x_i >= 0: 0 is a valid key
-    del finite
-    np.floor(keys, out=keys)                      # integers (exact in float64 below 2**53)
+    _floor_keys(keys, slack)
     bucket_vals, bucket_counts = _bucket_counts(keys)
     cdf = _BucketCDF(bucket_vals, bucket_counts)
 
@@ -625,6 +633,73 @@ def _sample_exp_neg(bits: _BitSource, x_approx: np.ndarray,
                                   "exponents are further than their slack from the exact ones")
         if _bernoulli_exp_neg(bits, gamma):
             return i
+
+
+def _sample_exp_neg_near_far(bits: _BitSource, x_near: np.ndarray,
+                             exact_near: Callable[[int], Fraction | Real], slack: float,
+                             far_count: int, far_floor: float,
+                             far_draw: Callable[[_BitSource], Optional[tuple[Any, Fraction | Real]]],
+                             ) -> tuple[bool, Any]:
+    """A candidate with probability ``exp(-x) / sum exp(-x)`` over a set too large to list:
+    ``(True, i)`` for the ``i``-th listed ("near") candidate, ``(False, token)`` for one of the
+    others, exactly.
+
+    Contract: the near candidates are given as in ``_sample_exp_neg`` (``x_near`` float64
+    within ``slack`` of ``exact_near(i)``, ``+inf`` for weight zero; overwritten; beyond
+    float64 keys, every listed exponent is floored exactly); there are ``far_count`` others, each
+    with an exact exponent ``x >= far_floor - slack``; ``far_draw(bits)`` draws uniformly from
+    *all* candidates and returns ``None`` when it drew a near one, else ``(token, x)``.
+
+    Algorithm: ``_sample_exp_neg``'s buckets plus one bucket for the far candidates, with the
+    integer key ``K <= far_floor - slack`` and count ``far_count``; a far proposal is a
+    uniform draw of all candidates repeated until it is not a near one (uniform on the far
+    set), accepted with the exact ``Bernoulli(exp(-(x - K)))``. A proposed candidate whose
+    key exceeds its exact exponent breaks the contract: ``ArithmeticError`` (never a wrong
+    sample).
+    """
+    finite = np.isfinite(x_near)
+    if not finite.any() or float(x_near[finite].max()) <= _MAX_SPREAD:
+        _floor_keys(x_near, slack)
+        values, counts = _bucket_counts(x_near) if x_near.shape[0] else ([], [])
+
+        def pick(value: int, r: int) -> int:
+            return _nth_index(x_near, float(value), r)
+    else:  # beyond float64 keys: exact integer keys (as ``_sample_exp_neg_exact``; no weight
+        #    zero among them then: every listed exponent is floored exactly)
+        members: dict[int, list[int]] = {}
+        for i in range(x_near.shape[0]):
+            members.setdefault(reals.floor(exact_near(i)), []).append(i)
+        values = sorted(members)
+        counts = [len(members[v]) for v in values]
+
+        def pick(value: int, r: int) -> int:
+            return members[value][r]
+    far_key, far_bucket = 0, -1
+    if far_count > 0:
+        far_key = max(0, math.floor(Fraction(far_floor) - Fraction(slack)))
+        far_bucket = bisect.bisect_right(values, far_key)   # ascending, as _BucketCDF wants
+        values = values[:far_bucket] + [far_key] + values[far_bucket:]
+        counts = counts[:far_bucket] + [far_count] + counts[far_bucket:]
+    if not values:
+        raise ValueError("every candidate has weight zero")
+    cdf = _BucketCDF(values, counts)
+    while True:
+        b = cdf.choose(bits)
+        if b == far_bucket:
+            drawn = None
+            while drawn is None:
+                drawn = far_draw(bits)
+            token, x, value = drawn[0], drawn[1], far_key
+        else:
+            value = values[b]
+            token = pick(value, bits.randbelow(counts[b]))
+            x = exact_near(token)
+        gamma = reals.sub(x, value)
+        if reals.sign(gamma) < 0:  # impossible under the contract; never sample wrongly
+            raise ArithmeticError("a bucket key exceeds the exact exponent: the approximate "
+                                  "exponents are further than their slack from the exact ones")
+        if _bernoulli_exp_neg(bits, gamma):
+            return b != far_bucket, token
 
 
 def _sample_exp_neg_exact(bits: _BitSource, x: Sequence[Fraction | Real]) -> int:
@@ -691,6 +766,19 @@ class NoiseSource(abc.ABC):
     def choice_exact(self, x_approx, exact_x: Callable[[int], Fraction | Real], slack: float) -> int:
         """Index ``i`` with probability exactly ``∝ exp(-exact_x(i))`` (``x_approx`` within
         ``slack`` of the exact exponents)."""
+
+    @abc.abstractmethod
+    def choice_exact_near_far(self, x_near, exact_near: Callable[[int], Fraction | Real],
+                              slack: float, far_count: int, far_floor: float,
+                              far_draw: Callable[["NoiseSource"], Optional[tuple[Any, Fraction | Real]]],
+                              ) -> tuple[bool, Any]:
+        """``choice_exact`` over listed candidates and ``far_count`` unlisted ones (exponents
+        at least ``far_floor - slack``), drawn by ``far_draw(self)`` uniformly among all
+        (``None`` for a listed one): ``(True, i)`` or ``(False, token)``."""
+
+    @abc.abstractmethod
+    def randbelow(self, n: int) -> int:
+        """A uniform integer in ``[0, n)``, exactly (privacy noise bits)."""
 
     @abc.abstractmethod
     def choice_log_weights(self, log_weights) -> int:
@@ -835,6 +923,19 @@ class _ExactNoiseSource(NoiseSource):
             # beyond what float64 keys hold: exact integer keys for every candidate
             return _sample_exp_neg_exact(self._bits, [exact_x(i) for i in range(x.shape[0])])
         return _sample_exp_neg(self._bits, x, exact_x, slack)
+
+    def choice_exact_near_far(self, x_near, exact_near: Callable[[int], Fraction | Real],
+                              slack: float, far_count: int, far_floor: float,
+                              far_draw: Callable[[NoiseSource], Optional[tuple[Any, Fraction | Real]]],
+                              ) -> tuple[bool, Any]:
+        x = np.array(x_near, dtype=np.float64).reshape(-1)
+        if np.isnan(x).any() or not math.isfinite(far_floor):
+            raise ValueError("x_near and far_floor must be numbers")
+        return _sample_exp_neg_near_far(self._bits, x, exact_near, slack, int(far_count),
+                                        float(far_floor), lambda _bits: far_draw(self))
+
+    def randbelow(self, n: int) -> int:
+        return self._bits.randbelow(n)
 
     # ---- model randomness (numpy PCG64: not privacy noise) ----
 
