@@ -57,7 +57,7 @@ let firstIsZero (db : [3] list) = match db with | [] -> true | x :: xs -> x = 0
 
 let noisy db eps = lapMech (eps, count db)
 
-let postProcessed db eps = mlet x = lapMech (eps, count db) in return (x > 0.0)
+let postProcessed db eps = mlet x = lapMech (eps, count db) in return (x * x > 0.0)
 
 let k = 2.0
 let twice (flags : bool list) (xs : [3] list) (scale : real+) = (count flags, length xs, scale)
