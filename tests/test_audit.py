@@ -10,8 +10,9 @@ import pytest
 from verifier import audit as audit_mod
 from verifier.audit import (
     CONSISTENT, EXACT, FLOAT, HOLDS, NO_CLAIM, NOT_COMPARABLE, SCORES, SOUNDNESS_BUG, VIOLATED,
-    audit_program, bench_audits, hockey_stick,
+    bench_audits, hockey_stick,
 )
+from verifier.claim_audit import audit_program
 from verifier.cli import main
 from verifier.errors import PrivInferError
 from verifier.language.parser import parse_program
@@ -462,7 +463,7 @@ def test_an_audit_with_a_step_budget_stops_instead_of_evaluating_every_input():
         "val main :: {l :: bool list | adj (l<1>, l<2>)} -> M[DP(1.0)] {n :: real | =}\n"
         "let main db = return (len db)\n")
     typed = typecheck_program(program)
-    assert audit_mod.audit(program, typed, "main", 4, [], verify=False) is not None
+    assert audit_mod.audit(program, typed, "main", 4, []) is not None
     with pytest.raises(PrivInferError) as info:
-        audit_mod.audit(program, typed, "main", 4, [], verify=False, total_steps=200)
+        audit_mod.audit(program, typed, "main", 4, [], total_steps=200)
     assert info.value.first.code == "R010"

@@ -21,11 +21,11 @@ there is no claim to compare with), reports
 Public API
 ==========
 
-* ``audit_program(path, entry, n, args=(), **options) -> AuditResult``: parse, type-check,
-  audit (the function the benchmark runner calls; ``args`` are ``"NAME=VALUE"`` strings or a
-  ``{name: value_text}`` mapping).
-* ``audit(program, typed, entry, n, arg_specs, **options) -> AuditResult``: the same on an
-  already parsed program.
+* ``audit(program, typed, entry, n, arg_specs, **options) -> AuditResult``: the audit of an
+  entry of a parsed program; the verifier's verdict on its claim, when given
+  (``ClaimVerdict``), is what the claim is compared with. ``verifier.claim_audit`` runs the
+  verifier and then the audit (``audit_program``, what ``privinfer audit`` and the benchmark
+  runner call): the audit never imports the verifier, whose refutations run audits.
 * ``AuditResult``: ``.loss``, ``.worst``, ``.delta_curve``, ``.claim``, ``.soundness_bug``,
   ``.render()``, ``.to_json()``, ``.bench_cell()``.
 * ``BENCH_AUDITS`` / ``bench_audits(path)``: the audits the benchmark suite runs, per program.
@@ -66,15 +66,15 @@ import itertools
 import math
 import time
 from fractions import Fraction
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from obligations.records import field, record, replace
 from verifier.errors import Diagnostic, PrivInferError, error
 from verifier.language import ast
 from verifier.language import types as ty
-from verifier.language.parser import parse_expr, parse_file
+from verifier.language.parser import parse_expr
 from verifier.language.pretty import pretty_expr
-from verifier.language.typecheck import TypedProgram, typecheck_program
+from verifier.language.typecheck import TypedProgram
 from verifier.pairs import Parameter, Shape, covered, equality_assertion, mentions_any, read_claim as _shape_of
 from verifier.pairs import equality_refinement as _equality_refinement
 from verifier.pairs import run_name as _run_name
@@ -482,14 +482,6 @@ def _private_parameter(params: List[Any], entry: str, name: Optional[str]) -> Tu
     return p, None
 
 
-def _normalise_args(args: Union[Sequence[str], Mapping[str, Any], None]) -> List[str]:
-    if args is None:
-        return []
-    if isinstance(args, Mapping):
-        return [f"{k}={v}" for k, v in args.items()]
-    return list(args)
-
-
 def bind_public_arguments(evaluator: Evaluator, params: List[Any], private: Any, entry: str,
                           arg_specs: Sequence[str]) -> Dict[str, Value]:
     """Values of every parameter but the private one, from ``NAME=VALUE`` specifications.
@@ -550,37 +542,22 @@ def bind_public_arguments(evaluator: Evaluator, params: List[Any], private: Any,
 # ======================================================================================
 
 
-def audit_program(path: str, entry: str, n: int, args: Union[Sequence[str], Mapping[str, Any], None] = (),
-                  **options: Any) -> AuditResult:
-    """Parse and type-check the program at ``path`` and :func:`audit` its ``entry`` on private
-    inputs of length ``1..n``; ``args`` are ``"NAME=VALUE"`` strings or a ``{name: text}``
-    mapping. Raises ``PrivInferError`` on bad input (unparsable file, bad arguments, an output
-    that is not finite, ...)."""
-    program = parse_file(path)
-    typed = typecheck_program(program)
-    try:
-        return audit(program, typed, entry, n, _normalise_args(args), **options)
-    except PrivInferError as exc:
-        if exc.source is None and all(d.span is None or d.span.file == program.file for d in exc.diagnostics):
-            exc.source = program.source
-        raise
-
-
 def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
           *, private: Optional[str] = None, eps_grid: Optional[Sequence[float]] = None,
-          verify: bool = True, max_inputs: int = MAX_INPUTS,
+          verdict: Optional["ClaimVerdict"] = None, max_inputs: int = MAX_INPUTS,
           step_budget: Optional[int] = None, total_steps: Optional[int] = None) -> AuditResult:
     """Audit ``entry`` of ``program`` (see the module docstring).
 
     ``private`` names the private parameter (default: the first ``bool``/``[k]`` list);
     ``eps_grid`` the points of the ``delta(eps)`` curve (default: 11 points from 0 to a little
-    above the loss and the claimed eps); ``verify=False`` skips the verifier (the claim is still
-    evaluated and compared); ``step_budget`` and ``total_steps`` bound the evaluator's steps per
-    input and over all inputs (``Evaluator``; R010 when exceeded). Raises ``PrivInferError``
-    (U002, R005, R003, R009, R010, R011, ...) on bad input.
+    above the loss and the claimed eps); ``verdict`` is what the verifier concluded of the
+    entry's claim (``verifier.claim_audit`` runs it; without one the claim is still evaluated
+    and compared, as "not verified"); ``step_budget`` and ``total_steps`` bound the evaluator's
+    steps per input and over all inputs (``Evaluator``; R010 when exceeded). Raises
+    ``PrivInferError`` (U002, R005, R003, R009, R010, R011, ...) on bad input.
     """
     try:
-        return _audit(program, typed, entry, n, arg_specs, private, eps_grid, verify, max_inputs,
+        return _audit(program, typed, entry, n, arg_specs, private, eps_grid, verdict, max_inputs,
                       Evaluator(program, typed, step_budget, total_steps))
     except reals.Undecided as exc:
         from verifier.semantics.evaluator import undecided_error
@@ -588,7 +565,7 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
 
 
 def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
-           private: Optional[str], eps_grid: Optional[Sequence[float]], verify: bool,
+           private: Optional[str], eps_grid: Optional[Sequence[float]], verdict: Optional["ClaimVerdict"],
            max_inputs: int, evaluator: Evaluator) -> AuditResult:
     from verifier.commands import run as run_cmd
     start = time.perf_counter()
@@ -610,7 +587,7 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
     result = AuditResult(program.file, entry, priv.name, "bool list" if k is None else f"[{k}] list", n,
                          {p.name: format_value(public[p.name]) for p in params if p is not priv})
 
-    shape, claim_check = _prepare_claim(program, typed, decl, entry, verify)
+    shape, claim_check = _prepare_claim(program, entry, verdict)
     scope = AssertionEvaluator(claim_scope(program, typed, shape.val)) if shape is not None else None
     fixed = _fixed_claim_parts(shape, scope, params, priv, public, claim_check)
 
@@ -748,24 +725,24 @@ def _default_grid(loss: float, claimed: Optional[float]) -> List[float]:
 # ---- claim bookkeeping ----------------------------------------------------------------
 
 
-def _prepare_claim(program: ast.Program, typed: Optional[TypedProgram], decl: ast.LetDecl, entry: str,
-                   verify: bool) -> Tuple[Optional[Shape], ClaimCheck]:
+@record
+class ClaimVerdict:
+    """What the verifier concluded of the audited entry's claim, for the audit to compare
+    with: ``verifier`` is ``verified`` / ``refuted`` / ``unknown``, ``error`` when it failed on
+    the file (with its ``failure``), or ``skipped``; ``statement`` is the claim in words."""
+
+    verifier: str
+    statement: str = ""
+    failure: Optional[str] = None
+
+
+def _prepare_claim(program: ast.Program, entry: str,
+                   verdict: Optional[ClaimVerdict]) -> Tuple[Optional[Shape], ClaimCheck]:
     val = program.find_val(entry)
     if val is None:
         return None, ClaimCheck("none")
-    from verifier.verification import guarantee_text
-    check = ClaimCheck("skipped", statement=guarantee_text(val))
-    if verify:
-        from verifier.verification import verify_program
-        try:
-            report = verify_program(program, typed, only=[entry])
-        except PrivInferError as exc:   # the audit still compares with the claim
-            check.verifier, check.failure = "error", exc.first.message
-        else:
-            if report.claims:
-                c = report.claims[0]
-                check.verifier, check.failure = c.verdict, c.failure
-    return _shape_of(val), check
+    verdict = verdict or ClaimVerdict("skipped")
+    return _shape_of(val), ClaimCheck(verdict.verifier, statement=verdict.statement, failure=verdict.failure)
 
 
 @record(frozen=False)
@@ -1064,7 +1041,7 @@ def bench_audits(path: str) -> Tuple[AuditSpec, ...]:
 
 
 __all__ = [
-    "audit", "audit_program", "AuditResult", "ClaimCheck", "WorstPair", "AuditSpec", "BENCH_AUDITS",
+    "audit", "ClaimVerdict", "AuditResult", "ClaimCheck", "WorstPair", "AuditSpec", "BENCH_AUDITS",
     "bench_audits", "bind_public_arguments", "output_law", "hockey_stick", "TOLERANCE", "MAX_INPUTS",
     "CONSISTENT", "SOUNDNESS_BUG", "VIOLATED", "HOLDS", "NOT_COMPARABLE", "NO_CLAIM",
     "EXACT", "ENCLOSED", "SCORES", "FLOAT", "Law", "AssertionEvaluator", "claim_scope", "run_name", "equality_refinement",

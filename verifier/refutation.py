@@ -247,7 +247,7 @@ class _Witnesses:
                 return None  # the audit would measure float laws, which decide nothing here
             try:  # bounded by the evaluator's own step counts, cheaper than a watch per call
                 result = audit(self.program, self.typed, self.val.name, length, specs,
-                               verify=False, step_budget=AUDIT_STEPS, total_steps=AUDIT_STEPS_TOTAL)
+                               step_budget=AUDIT_STEPS, total_steps=AUDIT_STEPS_TOTAL)
             except PrivInferError:
                 return None
             if result.claim.status != VIOLATED or result.claim.violation is None:
