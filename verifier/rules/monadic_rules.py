@@ -158,7 +158,7 @@ def synth_dispatch(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
         inner = b.synth_monadic(ctx.with_env(env), e.body)
         node = b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = …", [inner.node],
                       ranges, bound=bound_judgement(e.pattern, left, right))
-        return Synth(node, inner.cost, inner.output)
+        return Synth(node, inner.cost, inner.output, inner.facts)
     if isinstance(e, A.LetRec):
         inner = b.synth_monadic(_bind_local(ctx, e), e.body)
         node = b.node("LetRec", ctx, e.span, f"let rec {written(e.name)} …", [inner.node])
