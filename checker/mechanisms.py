@@ -172,11 +172,11 @@ def lap_mech_shift(p: Proof, ctx: Ctx, e: A.App, args, node) -> Synth:
         except (ValueError, ZeroDivisionError):
             raise Reject(f"node {node.id}: the shift {text!r} is not a rational number",
                          e.span) from None
-        k = T.real(offset)
-        if scale == 1:
-            k = T.add(k, T.sub(v2, v1))
-        elif scale != 0:
+        if scale not in (0, 1):
             raise Reject(f"node {node.id}: a shift's scale is 0 or 1", e.span)
+        change = T.sub(v2, v1)
+        k = T.real(offset) if not scale else change if not offset else \
+            T.add(T.real(offset), change)
     sh = p.fresh("sh", T.REAL)
     z = p.fresh(ctx.binder or "z", T.REAL)
     cost = Cost("DP", T.mul(eps, T.abs_(T.add(sh, T.sub(v1, v2)))), T.real(0))

@@ -537,6 +537,9 @@ def application(p: Proof, ctx: Ctx, e: A.App, node: Node) -> Synth:
     """A computation made by applying a built-in mechanism (its rule), a function with a val
     (App-Val) or code without one (Unfold), the same function in both runs by proof."""
     head, args = flatten_app(e)
+    if e.annotation is not None and not (isinstance(head, A.Var) and head.name == "lapMech"
+                                         and ctx.env.lookup(head.name) is None):
+        raise Reject("an annotation [@shift ...] applies to a call of lapMech only", e.span)
     if isinstance(head, A.Var) and ctx.env.lookup(head.name) is None:
         if head.name not in BUILTINS or BUILTINS[head.name].rule is None:
             raise Reject(f"no rule in the kernel for {head.name}", e.span)

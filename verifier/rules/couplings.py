@@ -47,6 +47,7 @@ from verifier.language.resolve import written
 from verifier.rules.builder import Builder, short
 from verifier.rules.context import Ctx
 from verifier.rules.derivation import Derivation
+from verifier.rules import monadic_rules  # noqa: F401  (BindM first: Case-Output goes before it)
 from verifier.rules.registry import monadic_rule
 from verifier.translation.symbolic import (Closure, Monadic, NamedFun, Scalar, SymValue, TupleV,
                                            UnitV)
@@ -315,11 +316,7 @@ def CaseOutput(b: Builder, ctx: Ctx, e: A.MLet) -> Derivation:
         after = first.continue_in(inner.with_env(env))
         (left, right), _ = b.translate_pair(after, cond)
         c1, c2 = b.translator.as_term(left, cond), b.translator.as_term(right, cond)
-        if label == "then":
-            follows, taken, vacuous = T.implies(c1, c2), T.and_(c1, c2), T.not_(c1)
-        else:
-            follows, taken = T.implies(T.not_(c1), T.not_(c2)), T.and_(T.not_(c1), T.not_(c2))
-            vacuous = c1
+        follows, taken, vacuous = branch_conditions(label, c1, c2)
         ob = b.oblige(after, ObligationKind.ENTAILMENT, follows,
                       f"run 1 taking the {label} branch of if {short(cond, 40)} takes run 2 "
                       "there too (the coupling keeps the runs together)", cond.span,
@@ -336,6 +333,15 @@ def CaseOutput(b: Builder, ctx: Ctx, e: A.MLet) -> Derivation:
     return b.node("Case-Output", ctx, e.span,
                   f"split on the branch of if {short(cond, 40)} whose outputs include v",
                   premises, [disjoint], lemma="coupling.cases")
+
+
+def branch_conditions(label: str, c1: T.Term, c2: T.Term) -> Tuple[T.Term, T.Term, T.Term]:
+    """For the premise of Case-Output about branch ``label`` of an if on ``c`` (``c1``,
+    ``c2`` in the two runs): what the coupling must give (run 1 on that branch puts run 2
+    there), where both runs take it, and where run 1 takes the other (the vacuous paths)."""
+    if label == "then":
+        return T.implies(c1, c2), T.and_(c1, c2), T.not_(c1)
+    return T.implies(T.not_(c1), T.not_(c2)), T.and_(T.not_(c1), T.not_(c2)), c1
 
 
 def disjointness(b: Builder, ctx: Ctx, e: A.MLet, part) -> Optional:

@@ -275,6 +275,10 @@ def _application(b: Builder, ctx: Ctx, e: A.App) -> Synth:
     val of its own spelling), or code without a val (unfolded) — the same function in both
     runs, by proof."""
     head, args = flatten_app(e)
+    if e.annotation is not None and not (isinstance(head, A.Var) and head.name == "lapMech"
+                                         and ctx.env.lookup(head.name) is None):
+        raise NoRule(f"[@{e.annotation.name} ...] gives the coupling of Laplace noise: it "
+                     "applies to a call of lapMech only", e.annotation.span)
     if isinstance(head, A.Var) and ctx.env.lookup(head.name) is None:
         # in the resolved core only a built-in is unbound
         if len(args) != 1:

@@ -599,6 +599,9 @@ class Translator:
     def _app(self, e: A.App, run, env):
         head, args = flatten_app(e)
         fn = self._go(head, run, env)
+        if e.annotation is not None and not (isinstance(fn, Builtin) and fn.name == "lapMech"):
+            raise NoRule(f"[@{e.annotation.name} ...] gives the coupling of Laplace noise: it "
+                         "applies to a call of lapMech only", e.annotation.span)
         values = [self._go(a, run, env) for a in args]
         if isinstance(fn, LocalRec):
             return self.local_call(fn, values, e, run)
