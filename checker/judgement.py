@@ -629,17 +629,29 @@ class Proof:
 
 
 def _reads_both(var: str, assertions: Sequence[A.Expr]) -> bool:
-    """An assertion (other than ``=``) of ``var``'s refinement reads ``var<1>`` and ``var<2>``."""
-    for a in assertions:
-        if isinstance(a, A.SameRuns):
+    """A conjunct of ``var``'s refinement equates an expression of ``var<1>`` with one of
+    ``var<2>`` (not ``var<1> = var<2>``, and no conjunct says the runs are equal): the diagonal
+    ``(a, a)`` may not satisfy it."""
+    if says_equal(var, assertions):
+        return False
+    todo = list(assertions)
+    while todo:
+        a = todo.pop()
+        if isinstance(a, A.Conj):
+            todo += [a.left, a.right]
             continue
-        runs, stack = set(), [a]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, A.RunVar) and n.name == var:
-                runs.add(n.run)
-            stack.extend(A.children(n))
-        if runs == {1, 2}:
+        if not (isinstance(a, A.BinOp) and a.op == "="):
+            continue
+        runs = []
+        for side in (a.left, a.right):
+            found, stack = set(), [side]
+            while stack:
+                n = stack.pop()
+                if isinstance(n, A.RunVar) and n.name == var:
+                    found.add(n.run)
+                stack.extend(A.children(n))
+            runs.append(found)
+        if sorted(map(sorted, runs)) == [[1], [2]]:
             return True
     return False
 

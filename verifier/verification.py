@@ -211,7 +211,10 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
     if report.verdict != VERIFIED and program.find_let(val.name) is not None:
         # couplings other than the identity: shifted Laplace noise, the pointwise rule
         from verifier.rules.couplings import prove_by_coupling
-        found = prove_by_coupling(program, typed, val, rlimit=rlimit, session=session)
+        failed = ([ob for ob in report.obligations if ob.id in report.failing]
+                  if report.derivation is not None else None)
+        found = prove_by_coupling(program, typed, val, rlimit=rlimit, session=session,
+                                  failed=failed)
         if found is not None:
             coupled, root = found
             report = ClaimReport(written.name, report.claim, UNKNOWN, report.guarantee,

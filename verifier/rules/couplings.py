@@ -57,6 +57,8 @@ from verifier.translation.translate import NoRule, NotApplicable, bind_pattern, 
 MAX_ATTEMPTS = 40
 #: and for at most this many seconds
 MAX_SECONDS = 8.0
+#: at most this many partial assignments are tried when looking for the next one
+MAX_STEPS = 200000
 #: the offsets every site tries, in order of preference (then the claim's constants)
 OFFSETS = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2))
 
@@ -116,6 +118,8 @@ class Search:
     assignment: Dict[Tuple, Shift] = field(default_factory=dict)
     sites: Dict[Tuple, Site] = field(default_factory=dict)
     shift_vars: Dict[str, Tuple] = field(default_factory=dict)
+    #: the value of the mechanism in the two runs, by shift variable
+    values: Dict[str, Tuple[T.Term, T.Term]] = field(default_factory=dict)
     constants: Tuple[Fraction, ...] = ()
     pointwise: bool = False
     final: bool = False
@@ -444,7 +448,7 @@ def _fresh_output(b: Builder, e: A.Expr) -> SymValue:
 # ---- the search --------------------------------------------------------------------------------
 
 def prove_by_coupling(program: A.Program, typed, val: A.ValDecl, *, rlimit=None,
-                      session=None) -> Optional[Tuple[Builder, Derivation]]:
+                      session=None, failed=None) -> Optional[Tuple[Builder, Derivation]]:
     """A derivation of ``val`` whose every obligation is verified, with the ``lapMech`` calls
     coupled by shifts (and, when the claim allows it, by the Pointwise rule), or None.
 
@@ -454,7 +458,14 @@ def prove_by_coupling(program: A.Program, typed, val: A.ValDecl, *, rlimit=None,
     of shifts to sites, learns a nogood from every failing obligation (the sites whose shift
     variables it mentions, with their shifts), and tries the first assignment no nogood
     rules out; an obligation that mentions no shift ends the mode (no coupling changes it).
-    At most ``MAX_ATTEMPTS`` derivations and ``MAX_SECONDS`` in all."""
+    At most ``MAX_ATTEMPTS`` derivations and ``MAX_SECONDS`` in all.
+
+    A mode is tried only where it may help (``failed``: the obligations that failed with the
+    identity couplings, when there is a derivation): shifts alone when the claim lifts a
+    relation other than ``=``, when an argument of a call failed a refinement of its val
+    (a threshold the callee wants shifted), or when a Laplace output is the argument of another
+    mechanism; the pointwise rule when the definition has the shape Case-Output splits, ``mlet
+    x = m in if C then A else B``."""
     decl = program.find_let(val.name)
     rt = val.rtype
     while isinstance(rt, A.RArrow):
@@ -462,7 +473,11 @@ def prove_by_coupling(program: A.Program, typed, val: A.ValDecl, *, rlimit=None,
     if decl is None or not isinstance(rt, A.RMonad) or rt.div.kind != "DP" \
             or not _uses_laplace(program, decl):
         return None
-    modes = [False] + ([True] if _pointwise_applies(rt) else [])
+    modes = []
+    if _shifts_may_help(program, decl, rt, failed):
+        modes.append(False)
+    if _pointwise_applies(rt) and _splits(program, decl):
+        modes.append(True)
     deadline = time.perf_counter() + MAX_SECONDS
     constants = claim_constants(val)
     for pointwise in modes:
@@ -484,6 +499,77 @@ def _pointwise_applies(rt: A.RMonad) -> bool:
     return (var is not None and len(assertions) == 1 and isinstance(assertions[0], A.SameRuns)
             and delta_zero and isinstance(body, A.RSimple)
             and discrete_part(body.type) is not None)
+
+
+def _shifts_may_help(program: A.Program, decl: A.LetDecl, rt: A.RMonad, failed) -> bool:
+    """Where shifts alone (no pointwise rule) can turn a failed derivation into a proof: the
+    claim lifts another relation than ``=``; a call's argument failed a refinement of the
+    callee's val; or a Laplace output feeds another mechanism (the first noise coupled away,
+    paid by the second). Otherwise an output shifted in one run stays unequal to the other's
+    and every shift fails the claim's ``=``."""
+    body = rt.body
+    while isinstance(body, A.RRefine):
+        if not isinstance(body.assertion, A.SameRuns):
+            return True
+        body = body.base
+    if failed is None or any(ob.provenance.rule == "App-Val" for ob in failed):
+        return True
+    return _noise_feeds_mechanism(program, decl)
+
+
+def _noise_feeds_mechanism(program: A.Program, decl: A.LetDecl) -> bool:
+    """Some ``mlet x = lapMech (...)`` of the definition (or a helper it unfolds) binds an
+    ``x`` that occurs in the argument of a mechanism call."""
+    for d in _reached(program, decl):
+        for node in A.descendants(d.body):
+            if isinstance(node, A.MLet) and _is_laplace(node.value) \
+                    and isinstance(node.pattern, A.PVar):
+                x = node.pattern.name
+                for inner in A.descendants(node.body):
+                    if _is_mechanism(inner) and any(isinstance(n, A.Var) and n.name == x
+                                                    for n in A.descendants(inner.arg)):
+                        return True
+    return False
+
+
+def _splits(program: A.Program, decl: A.LetDecl) -> bool:
+    """The definition (or a helper it unfolds) has the shape of Case-Output: an ``mlet``
+    whose body is an ``if``."""
+    return any(isinstance(node, A.MLet) and isinstance(node.body, A.If)
+               for d in _reached(program, decl) for node in A.descendants(d.body))
+
+
+def _reached(program: A.Program, decl: A.LetDecl) -> List[A.LetDecl]:
+    """``decl`` and the top-level definitions without a val it names (which it unfolds)."""
+    lets = {d.name: d for d in program.lets()}
+    vals = {v.name for v in program.vals()}
+    out, seen, todo = [], set(), [decl]
+    while todo:
+        d = todo.pop()
+        if d.name in seen:
+            continue
+        seen.add(d.name)
+        out.append(d)
+        for node in A.descendants(d.body):
+            if isinstance(node, A.Var) and node.name in lets and node.name not in vals:
+                todo.append(lets[node.name])
+    return out
+
+
+def _is_laplace(e: A.Expr) -> bool:
+    head = e
+    while isinstance(head, A.App):
+        head = head.fn
+    return isinstance(e, A.App) and isinstance(head, A.Var) and head.name == "lapMech"
+
+
+def _is_mechanism(e: A.Expr) -> bool:
+    from verifier.language.builtins import BUILTINS
+    head = e
+    while isinstance(head, A.App):
+        head = head.fn
+    return isinstance(e, A.App) and isinstance(head, A.Var) and head.name in BUILTINS \
+        and BUILTINS[head.name].rule is not None
 
 
 def _uses_laplace(program: A.Program, decl: A.LetDecl) -> bool:
@@ -531,11 +617,10 @@ def _search(program, typed, val, pointwise: bool, constants, rlimit, session, de
             if final is not None and not final[2]:
                 return final[0], final[1]
             return b, root
-        for ob in failing:
-            deps = _sites_of(ob, b.search)
-            if not deps:
-                return None  # no shift enters it: no coupling changes it
-            nogoods.append(frozenset((k, assignment.get(k, IDENTITY)) for k in deps))
+        learned = _learn(b, failing, assignment, options)
+        if learned is None:
+            return None  # an obligation no shift enters: no coupling changes it
+        nogoods += learned
         assignment = _next_assignment(order, options, nogoods)
         if assignment is None:
             return None
@@ -559,6 +644,79 @@ def _build(program, typed, val, pointwise, constants, assignment, cache, rlimit,
     return b, root, failing
 
 
+def _learn(b: Builder, failing, assignment: Dict[Tuple, Shift], options
+           ) -> Optional[List[frozenset]]:
+    """Nogoods from the obligations that failed under ``assignment``: each failing conjunct
+    of a goal rules out the shifts of the sites it mentions (a conjunct is judged alone, with
+    the hypotheses connected to it); a conjunct that mentions one site only is tried, on the
+    spot, with that site's other candidates (its shift variable redefined), each that fails
+    it being a nogood of its own. None when a failing conjunct mentions no shift."""
+    search = b.search
+    nogoods: List[frozenset] = []
+    for ob in failing:
+        pieces = _failing_conjuncts(b, ob)
+        for piece in pieces:
+            deps = _sites_of(piece, search)
+            if not deps:
+                return None
+            nogoods.append(frozenset((k, assignment.get(k, IDENTITY)) for k in deps))
+            if len(deps) == 1:
+                (site,) = deps
+                current = assignment.get(site, IDENTITY)
+                for shift in options.get(site, ()):
+                    if shift != current and not _holds_with(b, piece, site, shift):
+                        nogoods.append(frozenset({(site, shift)}))
+    return nogoods
+
+
+def _failing_conjuncts(b: Builder, ob) -> list:
+    """The conjuncts of ``ob``'s goal that fail on their own (each an obligation with the
+    hypotheses connected to it), or ``[ob]``."""
+    from obligations.model import Obligation
+    from obligations.relevance import relevant
+    from verifier.rules import axioms as AX
+    parts = _conjuncts(ob.goal)
+    if len(parts) < 2:
+        return [ob]
+    named = tuple((h.name, h.term) for h in ob.hypotheses)
+    out = []
+    for part in parts:
+        hyps = tuple(relevant(named, part, b.witnesses))
+        sub = Obligation(kind=ob.kind, hypotheses=hyps, goal=part,
+                         axioms=AX.instantiate([t for _, t in hyps] + [part]),
+                         provenance=ob.provenance)
+        if not b.proves(sub):
+            out.append(sub)
+    return out or [ob]
+
+
+def _conjuncts(t: T.Term) -> list:
+    if isinstance(t, T.Op) and t.op == T.OpKind.AND:
+        return [c for a in t.args for c in _conjuncts(a)]
+    return [t]
+
+
+def _holds_with(b: Builder, ob, site: Tuple, shift: Shift) -> bool:
+    """Whether ``ob`` holds with the shift variables of ``site`` defined by ``shift``
+    instead (a quick test that rules candidates out; never the proof of one)."""
+    from obligations.model import Obligation
+    from verifier.rules import axioms as AX
+    search = b.search
+    hyps = []
+    for h in ob.hypotheses:
+        term = h.term
+        if isinstance(term, T.Op) and term.op == T.OpKind.EQ and isinstance(term.args[0], T.Var) \
+                and search.shift_vars.get(term.args[0].name) == site \
+                and term.args[0].name in search.values:
+            v1, v2 = search.values[term.args[0].name]
+            term = T.eq(term.args[0], shift.term(v1, v2))
+        hyps.append((h.name, term))
+    sub = Obligation(kind=ob.kind, hypotheses=tuple(hyps), goal=ob.goal,
+                     axioms=AX.instantiate([t for _, t in hyps] + [ob.goal]),
+                     provenance=ob.provenance)
+    return b.proves(sub)
+
+
 def _sites_of(ob, search: Search) -> set:
     """The sites whose shift variable obligation ``ob`` mentions."""
     names = {v.name for v in T.free_vars(ob.goal, *(h.term for h in ob.hypotheses))}
@@ -570,6 +728,7 @@ def _next_assignment(order: Sequence[Tuple], options, nogoods: Sequence[frozense
     """The first assignment of a shift to every site (in the order the sites were met, each
     site's candidates in their order) that contains no nogood; None when there is none."""
     chosen: Dict[Tuple, Shift] = {}
+    steps = [0]
 
     def blocked() -> bool:
         return any(all(chosen.get(k) == s for k, s in ng) for ng in nogoods)
@@ -579,6 +738,9 @@ def _next_assignment(order: Sequence[Tuple], options, nogoods: Sequence[frozense
             return True
         key = order[i]
         for shift in options[key]:
+            steps[0] += 1
+            if steps[0] > MAX_STEPS:
+                return False
             chosen[key] = shift
             if not blocked() and dfs(i + 1):
                 return True

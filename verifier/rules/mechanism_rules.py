@@ -97,6 +97,7 @@ def lap_mech_shift(b: Builder, ctx: Ctx, e: A.App, eps_pair, obligations, v1: T.
     if b.search is not None:
         from verifier.rules.couplings import site_key
         b.search.shift_vars[sh.name] = site_key(e, ctx)
+        b.search.values[sh.name] = (v1, v2)
     z = b.fresh(ctx.binder or "z", T.REAL)
     return Synth(node, cost, (Scalar(z), Scalar(T.add(z, sh))), (T.eq(sh, k),))
 
