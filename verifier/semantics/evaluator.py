@@ -1133,6 +1133,14 @@ def _adj_within(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     return len(l1) == len(l2) and len(diffs) <= 1 and all(abs(x - y) <= c for x, y in diffs)
 
 
+@_builtin("allWithin")
+def _all_within(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
+    a, b, c = _args("allWithin", arg, 3, node, "(l1, l2, c)")
+    l1, l2 = _two_lists("allWithin", a, b, node)
+    c = _num("allWithin", "bound", c, node)
+    return len(l1) == len(l2) and all(abs(x - y) <= c for x, y in zip(l1, l2))
+
+
 @_builtin("dist")
 def _dist(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     l1, l2 = _two_lists("dist", *_args("dist", arg, 2, node, "(l1, l2)"), node)
