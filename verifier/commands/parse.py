@@ -10,6 +10,7 @@ import sys
 
 from verifier.language.parser import parse_file
 from verifier.language.pretty import pretty_program
+from verifier.language.whilelang import is_while_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,5 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if is_while_file(args.file):
+        from verifier.aprhl import commands
+        return commands.parse(args)
     sys.stdout.write(pretty_program(parse_file(args.file)))
     return 0

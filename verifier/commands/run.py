@@ -61,6 +61,7 @@ from verifier.language.lexer import number_value
 from verifier.language import types as ty
 from verifier.language.parser import parse_expr, parse_file
 from verifier.language.pretty import pretty_type
+from verifier.language.whilelang import is_while_file
 from verifier.language.typecheck import TypedProgram, typecheck_program
 from verifier.semantics import monad
 from verifier.semantics.distributions import (
@@ -90,6 +91,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if is_while_file(args.file):
+        from verifier.aprhl import commands
+        return commands.run(args)
     program = parse_file(args.file)
     typed = typecheck_program(program)
     source = _noise_source(args.seed)

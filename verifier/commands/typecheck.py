@@ -10,6 +10,7 @@ import argparse
 
 from verifier.language.parser import parse_file
 from verifier.language.typecheck import typecheck_program
+from verifier.language.whilelang import is_while_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if is_while_file(args.file):
+        from verifier.aprhl import commands
+        return commands.typecheck(args)
     program = parse_file(args.file)
     typed = typecheck_program(program)
     for decl in program.lets():

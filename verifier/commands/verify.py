@@ -28,6 +28,7 @@ from verifier.output_paths import check_output_dir, check_output_file
 from verifier.language.parser import parse_file, parse_program
 from verifier.language.source import read_source
 from verifier.language.typecheck import typecheck_program
+from verifier.language.whilelang import is_while_file
 from verifier.verification import VERIFIED, Report, verify_program
 
 
@@ -59,6 +60,21 @@ def _run_many(args: argparse.Namespace) -> int:
         return 2
     reports, status = [], 0
     for path in args.files:
+        if is_while_file(path):
+            from verifier.aprhl.commands import verify_file
+            from verifier.aprhl.report import render as render_while, report_json as json_while
+            try:
+                w_reports, ok = verify_file(path, args.only)
+            except PrivInferError as exc:
+                print(exc.render(), file=sys.stderr)
+                status = 2
+                continue
+            if args.json:
+                reports.append(json_while(path, w_reports, ok))
+            else:
+                print(render_while(path, w_reports, explain=args.explain), flush=True)
+            status = max(status, 0 if ok else 1)
+            continue
         try:
             program = parse_file(path)
             report = verify_program(program, typecheck_program(program), only=args.only)
@@ -77,6 +93,14 @@ def _run_many(args: argparse.Namespace) -> int:
 
 
 def _run_one(args: argparse.Namespace) -> int:
+    if is_while_file(args.file):
+        for option, path in (("--certificate", args.certificate), ("--dot", args.dot)):
+            if path:
+                check_output_file(path, option)
+        if args.smtlib:
+            check_output_dir(args.smtlib, "--smtlib")
+        from verifier.aprhl import commands
+        return commands.verify(args)
     exported = args.certificate or args.smtlib
     if args.certificate and args.only:
         print("error: --certificate covers every claim of the file; drop --only",

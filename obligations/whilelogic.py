@@ -1,0 +1,128 @@
+"""The logic of while-programs (``.pwhile``, docs/aprhl.md): sorts, list symbols, their axioms and
+the names of the variables an apRHL derivation introduces.
+
+Shared, like ``vocabulary.py``, by the verifier's derivation builder (``verifier/aprhl``) and the
+certificate kernel (``checker/aprhl.py``), which must build the very same terms.
+
+Lists are an uninterpreted sort ``Arr[k]`` (``k`` the element: ``int``, ``real``, ``bool``) with
+
+* ``at_k (l, i)``: the element at ``i`` (any fixed value outside ``0 <= i < len_k l``: programs
+  never read there, the derivation proves every index in bounds);
+* ``len_k l``: the length;
+* ``snoc_k (l, x)``: ``l ++ [x]``;  ``upd_k (l, j, v)``: ``l`` with position ``j`` set to ``v``;
+  ``nil_k``: the empty list.
+
+The axioms below hold in the model where a list is a pair (f : Int -> k, n) with f zero outside
+[0, n): ``at`` is f, ``len`` is n, ``snoc (f, n) x = (f[n := x], n + 1)``, ``upd (f, n) j v =
+(f[j := v], n)``. Two lists are equal as lists exactly when their pairs are equal (f is zero
+outside [0, n)), so ``=`` on the sort is list equality; ``upd`` may leave a non-zero value outside
+[0, n) (when j is out of range), which only adds models: a precondition stated with ``upd`` is
+weaker than the relation it encodes, never stronger.
+
+Variable names: a program variable ``x`` of run r is ``Var(x, sort, r)``, a ``pub`` parameter
+``Var(x, sort, None)``; the value of ``x`` at the head of the loop at line L, column C is
+``x'LhC``; the draw of the ``Lap`` at line L, column C is ``x'LdC``; the privacy cost spent so far
+is ``cost'`` (initially 0) and at a loop head ``cost'LhC``; the adjacency witnesses of a list
+parameter ``d`` are ``d'j`` (the position) and ``d'v`` (run 2's element there). Program names
+cannot contain ``'``, so none of these collide with a program variable.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from obligations import terms as T
+
+ELEMENT_SORTS = {"int": T.INT, "real": T.REAL, "bool": T.BOOL}
+
+
+def arr_sort(key: str) -> T.Sort:
+    return T.uninterpreted_sort(f"Arr[{key}]")
+
+
+def elem_key(sort: T.Sort) -> Optional[str]:
+    name = sort.name
+    if name.startswith("Arr[") and name.endswith("]"):
+        return name[4:-1]
+    return None
+
+
+def sort_of(simple: str) -> T.Sort:
+    """The sort of a simple type of the while-language (``int``, ``real``, ``bool``,
+    ``list(int)``...); ``ValueError`` for nested lists."""
+    if simple in ELEMENT_SORTS:
+        return ELEMENT_SORTS[simple]
+    if simple.startswith("list(") and simple[5:-1] in ELEMENT_SORTS:
+        return arr_sort(simple[5:-1])
+    raise ValueError(f"unsupported type {simple}")
+
+
+def at(l: T.Term, i: T.TermLike) -> T.Term:
+    k = elem_key(l.sort)
+    return T.FuncDecl(f"at_{k}", (l.sort, T.INT), ELEMENT_SORTS[k])(l, i)
+
+
+def length(l: T.Term) -> T.Term:
+    k = elem_key(l.sort)
+    return T.FuncDecl(f"len_{k}", (l.sort,), T.INT)(l)
+
+
+def snoc(l: T.Term, x: T.TermLike) -> T.Term:
+    k = elem_key(l.sort)
+    return T.FuncDecl(f"snoc_{k}", (l.sort, ELEMENT_SORTS[k]), l.sort)(l, x)
+
+
+def upd(l: T.Term, j: T.TermLike, v: T.TermLike) -> T.Term:
+    k = elem_key(l.sort)
+    return T.FuncDecl(f"upd_{k}", (l.sort, T.INT, ELEMENT_SORTS[k]), l.sort)(l, j, v)
+
+
+def nil(key: str) -> T.Term:
+    return T.FuncDecl(f"nil_{key}", (), arr_sort(key))()
+
+
+def axioms_for(vocabulary_names: Sequence[str]) -> List[Tuple[str, T.Term]]:
+    """The axioms about the list symbols among ``vocabulary_names`` (names of functions)."""
+    out: List[Tuple[str, T.Term]] = []
+    names = set(vocabulary_names)
+    for key, es in ELEMENT_SORTS.items():
+        s = arr_sort(key)
+        l = T.var("l'", s)
+        i = T.var("i'", T.INT)
+        j = T.var("j'", T.INT)
+        x = T.var("x'", es)
+        used = {n for n in names if n.endswith(f"_{key}") and n.split("_")[0] in
+                ("at", "len", "snoc", "upd", "nil")}
+        if not used:
+            continue
+        if f"len_{key}" in used:
+            out.append((f"ax_len_nonneg_{key}", T.forall([l], T.ge(length(l), 0))))
+        if f"nil_{key}" in used:
+            out.append((f"ax_len_nil_{key}", T.eq(length(nil(key)), 0)))
+        if f"snoc_{key}" in used:
+            out.append((f"ax_snoc_len_{key}",
+                        T.forall([l, x], T.eq(length(snoc(l, x)), T.add(length(l), 1)))))
+            out.append((f"ax_snoc_at_{key}",
+                        T.forall([l, x, i], T.eq(at(snoc(l, x), i),
+                                                 T.ite(T.eq(i, length(l)), x, at(l, i))))))
+        if f"upd_{key}" in used:
+            out.append((f"ax_upd_len_{key}",
+                        T.forall([l, j, x], T.eq(length(upd(l, j, x)), length(l)))))
+            out.append((f"ax_upd_at_{key}",
+                        T.forall([l, j, x, i], T.eq(at(upd(l, j, x), i),
+                                                    T.ite(T.eq(i, j), x, at(l, i))))))
+    return out
+
+
+def function_names(terms: Sequence[T.Term]) -> List[str]:
+    return sorted({f.name for f in T.vocabulary_of(*terms).functions})
+
+
+def head_name(name: str, line: int, col: int) -> str:
+    return f"{name}'{line}h{col}"
+
+
+def draw_name(name: str, line: int, col: int) -> str:
+    return f"{name}'{line}d{col}"
+
+
+COST = "cost'"

@@ -1,0 +1,790 @@
+"""apRHL derivations of while-programs against themselves (docs/aprhl.md).
+
+``verify_proc(proc, types)`` proves the judgement of a procedure's specification line,
+``|-(eps, delta) c ~ c : P ==> Q``, by the rules of the course notes, one function per rule:
+
+* ``rule_skip``      Skip:   |-(0,0) skip ~ skip : P ==> P
+* ``rule_assign``    Assign: |-(0,0) x := e ~ x := e : Q[e<1>/x<1>, e<2>/x<2>] ==> Q
+* ``rule_lap``       Lap (general): x := $ Lap (b, e) in both runs, coupled so that the draws are
+                     equal (or shifted: ``shift k``, run 2's noise is run 1's plus k), at cost
+                     |k + e<1> - e<2>| / b; with |e<1> - e<2>| <= k that is the notes' k * eps
+                     (b = 1 / eps). Side conditions: b is public (b<1> = b<2>) and b > 0.
+* ``rule_seq``       Seq:    the costs of c; c' add up.
+* ``rule_cond``      Cond:   the guards are synchronised (P => e<1> = e<2>), then both branches.
+* ``rule_while``     AWhile: an invariant (inferred from candidates, or written) that holds on
+                     entry and is preserved by the body, synchronised guards, and a variant that
+                     is positive while the guard holds and decreases; the per-iteration costs are
+                     summed through the invariant's bound on the cost spent so far.
+* ``rule_conseq``    Conseq: at return, the precondition and the derivation entail the output
+                     relation, the cost spent is at most the claimed eps and 0 <= delta.
+
+The derivation is a relational symbolic execution: every variable has a term per run, the
+privacy cost spent so far is a term ``cost'`` (a function of the two runs' state, as in
+the cost of a shifted coupling: the apRHL judgement holds for each pair of inputs with the
+cost its own path spends, and the obligation bounds it by the claim's eps for every pair), and
+every side condition (division by zero, index out of bounds, scale not positive or not
+public, guards not synchronised) is an obligation for z3. Nothing is trusted that z3 did not
+prove: an obligation that is not verified leaves the claim ``unknown``.
+"""
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from obligations import terms as T
+from obligations import whilelogic as WL
+from obligations.model import Obligation, ObligationKind, Provenance, SourceSpan, Verdict
+from obligations.records import field, record
+from obligations.smtlib import Z3Session
+from obligations.z3_backend import discharge
+from verifier.language import whilelang as W
+
+ENT, RANGE, SIDE, COMP = (ObligationKind.ENTAILMENT, ObligationKind.RANGE,
+                          ObligationKind.SIDE_CONDITION, ObligationKind.COMPOSABILITY)
+_AND = " /\\ "
+#: the resource limit of the inference's probes: a candidate z3 cannot prove quickly is dropped
+#: (dropping a candidate is always sound; it may only lose a proof)
+PROBE_RLIMIT = 400_000
+#: rounds of the invariant inference (each drops at least one candidate)
+MAX_ROUNDS = 30
+
+
+class NoRule(Exception):
+    """No apRHL rule applies (an unsupported construct): the claim is unknown."""
+
+    def __init__(self, message: str, span=None):
+        super().__init__(message)
+        self.span = span
+
+
+@record(frozen=False)
+class Node:
+    """One rule application: the rule, what it did, its obligations and premises."""
+    rule: str
+    text: str
+    span: object = None
+    obligations: List[Obligation] = field(default_factory=list)
+    children: List["Node"] = field(default_factory=list)
+    data: Dict[str, object] = field(default_factory=dict)
+
+    def size(self) -> int:
+        return 1 + sum(c.size() for c in self.children)
+
+    def walk(self):
+        yield self
+        for c in self.children:
+            yield from c.walk()
+
+    def render(self, results: Dict[str, object], indent: int = 0) -> str:
+        pad = "  " * indent
+        where = f" [line {self.span.line}]" if self.span is not None else ""
+        lines = [f"{pad}{self.rule}{where}: {self.text}"]
+        for ob in self.obligations:
+            r = results.get(ob.id)
+            verdict = r.verdict.value if r is not None else "unchecked"
+            lines.append(f"{pad}  - {ob.kind.value}: {ob.provenance.description}: "
+                         f"{T.pretty(ob.goal)}  [{verdict}]")
+        for c in self.children:
+            lines.append(c.render(results, indent + 1))
+        return "\n".join(lines)
+
+
+@record(frozen=False)
+class State:
+    vals: Dict[str, Tuple[T.Term, T.Term]]
+    facts: List[T.Term]
+    cost: T.Term
+
+
+@record(frozen=False)
+class Skolem:
+    """The witnesses of ``adj (d<1>, d<2>)``: d<2> = upd (d<1>, j, v)."""
+    list_name: str
+    j: T.Term
+    v: T.Term
+    bound: Optional[T.Term]
+
+
+def _span(s) -> Optional[SourceSpan]:
+    return None if s is None else SourceSpan.of(s)
+
+
+def conjuncts(t: T.Term) -> List[T.Term]:
+    if isinstance(t, T.Op) and t.op == T.OpKind.AND:
+        out: List[T.Term] = []
+        for a in t.args:
+            out += conjuncts(a)
+        return out
+    return [t]
+
+
+def names_assigned(stmts) -> List[str]:
+    out: List[str] = []
+    for s in stmts:
+        if isinstance(s, (W.Assign, W.Sample)) and s.target not in out:
+            out.append(s.target)
+        elif isinstance(s, W.If):
+            out += [x for x in names_assigned(s.then) + names_assigned(s.else_) if x not in out]
+        elif isinstance(s, W.While):
+            out += [x for x in names_assigned(s.body) if x not in out]
+    return out
+
+
+def samples_in(stmts) -> List[W.Sample]:
+    out: List[W.Sample] = []
+    for s in stmts:
+        if isinstance(s, W.Sample):
+            out.append(s)
+        elif isinstance(s, W.If):
+            out += samples_in(s.then) + samples_in(s.else_)
+        elif isinstance(s, W.While):
+            out += samples_in(s.body)
+    return out
+
+
+class Builder:
+    """Builds the derivation of one procedure. ``probing``: the obligations made are only
+    tried (the invariant inference), not recorded."""
+
+    def __init__(self, proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] = None,
+                 rlimit: Optional[int] = None):
+        self.proc, self.types = proc, types
+        self.session = session or Z3Session()
+        self.rlimit = rlimit
+        self.obligations: List[Obligation] = []
+        self.probing = 0
+        self.skolems: List[Skolem] = []
+        self.pub = {p.name for p in proc.params if p.pub}
+        self.probes = 0
+        self.cache: Dict[Tuple, bool] = {}
+        #: loop (line, col) -> (invariant terms, variant term) actually used
+        self.loops: Dict[Tuple[int, int], dict] = {}
+
+    # ---- obligations ------------------------------------------------------------------------
+
+    def make(self, st: State, kind, goal: T.Term, description: str, span, rule: str) -> Obligation:
+        hyps = [(f"h_{k}", f) for k, f in enumerate(_dedup(st.facts))]
+        terms = [f for _, f in hyps] + [goal]
+        axioms = WL.axioms_for(WL.function_names(terms))
+        return Obligation(kind=kind, hypotheses=hyps, goal=goal, axioms=axioms,
+                          provenance=Provenance(rule, rule, description, _span(span)))
+
+    def oblige(self, node: Node, st: State, kind, goal: T.Term, description: str, span,
+               rule: Optional[str] = None) -> None:
+        if self.probing:
+            return
+        ob = self.make(st, kind, goal, description, span, rule or node.rule)
+        node.obligations.append(ob)
+        self.obligations.append(ob)
+
+    def holds(self, facts: Sequence[T.Term], goal: T.Term) -> bool:
+        """z3 proves ``facts => goal`` (the inference: never a proof by itself)."""
+        self.probes += 1
+        st = State({}, list(facts), T.real(0))
+        ob = self.make(st, ENT, goal, "probe", None, "probe")
+        key = (tuple(_dedup(facts)), goal)
+        if key in self.cache:
+            return self.cache[key]
+        limit = PROBE_RLIMIT if self.rlimit is None else min(self.rlimit, PROBE_RLIMIT)
+        r = discharge(ob, confirm=False, session=self.session, rlimit=limit)
+        self.cache[key] = r.verdict == Verdict.VERIFIED
+        return r.verdict == Verdict.VERIFIED
+
+    # ---- terms ------------------------------------------------------------------------------
+
+    def sort(self, name: str) -> T.Sort:
+        try:
+            return WL.sort_of(self.types.vars[name])
+        except ValueError:
+            raise NoRule(f"{name} has type {W.show_type(self.types.vars[name])}: lists of lists "
+                         "are not supported", None)
+
+    def expr(self, e, st: State, run: int, side: List, want: Optional[T.Sort] = None) -> T.Term:
+        """The term of code expression ``e`` in run ``run``; range conditions go to ``side``
+        as (kind, goal, description, span)."""
+        if isinstance(e, W.Num):
+            return T.integer(int(e.value)) if e.is_int else T.real(e.value)
+        if isinstance(e, W.BoolLit):
+            return T.boolean(e.value)
+        if isinstance(e, W.Name):
+            if e.name not in st.vals:
+                raise NoRule(f"{e.name} may be used before it is assigned", e.span)
+            pair = st.vals[e.name]
+            if e.run is not None:
+                return pair[e.run - 1]
+            return pair[run - 1]
+        if isinstance(e, W.Index):
+            a = self.expr(e.array, st, run, side)
+            i = self.expr(e.index, st, run, side)
+            side.append((RANGE, T.and_(T.le(0, i), T.lt(i, WL.length(a))),
+                         f"the index of {W.pretty_expr(e)} is in bounds (run {run})", e.span))
+            return WL.at(a, i)
+        if isinstance(e, W.Size):
+            return WL.length(self.expr(e.arg, st, run, side))
+        if isinstance(e, W.ListLit):
+            if want is None or WL.elem_key(want) is None:
+                t = W.expr_type(e, self.types.vars)
+                if "?" in t:
+                    raise NoRule("the element type of [] is unknown here", e.span)
+                want = WL.sort_of(t)
+            acc = WL.nil(WL.elem_key(want))
+            for it in e.items:
+                acc = WL.snoc(acc, self._elem(self.expr(it, st, run, side), acc))
+            return acc
+        if isinstance(e, W.UnOp):
+            a = self.expr(e.arg, st, run, side)
+            return T.not_(a) if e.op == "not" else T.neg(a)
+        if isinstance(e, W.Call):
+            if e.fn in W.PREDICATES:
+                raise NoRule(f"{e.fn} is supported only as a conjunct of the precondition", e.span)
+            args = [self.expr(a, st, run, side) for a in e.args]
+            return {"abs": lambda: T.abs_(args[0]), "min": lambda: T.min_(*args),
+                    "max": lambda: T.max_(*args)}[e.fn]()
+        if isinstance(e, W.BinOp):
+            if e.op == "++":
+                left = self.expr(e.left, st, run, side, want)
+                if not isinstance(e.right, W.ListLit):
+                    raise NoRule("l ++ m is supported when m is a list literal such as [x]",
+                                 e.right.span)
+                acc = left
+                for it in e.right.items:
+                    acc = WL.snoc(acc, self._elem(self.expr(it, st, run, side), acc))
+                return acc
+            a = self.expr(e.left, st, run, side)
+            b = self.expr(e.right, st, run, side)
+            if e.op == "/":
+                side.append((RANGE, T.ne(b, 0), f"the divisor of {W.pretty_expr(e)} is not zero "
+                             f"(run {run})", e.right.span))
+            ops = {"+": T.add, "-": T.sub, "*": T.mul, "/": T.div, "=": T.eq, "<>": T.ne,
+                   "<": T.lt, "<=": T.le, ">": T.gt, ">=": T.ge, "&&": T.and_, "||": T.or_,
+                   "=>": T.implies}
+            if e.op in ("=", "<>") and a.sort != b.sort and not (a.sort.is_numeric and b.sort.is_numeric):
+                if isinstance(e.right, W.ListLit) or isinstance(e.left, W.ListLit):
+                    if isinstance(e.right, W.ListLit):
+                        b = self.expr(e.right, st, run, side, a.sort)
+                    else:
+                        a = self.expr(e.left, st, run, side, b.sort)
+            return ops[e.op](a, b)
+        raise NoRule("unsupported expression", getattr(e, "span", None))
+
+    @staticmethod
+    def _elem(x: T.Term, lst: T.Term) -> T.Term:
+        want = WL.ELEMENT_SORTS[WL.elem_key(lst.sort)]
+        return T.to_real(x) if want == T.REAL and x.sort == T.INT else x
+
+    def assertion(self, e, st: State, side: List) -> T.Term:
+        """An assertion (spec, invariant): ``x<1>``/``x<2>`` one run's value; a name without
+        a run index must have the same term in both runs (a ``pub`` parameter)."""
+        for n in W.names_of(e):
+            if n.run is None and n.name in st.vals:
+                a, b = st.vals[n.name]
+                if a is not b:
+                    raise NoRule(f"write {n.name}<1> or {n.name}<2>: {n.name} may differ between "
+                                 "the runs", n.span)
+        return self.expr(e, st, 1, side)
+
+    def side(self, node: Node, st: State, side: List) -> None:
+        for kind, goal, desc, span in side:
+            self.oblige(node, st, kind, goal, desc, span)
+
+    # ---- the judgement ----------------------------------------------------------------------
+
+    def initial_state(self) -> State:
+        vals: Dict[str, Tuple[T.Term, T.Term]] = {}
+        facts: List[T.Term] = []
+        for p in self.proc.params:
+            s = self.sort(p.name)
+            if p.pub:
+                v = T.var(p.name, s)
+                vals[p.name] = (v, v)
+            else:
+                vals[p.name] = (T.var(p.name, s, 1), T.var(p.name, s, 2))
+            for t in set(vals[p.name]):
+                if p.type.base == "nat":
+                    facts.append(T.ge(t, 0))
+                elif p.type.base == "real+":
+                    facts.append(T.gt(t, 0))
+        st = State(vals, facts, T.real(0))
+        spec = self.proc.spec
+        for c in _split_and(spec.pre):
+            if isinstance(c, W.Call) and c.fn in W.PREDICATES:
+                facts.append(self.adjacency(c, st))
+            else:
+                side: List = []
+                facts.append(self.assertion(c, st, side))
+        return st
+
+    def adjacency(self, c: W.Call, st: State) -> T.Term:
+        name = c.args[0].name
+        d1, d2 = st.vals[name]
+        if d1 is d2:
+            return T.TRUE
+        if any(s.list_name == name for s in self.skolems):
+            raise NoRule(f"one adjacency relation per list ({name})", c.span)
+        key = WL.elem_key(d1.sort)
+        j = T.var(f"{name}'j", T.INT)
+        v = T.var(f"{name}'v", WL.ELEMENT_SORTS[key])
+        fact = T.eq(d2, WL.upd(d1, j, v))
+        bound = None
+        if c.fn == "adjWithin":
+            side: List = []
+            bound = self.assertion(c.args[2], st, side)
+            diff = T.sub(WL.at(d1, j), v)
+            fact = T.and_(fact, T.or_(T.le(T.abs_(diff), bound), T.eq(WL.at(d1, j), v)))
+        self.skolems.append(Skolem(name, j, v, bound))
+        return fact
+
+    def derive(self) -> Tuple[Node, State]:
+        st = self.initial_state()
+        body = list(self.proc.body)
+        ret = body.pop()
+        node, st = self.rule_seq(body, st) if body else (Node("Skip", "empty"), st)
+        root = Node("Conseq", f"|-({W.pretty_expr(self.proc.spec.eps)}, "
+                    f"{W.pretty_expr(self.proc.spec.delta)}) {self.proc.name} ~ {self.proc.name}",
+                    self.proc.spec.span, children=[node])
+        self.rule_conseq(root, ret, st)
+        return root, st
+
+    def rule_conseq(self, root: Node, ret: W.Return, st: State) -> None:
+        spec = self.proc.spec
+        side: List = []
+        r1 = self.expr(ret.value, st, 1, side, self.sort_ret())
+        r2 = self.expr(ret.value, st, 2, side, self.sort_ret())
+        self.side(root, st, side)
+        if spec.post is None:
+            post = T.eq(r1, r2)
+            what = "the outputs are equal"
+        else:
+            s2 = State(dict(st.vals), st.facts, st.cost)
+            s2.vals["result"] = (r1, r2)
+            post = self.assertion(spec.post, s2, [])
+            what = "the output relation holds"
+        self.oblige(root, st, ENT, post, what, ret.span)
+        eps = self.assertion(spec.eps, st, [])
+        delta = self.assertion(spec.delta, st, [])
+        self.oblige(root, st, COMP, T.le(st.cost, eps),
+                    "the costs spent add up to at most the claimed eps", spec.span)
+        self.oblige(root, st, COMP, T.le(0, delta),
+                    "the derivation's delta (0) is at most the claimed delta", spec.span)
+        root.data["cost"] = st.cost
+
+    def sort_ret(self) -> T.Sort:
+        t = W.wtype_simple(self.proc.ret)
+        try:
+            return WL.sort_of(t)
+        except ValueError:
+            raise NoRule("lists of lists are not supported", self.proc.span)
+
+    def rule_seq(self, stmts, st: State) -> Tuple[Node, State]:
+        node = Node("Seq", f"{len(stmts)} statement(s); costs add up",
+                    stmts[0].span if stmts else None)
+        for s in stmts:
+            child, st = self.stmt(s, st)
+            node.children.append(child)
+        if len(node.children) == 1:
+            return node.children[0], st
+        return node, st
+
+    def stmt(self, s, st: State) -> Tuple[Node, State]:
+        if isinstance(s, W.Skip):
+            return self.rule_skip(s, st)
+        if isinstance(s, W.Assign):
+            return self.rule_assign(s, st)
+        if isinstance(s, W.Sample):
+            return self.rule_lap(s, st)
+        if isinstance(s, W.If):
+            return self.rule_cond(s, st)
+        if isinstance(s, W.While):
+            return self.rule_while(s, st)
+        raise NoRule("return must be the last statement", s.span)
+
+    def rule_skip(self, s: W.Skip, st: State) -> Tuple[Node, State]:
+        return Node("Skip", "skip ~ skip at cost (0, 0)", s.span), st
+
+    def rule_assign(self, s: W.Assign, st: State) -> Tuple[Node, State]:
+        node = Node("Assign", f"{s.target} := {W.pretty_expr(s.value)} at cost (0, 0)", s.span)
+        side: List = []
+        want = self.sort(s.target)
+        v1 = _coerce(self.expr(s.value, st, 1, side, want), want)
+        v2 = _coerce(self.expr(s.value, st, 2, side, want), want)
+        self.side(node, st, side)
+        vals = dict(st.vals)
+        vals[s.target] = (v1, v2)
+        return node, State(vals, st.facts, st.cost)
+
+    def rule_lap(self, s: W.Sample, st: State) -> Tuple[Node, State]:
+        side: List = []
+        b1 = self.expr(s.scale, st, 1, side)
+        b2 = self.expr(s.scale, st, 2, side)
+        c1 = self.expr(s.center, st, 1, side)
+        c2 = self.expr(s.center, st, 2, side)
+        rule = "Lap" if s.shift is None else "Lap-Shift"
+        node = Node(rule, "", s.span)
+        self.side(node, st, side)
+        self.oblige(node, st, SIDE, T.eq(b1, b2), "the scale of Lap is the same in both runs",
+                    s.scale.span)
+        self.oblige(node, st, RANGE, T.gt(b1, 0), "the scale of Lap is positive", s.scale.span)
+        z = T.var(WL.draw_name(s.target, s.span.line, s.span.col), T.REAL)
+        if s.shift is None:
+            k = T.real(0)
+            out = (z, z)
+            node.text = (f"{s.target} := $ Lap ({W.pretty_expr(s.scale)}, {W.pretty_expr(s.center)}):"
+                         f" draws coupled equal, cost |y<1> - y<2>| / b (the general Lap rule)")
+        else:
+            sh = self.assertion(s.shift, st, [])
+            # run 2's noise is run 1's plus sh: outputs apart by k = sh + c2 - c1
+            k = T.add(sh, T.sub(c2, c1))
+            out = (z, T.add(z, k))
+            node.text = (f"{s.target} := $ Lap (...) shift {W.pretty_expr(s.shift)}: noise<2> = "
+                         "noise<1> + shift, cost |shift| / b")
+        cost = T.div(T.abs_(T.add(k, T.sub(c1, c2))), b1)
+        node.data["cost"] = cost
+        vals = dict(st.vals)
+        vals[s.target] = out
+        return node, State(vals, st.facts, T.add(st.cost, cost))
+
+    def rule_cond(self, s: W.If, st: State) -> Tuple[Node, State]:
+        side: List = []
+        g1 = self.expr(s.cond, st, 1, side)
+        g2 = self.expr(s.cond, st, 2, side)
+        node = Node("Cond", f"if {W.pretty_expr(s.cond)}: guards synchronised", s.span)
+        self.side(node, st, side)
+        self.oblige(node, st, SIDE, T.eq(g1, g2), "the guard of if is the same in both runs "
+                    "(synchronised: no branch on private data)", s.cond.span)
+        base = len(st.facts)
+        tn, ts = self.rule_seq(list(s.then), State(dict(st.vals), st.facts + [g1, g2], st.cost))
+        en, es = self.rule_seq(list(s.else_), State(dict(st.vals), st.facts + [T.not_(g1), T.not_(g2)],
+                                                    st.cost))
+        node.children = [tn, en]
+        vals: Dict[str, Tuple[T.Term, T.Term]] = {}
+        for x in ts.vals:
+            if x in es.vals:
+                a, b = ts.vals[x], es.vals[x]
+                vals[x] = (a[0] if a[0] is b[0] else T.ite(g1, a[0], b[0]),
+                           a[1] if a[1] is b[1] else T.ite(g2, a[1], b[1]))
+        facts = list(st.facts)
+        facts += [T.implies(g1, f) for f in ts.facts[base + 2:]]
+        facts += [T.implies(T.not_(g1), f) for f in es.facts[base + 2:]]
+        cost = ts.cost if ts.cost is es.cost else T.ite(g1, ts.cost, es.cost)
+        return node, State(vals, facts, cost)
+
+    # ---- loops ------------------------------------------------------------------------------
+
+    def rule_while(self, w: W.While, st: State) -> Tuple[Node, State]:
+        line, col = w.span.line, w.span.col
+        modified = [x for x in names_assigned(w.body)]
+        carried = [x for x in modified if x in st.vals]
+        has_cost = bool(samples_in(w.body))
+        head_vals = dict(st.vals)
+        for x in modified:
+            head_vals.pop(x, None)
+        for x in carried:
+            s = self.sort(x)
+            n = WL.head_name(x, line, col)
+            head_vals[x] = (T.var(n, s, 1), T.var(n, s, 2))
+        head_cost = T.var(f"cost''{line}h{col}", T.REAL) if has_cost else st.cost
+        entry_map: Dict[T.Var, T.Term] = {}
+        for x in carried:
+            entry_map[head_vals[x][0]] = st.vals[x][0]
+            entry_map[head_vals[x][1]] = st.vals[x][1]
+        if has_cost:
+            entry_map[head_cost] = st.cost
+        head = State(head_vals, list(st.facts), head_cost)
+        side: List = []
+        g1 = self.expr(w.cond, head, 1, side)
+        g2 = self.expr(w.cond, head, 2, side)
+        user = [(f"invariant at line {inv.span.line}", self.assertion(inv, head, []))
+                for inv in w.invariants]
+        cands = self.candidates(w, st, head, carried, has_cost, entry_map)
+        # Houdini: drop the candidates that do not hold on entry, then those not preserved
+        cands = [(d, c) for d, c in cands if self.holds(st.facts, T.substitute(c, entry_map))]
+        for _ in range(MAX_ROUNDS):
+            inv_terms = [c for _, c in user + cands]
+            self.probing += 1
+            try:
+                body_state = State(dict(head.vals), head.facts + inv_terms + [g1, g2], head.cost)
+                _, end = self.rule_seq(list(w.body), body_state)
+            finally:
+                self.probing -= 1
+            back = self.back_map(carried, head, end, has_cost)
+            kept = [(d, c) for d, c in cands if self.holds(end.facts, T.substitute(c, back))]
+            if len(kept) == len(cands):
+                break
+            cands = kept
+        invariants = user + cands
+        inv_terms = [c for _, c in invariants]
+        variant = self.choose_variant(w, head, inv_terms, g1, carried, has_cost)
+        node = Node("AWhile", f"while {W.pretty_expr(w.cond)}: invariant "
+                    f"{_AND.join(T.pretty(c) for c in inv_terms) or 'true'}; variant "
+                    f"{T.pretty(variant) if variant is not None else '(none)'}", w.span)
+        node.data.update(invariants=[d for d, _ in invariants], variant=variant,
+                         head_cost=head_cost if has_cost else None)
+        self.loops[(line, col)] = {"invariants": inv_terms, "variant": variant}
+        entry = State(st.vals, st.facts, st.cost)
+        for d, c in invariants:
+            self.oblige(node, entry, ENT, T.substitute(c, entry_map),
+                        f"the loop invariant holds on entry ({d})", w.span)
+        inside = State(dict(head.vals), head.facts + inv_terms, head.cost)
+        self.side(node, inside, side)
+        self.oblige(node, inside, SIDE, T.eq(g1, g2),
+                    "the loop guards are synchronised (no loop on private data)", w.cond.span)
+        body_state = State(dict(head.vals), head.facts + inv_terms + [g1, g2], head.cost)
+        bn, end = self.rule_seq(list(w.body), body_state)
+        node.children.append(bn)
+        back = self.back_map(carried, head, end, has_cost)
+        for d, c in invariants:
+            self.oblige(node, end, ENT, T.substitute(c, back),
+                        f"the loop body preserves the invariant ({d})", w.span)
+        if variant is None:
+            raise NoRule("no variant proves that this loop terminates: write one "
+                         "(while e variant v do ...; v an int that decreases and is positive "
+                         "while e holds)", w.span)
+        self.oblige(node, body_state, SIDE, T.gt(variant, 0),
+                    "the variant is positive while the guard holds", w.span)
+        self.oblige(node, end, SIDE, T.lt(T.substitute(variant, back), variant),
+                    "the body decreases the variant", w.span)
+        after = State(dict(head.vals), head.facts + inv_terms + [T.not_(g1), T.not_(g2)],
+                      head.cost)
+        return node, after
+
+    def back_map(self, carried, head: State, end: State, has_cost: bool) -> Dict[T.Var, T.Term]:
+        back: Dict[T.Var, T.Term] = {}
+        for x in carried:
+            if x not in end.vals:
+                raise NoRule(f"{x} may be unassigned at the end of the loop body", None)
+            back[head.vals[x][0]] = end.vals[x][0]
+            back[head.vals[x][1]] = end.vals[x][1]
+        if has_cost:
+            back[head.cost] = end.cost
+        return back
+
+    def choose_variant(self, w: W.While, head: State, inv, g1, carried, has_cost):
+        side: List = []
+        if w.variant is not None:
+            return self.expr(w.variant, head, 1, side)
+        cands = []
+        c = w.cond
+        if isinstance(c, W.BinOp) and c.op in ("<", "<=", ">", ">="):
+            lo, hi = (c.left, c.right) if c.op in ("<", "<=") else (c.right, c.left)
+            try:
+                a = self.expr(lo, head, 1, [])
+                b = self.expr(hi, head, 1, [])
+            except NoRule:
+                return None
+            if a.sort == T.INT and b.sort == T.INT:
+                diff = T.sub(b, a)
+                cands.append(T.add(diff, 1) if c.op in ("<=", ">=") else diff)
+        for v in cands:
+            self.probing += 1
+            try:
+                body_state = State(dict(head.vals), head.facts + inv + [g1], head.cost)
+                g2 = self.expr(w.cond, head, 2, [])
+                body_state.facts.append(g2)
+                _, end = self.rule_seq(list(w.body), body_state)
+            finally:
+                self.probing -= 1
+            back = self.back_map(carried, head, end, has_cost)
+            if self.holds(body_state.facts, T.gt(v, 0)) and \
+                    self.holds(end.facts, T.lt(T.substitute(v, back), v)):
+                return v
+        return None
+
+    def candidates(self, w: W.While, st: State, head: State, carried, has_cost, entry_map):
+        """Candidate invariants of the common shapes (docs/aprhl.md): equal in both runs,
+        counters and their bounds, running sums over an adjacent list, lists built by ++, and
+        the cost spent so far (per-iteration cost times the iterations, or once for the one
+        position where adjacent lists differ)."""
+        out: List[Tuple[str, T.Term]] = []
+        top = {}
+        for s in w.body:
+            if isinstance(s, W.Assign):
+                top.setdefault(s.target, []).append(s)
+        counts: Dict[str, int] = {}
+        for x in names_assigned(w.body):
+            counts[x] = 0
+        _count_assignments(w.body, counts)
+        counters = []
+        for x in carried:
+            h1, h2 = head.vals[x]
+            out.append((f"{x}<1> = {x}<2>", T.eq(h1, h2)))
+            if counts.get(x) == 1 and len(top.get(x, [])) == 1:
+                e = top[x][0].value
+                if isinstance(e, W.BinOp) and e.op == "+" and isinstance(e.left, W.Name) and \
+                        e.left.name == x and isinstance(e.right, W.Num) and e.right.value == 1 \
+                        and h1.sort == T.INT:
+                    counters.append(x)
+        modified = set(names_assigned(w.body))
+        for i in counters:
+            for r in (0, 1):
+                h = head.vals[i][r]
+                out.append((f"{i} does not decrease", T.ge(h, st.vals[i][r])))
+            c = w.cond
+            if isinstance(c, W.BinOp) and c.op in ("<", "<=") and isinstance(c.left, W.Name) and \
+                    c.left.name == i and not ({n.name for n in W.names_of(c.right)} & modified):
+                for r in (1, 2):
+                    try:
+                        bound = self.expr(c.right, head, r, [])
+                    except NoRule:
+                        continue
+                    if c.op == "<=":
+                        bound = T.add(bound, 1)
+                    out.append((f"{i} stays within the guard's bound", T.le(head.vals[i][r - 1], bound)))
+        for x in carried:
+            if counts.get(x) != 1 or len(top.get(x, [])) != 1 or x in counters:
+                continue
+            e = top[x][0].value
+            h1, h2 = head.vals[x]
+            if isinstance(e, W.BinOp) and e.op == "+" and isinstance(e.left, W.Name) and \
+                    e.left.name == x and h1.sort.is_numeric:
+                # a running sum: the runs differ by what the differing position added
+                rest = {n.name for n in W.names_of(e.right)}
+                for i in counters:
+                    if rest - {i} & modified:
+                        continue
+                    for sk in self.skolems:
+                        try:
+                            st_j = State(dict(st.vals), st.facts, st.cost)
+                            st_j.vals[i] = (sk.j, sk.j)
+                            d1 = self.expr(e.right, st_j, 1, [])
+                            d2 = self.expr(e.right, st_j, 2, [])
+                        except NoRule:
+                            continue
+                        i0 = st.vals[i][0]
+                        inside = T.and_(T.le(i0, sk.j), T.lt(sk.j, head.vals[i][0]))
+                        delta = T.ite(inside, T.sub(d1, d2), T.real(0) if h1.sort == T.REAL else T.integer(0))
+                        out.append((f"the running sum {x} differs by the position {sk.list_name}'j",
+                                    T.eq(T.sub(h1, h2), T.add(T.sub(st.vals[x][0], st.vals[x][1]), delta))))
+            if isinstance(e, W.BinOp) and e.op == "++" and isinstance(e.left, W.Name) and \
+                    e.left.name == x and isinstance(e.right, W.ListLit) and WL.elem_key(h1.sort):
+                for i in counters:
+                    for r in (0, 1):
+                        grow = T.mul(len(e.right.items), T.sub(head.vals[i][r], st.vals[i][r]))
+                        out.append((f"{x} grows with {i}", T.eq(WL.length(head.vals[x][r]),
+                                                             T.add(WL.length(st.vals[x][r]), grow))))
+        if has_cost:
+            c0 = st.cost
+            out.append(("no cost", T.le(head.cost, c0)))
+            per: List[T.Term] = []
+            ok = True
+            for smp in samples_in(w.body):
+                if {n.name for n in W.names_of(smp.scale)} & modified:
+                    ok = False
+                    break
+                try:
+                    per.append(T.div(1, self.expr(smp.scale, st, 1, [])))
+                except NoRule:
+                    ok = False
+            if ok and per:
+                unit = per[0] if len(per) == 1 else T.add(*per)
+                scales = [T.integer(1), T.integer(2)] + [sk.bound for sk in self.skolems
+                                                          if sk.bound is not None]
+                for i in counters:
+                    n_iter = T.sub(head.vals[i][0], st.vals[i][0])
+                    for m in scales:
+                        out.append((f"the cost grows by at most {T.pretty(T.mul(m, unit))} per iteration",
+                                    T.le(head.cost, T.add(c0, T.mul(m, unit, n_iter)))))
+                    for sk in self.skolems:
+                        inside = T.and_(T.le(st.vals[i][0], sk.j), T.lt(sk.j, head.vals[i][0]))
+                        for m in scales:
+                            out.append((f"the cost is spent once, at the position {sk.list_name}'j",
+                                        T.le(head.cost, T.add(c0, T.ite(inside, T.mul(m, unit), T.real(0))))))
+        return out
+
+
+def _count_assignments(stmts, counts: Dict[str, int]) -> None:
+    for s in stmts:
+        if isinstance(s, (W.Assign, W.Sample)):
+            counts[s.target] = counts.get(s.target, 0) + 1
+        elif isinstance(s, W.If):
+            _count_assignments(s.then, counts)
+            _count_assignments(s.else_, counts)
+        elif isinstance(s, W.While):
+            _count_assignments(s.body, counts)
+            _count_assignments(s.body, counts)  # a nested loop's assignment is never "once"
+
+
+def _split_and(e) -> List:
+    if isinstance(e, W.BinOp) and e.op == "&&":
+        return _split_and(e.left) + _split_and(e.right)
+    return [e]
+
+
+def _dedup(facts: Sequence[T.Term]) -> List[T.Term]:
+    seen, out = set(), []
+    for f in facts:
+        if f == T.TRUE or f in seen:
+            continue
+        seen.add(f)
+        out.append(f)
+    return out
+
+
+def _coerce(t: T.Term, want: T.Sort) -> T.Term:
+    if want == T.REAL and t.sort == T.INT:
+        return T.to_real(t)
+    return t
+
+
+# ---- verdicts -------------------------------------------------------------------------------
+
+@record(frozen=False)
+class ProcReport:
+    name: str
+    claim: str
+    verdict: str               # verified | unknown
+    guarantee: Optional[str] = None
+    failure: Optional[str] = None
+    failure_span: object = None
+    code: Optional[str] = None
+    derivation: Optional[Node] = None
+    obligations: List[Obligation] = field(default_factory=list)
+    results: Dict[str, object] = field(default_factory=dict)
+    loops: Dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def claim_text(proc: W.Proc) -> str:
+    s = proc.spec
+    post = "=" if s.post is None else W.pretty_expr(s.post)
+    return (f"|-({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)}) {proc.name} ~ {proc.name} : "
+            f"{W.pretty_expr(s.pre)} ==> {post}")
+
+
+def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] = None,
+                rlimit: Optional[int] = None) -> ProcReport:
+    start = time.perf_counter()
+    report = ProcReport(proc.name, claim_text(proc), "unknown")
+    b = Builder(proc, types, session, rlimit)
+    try:
+        root, _ = b.derive()
+    except NoRule as exc:
+        report.failure = f"no apRHL rule applies: {exc}"
+        report.failure_span = exc.span
+        report.code = "V003"
+        report.seconds = time.perf_counter() - start
+        return report
+    report.derivation = root
+    report.loops = b.loops
+    report.obligations = b.obligations
+    kw = {} if rlimit is None else {"rlimit": rlimit}
+    failing = None
+    for ob in b.obligations:
+        if ob.id in report.results:
+            continue
+        r = discharge(ob, session=b.session, **kw)
+        report.results[ob.id] = r
+        if r.verdict != Verdict.VERIFIED and failing is None:
+            failing = (ob, r)
+    if failing is None:
+        report.verdict = "verified"
+        s = proc.spec
+        report.guarantee = f"({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)})-DP"
+    else:
+        ob, r = failing
+        report.failure = f"{ob.provenance.rule}: {ob.provenance.description}: " \
+                         f"{T.pretty(ob.goal)} is {r.verdict.value} ({r.reason})"
+        report.failure_span = ob.provenance.span
+        report.code = "V001" if r.verdict == Verdict.REFUTED else "V002"
+    report.seconds = time.perf_counter() - start
+    return report
