@@ -252,10 +252,12 @@ def matches(relative: str, pattern: str) -> bool:
 
 
 def discover(root: Path = PROGRAMS, filters: Sequence[str] = ()) -> List[Path]:
-    """The ``*.pinf`` files under ``root``, sorted by relative path, restricted to those
-    selected by at least one of ``filters`` (all of them when there are none)."""
+    """The ``*.pinf`` and ``*.pwhile`` (while-programs, docs/aprhl.md) files under ``root``,
+    sorted by relative path, restricted to those selected by at least one of ``filters`` (all of
+    them when there are none)."""
     root = Path(root)
-    paths = sorted(root.rglob("*.pinf"), key=lambda p: p.relative_to(root).as_posix())
+    paths = sorted(list(root.rglob("*.pinf")) + list(root.rglob("*.pwhile")),
+                   key=lambda p: p.relative_to(root).as_posix())
     if filters:
         paths = [p for p in paths
                  if any(matches(p.relative_to(root).as_posix(), f) for f in filters)]
@@ -488,6 +490,8 @@ def run_program(path: Path, root: Path = PROGRAMS, repeat: int = 1,
         result.error = f"bad expectation header: {exc}"
         result.problems = [result.error]
         return result
+    if path.suffix == ".pwhile":
+        return _run_while_program(path, result, repeat, certifier is not None)
     try:
         program = parse_file(path)
         typed = typecheck_program(program)
@@ -523,6 +527,57 @@ def run_program(path: Path, root: Path = PROGRAMS, repeat: int = 1,
             result.audits.append(cell)
             if soundness_bug:
                 result.problems.append(f"SOUNDNESS BUG: the exact audit shows {cell}")
+    return result
+
+
+def _run_while_program(path: Path, result: ProgramResult, repeat: int, certify: bool
+                       ) -> ProgramResult:
+    """``run_program`` for a while-program: apRHL verification (``verifier.aprhl``), and with a
+    certifier its certificate checked by the kernel (``checker.aprhl``); no exact audit."""
+    from verifier.aprhl.commands import verify_file
+    try:
+        verdicts = set()
+        reports: list = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            reports, ok = verify_file(str(path))
+            result.verify_runs.append(time.perf_counter() - start)
+            verdicts.add(tuple((r.name, r.verdict) for r in reports))
+            if certify:
+                from checker import aprhl as kernel_aprhl
+                from checker.aprhl_certify import certificate
+                from verifier.language.whilelang import parse_while_file
+                cert = json.loads(json.dumps(certificate(parse_while_file(str(path)), reports,
+                                                         str(path))))
+                start = time.perf_counter()
+                outcome = kernel_aprhl.check(cert)
+                result.check_runs.append(time.perf_counter() - start)
+                if not outcome.valid:
+                    raise CertificateRejected(f"the certificate does not check: {outcome.reason}")
+    except PrivInferError as exc:
+        result.error = exc.render()
+    except Exception as exc:
+        if os.environ.get("PRIVINFER_DEBUG"):
+            raise
+        result.error = f"internal error: {type(exc).__name__}: {exc}"
+    else:
+        if not reports:
+            result.error = "the program has no specified procedure"
+        elif len(verdicts) > 1:
+            result.error = "the verdicts differ between repeats"
+        else:
+            result.actual = ACTUAL_VERIFIED if all(r.verdict == VERIFIED for r in reports) \
+                else ACTUAL_UNKNOWN
+        from collections import Counter as _C
+        result.claims = [ClaimResult(r.name, r.verdict, r.guarantee or "", r.failure,
+                                     r.derivation.size() if r.derivation else 0,
+                                     dict(_C(ob.kind.value for ob in r.obligations)),
+                                     dict(_C(r.results[ob.id].method for ob in r.obligations
+                                             if ob.id in r.results)), r.code)
+                         for r in reports]
+    if result.error is not None:
+        result.actual = ACTUAL_ERROR
+    result.problems = compare(result.expected, result)
     return result
 
 

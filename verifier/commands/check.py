@@ -43,6 +43,19 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(diagnostic.render(), file=sys.stderr)
         return 2
+    from checker import aprhl
+    if aprhl.is_aprhl(data):
+        outcome = aprhl.check(data)
+        if args.json:
+            print(json.dumps({**outcome.to_json(), "code": None if outcome.valid else "C003"}, indent=2))
+        elif not outcome.valid:
+            print(f"{args.certificate}: INVALID: error[C003]: {outcome.reason}")
+        else:
+            lines = [f"{args.certificate}: valid ({len(outcome.obligations)} obligations derived "
+                     f"from the source by the kernel's apRHL rules, each discharged by z3 or trivially)"]
+            lines += [f"  {c['verdict']:<8}  {c['statement']}" for c in outcome.claims]
+            print("\n".join(lines))
+        return 0 if outcome.valid else 1
     outcome = kernel.check(data, solver=args.solver, allow_unknown=args.allow_unknown,
                            recheck_lemmas=args.recheck_lemmas)
     if args.json:

@@ -1,0 +1,465 @@
+"""The kernel's check of apRHL certificates of while-programs (``checker.aprhl_certify``).
+
+It imports nothing of the verifier's derivation builder (``verifier.aprhl``): it reads the
+source with the trusted front end (``verifier.language.whilelang``, as the functional kernel
+reads ``.pinf`` files with the parser), then derives, by its own implementation of the apRHL
+rules (docs/aprhl.md), every obligation of each claim the certificate says is verified — using
+only the loop invariants and variants the certificate supplies as hints, which the obligations
+themselves justify (they must hold on entry, be preserved, and the variant must decrease) — and
+
+* refuses the certificate when a ``Lap`` is recorded with a cost other than the rule's
+  ``|k + e<1> - e<2>| / b``, when one of its own obligations is missing from the certificate
+  or weakened there (the certificate's version must have the same goal and no hypothesis the
+  kernel's lacks), or when the statement or guarantee differs from the source's;
+* discharges every obligation it derived with z3 itself: a verified claim stands only if every
+  one is verified.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Dict, List, Optional, Tuple
+
+from obligations import terms as T
+from obligations import whilelogic as WL
+from obligations.model import Obligation, ObligationKind, Provenance, Verdict
+from obligations.records import field, record
+from obligations.smtlib import Z3Session
+from obligations.z3_backend import discharge
+from verifier.errors import PrivInferError
+from verifier.language import whilelang as W
+
+FORMAT = "privinfer-aprhl-certificate"
+
+
+class Invalid(Exception):
+    pass
+
+
+@record
+class Outcome:
+    valid: bool
+    reason: str = ""
+    claims: List[Dict[str, Any]] = field(default_factory=list)
+    obligations: List[Obligation] = field(default_factory=list)
+    seconds: float = 0.0
+    notes: List[str] = field(default_factory=list)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"valid": self.valid, "reason": self.reason, "claims": self.claims,
+                "trust_base": {"solvers": [{"name": "z3"}], "theorems": ["apRHL rules (docs/aprhl.md)"],
+                               "lemmas": []} if self.valid else None,
+                "notes": self.notes, "seconds": {"total": round(self.seconds, 4)}}
+
+
+def is_aprhl(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("format") == FORMAT
+
+
+def check(data: Any) -> Outcome:
+    """Check an apRHL certificate (parsed JSON); never raises on bad input: fails closed."""
+    start = time.perf_counter()
+    summary: List[Dict[str, Any]] = []
+    discharged: List[Obligation] = []
+    try:
+        _check(data, summary, discharged)
+        return Outcome(True, "", summary, discharged, time.perf_counter() - start)
+    except Invalid as exc:
+        return Outcome(False, str(exc), summary, [], time.perf_counter() - start)
+    except PrivInferError as exc:
+        return Outcome(False, f"the certificate's source does not read: {exc.first.message}",
+                       summary, [], time.perf_counter() - start)
+    except (KeyError, TypeError, ValueError, AttributeError, T.SortError) as exc:
+        return Outcome(False, f"the certificate is malformed: {type(exc).__name__}: {exc}",
+                       summary, [], time.perf_counter() - start)
+
+
+def _check(data: Any, summary, discharged) -> None:
+    if not is_aprhl(data) or data.get("version") != 1:
+        raise Invalid("not an apRHL certificate of version 1")
+    source = data["source"]
+    prog = W.parse_while(source["text"], source["file"])
+    types = W.check_program(prog)
+    session = Z3Session()
+    seen = set()
+    for claim in data["claims"]:
+        name = claim["name"]
+        if name in seen:
+            raise Invalid(f"two claims for {name}")
+        seen.add(name)
+        proc = prog.proc(name)
+        if proc is None or proc.spec is None:
+            raise Invalid(f"the source has no specified procedure {name}")
+        statement = _claim_text(proc)
+        if claim["statement"] != statement:
+            raise Invalid(f"the claim of {name} is recorded as {claim['statement']!r}; the source "
+                          f"states {statement!r}")
+        verdict = claim["verdict"]
+        if verdict != "verified":
+            if verdict != "unknown":
+                raise Invalid(f"unknown verdict {verdict!r} for {name}")
+            summary.append({"name": name, "verdict": "unknown", "statement": statement,
+                            "disputed": []})
+            continue
+        s = proc.spec
+        guarantee = f"({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)})-DP"
+        if claim.get("guarantee") != guarantee:
+            raise Invalid(f"{name}: the guarantee is recorded as {claim.get('guarantee')!r}, the "
+                          f"specification gives {guarantee!r}")
+        hints = _hints(claim)
+        d = _Derivation(proc, types[proc.name], hints)
+        try:
+            d.derive()
+        except _NoRule as exc:
+            raise Invalid(f"{name}: the kernel cannot derive the claim: {exc}") from None
+        recorded_costs = {(c["line"], c["col"]): _terms(c["cost"])[0] for c in claim["costs"]}
+        for key, cost in d.costs.items():
+            got = recorded_costs.get(key)
+            if got != cost:
+                shown = "nothing" if got is None else T.pretty(got)
+                raise Invalid(f"{name}: the Lap at line {key[0]}, column {key[1]} is charged "
+                              f"{shown}; the Lap rule charges {T.pretty(cost)}")
+        extra = set(recorded_costs) - set(d.costs)
+        if extra:
+            raise Invalid(f"{name}: costs recorded for Lap statements the derivation does not "
+                          f"reach: {sorted(extra)}")
+        recorded = [Obligation.from_json(o) for o in claim["obligations"]]
+        index: Dict[T.Term, List[frozenset]] = {}
+        for ob in recorded:
+            index.setdefault(ob.goal, []).append(frozenset(h.term for h in ob.hypotheses))
+        for ob in d.obligations:
+            hyps = frozenset(h.term for h in ob.hypotheses)
+            if not any(h <= hyps for h in index.get(ob.goal, [])):
+                raise Invalid(f"{name}: the certificate drops or weakens the obligation "
+                              f"'{ob.provenance.description}': {T.pretty(ob.goal)}")
+        done: Dict[str, Any] = {}
+        for ob in d.obligations:
+            if ob.id in done:
+                continue
+            r = discharge(ob, session=session)
+            done[ob.id] = r
+            if r.verdict != Verdict.VERIFIED:
+                raise Invalid(f"{name}: the obligation '{ob.provenance.description}' "
+                              f"({T.pretty(ob.goal)}) is {r.verdict.value}: {r.reason}")
+            discharged.append(ob)
+        summary.append({"name": name, "verdict": "verified", "statement": statement,
+                        "disputed": []})
+
+
+def _terms(data) -> List[T.Term]:
+    voc = T.Vocabulary.from_json(data["vocabulary"])
+    return [T.term_from_json(t, voc) for t in data["terms"]]
+
+
+def _hints(claim) -> Dict[Tuple[int, int], Tuple[List[T.Term], Optional[T.Term]]]:
+    out = {}
+    for loop in claim["loops"]:
+        inv = _terms(loop["invariants"])
+        variant = _terms(loop["variant"])[0] if loop["variant"] is not None else None
+        out[(loop["line"], loop["col"])] = (inv, variant)
+    return out
+
+
+def _claim_text(proc: W.Proc) -> str:
+    s = proc.spec
+    post = "=" if s.post is None else W.pretty_expr(s.post)
+    return (f"|-({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)}) {proc.name} ~ {proc.name} : "
+            f"{W.pretty_expr(s.pre)} ==> {post}")
+
+
+# ---- the kernel's own derivation ------------------------------------------------------------
+
+class _NoRule(Exception):
+    pass
+
+
+_ENT, _RANGE, _SIDE, _COMP = (ObligationKind.ENTAILMENT, ObligationKind.RANGE,
+                              ObligationKind.SIDE_CONDITION, ObligationKind.COMPOSABILITY)
+
+
+class _Derivation:
+    """The obligations of a procedure's judgement, rule by rule (a state is the pair of terms
+    of every variable, the facts known, and the cost spent so far)."""
+
+    def __init__(self, proc: W.Proc, types: W.ProcTypes, hints):
+        self.proc, self.types, self.hints = proc, types, hints
+        self.obligations: List[Obligation] = []
+        self.costs: Dict[Tuple[int, int], T.Term] = {}
+
+    def ob(self, facts, kind, goal, what: str, span) -> None:
+        hyps, seen = [], set()
+        for f in facts:
+            if f == T.TRUE or f in seen:
+                continue
+            seen.add(f)
+            hyps.append(f)
+        named = [(f"h_{k}", f) for k, f in enumerate(hyps)]
+        axioms = WL.axioms_for(WL.function_names(hyps + [goal]))
+        self.obligations.append(Obligation(
+            kind=kind, hypotheses=named, goal=goal, axioms=axioms,
+            provenance=Provenance("kernel", "kernel", what, None)))
+
+    def sort(self, name: str) -> T.Sort:
+        try:
+            return WL.sort_of(self.types.vars[name])
+        except ValueError:
+            raise _NoRule(f"unsupported type of {name}")
+
+    # terms
+    def term(self, e, vals, run: int, conds: List, want=None) -> T.Term:
+        if isinstance(e, W.Num):
+            return T.integer(int(e.value)) if e.is_int else T.real(e.value)
+        if isinstance(e, W.BoolLit):
+            return T.boolean(e.value)
+        if isinstance(e, W.Name):
+            if e.name not in vals:
+                raise _NoRule(f"{e.name} is read before it is assigned")
+            return vals[e.name][(e.run or run) - 1]
+        if isinstance(e, W.Index):
+            a = self.term(e.array, vals, run, conds)
+            i = self.term(e.index, vals, run, conds)
+            conds.append((_RANGE, T.and_(T.le(0, i), T.lt(i, WL.length(a))), "index in bounds"))
+            return WL.at(a, i)
+        if isinstance(e, W.Size):
+            return WL.length(self.term(e.arg, vals, run, conds))
+        if isinstance(e, W.ListLit):
+            if want is None or WL.elem_key(want) is None:
+                t = W.expr_type(e, self.types.vars)
+                if "?" in t:
+                    raise _NoRule("[] of unknown element type")
+                want = WL.sort_of(t)
+            return self._snocs(WL.nil(WL.elem_key(want)), e.items, vals, run, conds)
+        if isinstance(e, W.UnOp):
+            a = self.term(e.arg, vals, run, conds)
+            return T.not_(a) if e.op == "not" else T.neg(a)
+        if isinstance(e, W.Call):
+            if e.fn not in W.FUNCTIONS:
+                raise _NoRule(f"{e.fn} outside the precondition")
+            a = [self.term(x, vals, run, conds) for x in e.args]
+            return T.abs_(a[0]) if e.fn == "abs" else (T.min_(*a) if e.fn == "min" else T.max_(*a))
+        if isinstance(e, W.BinOp):
+            if e.op == "++":
+                left = self.term(e.left, vals, run, conds, want)
+                if not isinstance(e.right, W.ListLit):
+                    raise _NoRule("++ of a non-literal")
+                return self._snocs(left, e.right.items, vals, run, conds)
+            a = self.term(e.left, vals, run, conds)
+            b = self.term(e.right, vals, run, conds)
+            if e.op == "/":
+                conds.append((_RANGE, T.ne(b, 0), "divisor not zero"))
+            if e.op in ("=", "<>") and a.sort != b.sort and not (a.sort.is_numeric and b.sort.is_numeric):
+                if isinstance(e.right, W.ListLit):
+                    b = self.term(e.right, vals, run, conds, a.sort)
+                elif isinstance(e.left, W.ListLit):
+                    a = self.term(e.left, vals, run, conds, b.sort)
+            return {"+": T.add, "-": T.sub, "*": T.mul, "/": T.div, "=": T.eq, "<>": T.ne,
+                    "<": T.lt, "<=": T.le, ">": T.gt, ">=": T.ge, "&&": T.and_, "||": T.or_,
+                    "=>": T.implies}[e.op](a, b)
+        raise _NoRule("unsupported expression")
+
+    def _snocs(self, acc, items, vals, run, conds):
+        elem = WL.ELEMENT_SORTS[WL.elem_key(acc.sort)]
+        for it in items:
+            x = self.term(it, vals, run, conds)
+            acc = WL.snoc(acc, T.to_real(x) if elem == T.REAL and x.sort == T.INT else x)
+        return acc
+
+    def relational(self, e, vals) -> T.Term:
+        for n in W.names_of(e):
+            if n.run is None and n.name in vals and vals[n.name][0] is not vals[n.name][1]:
+                raise _NoRule(f"{n.name} without a run index in an assertion")
+        return self.term(e, vals, 1, [])
+
+    def conds(self, facts, conds) -> None:
+        for kind, goal, what in conds:
+            self.ob(facts, kind, goal, what, None)
+
+    # the judgement
+    def derive(self) -> None:
+        vals: Dict[str, Tuple[T.Term, T.Term]] = {}
+        facts: List[T.Term] = []
+        for p in self.proc.params:
+            s = self.sort(p.name)
+            pair = (T.var(p.name, s), T.var(p.name, s)) if p.pub else \
+                (T.var(p.name, s, 1), T.var(p.name, s, 2))
+            vals[p.name] = pair
+            for t in {pair[0], pair[1]}:
+                if p.type.base == "nat":
+                    facts.append(T.ge(t, 0))
+                elif p.type.base == "real+":
+                    facts.append(T.gt(t, 0))
+        listed = set()
+        for c in _conjuncts(self.proc.spec.pre):
+            if isinstance(c, W.Call) and c.fn in ("adj", "adjWithin"):
+                name = c.args[0].name
+                d1, d2 = vals[name]
+                if d1 is d2:
+                    continue
+                if name in listed:
+                    raise _NoRule("two adjacency relations for one list")
+                listed.add(name)
+                j = T.var(f"{name}'j", T.INT)
+                v = T.var(f"{name}'v", WL.ELEMENT_SORTS[WL.elem_key(d1.sort)])
+                fact = T.eq(d2, WL.upd(d1, j, v))
+                if c.fn == "adjWithin":
+                    bound = self.relational(c.args[2], vals)
+                    fact = T.and_(fact, T.or_(T.le(T.abs_(T.sub(WL.at(d1, j), v)), bound),
+                                              T.eq(WL.at(d1, j), v)))
+                facts.append(fact)
+            else:
+                facts.append(self.relational(c, vals))
+        body = list(self.proc.body)
+        ret = body.pop()
+        cost: T.Term = T.real(0)
+        for s in body:
+            vals, facts, cost = self.stmt(s, vals, facts, cost)
+        want = WL.sort_of(W.wtype_simple(self.proc.ret))
+        conds: List = []
+        r1 = self.term(ret.value, vals, 1, conds, want)
+        r2 = self.term(ret.value, vals, 2, conds, want)
+        self.conds(facts, conds)
+        spec = self.proc.spec
+        if spec.post is None:
+            post = T.eq(r1, r2)
+        else:
+            v2 = dict(vals)
+            v2["result"] = (r1, r2)
+            post = self.relational(spec.post, v2)
+        self.ob(facts, _ENT, post, "output relation", None)
+        self.ob(facts, _COMP, T.le(cost, self.relational(spec.eps, vals)), "cost within eps", None)
+        self.ob(facts, _COMP, T.le(0, self.relational(spec.delta, vals)), "delta", None)
+
+    def stmt(self, s, vals, facts, cost):
+        if isinstance(s, W.Skip):
+            return vals, facts, cost
+        if isinstance(s, W.Assign):
+            want = self.sort(s.target)
+            conds: List = []
+            pair = tuple(self._coerce(self.term(s.value, vals, r, conds, want), want) for r in (1, 2))
+            self.conds(facts, conds)
+            vals = dict(vals)
+            vals[s.target] = pair
+            return vals, facts, cost
+        if isinstance(s, W.Sample):
+            conds = []
+            b1 = self.term(s.scale, vals, 1, conds)
+            b2 = self.term(s.scale, vals, 2, conds)
+            c1 = self.term(s.center, vals, 1, conds)
+            c2 = self.term(s.center, vals, 2, conds)
+            self.conds(facts, conds)
+            self.ob(facts, _SIDE, T.eq(b1, b2), "public scale", None)
+            self.ob(facts, _RANGE, T.gt(b1, 0), "positive scale", None)
+            z = T.var(WL.draw_name(s.target, s.span.line, s.span.col), T.REAL)
+            if s.shift is None:
+                k: T.Term = T.real(0)
+                out = (z, z)
+            else:
+                k = T.add(self.relational(s.shift, vals), T.sub(c2, c1))
+                out = (z, T.add(z, k))
+            charge = T.div(T.abs_(T.add(k, T.sub(c1, c2))), b1)
+            self.costs[(s.span.line, s.span.col)] = charge
+            vals = dict(vals)
+            vals[s.target] = out
+            return vals, facts, T.add(cost, charge)
+        if isinstance(s, W.If):
+            conds = []
+            g1 = self.term(s.cond, vals, 1, conds)
+            g2 = self.term(s.cond, vals, 2, conds)
+            self.conds(facts, conds)
+            self.ob(facts, _SIDE, T.eq(g1, g2), "synchronised guards", None)
+            tv, tf, tc = dict(vals), facts + [g1, g2], cost
+            for x in s.then:
+                tv, tf, tc = self.stmt(x, tv, tf, tc)
+            ev, ef, ec = dict(vals), facts + [T.not_(g1), T.not_(g2)], cost
+            for x in s.else_:
+                ev, ef, ec = self.stmt(x, ev, ef, ec)
+            merged = {}
+            for x in tv:
+                if x in ev:
+                    a, b = tv[x], ev[x]
+                    merged[x] = (a[0] if a[0] is b[0] else T.ite(g1, a[0], b[0]),
+                                 a[1] if a[1] is b[1] else T.ite(g2, a[1], b[1]))
+            n = len(facts)
+            out_facts = list(facts) + [T.implies(g1, f) for f in tf[n + 2:]] + \
+                [T.implies(T.not_(g1), f) for f in ef[n + 2:]]
+            return merged, out_facts, (tc if tc is ec else T.ite(g1, tc, ec))
+        if isinstance(s, W.While):
+            return self.loop(s, vals, facts, cost)
+        raise _NoRule("return before the end")
+
+    @staticmethod
+    def _coerce(t, want):
+        return T.to_real(t) if want == T.REAL and t.sort == T.INT else t
+
+    def loop(self, w: W.While, vals, facts, cost):
+        key = (w.span.line, w.span.col)
+        if key not in self.hints:
+            raise _NoRule(f"no invariant recorded for the loop at line {key[0]}")
+        inv, variant = self.hints[key]
+        assigned = _assigned(w.body)
+        carried = [x for x in assigned if x in vals]
+        costly = _has_sample(w.body)
+        head = {x: p for x, p in vals.items() if x not in assigned}
+        entry: Dict[T.Var, T.Term] = {}
+        for x in carried:
+            n = WL.head_name(x, *key)
+            s = self.sort(x)
+            head[x] = (T.var(n, s, 1), T.var(n, s, 2))
+            entry[head[x][0]], entry[head[x][1]] = vals[x]
+        hcost = T.var(f"cost''{key[0]}h{key[1]}", T.REAL) if costly else cost
+        if costly:
+            entry[hcost] = cost
+        for c in inv:
+            if c.sort != T.BOOL:
+                raise _NoRule("an invariant is not a formula")
+            self.ob(facts, _ENT, T.substitute(c, entry), "invariant on entry", None)
+        conds: List = []
+        g1 = self.term(w.cond, head, 1, conds)
+        g2 = self.term(w.cond, head, 2, conds)
+        inside = list(facts) + list(inv)
+        self.conds(inside, conds)
+        self.ob(inside, _SIDE, T.eq(g1, g2), "synchronised loop guards", None)
+        bv, bf, bc = dict(head), inside + [g1, g2], hcost
+        start = list(bf)
+        for x in w.body:
+            bv, bf, bc = self.stmt(x, bv, bf, bc)
+        back: Dict[T.Var, T.Term] = {}
+        for x in carried:
+            if x not in bv:
+                raise _NoRule(f"{x} unassigned at the end of the body")
+            back[head[x][0]], back[head[x][1]] = bv[x]
+        if costly:
+            back[hcost] = bc
+        for c in inv:
+            self.ob(bf, _ENT, T.substitute(c, back), "invariant preserved", None)
+        if variant is None or variant.sort != T.INT:
+            raise _NoRule(f"no integer variant for the loop at line {key[0]}")
+        self.ob(start, _SIDE, T.gt(variant, 0), "variant positive", None)
+        self.ob(bf, _SIDE, T.lt(T.substitute(variant, back), variant), "variant decreases", None)
+        return head, inside + [T.not_(g1), T.not_(g2)], hcost
+
+
+def _conjuncts(e) -> List:
+    if isinstance(e, W.BinOp) and e.op == "&&":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _assigned(stmts) -> List[str]:
+    out: List[str] = []
+    for s in stmts:
+        names = [s.target] if isinstance(s, (W.Assign, W.Sample)) else \
+            _assigned(s.then) + _assigned(s.else_) if isinstance(s, W.If) else \
+            _assigned(s.body) if isinstance(s, W.While) else []
+        out += [n for n in names if n not in out]
+    return out
+
+
+def _has_sample(stmts) -> bool:
+    for s in stmts:
+        if isinstance(s, W.Sample):
+            return True
+        if isinstance(s, W.If) and (_has_sample(s.then) or _has_sample(s.else_)):
+            return True
+        if isinstance(s, W.While) and _has_sample(s.body):
+            return True
+    return False
