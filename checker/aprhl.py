@@ -193,7 +193,7 @@ class _Derivation:
             seen.add(f)
             hyps.append(f)
         named = [(f"h_{k}", f) for k, f in enumerate(hyps)]
-        axioms = WL.axioms_for(WL.function_names(hyps + [goal]))
+        axioms = WL.ground_axioms(hyps + [goal])
         self.obligations.append(Obligation(
             kind=kind, hypotheses=named, goal=goal, axioms=axioms,
             provenance=Provenance("kernel", "kernel", what, None)))
@@ -288,7 +288,9 @@ class _Derivation:
                 elif p.type.base == "real+":
                     facts.append(T.gt(t, 0))
         listed = set()
-        for c in _conjuncts(self.proc.spec.pre):
+        pre = _conjuncts(self.proc.spec.pre)
+        adjacency = [c for c in pre if isinstance(c, W.Call) and c.fn in ("adj", "adjWithin")]
+        for c in adjacency + [c for c in pre if c not in adjacency]:
             if isinstance(c, W.Call) and c.fn in ("adj", "adjWithin"):
                 name = c.args[0].name
                 d1, d2 = vals[name]
@@ -299,12 +301,11 @@ class _Derivation:
                 listed.add(name)
                 j = T.var(f"{name}'j", T.INT)
                 v = T.var(f"{name}'v", WL.ELEMENT_SORTS[WL.elem_key(d1.sort)])
-                fact = T.eq(d2, WL.upd(d1, j, v))
+                vals[name] = (d1, WL.upd(d1, j, v))
                 if c.fn == "adjWithin":
                     bound = self.relational(c.args[2], vals)
-                    fact = T.and_(fact, T.or_(T.le(T.abs_(T.sub(WL.at(d1, j), v)), bound),
-                                              T.eq(WL.at(d1, j), v)))
-                facts.append(fact)
+                    facts.append(T.or_(T.le(T.abs_(T.sub(WL.at(d1, j), v)), bound),
+                                       T.eq(WL.at(d1, j), v)))
             else:
                 facts.append(self.relational(c, vals))
         body = list(self.proc.body)
@@ -351,10 +352,10 @@ class _Derivation:
             z = T.var(WL.draw_name(s.target, s.span.line, s.span.col), T.REAL)
             if s.shift is None:
                 k: T.Term = T.real(0)
-                out = (z, z)
+                out = (WL.released(b1, z), WL.released(b1, z))
             else:
                 k = T.add(self.relational(s.shift, vals), T.sub(c2, c1))
-                out = (z, T.add(z, k))
+                out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))
             charge = T.div(T.abs_(T.add(k, T.sub(c1, c2))), b1)
             self.costs[(s.span.line, s.span.col)] = charge
             vals = dict(vals)

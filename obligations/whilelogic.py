@@ -113,8 +113,61 @@ def axioms_for(vocabulary_names: Sequence[str]) -> List[Tuple[str, T.Term]]:
     return out
 
 
+def ground_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
+    """The instances of the axioms above that the list terms among ``terms`` need, ground
+    (no quantifier: the problems stay in a decidable fragment and fail fast): ``len l >= 0`` for
+    every ``len l``, and the equations of ``len`` and ``at`` on ``snoc``, ``upd`` and ``nil``
+    for every such application, again for the terms these equations introduce. Each instance
+    is an instance of a true axiom, so adding it is sound; fewer instances can only lose a
+    proof."""
+    out: List[Tuple[str, T.Term]] = []
+    seen = set()
+    work = [t for t in T.subterms(*terms) if isinstance(t, T.Apply)]
+    while work:
+        t = work.pop()
+        if t in seen:
+            continue
+        seen.add(t)
+        name = t.func.name
+        head = name.split("_")[0]
+        new: List[T.Term] = []
+        if head == "len" and elem_key(t.args[0].sort):
+            l = t.args[0]
+            new.append(T.ge(t, 0))
+            if isinstance(l, T.Apply):
+                inner = l.func.name.split("_")[0]
+                if inner == "snoc":
+                    new.append(T.eq(t, T.add(length(l.args[0]), 1)))
+                elif inner == "upd":
+                    new.append(T.eq(t, length(l.args[0])))
+                elif inner == "nil":
+                    new.append(T.eq(t, 0))
+        elif head == "at" and elem_key(t.args[0].sort):
+            l, i = t.args
+            if isinstance(l, T.Apply):
+                inner = l.func.name.split("_")[0]
+                if inner == "snoc":
+                    new.append(T.eq(t, T.ite(T.eq(i, length(l.args[0])), l.args[1],
+                                             at(l.args[0], i))))
+                elif inner == "upd":
+                    new.append(T.eq(t, T.ite(T.eq(i, l.args[1]), l.args[2], at(l.args[0], i))))
+        for f in new:
+            out.append((f"ax_list_{len(out)}", f))
+            work += [s for s in T.subterms(f) if isinstance(s, T.Apply) and s not in seen]
+    return out
+
+
 def function_names(terms: Sequence[T.Term]) -> List[str]:
     return sorted({f.name for f in T.vocabulary_of(*terms).functions})
+
+
+def released(scale: T.TermLike, draw: T.TermLike) -> T.Term:
+    """What ``x := $ Lap (b, e)`` stores: ``lapgrid (b, w)``, the exact draw ``w`` of ``e +
+    Lap (b)`` rounded to the grid of the scale ``b`` (``noise.laplace_exact``; docs/noise.md). The
+    function is left uninterpreted: the derivation couples the exact draws (equal, or shifted),
+    and the stored values are related only as far as that gives (equal draws and equal scales:
+    equal values; a shifted draw: nothing more), so the rounding ``run`` performs is covered."""
+    return T.FuncDecl("lapgrid", (T.REAL, T.REAL), T.REAL)(scale, draw)
 
 
 def head_name(name: str, line: int, col: int) -> str:
