@@ -1,0 +1,392 @@
+"""The while-language of the course notes (``.pwhile``) and its apRHL derivations
+(docs/aprhl.md): syntax and diagnostics, verdicts of the course's programs and of their broken
+twins, certificates re-derived by the kernel (and refused when a builder bug or a tampering
+weakens them), and ``run``'s exact semantics."""
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from benchmarks.runner import read_expectation
+from checker import aprhl as kernel
+from checker.aprhl_certify import certificate
+from obligations import terms as T
+from verifier.aprhl import derive
+from verifier.aprhl.commands import verify_file
+from verifier.aprhl.run import Evaluator
+from verifier.errors import PrivInferError
+from verifier.language import whilelang as W
+from verifier.semantics.noise import seeded_source
+
+ROOT = Path(__file__).resolve().parents[1]
+APRHL = ROOT / "benchmarks" / "programs" / "aprhl"
+GOOD = sorted(APRHL.glob("*.pwhile"))
+BAD = sorted((APRHL / "mistakes").glob("*.pwhile"))
+
+
+def privinfer(*args):
+    env = {k: v for k, v in os.environ.items() if k != "PRIVINFER_DEBUG"}
+    return subprocess.run([sys.executable, "-m", "verifier.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+
+
+def verify_text(tmp_path, text, name="p.pwhile"):
+    path = tmp_path / name
+    path.write_text(text)
+    reports, ok = verify_file(str(path))
+    return reports, ok
+
+
+# ---- syntax ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", GOOD + BAD, ids=lambda p: p.name)
+def test_the_printer_round_trips(path):
+    prog = W.parse_while_file(str(path))
+    again = W.parse_while(W.pretty_while_program(prog), "again")
+    assert again.procs == prog.procs
+
+
+@pytest.mark.parametrize("text, code, where", [
+    ("proc F (x : real) : real\n  z := $ Lop (1, x);\n  return z\nend\n", "P005", ":2:10:"),
+    ("proc F (x : real) : real\n  z := x +;\n  return z\nend\n", "P005", ":2:11:"),
+    ("proc F (x : real) : real\n  z := x\n", "P006", ":3:1:"),
+    ("(* open\nproc F (x : real) : real\n", "P003", ":1:1:"),
+    ("proc F (x : real) : real\n  z := x<1>;\n  return z\nend\n", "P010", ":2:8:"),
+    ("proc F (x : real) : real\n  z := x # 1;\n  return z\nend\n", "P002", ":2:10:"),
+    ("proc F (x : real) : real\n  z := y;\n  return z\nend\n", "T001", ":2:8:"),
+    ("proc F (x : real) : real\n  z := x && true;\n  return z\nend\n", "T002", ":2:8:"),
+    ("proc F (d : real list) : bool\n  z := adj (d, d);\n  return z\nend\n", "T014", ":2:8:"),
+    ("proc F (x : real) : real\n  x := 1;\n  return x\nend\n", "T002", ":2:3:"),
+    ("proc F (x : real) : real\n  if x > 0 then return x else skip end;\n  return x\nend\n",
+     "T002", ":2:17:"),
+])
+def test_input_errors_are_located_diagnostics_exit_2(tmp_path, text, code, where):
+    path = tmp_path / "bad.pwhile"
+    path.write_text(text)
+    result = privinfer("verify", path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"error[{code}]" in result.stderr and f"{path}{where}" in result.stderr, result.stderr
+
+
+def test_deep_nesting_is_P007_not_a_crash(tmp_path):
+    path = tmp_path / "deep.pwhile"
+    path.write_text("proc F (x : real) : real\n  z := " + "(" * 5000 + "x" + ")" * 5000 +
+                    ";\n  return z\nend\n")
+    result = privinfer("parse", path)
+    assert result.returncode == 2 and "error[P007]" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_parse_and_typecheck_dispatch_on_the_file_kind():
+    path = APRHL / "mean.pwhile"
+    result = privinfer("parse", path)
+    assert result.returncode == 0, result.stderr
+    assert W.parse_while(result.stdout, "x").procs == W.parse_while_file(str(path)).procs
+    result = privinfer("typecheck", path)
+    assert result.returncode == 0
+    assert result.stdout.strip() == "Mean : real list -> real -> int -> real"
+
+
+def test_types_join_int_and_real():
+    prog = W.parse_while("proc F (pub n : int) : real\n  s := 0;\n  s := s + 0.5;\n"
+                         "  r := [];\n  r := r ++ [s];\n  return s\nend\n", "t")
+    types = W.check_program(prog)["F"].vars
+    assert types["s"] == "real" and types["r"] == "list(real)" and types["n"] == "int"
+
+
+# ---- verdicts -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_course_programs_verify_at_the_notes_guarantee(path):
+    expected = read_expectation(path)
+    assert expected.verdict == "verified"
+    reports, ok = verify_file(str(path))
+    assert ok, [r.failure for r in reports]
+    [r] = reports
+    # the guarantee verified is the one the header states (expect: verified: NAME is (G)-DP)
+    stated = expected.summary.split(" is ", 1)[1].split("-DP")[0]
+    assert r.guarantee == f"{stated}-DP"
+    assert all(res.verdict.value == "verified" for res in r.results.values())
+    rules = {n.rule for n in r.derivation.walk()}
+    assert "Conseq" in rules and ("Lap" in rules)
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
+def test_broken_twins_are_not_verified(path):
+    assert read_expectation(path).verdict == "rejected"
+    reports, ok = verify_file(str(path))
+    assert not ok
+    assert all(r.verdict == "unknown" and r.failure and r.code in ("V001", "V002", "V003")
+               for r in reports)
+
+
+@pytest.mark.parametrize("name, rule, words", [
+    ("branch_on_private.pwhile", "Cond", "synchronised"),
+    ("loop_on_private.pwhile", "AWhile", "synchronised"),
+    ("noise_too_small.pwhile", "Conseq", "at most the claimed eps"),
+    ("group_undercharged.pwhile", "Conseq", "at most the claimed eps"),
+    ("undercharged.pwhile", "Conseq", "at most the claimed eps"),
+    ("unnoised_sum.pwhile", "Conseq", "outputs are equal"),
+    ("out_of_bounds.pwhile", "Assign", "in bounds"),
+])
+def test_each_twin_fails_for_its_reason(name, rule, words):
+    [r], ok = verify_file(str(APRHL / "mistakes" / name))
+    assert r.failure.startswith(rule + ":") and words in r.failure, r.failure
+
+
+def test_noise_too_small_is_refuted_with_a_confirmed_counterexample():
+    [r], _ = verify_file(str(APRHL / "mistakes" / "noise_too_small.pwhile"))
+    assert r.code == "V001" and "refuted" in r.failure
+
+
+DUMMY = """proc D (d : real list) (pub eps : real+) : real list
+  |- ({eps}, 0) : adjWithin (d<1>, d<2>, 1) /\\ size d<1> = 3 ==> =
+  i := 0;
+  s := 0;
+  r := [];
+  while i < size d do
+    s := s + d[i];
+    z := $ Lap (1 / eps, s);
+    r := r ++ [z];
+    i := i + 1
+  end;
+  return r
+end
+"""
+
+
+def test_the_loop_costs_are_summed_exactly(tmp_path):
+    # three releases of sums moving by at most 1: 3 eps holds, 2 eps does not
+    assert verify_text(tmp_path, DUMMY.format(eps="3 * eps"))[1]
+    assert not verify_text(tmp_path, DUMMY.format(eps="2 * eps"))[1]
+
+
+def test_a_scale_that_depends_on_private_data_is_not_verified(tmp_path):
+    reports, ok = verify_text(tmp_path, """proc F (q : real) (pub eps : real+) : real
+  |- (eps, 0) : abs (q<1> - q<2>) <= 1 /\\ q<1> > 0 /\\ q<2> > 0 ==> =
+  z := $ Lap (q / eps, 0);
+  return z
+end
+""")
+    assert not ok and "same in both runs" in reports[0].failure
+
+
+def test_division_by_a_possibly_zero_value_is_not_verified(tmp_path):
+    reports, ok = verify_text(tmp_path, """proc F (q : real) (pub eps : real+) (pub n : int) : real
+  |- (eps, 0) : abs (q<1> - q<2>) <= 1 ==> =
+  z := $ Lap (1 / eps, q / n);
+  return z
+end
+""")
+    assert not ok and "divisor" in reports[0].failure
+
+
+def test_a_written_invariant_and_variant_are_used(tmp_path):
+    text = """proc F (d : real list) (pub eps : real+) : real
+  |- (eps, 0) : adjWithin (d<1>, d<2>, 1) ==> =
+  i := size d;
+  s := 0;
+  while i > 0
+    invariant i<1> = i<2> /\\ i<1> <= size d<1> /\\ i<1> >= 0
+    invariant s<1> - s<2> = (if 0 = 0 then 0 else 0)
+    variant i
+  do
+    i := i - 1;
+    s := s + 1
+  end;
+  z := $ Lap (1 / eps, s);
+  return z
+end
+"""
+    # 'if' is not an expression of the language: the invariant does not parse
+    path = tmp_path / "p.pwhile"
+    path.write_text(text)
+    with pytest.raises(PrivInferError):
+        W.parse_while_file(str(path))
+    text = text.replace("    invariant s<1> - s<2> = (if 0 = 0 then 0 else 0)\n",
+                        "    invariant s<1> = s<2>\n")
+    reports, ok = verify_text(tmp_path, text)
+    assert ok, reports[0].failure
+    loop = reports[0].derivation.children[0].children[2]
+    assert loop.rule == "AWhile" and "i'" in loop.text
+
+
+def test_an_unprovable_written_invariant_leaves_the_claim_unknown(tmp_path):
+    reports, ok = verify_text(tmp_path, """proc F (d : real list) (pub eps : real+) : real
+  |- (eps, 0) : adjWithin (d<1>, d<2>, 1) ==> =
+  i := 0;
+  s := 0;
+  while i < size d invariant s<1> = s<2> + 5 do
+    s := s + d[i];
+    i := i + 1
+  end;
+  z := $ Lap (1 / eps, s);
+  return z
+end
+""")
+    assert not ok and "invariant" in reports[0].failure
+
+
+def test_a_shift_is_charged_and_relates_the_outputs(tmp_path):
+    # run 2's noise is run 1's plus 1: cost |1| * eps = eps, whatever q is
+    reports, ok = verify_text(tmp_path, """proc F (q : real) (pub eps : real+) : real
+  |- (eps, 0) : q<1> = q<2> ==> =
+  z := $ Lap (1 / eps, q) shift 1;
+  return z
+end
+""")
+    # the outputs are grid roundings of draws 1 apart: not provably equal
+    assert not ok and "outputs are equal" in reports[0].failure
+    assert reports[0].derivation.children[0].rule == "Lap-Shift"
+
+
+# ---- certificates ---------------------------------------------------------------------------
+
+def _certificate(path):
+    prog = W.parse_while_file(str(path))
+    reports, ok = verify_file(str(path))
+    return json.loads(json.dumps(certificate(prog, reports, str(path)))), reports
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_certificates_of_the_course_programs_check(path):
+    cert, _ = _certificate(path)
+    outcome = kernel.check(cert)
+    assert outcome.valid, outcome.reason
+    assert [c["verdict"] for c in outcome.claims] == ["verified"]
+    assert len(outcome.obligations) > 0
+
+
+def test_a_builder_that_charges_a_lap_nothing_is_caught_by_the_kernel(monkeypatch):
+    path = APRHL / "mistakes" / "noise_too_small.pwhile"
+    real_rule = derive.Builder.rule_lap
+
+    def buggy(self, s, st):
+        node, after = real_rule(self, s, st)
+        node.data["cost"] = T.real(0)
+        return node, derive.State(after.vals, after.facts, st.cost)   # charged nothing
+
+    monkeypatch.setattr(derive.Builder, "rule_lap", buggy)
+    cert, reports = _certificate(path)
+    assert reports[0].verdict == "verified"          # the bug makes the builder unsound...
+    outcome = kernel.check(cert)
+    assert not outcome.valid                         # ...and the kernel refuses its certificate
+    assert "charged 0" in outcome.reason and "Lap rule charges" in outcome.reason
+
+
+def test_a_certificate_that_drops_an_obligation_is_refused():
+    cert, _ = _certificate(APRHL / "mean.pwhile")
+    obs = cert["claims"][0]["obligations"]
+    cert["claims"][0]["obligations"] = [o for o in obs if "synchronised" not in o["provenance"]["description"]]
+    assert len(cert["claims"][0]["obligations"]) < len(obs)
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "drops or weakens" in outcome.reason
+
+
+def test_a_certificate_with_a_weakened_obligation_is_refused():
+    cert, _ = _certificate(APRHL / "laplace_mechanism.pwhile")
+    for o in cert["claims"][0]["obligations"]:
+        if "claimed eps" in o["provenance"]["description"]:
+            o["hypotheses"].append({"name": "h_extra", "term": T.term_to_json(T.boolean(False))})
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "drops or weakens" in outcome.reason
+
+
+def test_a_certificate_claiming_a_better_guarantee_is_refused():
+    cert, _ = _certificate(APRHL / "dummy_sum.pwhile")
+    cert["claims"][0]["guarantee"] = "(eps, 0)-DP"
+    assert not kernel.check(cert).valid
+    cert, _ = _certificate(APRHL / "dummy_sum.pwhile")
+    cert["source"]["text"] = cert["source"]["text"].replace("(eps * n, 0)", "(eps, 0)")
+    assert not kernel.check(cert).valid
+
+
+def test_a_certificate_with_a_false_invariant_is_refused():
+    cert, _ = _certificate(APRHL / "partial_sums.pwhile")
+    loop = cert["claims"][0]["loops"][0]
+    loop["invariants"]["terms"] = [T.term_to_json(T.boolean(False))]
+    outcome = kernel.check(cert)
+    assert not outcome.valid
+
+
+def test_a_certificate_of_a_broken_program_marked_verified_is_refused():
+    cert, _ = _certificate(APRHL / "mistakes" / "group_undercharged.pwhile")
+    claim = cert["claims"][0]
+    claim["verdict"] = "verified"
+    claim["guarantee"] = "(eps, 0)-DP"
+    outcome = kernel.check(cert)
+    assert not outcome.valid
+
+
+def test_check_and_verify_certificate_on_the_command_line(tmp_path):
+    out = tmp_path / "c.json"
+    result = privinfer("verify", APRHL / "partial_sums.pwhile", "--certificate", out, "--explain")
+    assert result.returncode == 0, result.stderr
+    assert "AWhile" in result.stdout and "Lap" in result.stdout
+    result = privinfer("check", out)
+    assert result.returncode == 0 and "valid" in result.stdout
+    data = json.loads(out.read_text())
+    data["claims"][0]["costs"][0]["cost"]["terms"] = [T.term_to_json(T.real(0))]
+    out.write_text(json.dumps(data))
+    result = privinfer("check", out)
+    assert result.returncode == 1 and "INVALID" in result.stdout
+
+
+def test_the_kernel_does_not_import_the_builder():
+    code = ("import sys, checker.aprhl; "
+            "print([m for m in sys.modules if m.startswith(('verifier.aprhl', 'verifier.rules'))])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+# ---- run ------------------------------------------------------------------------------------
+
+def _run(path, name, args, seed):
+    prog = W.parse_while_file(str(path))
+    types = W.check_program(prog)
+    return Evaluator(prog.proc(name), types[name], seeded_source(seed)).run(args)
+
+
+def test_run_releases_the_exact_laplace_draw_of_the_verified_program():
+    d = [Fraction(1), Fraction(5, 2), Fraction(3)]
+    eps = Fraction(1, 2)
+    got = _run(APRHL / "mean.pwhile", "Mean", {"d": d, "eps": eps, "n": 3}, seed=7)
+    # the same noise source, drawn directly: centre s / i, scale (1 / n) / eps
+    want = seeded_source(7).laplace_exact(sum(d) / 3, Fraction(1, 3) / eps)
+    assert got == want and isinstance(got, Fraction)
+
+
+def test_run_partial_sums_adds_the_noisy_values_exactly():
+    d = [Fraction(1), Fraction(0), Fraction(2)]
+    got = _run(APRHL / "partial_sums.pwhile", "PartialSums", {"d": d, "eps": Fraction(1)}, seed=3)
+    src = seeded_source(3)
+    noisy = [src.laplace_exact(x, Fraction(1)) for x in d]
+    assert got == [sum(noisy[:k + 1]) for k in range(3)]
+
+
+def test_run_on_the_command_line(tmp_path):
+    csv = tmp_path / "d.csv"
+    csv.write_text("x\n1\n0\n1\n")
+    r = privinfer("run", APRHL / "composition.pwhile", "TwoCounts", "--data", f"d={csv}:x",
+                  "--arg", "e1=1", "--arg", "e2=0.5", "--seed", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["kind"] == "sample" and out["releasable"] is False and len(out["value"]) == 2
+    r = privinfer("run", APRHL / "mean.pwhile", "Mean", "--arg", "d=[1, 2]", "--arg", "eps=0")
+    assert r.returncode == 2 and "error[R001]" in r.stderr, r.stderr
+    r = privinfer("run", APRHL / "mistakes" / "out_of_bounds.pwhile", "PastEnd",
+                  "--arg", "d=[1.0, 2.0]", "--arg", "eps=1", "--seed", "1")
+    assert r.returncode == 2 and "error[R006]" in r.stderr and "out of bounds" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_bench_runs_the_while_programs(tmp_path):
+    from benchmarks import runner
+    result = runner.run_suite(APRHL, progress=False)
+    assert result.ok, [(p.program, p.problems) for p in result.programs if p.problems]
+    assert {p.program for p in result.programs} >= {"mean.pwhile", "mistakes/undercharged.pwhile"}
