@@ -57,6 +57,11 @@ def parse_grid(text: Optional[str]) -> Optional[List[float]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if str(args.file).endswith(".pwhile"):
+        from verifier.errors import error
+        raise error("U002", f"{args.file}: the exact audit is not available for while-programs "
+                    "(.pwhile) yet: their Laplace outputs are continuous (docs/aprhl.md); use "
+                    "privinfer verify and privinfer run")
     result = audit_program(args.file, args.entry, args.n, args.arg, private=args.private,
                            eps_grid=parse_grid(args.eps_grid), verify=not args.no_verify,
                            max_inputs=args.max_inputs)
