@@ -68,7 +68,7 @@ def check(data: Any) -> Outcome:
     except PrivInferError as exc:
         return Outcome(False, f"the certificate's source does not read: {exc.first.message}",
                        summary, [], time.perf_counter() - start)
-    except (KeyError, TypeError, ValueError, AttributeError, T.SortError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, T.SortError, RecursionError) as exc:
         return Outcome(False, f"the certificate is malformed: {type(exc).__name__}: {exc}",
                        summary, [], time.perf_counter() - start)
 

@@ -389,3 +389,46 @@ def test_bench_runs_the_while_programs(tmp_path):
     result = runner.run_suite(APRHL, progress=False)
     assert result.ok, [(p.program, p.problems) for p in result.programs if p.problems]
     assert {p.program for p in result.programs} >= {"mean.pwhile", "mistakes/undercharged.pwhile"}
+
+
+# ---- robustness -----------------------------------------------------------------------------
+
+def _mutants(count, seed):
+    import random
+    rng = random.Random(seed)
+    texts = [p.read_text() for p in GOOD + BAD]
+    pieces = [" ", ";", ":=", "$", "Lap", "(", ")", "[", "]", "while", "do", "end", "if", "then",
+              "x<1>", "d", "i", "0", "1.5", "/", "++", "[]", "size", "return", "skip", "-", "<"]
+    for _ in range(count):
+        text = rng.choice(texts)
+        for _ in range(rng.randint(1, 3)):
+            k = rng.randrange(len(text))
+            op = rng.randrange(3)
+            if op == 0:
+                text = text[:k] + text[k + rng.randint(1, 6):]
+            elif op == 1:
+                text = text[:k] + rng.choice(pieces) + text[k:]
+            else:
+                j = rng.randrange(len(text))
+                text = text[:k] + text[j:j + rng.randint(1, 8)] + text[k:]
+        yield text
+
+
+def test_mutated_programs_give_diagnostics_or_verdicts_never_crashes():
+    verified_or_unknown = 0
+    for k, text in enumerate(_mutants(300, 2026)):
+        try:
+            prog = W.parse_while(text, f"m{k}.pwhile")
+            types = W.check_program(prog)
+        except PrivInferError as exc:
+            assert exc.first.span is None or exc.first.span.line >= 1
+            continue
+        if verified_or_unknown >= 12:
+            continue
+        for p in prog.procs:
+            if p.spec is not None:
+                r = derive.verify_proc(p, types[p.name])
+                assert r.verdict in ("verified", "unknown")
+                assert r.verdict == "unknown" or r.failure is None
+                verified_or_unknown += 1
+    assert verified_or_unknown >= 5
