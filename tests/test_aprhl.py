@@ -432,3 +432,17 @@ def test_mutated_programs_give_diagnostics_or_verdicts_never_crashes():
                 assert r.verdict == "unknown" or r.failure is None
                 verified_or_unknown += 1
     assert verified_or_unknown >= 5
+
+
+def test_the_json_report_of_while_programs_follows_the_report_schema():
+    import jsonschema
+    schema = json.loads((ROOT / "verifier" / "report.schema.json").read_text())
+    r = privinfer("verify", "--json", APRHL / "laplace_mechanism.pwhile",
+                  APRHL / "mistakes" / "noise_too_small.pwhile")
+    assert r.returncode == 1
+    reports = json.loads(r.stdout)
+    jsonschema.validate(reports, schema)
+    assert [c["verdict"] for rep in reports for c in rep["claims"]] == ["verified", "unknown"]
+    r = privinfer("verify", "--json", APRHL / "laplace_mechanism.pwhile")
+    assert r.returncode == 0
+    jsonschema.validate(json.loads(r.stdout), schema)

@@ -758,7 +758,10 @@ def claim_text(proc: W.Proc) -> str:
 def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] = None,
                 rlimit: Optional[int] = None) -> ProcReport:
     start = time.perf_counter()
-    report = ProcReport(proc.name, claim_text(proc), "unknown")
+    s = proc.spec
+    # what the claim means in words (the guarantee it states; verified or not)
+    report = ProcReport(proc.name, claim_text(proc), "unknown",
+                        guarantee=f"({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)})-DP")
     b = Builder(proc, types, session, rlimit)
     try:
         root, _ = b.derive()
@@ -790,8 +793,6 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
             failing = (ob, r)
     if failing is None:
         report.verdict = "verified"
-        s = proc.spec
-        report.guarantee = f"({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)})-DP"
     else:
         ob, r = failing
         report.failure = f"{ob.provenance.rule}: {ob.provenance.description}: " \
