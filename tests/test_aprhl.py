@@ -132,6 +132,7 @@ def test_broken_twins_are_not_verified(path):
     ("undercharged.pwhile", "Conseq", "at most the claimed eps"),
     ("unnoised_sum.pwhile", "Conseq", "outputs are equal"),
     ("out_of_bounds.pwhile", "Assign", "in bounds"),
+    ("parallel_twice.pwhile", "Conseq", "at most the claimed eps"),
 ])
 def test_each_twin_fails_for_its_reason(name, rule, words):
     [r], ok = verify_file(str(APRHL / "mistakes" / name))
@@ -163,6 +164,11 @@ def test_the_loop_costs_are_summed_exactly(tmp_path):
     # three releases of sums moving by at most 1: 3 eps holds, 2 eps does not
     assert verify_text(tmp_path, DUMMY.format(eps="3 * eps"))[1]
     assert not verify_text(tmp_path, DUMMY.format(eps="2 * eps"))[1]
+
+
+def test_releasing_every_bin_twice_costs_twice_eps(tmp_path):
+    text = (APRHL / "mistakes" / "parallel_twice.pwhile").read_text()
+    assert verify_text(tmp_path, text.replace("|- (eps, 0)", "|- (2 * eps, 0)"))[1]
 
 
 def test_a_scale_that_depends_on_private_data_is_not_verified(tmp_path):
