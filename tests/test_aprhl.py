@@ -382,7 +382,8 @@ def test_run_on_the_command_line(tmp_path):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["kind"] == "sample" and out["releasable"] is False and len(out["value"]) == 2
-    r = privinfer("run", APRHL / "mean.pwhile", "Mean", "--arg", "d=[1, 2]", "--arg", "eps=0")
+    r = privinfer("run", APRHL / "mean.pwhile", "Mean", "--arg", "d=[1, 2]", "--arg", "eps=0",
+                  "--arg", "n=2")
     assert r.returncode == 2 and "error[R001]" in r.stderr, r.stderr
     r = privinfer("run", APRHL / "mistakes" / "out_of_bounds.pwhile", "PastEnd",
                   "--arg", "d=[1.0, 2.0]", "--arg", "eps=1", "--seed", "1")
