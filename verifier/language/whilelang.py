@@ -49,6 +49,12 @@ FUNCTIONS = {"abs": 1, "min": 2, "max": 2}
 #: predicates callable only in assertions
 PREDICATES = {"adj": 2, "adjWithin": 3}
 BASE_TYPES = ("int", "nat", "real", "real+", "bool")
+#: the logic's own symbols (obligations/whilelogic.py): no variable may be named like them
+_RESERVED = re.compile(r"(at|len|snoc|upd|nil)_(int|real|bool)\Z|lapgrid\Z")
+
+
+def reserved(name: str) -> bool:
+    return bool(_RESERVED.match(name))
 
 # ---------------------------------------------------------------------------------------------
 # syntax trees
@@ -764,7 +770,7 @@ def typecheck_proc(proc: Proc) -> ProcTypes:
     for p in proc.params:
         if p.name in env:
             raise error("T007", f"a second parameter named {p.name}", p.span)
-        if p.name in KEYWORDS or p.name in FUNCTIONS or p.name in PREDICATES:
+        if p.name in KEYWORDS or p.name in FUNCTIONS or p.name in PREDICATES or reserved(p.name):
             raise error("P005", f"{p.name} cannot name a parameter", p.span)
         env[p.name] = wtype_simple(p.type)
     params = tuple(env)
@@ -774,7 +780,7 @@ def typecheck_proc(proc: Proc) -> ProcTypes:
         if name in params:
             raise error("T002", f"the parameter {name} is assigned: parameters are read-only "
                         "(copy it to a local variable)", span)
-        if name in FUNCTIONS or name in PREDICATES:
+        if name in FUNCTIONS or name in PREDICATES or reserved(name):
             raise error("P005", f"{name} cannot name a variable", span)
     # the join of every assignment, to a fixpoint
     for _ in range(50):
