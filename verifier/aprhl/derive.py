@@ -644,7 +644,7 @@ class Builder:
                 # a running sum: the runs differ by what the differing position added
                 rest = {n.name for n in W.names_of(e.right)}
                 for i in counters:
-                    if rest - {i} & modified:
+                    if (rest - {i}) & modified:
                         continue
                     for sk in self.skolems:
                         try:
