@@ -1,0 +1,298 @@
+"""A concrete check of apRHL derivations: both runs executed in lockstep under the coupling the
+derivation uses (docs/aprhl.md, "Testing the derivations against the semantics").
+
+For a verified procedure, the derivation claims that for every pair of inputs satisfying the
+precondition and every value of the draws, with each ``Lap``'s draws coupled equal:
+
+* the two runs take the same branches and the same number of iterations (synchronised guards);
+* neither run fails (no division by zero, no index out of bounds, no scale that is not positive);
+* every ``Lap``'s scale is the same in both runs;
+* the outputs satisfy the output relation;
+* the cost spent, the sum of ``|e<1> - e<2>| / b`` over the draws, is at most the claimed eps.
+
+``coupled_run`` executes a pair of inputs this way (run 2's draw is run 1's: the same exact draw
+gives the same released value when the scales are equal) with the exact evaluator and noise of
+``run``, and returns what it saw; ``violations`` lists the claims above that the execution
+contradicts. ``random_inputs`` draws input pairs that satisfy a precondition. Any violation on a
+verified procedure is a soundness bug of the derivation.
+"""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any, Dict, List, Optional, Tuple
+
+from verifier.aprhl.run import Evaluator, _conform
+from verifier.errors import PrivInferError
+from verifier.language import whilelang as W
+
+
+class Desync(Exception):
+    pass
+
+
+class _Lockstep:
+    def __init__(self, proc: W.Proc, types: W.ProcTypes, source):
+        self.proc, self.types, self.source = proc, types, source
+        self.e1 = Evaluator(proc, types, source, max_steps=200_000)
+        self.e2 = Evaluator(proc, types, source, max_steps=200_000)
+        self.cost = Fraction(0)
+
+    def run(self, env1, env2):
+        for s in self.proc.body:
+            if isinstance(s, W.Return):
+                want = W.wtype_simple(self.proc.ret)
+                return (_conform(self.e1.eval(s.value, env1), want),
+                        _conform(self.e2.eval(s.value, env2), want))
+            self.exec(s, env1, env2)
+        raise Desync("no return")
+
+    def exec(self, s, env1, env2) -> None:
+        if isinstance(s, W.Skip):
+            return
+        if isinstance(s, W.Assign):
+            self.e1.exec(s, env1)
+            self.e2.exec(s, env2)
+            return
+        if isinstance(s, W.Sample):
+            if s.shift is not None:
+                raise NotImplementedError("shifted couplings are not replayed")
+            b1, b2 = self.e1.eval(s.scale, env1), self.e2.eval(s.scale, env2)
+            c1, c2 = self.e1.eval(s.center, env1), self.e2.eval(s.center, env2)
+            if b1 != b2:
+                raise Desync(f"the scale of Lap at line {s.span.line} differs: {b1} and {b2}")
+            if not b1 > 0:
+                raise Desync(f"the scale of Lap at line {s.span.line} is {b1}")
+            v = Fraction(self.source.laplace_exact(Fraction(c1), Fraction(b1)))
+            self.cost += abs(Fraction(c1) - Fraction(c2)) / Fraction(b1)
+            env1[s.target] = v
+            env2[s.target] = v
+            return
+        if isinstance(s, W.If):
+            g1, g2 = self.e1.eval(s.cond, env1), self.e2.eval(s.cond, env2)
+            if g1 != g2:
+                raise Desync(f"the runs take different branches at line {s.span.line}")
+            for t in (s.then if g1 else s.else_):
+                self.exec(t, env1, env2)
+            return
+        if isinstance(s, W.While):
+            while True:
+                g1, g2 = self.e1.eval(s.cond, env1), self.e2.eval(s.cond, env2)
+                if g1 != g2:
+                    raise Desync(f"the runs iterate differently at line {s.span.line}")
+                if not g1:
+                    return
+                self.e1.tick(s.span)
+                for t in s.body:
+                    self.exec(t, env1, env2)
+            return
+        raise Desync("return before the end")
+
+
+def holds(e, env1: Dict[str, Any], env2: Dict[str, Any]) -> Any:
+    """The value of an assertion on a pair of states (``x<1>`` from ``env1``, ``x<2>`` from
+    ``env2``, a name without index from ``env1``)."""
+    if isinstance(e, W.Name):
+        return (env2 if e.run == 2 else env1)[e.name]
+    if isinstance(e, W.Call) and e.fn in ("adj", "adjWithin"):
+        a, b = holds(e.args[0], env1, env2), holds(e.args[1], env1, env2)
+        if len(a) != len(b):
+            return False
+        diff = [k for k in range(len(a)) if a[k] != b[k]]
+        if len(diff) > 1:
+            return False
+        if e.fn == "adjWithin" and diff:
+            return abs(a[diff[0]] - b[diff[0]]) <= holds(e.args[2], env1, env2)
+        return True
+    if isinstance(e, W.BinOp) and e.op == "=>":
+        return (not holds(e.left, env1, env2)) or holds(e.right, env1, env2)
+    if isinstance(e, W.Num):
+        return int(e.value) if e.is_int else e.value
+    if isinstance(e, W.BoolLit):
+        return e.value
+    if isinstance(e, W.BinOp):
+        a, b = holds(e.left, env1, env2), holds(e.right, env1, env2)
+        return _binop(e.op, a, b)
+    if isinstance(e, W.UnOp):
+        v = holds(e.arg, env1, env2)
+        return (not v) if e.op == "not" else -v
+    if isinstance(e, W.Call):
+        args = [holds(a, env1, env2) for a in e.args]
+        return {"abs": lambda: abs(args[0]), "min": lambda: min(args), "max": lambda: max(args)}[e.fn]()
+    if isinstance(e, W.Size):
+        return len(holds(e.arg, env1, env2))
+    if isinstance(e, W.Index):
+        a, i = holds(e.array, env1, env2), holds(e.index, env1, env2)
+        if not 0 <= i < len(a):
+            raise ZeroDivisionError("index out of bounds in an assertion")
+        return a[i]
+    if isinstance(e, W.ListLit):
+        return [holds(x, env1, env2) for x in e.items]
+    raise TypeError(e)
+
+
+def _binop(op: str, a, b):
+    if op == "/":
+        return Fraction(a) / Fraction(b)
+    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "++": lambda: a + b,
+            "=": lambda: a == b, "<>": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
+            ">": lambda: a > b, ">=": lambda: a >= b, "&&": lambda: bool(a) and bool(b),
+            "||": lambda: bool(a) or bool(b)}[op]()
+
+
+_VALUES = [Fraction(v) for v in (0, 1, -1, 2, 3)] + [Fraction(1, 2), Fraction(-3, 2)]
+
+
+def _value(t: W.WType, rng: random.Random, length: Optional[int] = None) -> Any:
+    if t.base == "bool":
+        return rng.random() < 0.5
+    if t.base in ("int", "nat"):
+        v = rng.choice([0, 1, 2, 3, -1, 5])
+        return abs(v) if t.base == "nat" else v
+    if t.base in ("real", "real+"):
+        v = rng.choice(_VALUES)
+        return abs(v) + Fraction(1, 4) if t.base == "real+" else v
+    n = rng.randint(0, 4) if length is None else length
+    return [_value(t.elem, rng) for _ in range(n)]
+
+
+def random_inputs(proc: W.Proc, rng: random.Random, tries: int = 200
+                  ) -> Optional[Tuple[Dict[str, Any], Dict[str, Any]]]:
+    """A pair of inputs satisfying ``proc``'s precondition (``None`` when none was found)."""
+    for _ in range(tries):
+        env1: Dict[str, Any] = {}
+        env2: Dict[str, Any] = {}
+        for p in proc.params:
+            v = _value(p.type, rng)
+            env1[p.name] = v
+            if p.pub:
+                env2[p.name] = v
+            elif p.type.base == "list":
+                w = list(v)
+                if w and rng.random() < 0.8:
+                    k = rng.randrange(len(w))
+                    w[k] = _value(p.type.elem, rng)
+                env2[p.name] = w
+            else:
+                env2[p.name] = v if rng.random() < 0.2 else _value(p.type, rng)
+        # public values of the pre's free pub parameters sometimes need to match sizes
+        try:
+            if holds(proc.spec.pre, env1, env2):
+                return env1, env2
+        except (ZeroDivisionError, TypeError, KeyError):
+            continue
+    return None
+
+
+def coupled_run(proc: W.Proc, types: W.ProcTypes, env1, env2, source) -> Dict[str, Any]:
+    """Execute both runs in lockstep; what was seen (``desync``, ``error``, outputs, cost)."""
+    runner = _Lockstep(proc, types, source)
+    out: Dict[str, Any] = {"desync": None, "error": None, "outputs": None, "cost": None}
+    a1 = {k: _conform(v, types.vars[k]) for k, v in env1.items()}
+    a2 = {k: _conform(v, types.vars[k]) for k, v in env2.items()}
+    try:
+        r1, r2 = runner.run(dict(a1), dict(a2))
+        out["outputs"] = (r1, r2)
+    except Desync as exc:
+        out["desync"] = str(exc)
+    except PrivInferError as exc:
+        out["error"] = exc.first.code + " " + exc.first.message
+    out["cost"] = runner.cost
+    out["inputs"] = (a1, a2)
+    return out
+
+
+def violations(proc: W.Proc, seen: Dict[str, Any]) -> List[str]:
+    """The derivation's claims (module docstring) that a coupled execution contradicts."""
+    bad: List[str] = []
+    if seen["error"] and seen["error"].startswith("R010"):
+        return bad   # the step budget: not a claim of the derivation
+    if seen["desync"]:
+        bad.append(f"the runs are not synchronised: {seen['desync']}")
+    if seen["error"]:
+        bad.append(f"a run fails: {seen['error']}")
+    if seen["outputs"] is not None:
+        r1, r2 = seen["outputs"]
+        a1, a2 = seen["inputs"]
+        spec = proc.spec
+        if spec.post is None:
+            if r1 != r2:
+                bad.append(f"the outputs differ: {r1} and {r2}")
+        else:
+            e1, e2 = dict(a1), dict(a2)
+            e1["result"], e2["result"] = r1, r2
+            try:
+                ok = holds(spec.post, e1, e2)
+            except (KeyError, ZeroDivisionError):
+                ok = True   # a relation on the final locals: not replayed here
+            if not ok:
+                bad.append("the output relation does not hold")
+        eps = holds(spec.eps, a1, a2)
+        if seen["cost"] > eps:
+            bad.append(f"the coupling costs {seen['cost']} > eps = {eps}")
+        if holds(spec.delta, a1, a2) < 0:
+            bad.append("delta is negative")
+    return bad
+
+
+def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20) -> Dict[str, Any]:
+    """Mutate the programs ``texts`` ``count`` times; verify each mutant; replay every verified
+    procedure on ``pairs`` random input pairs under its coupling. A violation is a soundness
+    bug of the derivation (module docstring). Returns the counts and the failures."""
+    from verifier.aprhl.derive import verify_proc
+    from verifier.semantics.noise import seeded_source
+    rng = random.Random(seed)
+    pieces = [" ", ";", ":=", "$", "Lap", "(", ")", "[", "]", "while", "do", "end", "if", "then",
+              "else", "d", "i", "s", "0", "1", "2", "1.5", "/", "*", "+", "-", "++", "[]", "size",
+              "skip", "<", "<=", "=", "eps", "n"]
+    stats = {"mutants": 0, "well_typed": 0, "verified": 0, "replays": 0, "failures": []}
+    for k in range(count):
+        text = rng.choice(texts)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(text))
+            op = rng.randrange(3)
+            if op == 0:
+                text = text[:at] + text[at + rng.randint(1, 6):]
+            elif op == 1:
+                text = text[:at] + " " + rng.choice(pieces) + " " + text[at:]
+            else:
+                j = rng.randrange(len(text))
+                text = text[:at] + text[j:j + rng.randint(1, 12)] + text[at:]
+        stats["mutants"] += 1
+        try:
+            prog = W.parse_while(text, f"mutant{k}.pwhile")
+            types = W.check_program(prog)
+        except PrivInferError:
+            continue
+        stats["well_typed"] += 1
+        for p in prog.procs:
+            if p.spec is None or verify_proc(p, types[p.name]).verdict != "verified":
+                continue
+            stats["verified"] += 1
+            prng = random.Random(k)
+            for t in range(pairs):
+                pair = random_inputs(p, prng, tries=50)
+                if pair is None:
+                    break
+                try:
+                    seen = coupled_run(p, types[p.name], *pair, seeded_source(t))
+                except NotImplementedError:
+                    break
+                stats["replays"] += 1
+                bad = violations(p, seen)
+                if bad:
+                    stats["failures"].append({"program": text, "proc": p.name, "violations": bad,
+                                              "inputs": [str(x) for x in pair]})
+                    break
+    return stats
+
+
+if __name__ == "__main__":  # python -m verifier.aprhl.coupled COUNT SEED
+    import json
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2] / "benchmarks" / "programs" / "aprhl"
+    texts = [p.read_text() for p in sorted(root.rglob("*.pwhile"))]
+    result = fuzz(texts, int(sys.argv[1]), int(sys.argv[2]))
+    print(json.dumps({k: (v if k != "failures" else v[:5]) for k, v in result.items()}, indent=1))
+    print(f"{len(result['failures'])} failures")
