@@ -508,3 +508,11 @@ def test_verified_mutants_keep_their_coupling_on_concrete_runs():
     stats = fuzz(texts, 120, 2027, pairs=10)
     assert stats["verified"] >= 10 and stats["replays"] >= 50
     assert stats["failures"] == [], stats["failures"][:2]
+
+
+def test_privinfer_fuzz_while(tmp_path):
+    r = privinfer("fuzz", "--while", "--count", "40", "--seed", "5", "--out", tmp_path, "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    stats = json.loads(r.stdout)
+    assert stats["mutants"] == 40 and stats["failures"] == []
+    assert json.loads((tmp_path / "while_fuzz.json").read_text())["mutants"] == 40

@@ -42,6 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the certificate-mutation oracle: forge N certificates (--count, "
                              "default 200) and require that whatever the kernel accepts, "
                              "privinfer verify verifies")
+    parser.add_argument("--while", dest="while_programs", action="store_true",
+                        help="while-programs (.pwhile, docs/aprhl.md): mutate the suite's "
+                             "programs N times (--count, default 100), verify each, and replay "
+                             "every verified procedure under its coupling on random inputs")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
         raise error("U002", f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")
     if args.out:
         check_output_dir(args.out, "--out")
+    if getattr(args, "while_programs", False):
+        return run_while(args)
     if args.certificates:
         return run_forgeries(args)
     count = args.count if args.count is not None else (None if args.time is not None else 100)
@@ -80,6 +86,34 @@ def run(args: argparse.Namespace) -> int:
         if args.out:
             print(f"  written to {args.out}")
     return 1 if report.failures else 0
+
+
+def run_while(args: argparse.Namespace) -> int:
+    """``--while``: the replay oracle of ``verifier.aprhl.coupled`` on mutants of the suite's
+    while-programs; exit 1 when a verified procedure breaks its coupling on a concrete run."""
+    from pathlib import Path
+    from verifier.aprhl.coupled import fuzz as fuzz_while
+    if args.time is not None:
+        raise error("U002", "--while takes --count, not --time")
+    root = Path(__file__).resolve().parents[2] / "benchmarks" / "programs" / "aprhl"
+    texts = [p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.pwhile"))]
+    if not texts:
+        raise error("U001", f"no while-programs under {root}")
+    stats = fuzz_while(texts, 100 if args.count is None else args.count, args.seed)
+    failures = stats["failures"]
+    if args.out:
+        import os
+        with open(os.path.join(args.out, "while_fuzz.json"), "w", encoding="utf-8") as out:
+            json.dump(stats, out, indent=1)
+    if args.json:
+        print(json.dumps(stats, indent=1))
+    else:
+        print(f"while-programs: {stats['mutants']} mutants, {stats['well_typed']} well typed, "
+              f"{stats['verified']} verified procedures, {stats['replays']} coupled replays, "
+              f"{len(failures)} failures")
+        for f in failures[:5]:
+            print(f"FAILURE {f['proc']}: {'; '.join(f['violations'])}\n{f['program']}")
+    return 1 if failures else 0
 
 
 def run_forgeries(args: argparse.Namespace) -> int:
