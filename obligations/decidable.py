@@ -147,14 +147,23 @@ def irrational_part(term: T.Term, leaf: Callable[[T.Var], Optional[Tags]]) -> st
             continue
         if isinstance(u, T.Var):
             if leaf(u) is None:
-                return f"{u.label}, a value that need not be rational"
+                return f"{_clipped(u.label)}, a value that need not be rational"
             continue
         if isinstance(u, T.Op) and u.op not in _RATIONAL_OPS and u.op != T.OpKind.ITE \
                 and not _exact_constant(u.op, u.args[0] if u.args else u):
-            return f"{T.pretty(u)}, an irrational number in general"
+            return f"{_clipped(T.pretty(u))}, an irrational number in general"
         if isinstance(u, T.Apply) and not _rational_function(u.func.name):
-            return f"{T.pretty(u)}, which need not be rational"
-    return T.pretty(term)
+            return f"{_clipped(T.pretty(u))}, which need not be rational"
+    return _clipped(T.pretty(term))
+
+
+#: the most characters of a term a message quotes
+_CLIP = 80
+
+
+def _clipped(text: str) -> str:
+    """``text`` cut to ``_CLIP`` characters (a constant of 700 digits is not read)."""
+    return text if len(text) <= _CLIP else text[:_CLIP - 1] + "…"
 
 
 @record

@@ -291,7 +291,8 @@ def _argument_value(param: Parameter, text: str) -> Value:
     value = conform(value, param, where)
     odd = irrational_part(value)
     if odd is not None:
-        raise error("U002", f"{where}: {odd} is not a rational number",
+        raise error("U002", f"{where}: {odd} (in the value {text.strip()!r}) is not a rational "
+                            "number",
                     hint="give real inputs as decimals or quotients of integers (1.5, 0.1, "
                          "1.0 / 3.0): the verifier's Decidable condition relies on real inputs "
                          "being rational, so that every comparison the run makes is decided "
