@@ -419,7 +419,8 @@ class Safety:
             self.require(ctx, T.and_(*wanted), what, span, rule)
 
     def _m_Return(self, ctx, e):
-        return exact(self.value(ctx, e.value))
+        value = self.value(ctx, e.value)
+        return Elem(exact(value).make, rational=self.dec.of_value(value))
 
     def _m_MLet(self, ctx, e, want=None):
         first = self.monadic(ctx, e.value)

@@ -55,6 +55,12 @@ MUST_PASS = [
      "let ok x = if x > 1.5 then 0.0 else 0.0\n\n"
      f"val main :: {ADJ} -> M[DP(1.0)] {{r :: real | =}}\n"
      "let main db = lapMech (1.0, count db + ok (count db / 3.0))\n"),
+    ("helper-draws-rational-in-both-branches",
+     f"val noisy :: {ADJ} -> {EPS} -> M[DP(eps)] {{c :: real | =}}\n"
+     "let noisy db eps = mlet z = lapMech (eps, count db) in "
+     "if z > 0.0 then return z else return 0.0\n\n"
+     f"val main :: {ADJ} -> {EPS} -> M[DP(eps)] {{b :: bool | =}}\n"
+     "let main db eps = mlet c = noisy db eps in return (c > 3.5)\n"),
     ("recursive-helper",
      "val clip :: {l :: real list | =} -> {r :: real list | =}\n"
      "let rec clip l = match l with\n  | [] -> []\n"
@@ -130,7 +136,8 @@ def _accept_everything(patch) -> None:
 
 
 @pytest.mark.parametrize("name", ["tv_equal_branches", "public_under_private_branch",
-                                  "helper_val_rational_contract", "max_sign_test"])
+                                  "helper_val_rational_contract", "max_sign_test",
+                                  "recursive_val_contract", "tuple_of_draws"])
 def test_the_kernel_refuses_what_a_builder_without_the_condition_verifies(monkeypatch, name):
     text = (UNSOUND / f"decidable_{name}.pinf").read_text()
     with monkeypatch.context() as patch:

@@ -212,8 +212,8 @@ class Decidability:
         if tags is not None:
             self.relied |= tags
         elif not self.collect:
-            raise NoRule(rejection(what, "it need not be a rational number, and the callee's "
-                                         "decisions compare it"), span, code=CODE)
+            raise NoRule(rejection(what, "the argument need not be a rational number (its "
+                                         "contract needs it rational)"), span, code=CODE)
 
     def call(self, name: str, arguments: Sequence[Optional[D.Tags]], span) -> None:
         """A call of the val ``name`` whose arguments, per parameter, have the tags
@@ -221,8 +221,8 @@ class Decidability:
         every argument the callee's contract names must be rational."""
         for i in sorted(contract(self.b, name).needs):
             if i < len(arguments):
-                self.require_rational(arguments[i], f"argument {i + 1} of the call of "
-                                      f"{source_name(name)}", span)
+                self.require_rational(arguments[i], f"the comparisons {source_name(name)} makes "
+                                      f"on argument {i + 1} of this call", span)
 
 
 def rejection(what: str, why: str) -> str:

@@ -390,7 +390,8 @@ class Safety:
                                               f"{what} (run {self.run})", span, rule))
 
     def _m_Return(self, ctx: Ctx, e: A.Return) -> Elem:
-        return exact(self.value(ctx, e.value))
+        value = self.value(ctx, e.value)
+        return Elem(exact(value).make, rational=self.dec.tags(value))
 
     def _m_MLet(self, ctx: Ctx, e: A.MLet, want=None) -> Elem:
         first = self.monadic(ctx, e.value)
