@@ -86,7 +86,8 @@ class CertificateRejected(Exception):
 def exact_audits(path: Path) -> List[Tuple[str, bool]]:
     """The exact privacy audits that apply to ``path`` (``verifier.audit.bench_audits``): one
     cell per audit, and whether the audit found a verified guarantee below the exact loss."""
-    from verifier.audit import audit_program, bench_audits
+    from verifier.audit import bench_audits
+    from verifier.claim_audit import audit_program
     cells = []
     for spec in bench_audits(path):
         result = audit_program(path, spec.entry, spec.n, spec.args)

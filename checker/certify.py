@@ -63,18 +63,24 @@ def dumps(cert: Mapping[str, Any]) -> str:
 
 def _add_tree(claim: str, root: Any, nodes: List[Dict[str, Any]]) -> str:
     """Append the nodes of ``root``'s tree in preorder, with canonical ids ``claim/nK``: the
-    rule each applies and where."""
+    rule each applies and where (and, for a LapMech-Shift the source does not annotate, the
+    shift chosen)."""
     order = list(root.walk())
     ids = {id(n): f"{claim}/n{k}" for k, n in enumerate(order, 1)}
     if len(ids) != len(order):
         raise ValueError(f"the derivation of {claim} shares nodes: it must be a tree")
     for n in order:
-        nodes.append({
+        entry = {
             "id": ids[id(n)], "rule": _rule(n),
             "at": None if n.span is None else [n.span.line, n.span.col, n.span.end_line,
                                                n.span.end_col],
             "premises": [ids[id(p)] for p in n.premises],
-        })
+        }
+        coupling = n.judgement.get("coupling")
+        if isinstance(coupling, dict) and "offset" in coupling:
+            # a shift the verifier chose (one written in the source, the kernel reads there)
+            entry["coupling"] = {"offset": coupling["offset"], "scale": coupling["scale"]}
+        nodes.append(entry)
     return ids[id(order[0])]
 
 

@@ -53,7 +53,12 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
     if decl.recursive:
         every_recursive_call_terminates(p, val, decl)
     if monadic:
-        check(p, replace(ctx, claim=make_claim(p, val_env, rt)), body, premises[1])
+        claim = make_claim(p, val_env, rt, relation=True)
+        if premises[1].rule == "Pointwise":
+            from checker.couplings import pointwise
+            pointwise(p, replace(ctx, claim=claim), body, rt, premises[1], check)
+        else:
+            check(p, replace(ctx, claim=claim), body, premises[1])
     else:
         check_pure(p, ctx, val_env, body, rt, premises[1])
     recorded = sorted((n.rule, n.at or ()) for n in premises[2:])

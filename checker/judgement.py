@@ -104,11 +104,18 @@ def translated(fn, span):
 
 @record
 class Claim:
-    """The claimed index ``M[F, delta]``: family, eps (DP only), delta."""
+    """The claimed index ``M[F, delta]``: family, eps (DP only), delta; the relation the
+    outputs are lifted to — ``relation`` the assertions of ``{var :: T | A}`` read in ``env``,
+    empty for ``=`` — and, below a Pointwise node, the output's discrete part (``pointwise``:
+    the positions of its countable components, ``(None,)`` for the whole output)."""
 
     family: str
     eps: Optional[T.Term]
     delta: T.Term
+    var: Optional[str] = None
+    relation: Tuple[A.Expr, ...] = ()
+    env: Optional[Env] = field(default=None, compare=False)
+    pointwise: Optional[Tuple[Optional[int], ...]] = None
 
 
 @record
@@ -125,6 +132,8 @@ class Ctx:
     function: Optional[str] = None
     induction: Optional[Tuple[int, T.Term, T.Term]] = None
     binder: Optional[str] = field(default=None, compare=False)
+    #: in a premise of Case-Output: the branch it is about and the condition of its if
+    out_case: Optional[Tuple[str, A.Expr]] = field(default=None, compare=False)
 
     def assume(self, name: str, term: T.Term) -> "Ctx":
         """Add hypothesis ``term`` named ``name``; each conjunct is a hypothesis of its own."""
@@ -157,12 +166,15 @@ class Ctx:
 @record
 class Node:
     """A node of the certificate's derivation, as the kernel consumes it: the rule named,
-    where (``at``: line, col, end line, end col, or None), the premises, and its id."""
+    where (``at``: line, col, end line, end col, or None), the premises, its id, and the shift a
+    LapMech-Shift node chose (``coupling``)."""
 
     id: str
     rule: str
     at: Optional[Tuple[int, int, int, int]]
     premises: Tuple["Node", ...]
+    #: the certificate's shift of a LapMech-Shift node: (offset as text, scale)
+    coupling: Optional[Tuple[str, int]] = None
 
 
 def expect(node: Node, rules: Sequence[str], e: Optional[A.Node], what: str,
@@ -187,16 +199,19 @@ def _show_at(at) -> str:
     return f"{at[0]}:{at[1]}-{at[2]}:{at[3]}"
 
 
-def make_claim(p: Proof, env: Env, rt: A.RMonad) -> Claim:
+def make_claim(p: Proof, env: Env, rt: A.RMonad, relation: bool = False) -> Claim:
+    """The claim ``M[F, delta] {x :: T | A}``: ``A`` is ``=``, or (``relation``, a DP index)
+    any assertion relating the two runs' outputs."""
     var, _, assertions = refinement_parts(rt.body)
-    if var is None or len(assertions) != 1 or not isinstance(assertions[0], A.SameRuns):
-        raise Reject("the kernel proves monadic claims of the form M[F, delta] {x :: T | =}",
-                     rt.body.span)
+    equality = var is not None and len(assertions) == 1 and isinstance(assertions[0], A.SameRuns)
+    if not equality and not (relation and var is not None and rt.div.kind == "DP"):
+        raise Reject("the kernel proves monadic claims of the form M[F, delta] {x :: T | =} "
+                     "(and M[DP(eps), delta] {x :: T | A})", rt.body.span)
     eps = translated(lambda: p.index_term(env, rt.div.eps), rt.span) \
         if rt.div.kind == "DP" else None
     delta = translated(lambda: p.index_term(env, rt.delta), rt.span) \
         if rt.delta is not None else T.real(0)
-    return Claim(rt.div.kind, eps, delta)
+    return Claim(rt.div.kind, eps, delta, var, () if equality else tuple(assertions), env)
 
 
 def monad_is_equality(p: Proof, env: Env, rt: A.RMonad) -> bool:
@@ -214,13 +229,15 @@ def monad_is_equality(p: Proof, env: Env, rt: A.RMonad) -> bool:
         translated(lambda: p.index_term(env, rt.div.eps), rt.span) == T.real(0)
 
 
-def instantiated_cost(p: Proof, env: Env, rt: A.RMonad) -> Cost:
+def instantiated_cost(p: Proof, env: Env, rt: A.RMonad, related: bool = False) -> Cost:
     """What running a computation of type ``rt`` costs: nothing when it says the
-    distributions are equal, else its index."""
+    distributions are equal, else its index (``related``: a val's result under a DP index
+    may lift any relation, which App-Val then assumes of the outputs)."""
     if monad_is_equality(p, env, rt):
         return ZERO
     var, _, assertions = refinement_parts(rt.body)
-    if var is None or not any(isinstance(a, A.SameRuns) for a in assertions):
+    if var is None or not (any(isinstance(a, A.SameRuns) for a in assertions)
+                           or (related and rt.div.kind == "DP")):
         raise Reject("the kernel knows computations of the form M[F, delta] {x :: T | =}",
                      rt.span)
     delta = translated(lambda: p.index_term(env, rt.delta), rt.span) \
@@ -575,17 +592,19 @@ class Proof:
             return T.and_(*(T.eq(p, q) for p, q in zip(xs, ys) if p != q))
         return self.assertion(env, e, refined=var)
 
-    def domain(self, name: str, args: Sequence[Optional[SymValue]]) -> Optional[List[T.Term]]:
-        """What a call of ``name``'s val on ``args`` (one value per parameter) needs on its own
-        (to be safe and to terminate): the val's domain at the pair ``(a, a)`` — its
-        derivation assumed the domain of its parameters; ``b = a`` witnesses it for one run.
-        None when the logic cannot state it; a monadic domain is skipped (its draws are
-        checked where passed)."""
+    def domain(self, name: str, args: Sequence[Optional[SymValue]], run: int = 1
+               ) -> Optional[List[T.Term]]:
+        """What a call of ``name``'s val on ``args`` (one value per parameter) in run ``run``
+        needs on its own (to be safe and to terminate): the val's domain at a pair whose run
+        ``run`` half is ``a`` — its derivation assumed the domain of its parameters. The other
+        half is ``a`` too, except for a number whose refinement reads both of its runs: an
+        existential witness there. None when the logic cannot state it; a monadic domain is
+        skipped (its draws are checked where passed)."""
         val = self.vals.get(name)
         doms = arrows(val.rtype)[0] if val is not None else []
         if val is None or len(doms) < len(args):
             return None
-        env, pre = self.top_env, []
+        env, same, pre, witnesses, inside, diagonal = self.top_env, self.top_env, [], [], [], []
         try:
             for dom, a in zip(doms, args):
                 var, base, assertions = refinement_parts(dom)
@@ -594,12 +613,53 @@ class Proof:
                 if a is None or not isinstance(base, A.RSimple):
                     return None
                 pre += _facts(base.type, a)
+                b = a
+                if var is not None and isinstance(a, Scalar) and \
+                        a.term.sort in (T.REAL, T.INT, T.BOOL) and _reads_both(var, assertions):
+                    w = self.fresh(f"{source_name(var)}_w", a.term.sort)
+                    witnesses.append(w)
+                    b = Scalar(w)
+                    inside += _facts(base.type, b)
+                pair = (a, b) if run == 1 else (b, a)
                 if var is not None:
-                    env = env.bind(var, a, a)
-                pre += [self._refinement(env, e, var, a, a) for e in assertions]
+                    env, same = env.bind(var, *pair), same.bind(var, a, a)
+                inside += [self._refinement(env, e, var, *pair) for e in assertions]
+                diagonal += [self._refinement(same, e, var, a, a) for e in assertions]
         except (NoRule, Reject, T.SortError):
             return None
+        if witnesses:  # the domain at (a, a), or at (a, w) for some w
+            pre.append(T.or_(T.and_(*diagonal), T.exists(witnesses, T.and_(*inside))))
+        else:
+            pre += diagonal
         return [c for c in pre if c != T.TRUE]
+
+
+def _reads_both(var: str, assertions: Sequence[A.Expr]) -> bool:
+    """A conjunct of ``var``'s refinement equates an expression of ``var<1>`` with one of
+    ``var<2>`` (not ``var<1> = var<2>``, and no conjunct says the runs are equal): the diagonal
+    ``(a, a)`` may not satisfy it."""
+    if says_equal(var, assertions):
+        return False
+    todo = list(assertions)
+    while todo:
+        a = todo.pop()
+        if isinstance(a, A.Conj):
+            todo += [a.left, a.right]
+            continue
+        if not (isinstance(a, A.BinOp) and a.op == "="):
+            continue
+        runs = []
+        for side in (a.left, a.right):
+            found, stack = set(), [side]
+            while stack:
+                n = stack.pop()
+                if isinstance(n, A.RunVar) and n.name == var:
+                    found.add(n.run)
+                stack.extend(A.children(n))
+            runs.append(found)
+        if sorted(map(sorted, runs)) == [[1], [2]]:
+            return True
+    return False
 
 
 def _facts(t: A.SimpleType, value: SymValue) -> List[T.Term]:

@@ -320,7 +320,9 @@ class _Kernel:
     def tree(self, nid: str) -> Node:
         n = self.nodes[nid]
         return Node(nid, n["rule"], tuple(n["at"]) if n["at"] is not None else None,
-                    tuple(self.tree(p) for p in n["premises"]))
+                    tuple(self.tree(p) for p in n["premises"]),
+                    (n["coupling"]["offset"], n["coupling"]["scale"]) if "coupling" in n
+                    else None)
 
     def check_unverified(self, claim) -> None:
         """A claim that is not verified says why (a reason and its code); a refuted one also

@@ -7,6 +7,7 @@ runs' outputs as equal (a fresh value). Their range conditions are Safety's
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Tuple
 
 from obligations import terms as T
@@ -143,6 +144,65 @@ def hellinger_mech(p: Proof, ctx: Ctx, e: A.App, args) -> Synth:
     return Synth(Cost("DP", eps, T.div(T.mul(T.exp(T.div(eps, 2)), delta), 2)),
                  _output(p, ctx, L.DIST))
 
+
+def lap_mech_shift(p: Proof, ctx: Ctx, e: A.App, args, node) -> Synth:
+    """LapMech-Shift (``mech.laplace.shift``, the general Lap rule of LICS 2016): the two
+    runs' outputs are coupled by ``x<2> = x<1> + k`` at cost ``eps · |k + v<1> - v<2>|``.
+    ``k`` is the shift written in the source (``[@shift s]``: the noise shift, ``k = s +
+    v<2> - v<1>``; ``[@shift if C then s1 else s2]`` in the premise of Case-Output about that
+    branch of the if on C) or else the certificate's (``offset + scale · (v<2> - v<1>)``);
+    a fresh ``sh`` names it (``sh = k``, a fact of the continuation)."""
+    _arity(e, args, (2,), "lapMech")
+    eps = _public(p, ctx, args[0], "the epsilon", "lapMech")
+    v1, v2 = _numeric(p, ctx, args[1])
+    note = e.annotation
+    if note is not None and note.name == "shift":
+        if node.coupling is not None:
+            raise Reject(f"node {node.id}: the source writes this shift; the certificate may "
+                         "not give another", e.span)
+        s = _written_shift(p, ctx, note)
+        k = s if v1 == v2 else T.add(s, T.sub(v2, v1))
+    else:
+        if node.coupling is None:
+            raise Reject(f"node {node.id}: LapMech-Shift without a shift (none written in the "
+                         "source, none in the certificate)", e.span)
+        text, scale = node.coupling
+        try:
+            offset = Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            raise Reject(f"node {node.id}: the shift {text!r} is not a rational number",
+                         e.span) from None
+        if scale not in (0, 1):
+            raise Reject(f"node {node.id}: a shift's scale is 0 or 1", e.span)
+        change = T.sub(v2, v1)
+        k = T.real(offset) if not scale else change if not offset else \
+            T.add(T.real(offset), change)
+    sh = p.fresh("sh", T.REAL)
+    z = p.fresh(ctx.binder or "z", T.REAL)
+    cost = Cost("DP", T.mul(eps, T.abs_(T.add(sh, T.sub(v1, v2)))), T.real(0))
+    return Synth(cost, (Scalar(z), Scalar(T.add(z, sh))), (T.eq(sh, k),))
+
+
+def _written_shift(p: Proof, ctx: Ctx, note: A.Annotation) -> T.Term:
+    """The Real term of a written noise shift, read like an assertion; ``if C then s1 else
+    s2`` only in a premise of Case-Output whose if has the condition C (its branch's)."""
+    s = note.value
+    if isinstance(s, A.If):
+        if ctx.out_case is None or ctx.out_case[1] != s.cond:
+            raise Reject("a shift that depends on the branch of an if is read in the premises "
+                         "of Case-Output at that if only", s.span)
+        s = s.then if ctx.out_case[0] == "then" else s.else_
+    with p.collecting():
+        value = translated(lambda: p.translator.expr(s, 0, ctx.env), s.span)
+    term = translated(lambda: p.translator.as_term(value, s), s.span)
+    term = T.to_real(term) if term.sort == T.INT else term
+    if term.sort != T.REAL:
+        raise Reject("a shift must be a number", s.span)
+    return term
+
+
+#: the rules of mechanisms coupled by a shift (``Builtin.coupling_rule``)
+COUPLED = {"lapMech": lap_mech_shift}
 
 RULES = {"lapMech": lap_mech, "gaussMech": gauss_mech, "expMech": exp_mech,
                    "hellingerMech": hellinger_mech, "hellingerMechPure": hellinger_mech_pure}

@@ -37,7 +37,7 @@ from checker.judgement import (ZERO, Cost, Ctx, Node, Proof, Reject, Synth, arro
                                case_cost, add_costs, expect, instantiated_cost,
                                monad_is_equality, refinement_parts, says_equal, simple_of,
                                translated)
-from checker.mechanisms import RULES
+from checker.mechanisms import COUPLED, RULES
 
 E, R, SC = (ObligationKind.ENTAILMENT, ObligationKind.RANGE, ObligationKind.SIDE_CONDITION)
 
@@ -150,6 +150,9 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
         if result.facts:
             ctx = ctx.assume("h_candidate", T.and_(*result.facts))
         return budget(p, ctx, result, e)
+    if isinstance(e, A.MLet) and node.rule == "Case-Output":
+        from checker.couplings import case_output
+        return case_output(p, ctx, e, node, synth, check, spent)
     if isinstance(e, A.MLet):
         first_node, rest = expect(node, ("BindM",), e, "an mlet", premises=2)
         first = synth(p, ctx.binding(e.pattern), e.value, first_node)
@@ -189,7 +192,40 @@ def budget(p: Proof, ctx: Ctx, result: Synth, e: A.Expr) -> None:
     """The end of a path: the costs spent (and ``result``'s) fit the claimed index — S-M, the
     monadic subsumption of §5: ``M[f, sum] <= M[f', delta']`` (an SD cost d is (0, d) in DP)
     — and the output is equal in both runs (the claim's ``=``)."""
-    claim, costs = ctx.claim, ctx.costs + (result.cost,)
+    claim = ctx.claim
+    spent(p, ctx.spend(result.cost), e)
+    if claim.relation:
+        p.oblige(ctx, E, relation_goal(p, claim, result.output, e), "the output satisfies "
+                 "the claim's relation in the two runs", e.span,
+                 "UnitM" if isinstance(e, A.Return) else "Budget")
+        return
+    goals = equal_goals(*result.output)
+    if goals is None:
+        raise Reject("the output is not known to be equal in both runs (the claim's =)", e.span)
+    if goals:
+        p.oblige(ctx, E, T.and_(*goals), "the output is equal in both runs (the claim's =)",
+                 e.span, "UnitM" if isinstance(e, A.Return) else "Budget")
+
+
+def relation_goal(p: Proof, claim, output: Tuple[SymValue, SymValue], e: A.Expr) -> T.Term:
+    """The claim's relation ``A`` (of ``{x :: T | A}``) at the two runs' outputs."""
+    env = claim.env.bind(claim.var, *output)
+    parts = []
+    for a in claim.relation:
+        if isinstance(a, A.SameRuns):
+            goal = equal_term(*output)
+            if goal is None:
+                raise Reject("the outputs cannot be compared in the logic", e.span)
+            parts.append(goal)
+        else:
+            parts.append(translated(lambda: p.assertion(env, a, refined=claim.var), a.span))
+    return T.and_(*parts)
+
+
+def spent(p: Proof, ctx: Ctx, e: A.Expr) -> None:
+    """S-M for a path that ends with what it spent (the vacuous paths of Case-Output): the
+    costs of the context fit the claimed index."""
+    claim, costs = ctx.claim, ctx.costs
     families = {c.family for c in costs} - {"ZERO"}
     allowed = {"DP", "SD"} if claim.family == "DP" else {claim.family}
     if families - allowed:
@@ -200,12 +236,6 @@ def budget(p: Proof, ctx: Ctx, result: Synth, e: A.Expr) -> None:
                  "the privacy cost of the path is at most the claimed eps", e.span, "Budget")
     p.oblige(ctx, E, T.le(total([c.delta for c in costs]), claim.delta),
              "the total delta of the path is at most the claimed delta", e.span, "Budget")
-    goals = equal_goals(*result.output)
-    if goals is None:
-        raise Reject("the output is not known to be equal in both runs (the claim's =)", e.span)
-    if goals:
-        p.oblige(ctx, E, T.and_(*goals), "the output is equal in both runs (the claim's =)",
-                 e.span, "UnitM" if isinstance(e, A.Return) else "Budget")
 
 
 # ---- synthesis: computations in a bound position ----------------------------------------------
@@ -236,7 +266,7 @@ def synth_construct(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> Synth:
         left, right = translated(lambda: p.pair(ctx, e.value), e.span)
         inner = synth(p, ctx.with_env(_bind_pattern(ctx.env, e.pattern, left, right, e.span)),
                       e.body, inner_node)
-        return Synth(inner.cost, inner.output)
+        return Synth(inner.cost, inner.output, inner.facts)
     if isinstance(e, A.LetRec):
         (inner_node,) = expect(node, ("LetRec",), e, "a local let rec", premises=1)
         return synth(p, local_function(ctx, e), e.body, inner_node)
@@ -386,6 +416,12 @@ def split_match(p: Proof, ctx: Ctx, e: A.Match, split: bool) -> List[Tuple[Ctx, 
         L.hamming(l1, l2), T.add(T.ite(T.eq(h1, h2), 0, 1), L.hamming(t1, t2))))
     cons_ctx = cons_ctx.assume("h_adj_unfold", T.eq(
         L.adj(l1, l2), T.or_(T.and_(T.eq(h1, h2), L.adj(t1, t2)), T.eq(t1, t2))))
+    for hyp, atom in ctx.hyps:  # allWithin (l1, l2, c): the heads within c, the tails too
+        if isinstance(atom, T.Apply) and atom.func.name == "allWithin" \
+                and atom.args[:2] == (l1, l2):
+            p.lemmas.add("lists.allwithin.definition")
+            cons_ctx = cons_ctx.assume(f"{hyp}_unfold", T.and_(
+                T.le(T.abs_(T.sub(h1, h2)), atom.args[2]), L.all_within(t1, t2, atom.args[2])))
     cases = [cons_ctx]
     for hyp, atom in ctx.hyps:
         if isinstance(atom, T.Apply) and atom.func.name in ("adj", "adjWithin") \
@@ -501,15 +537,25 @@ def application(p: Proof, ctx: Ctx, e: A.App, node: Node) -> Synth:
     """A computation made by applying a built-in mechanism (its rule), a function with a val
     (App-Val) or code without one (Unfold), the same function in both runs by proof."""
     head, args = flatten_app(e)
+    if e.annotation is not None and not (isinstance(head, A.Var) and head.name == "lapMech"
+                                         and ctx.env.lookup(head.name) is None):
+        raise Reject("an annotation [@shift ...] applies to a call of lapMech only", e.span)
     if isinstance(head, A.Var) and ctx.env.lookup(head.name) is None:
         if head.name not in BUILTINS or BUILTINS[head.name].rule is None:
             raise Reject(f"no rule in the kernel for {head.name}", e.span)
         if len(args) != 1:
             raise Reject(f"{head.name} takes its arguments as one tuple", e.span)
         parts = args[0].items if isinstance(args[0], A.TupleLit) else (args[0],)
-        expect(node, (BUILTINS[head.name].rule,), e, f"an application of {head.name}",
-               premises=0)
-        p.lemmas.add(BUILTINS[head.name].theorem)
+        entry = BUILTINS[head.name]
+        coupled = (entry.coupling_rule,) if entry.coupling_rule else ()
+        expect(node, (entry.rule,) + coupled, e, f"an application of {head.name}", premises=0)
+        if node.rule == entry.coupling_rule:
+            p.lemmas.add(entry.coupling_theorem)
+            return COUPLED[head.name](p, ctx, e, tuple(parts), node)
+        if node.coupling is not None:
+            raise Reject(f"node {node.id}: a shift for {node.rule}, which couples by the "
+                         "identity", e.span)
+        p.lemmas.add(entry.theorem)
         return RULES[head.name](p, ctx, e, tuple(parts))
     f1, f2 = translated(lambda: p.pair(ctx, head), head.span)
     if isinstance(f1, Closure) and f1 == f2:
@@ -605,8 +651,29 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
                      e.span)
     if not isinstance(rt, A.RMonad):
         raise Reject(f"{what} does not return a distribution", e.span)
-    cost = instantiated_cost(p, env, rt)
-    _, base, _ = refinement_parts(rt.body)
+    cost = instantiated_cost(p, env, rt, related=True)
+    var, base, lifted = refinement_parts(rt.body)
+    only_equal = var is not None and len(lifted) == 1 and isinstance(lifted[0], A.SameRuns)
+    if not monad_is_equality(p, env, rt) and not only_equal:
+        # the val lifts another relation than =: a fresh output per run, the relation assumed
+        if rt.div.kind != "DP" or var is None or not isinstance(base, A.RSimple) \
+                or leaves(base.type) is None:
+            raise Reject(f"the outputs of {what} are related by its val other than by =, for "
+                         "first-order outputs under a DP index only", e.span)
+        name = ctx.binder or "out"
+        o1 = S.fresh_value(p, base.type, name)[0]
+        o2 = S.fresh_value(p, base.type, name)[0]
+        related = env.bind(var, o1, o2)
+        facts = []
+        for a in lifted:
+            if isinstance(a, A.SameRuns):
+                goal = equal_term(o1, o2)
+                if goal is None:
+                    raise Reject("cannot compare these values in the logic", e.span)
+                facts.append(goal)
+            else:
+                facts.append(translated(lambda: p.assertion(related, a, refined=var), a.span))
+        return Synth(cost, (o1, o2), tuple(facts))
     if isinstance(base, A.RSimple) and leaves(base.type) is not None:
         output: SymValue = S.fresh_value(p, base.type, ctx.binder or "out")[0]
     else:

@@ -326,7 +326,7 @@ class Safety:
     def in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[SymValue]], call: str,
                   span, guard: T.Term = T.TRUE) -> None:
         """The call of ``name``'s val has arguments in its domain."""
-        pre = self.p.domain(name, args)
+        pre = self.p.domain(name, args, self.run)
         what = (f"the arguments of {call} are in the domain of {source_name(name)}'s val "
                 "(where it is shown to terminate without error)")
         if pre == []:

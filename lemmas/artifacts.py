@@ -245,6 +245,15 @@ _STATIC_FACTS = [
          "x :: xs ~ y :: ys, adj unfolds to (x = y /\\ adj (xs, ys)) \\/ xs = ys): the heads are "
          "one position, the tails the others; adjWithin bounds the one difference by c, dist "
          "counts the differences"),
+    Fact("lists.allwithin.definition", (("x", "real"), ("y", "real"), ("c", "real"),
+                                        ("l", "list"), ("m", "list")),
+         "Implies(AllWithin(l, m, c), Eq(Length(l), Length(m))) & "
+         "Implies(c >= 0, AllWithin(l, l, c)) & "
+         "Implies(AllWithin(Cons(x, l), Cons(y, m), c), (Abs(x - y) <= c) & AllWithin(l, m, c)) & "
+         "Implies((Abs(x - y) <= c) & AllWithin(l, m, c), AllWithin(Cons(x, l), Cons(y, m), c))",
+         "definition of allWithin (docs/language.md): two lists of one length whose entries at "
+         "every position differ by at most c; [] has no position, the positions of x :: l are "
+         "x's and l's"),
     Fact("distributions.injective", (("a1", "real"), ("b1", "real"), ("a2", "real"),
                                      ("b2", "real")),
          "Implies(Eq(BetaDist(a1, b1), BetaDist(a2, b2)), Eq(a1, a2) & Eq(b1, b2)) & "

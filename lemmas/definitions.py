@@ -22,6 +22,7 @@ table; those facts are their trust base. One lemma per schema statement:
 | ``lists.allin.definition`` | the element ranges of ``nat``, ``real+``, ``[0,1]`` and ``[k]`` lists on ``[]`` and ``x :: l`` |
 | ``lists.allin.sum`` | the sum of a ``[0,1] list`` is in ``[0, length]``, of a ``real+ list`` non-negative |
 | ``lists.cons.relations`` | ``adj``, ``adjWithin`` and ``dist`` of ``x :: l`` and ``y :: m`` unfold to the tails |
+| ``lists.allwithin.definition`` | ``allWithin`` lists have one length, a list is within ``c >= 0`` of itself, and ``allWithin`` of ``x :: l`` and ``y :: m`` unfolds to the tails |
 | ``distributions.injective``, ``distributions.injective.dirichlet/k=K`` | equal distributions of one family have equal parameters |
 
 and one the ExpMech rule uses for a candidate drawn from ``posteriors (P, n)``
@@ -194,6 +195,23 @@ def cons_relations() -> Lemma:
                       "adj (x :: l, y :: m) iff x = y and adj (l, m), or l = m; adjWithin the "
                       "same with the one difference at most c; dist adds 1 when x <> y "
                       "(l and m of one length).", P, (), concl, "lists.cons.relations",
+                      [{"x": x, "y": y, "c": c, "l": l, "m": m}])
+
+
+def allwithin_definition() -> Lemma:
+    P = params(("x", "real"), ("y", "real"), ("c", "real"), ("l", "list"), ("m", "list"))
+    S = symbols(P)
+    x, y, c, l, m = S["x"], S["y"], S["c"], S["l"], S["m"]
+    Cons, AllW, Length = F("Cons"), F("AllWithin"), F("Length")
+    unfolded = sp.And(sp.Le(sp.Abs(x - y), c), AllW(l, m, c))
+    concl = sp.And(sp.Implies(AllW(l, m, c), eq(Length(l), Length(m))),
+                   sp.Implies(sp.Ge(c, 0), AllW(l, l, c)),
+                   sp.Implies(AllW(Cons(x, l), Cons(y, m), c), unfolded),
+                   sp.Implies(unfolded, AllW(Cons(x, l), Cons(y, m), c)))
+    return _from_fact("lists.allwithin.definition", "the definition of allWithin",
+                      "allWithin (l, m, c) lists have one length; a list is within any c >= 0 "
+                      "of itself; allWithin (x :: l, y :: m, c) iff |x - y| <= c and "
+                      "allWithin (l, m, c).", P, (), concl, "lists.allwithin.definition",
                       [{"x": x, "y": y, "c": c, "l": l, "m": m}])
 
 

@@ -197,6 +197,23 @@ VOCABULARY: Dict[str, Signature] = {
     "Adj": Signature((_O, _O), "B", "same length, differ in at most one position"),
     "AdjWithin": Signature((_O, _O, _R), "B",
                            "same length, differ in at most one position, there by at most c"),
+    "AllWithin": Signature((_O, _O, _R), "B",
+                           "same length, and the entries at every position differ by at most c"),
+    "ShiftLifting": Signature((_R, _O, _O, _R), "B",
+                              "an (eps, 0)-lifting of {(y1, y2) | y2 = y1 + k} between mu1 and "
+                              "mu2 (real distributions): ShiftLifting(eps, mu1, mu2, k)"),
+    "PointwiseLiftings": Signature((_R, _O, _O, _O), "B",
+                                   "for every value v of the countable projection D, an (eps, "
+                                   "0)-lifting of {D(y1) = v => y1 = y2} between mu1 and mu2"),
+    "CaseLiftings": Signature((_R, _R, _O, _O), "B",
+                              "an (eps, delta)-lifting of R between mu1 and mu2 in each case of "
+                              "a condition on the initial states (or the product lifting, where "
+                              "every pair of the supports is in R)"),
+    "CaseLifting": Signature((_R, _R, _O, _O), "B",
+                             "an (eps, delta)-lifting of R between mu1 and mu2"),
+    "DPAdjFold": Signature((_O, _R, _R, _R), "B",
+                           "the k-fold adaptive composition of mechanism M is (eps, delta)-DP: "
+                           "DPAdjFold(M, k, eps, delta)"),
     "DPAdj": Signature((_O, _R, _R), "B",
                        "mechanism M is (eps, delta)-DP: EpsD(eps, Apply(M,l1), Apply(M,l2)) "
                        "<= delta for all adjacent l1, l2"),

@@ -6,8 +6,9 @@ registered as families.
 """
 from __future__ import annotations
 
-from lemmas import (closed_form_lemmas as cf, composition as co, conjugacy as cj, definitions as df,
-                    mechanisms as me, refutations as rf, registry, sensitivity as se)
+from lemmas import (closed_form_lemmas as cf, composition as co, conjugacy as cj,
+                    couplings as cp, definitions as df, mechanisms as me, refutations as rf,
+                    registry, sensitivity as se)
 from lemmas.registry import LemmaFamily
 
 #: plain lemmas: (id, builder). Builders fetch the lemmas they cite from the registry, which
@@ -74,6 +75,7 @@ _BUILDERS = (
     ("lists.dist.adjacent", df.dist_adjacent), ("lists.dist.length", df.dist_length),
     ("lists.cons.relations", df.cons_relations),
     ("lists.allin.definition", df.allin_definition), ("lists.allin.sum", df.allin_sum),
+    ("lists.allwithin.definition", df.allwithin_definition),
     ("distributions.injective", df.injective),
     ("posteriors.members.beta", df.posteriors_beta),
     # mechanisms
@@ -82,6 +84,9 @@ _BUILDERS = (
     ("mech.exponential", me.exponential), ("mech.hellinger.poster", me.hellinger_poster),
     ("mech.hellinger.poster_corrected", me.hellinger_poster_corrected),
     ("mech.hellinger.pure", me.hellinger_pure),
+    # couplings: the shifted Laplace rule, the pointwise and case rules, advanced composition
+    ("mech.laplace.shift", cp.laplace_shift), ("coupling.pointwise", cp.pointwise),
+    ("coupling.cases", cp.cases), ("composition.advanced", cp.advanced),
     # refutation of Lemma 6.1 as stated
     ("beta.hellinger.adjacent.counterexample", rf.counterexample),
 )

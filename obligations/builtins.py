@@ -69,7 +69,8 @@ def _element_kind(func: FuncDecl) -> Optional[str]:
     return None
 
 
-_LIST_FUNCTIONS = {"length", "count", "countOf", "sum", "adj", "adjWithin", "dist", "cons"}
+_LIST_FUNCTIONS = {"length", "count", "countOf", "sum", "adj", "adjWithin", "allWithin", "dist",
+                   "cons"}
 
 
 def show(v: Value) -> str:
@@ -156,6 +157,27 @@ class BuiltinInterpretation(Interpretation):
                 return True if gap <= 0 else False if gap > 0 else None
             return gap <= 0
         return True
+
+    @staticmethod
+    def _allWithin(l1: Value, l2: Value, c: Value) -> Value:
+        """Same length, and the entries at every position at most ``c`` apart (so a negative
+        ``c`` admits only two empty lists)."""
+        if not (_all_known(l1) and _all_known(l2)):
+            return None
+        if len(l1) != len(l2):
+            return False
+        verdict: Value = True
+        for x, y in zip(l1, l2):
+            gap = abs(x - y) - c
+            if isinstance(gap, arb):
+                ok = True if gap <= 0 else False if gap > 0 else None
+            else:
+                ok = gap <= 0
+            if ok is False:
+                return False
+            if ok is None:
+                verdict = None
+        return verdict
 
     @staticmethod
     def _dist(l1: Value, l2: Value) -> Value:

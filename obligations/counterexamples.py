@@ -62,7 +62,8 @@ ALGEBRAIC_DIGITS = 40
 #: The longest lists the concrete search tries, and the shortest bound it uses.
 MAX_BOUND, MIN_BOUND = 8, 3
 #: The list built-ins the concrete encoding defines (``nil_*`` and ``allIn_*`` too).
-_DEFINED = frozenset({"length", "count", "countOf", "sum", "adj", "adjWithin", "dist", "cons"})
+_DEFINED = frozenset({"length", "count", "countOf", "sum", "adj", "adjWithin", "allWithin", "dist",
+                      "cons"})
 #: How often a model at odds with the built-ins' values is corrected and solved again.
 REFINEMENTS = 3
 
@@ -209,6 +210,13 @@ class ConcreteEncoder(Z3Encoder):
                 for i, (x, y) in enumerate(zip(l1.elems, l2.elems)):
                     gap = z3.If(x >= y, x - y, y - x)
                     parts.append(z3.Implies(z3.And(self._inside(l1, i), x != y), gap <= c))
+            return z3.And(*parts)
+        if name == "allWithin":
+            l1, l2, c = self.list_of(args[0]), self.list_of(args[1]), self.expr(args[2])
+            parts = [l1.length == l2.length]
+            for i, (x, y) in enumerate(zip(l1.elems, l2.elems)):
+                gap = z3.If(x >= y, x - y, y - x)
+                parts.append(z3.Implies(self._inside(l1, i), gap <= c))
             return z3.And(*parts)
         kind = V.all_in_kind(t)
         if kind is not None:
@@ -699,7 +707,7 @@ class _Confirmation:
         for app in ground_applications(*(a.term for a in self.problem.assertions
                                           if a.role != "axiom")):
             if app.func.name in ("length", "count", "countOf", "sum", "adj", "adjWithin",
-                                 "dist") and all(_is_list(a.sort) or a.sort.is_builtin
+                                 "allWithin", "dist") and all(_is_list(a.sort) or a.sort.is_builtin
                                                  for a in app.args):
                 try:
                     claims.append((app, model.eval(enc.expr(app), model_completion=True)))

@@ -352,6 +352,17 @@ def ADJW_REFL(l1, l2, c):
     return T.implies(T.and_(T.eq(l1, l2), T.ge(c, 0)), V.adj_within(l1, l2, c))
 
 
+@_schema("allwlen", "lists.allwithin.definition",
+         "allWithin (l1, l2, c) implies length l1 = length l2")
+def ALLW_LEN(l1, l2, c):
+    return T.implies(V.all_within(l1, l2, c), T.eq(V.length(l1), V.length(l2)))
+
+
+@_schema("allwrefl", "lists.allwithin.definition", "l1 = l2 and c >= 0 implies allWithin")
+def ALLW_REFL(l1, l2, c):
+    return T.implies(T.and_(T.eq(l1, l2), T.ge(c, 0)), V.all_within(l1, l2, c))
+
+
 @_schema("dist", "lists.dist.definition", "0 <= dist (l1, l2); dist (l, l) = 0")
 def DIST_FACTS(l1, l2):
     app = V.hamming(l1, l2)
@@ -419,6 +430,15 @@ def _dist_cons(c1: T.Term, c2: T.Term) -> T.Term:
                      T.eq(V.hamming(c1, c2), T.add(T.ite(T.eq(x, y), 0, 1), V.hamming(l, m))))
 
 
+def _allw_cons(c1: T.Term, c2: T.Term, c: T.Term) -> T.Term:
+    (x, l), (y, m) = c1.args, c2.args
+    return _iff(V.all_within(c1, c2, c),
+                T.and_(T.le(T.abs_(T.sub(x, y)), c), V.all_within(l, m, c)))
+
+
+ALLW_CONS = _schema("allwcons", "lists.allwithin.definition",
+                    "allWithin (x :: l, y :: m, c) iff |x - y| <= c and allWithin (l, m, c)")(
+    _unfolded(_allw_cons))
 ADJ_CONS = _schema("adjcons", "lists.cons.relations",
                    "adj (x :: l, y :: m) iff x = y and adj (l, m), or l = m")(_unfolded(_adj_cons))
 ADJW_CONS = _schema("adjwcons", "lists.cons.relations",
@@ -759,6 +779,9 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
                 yield s, app.args
         elif app.func.name == "adjWithin":
             for s in (ADJW_LEN, ADJW_SUM, ADJW_REFL, ADJW_CONS):
+                yield s, app.args
+        elif app.func.name == "allWithin":
+            for s in (ALLW_LEN, ALLW_REFL, ALLW_CONS):
                 yield s, app.args
         elif app.func.name == "dist":
             for s in (DIST_FACTS, DIST_COUNT, DIST_LEN, DIST_CONS):

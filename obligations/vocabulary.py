@@ -211,6 +211,14 @@ def adj_within(l1: T.Term, l2: T.Term, c: T.TermLike) -> T.Term:
     return _fn("adjWithin", (l1.sort, l2.sort, T.REAL), T.BOOL)(l1, l2, c)
 
 
+def all_within(l1: T.Term, l2: T.Term, c: T.TermLike) -> T.Term:
+    """``allWithin (l1, l2, c)``: one length, and the entries at every position differ by at
+    most ``c``."""
+    if isinstance(c, T.Term) and c.sort == T.INT:
+        c = T.to_real(c)
+    return _fn("allWithin", (l1.sort, l2.sort, T.REAL), T.BOOL)(l1, l2, c)
+
+
 def hamming(l1: T.Term, l2: T.Term) -> T.Term:
     return _fn("dist", (l1.sort, l2.sort), T.INT)(l1, l2)
 

@@ -185,6 +185,44 @@ def test_adjwithin_unfolding(case):
     assert value(T.implies(atom, T.or_(*(d for _, d in cases)))) is True
 
 
+@st.composite
+def close_pairs(draw):
+    """Two real lists of one length whose entries move by at most a drawn amount (the queries
+    of the sparse vector technique), or unrelated lists; and a bound c that may be negative,
+    zero, the largest move, or anything."""
+    l1 = draw(reals_)
+    if draw(st.booleans()):
+        l2 = [x + draw(st.builds(F, st.integers(-4, 4), st.integers(1, 4))) for x in l1]
+    else:
+        l2 = draw(reals_)
+    moves = [abs(x - y) for x, y in zip(l1, l2)]
+    c = draw(st.sampled_from([F(0), F(-1), max(moves) if moves else F(0), F(1)]) | rationals)
+    return l1, l2, c
+
+
+@SETTINGS
+@given(close_pairs())
+def test_allwithin_schemas_hold_for_every_bound(case):
+    l1, l2, c = case
+    t1, t2, tc = list_term(l1, "real"), list_term(l2, "real"), T.real(c)
+    for schema in (S.ALLW_LEN, S.ALLW_REFL, S.ALLW_CONS):
+        assert holds(schema, t1, t2, tc), (schema.name, l1, l2, c)
+    assert holds(S.ALLW_REFL, t1, t1, tc)
+
+
+@SETTINGS
+@given(close_pairs())
+def test_allwithin_unfolding(case):
+    """What Match-Split assumes of allWithin at h1 :: t1 ~ h2 :: t2 (the builder's and the
+    kernel's rules state it each)."""
+    l1, l2, c = case
+    assume(l1 and l2 and len(l1) == len(l2))
+    t1, t2, tc = list_term(l1, "real"), list_term(l2, "real"), T.real(c)
+    (h1, r1), (h2, r2) = t1.args, t2.args
+    unfolded = T.and_(T.le(T.abs_(T.sub(h1, h2)), tc), V.all_within(r1, r2, tc))
+    assert value(T.implies(V.all_within(t1, t2, tc), unfolded)) is True
+
+
 # ---- distances -----------------------------------------------------------------------------
 
 small = st.builds(F, st.integers(1, 12), st.integers(1, 4))     # 1/4 .. 12
@@ -285,7 +323,7 @@ TESTED = {"len", "count", "countof", "nil", "cons", "empty", "consinj", "nilcons
           "distcount", "metric", "triangle", "tvmetric", "tvtriangle", "betarho", "betazeta",
           "dirrho", "ctorinj", "adjcons", "adjwcons", "distcons", "distadj", "distlen", "betag",
           "betatvg", "dirg", "ground", "allinnil", "allincons", "allinsum",
-          "allinground"}
+          "allinground", "allwlen", "allwrefl", "allwcons"}
 
 
 def test_every_schema_is_covered():

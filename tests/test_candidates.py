@@ -30,7 +30,7 @@ from lemmas.conjugacy import count_posteriors, posteriors as exact_posteriors
 from obligations import terms as T
 from obligations.candidates import conjugate
 from obligations import vocabulary as V
-from verifier.audit import audit_program
+from verifier.claim_audit import audit_program
 from verifier.language.parser import parse_file, parse_program
 from verifier.language.typecheck import typecheck_program
 from verifier.rules import mechanism_rules

@@ -14,7 +14,8 @@ from checker.kernel import check
 from obligations import schemas as S
 from obligations import terms as T
 from obligations import vocabulary as V
-from verifier.audit import HOLDS, audit_program
+from verifier.audit import HOLDS
+from verifier.claim_audit import audit_program
 from verifier.cli import main
 from verify_helpers import claims_and_certificate
 

@@ -11,7 +11,7 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from verifier.audit import output_law
+from verifier.laws import output_law
 from verifier.cli import main
 from verifier.fuzz import metamorphic
 from verifier.fuzz.campaign import fuzz

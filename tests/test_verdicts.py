@@ -103,10 +103,11 @@ def test_a_smart_sum_written_with_dist():
     claims, cert = verify(SMART_SUM.replace("COST", "eps"))
     assert claims["noiseEach"].verdict == claims["smartSum"].verdict == "verified"
     assert kernel.check(cert).valid
-    # a clipped value moves by up to 1: eps / 2 per changed entry is false, but its law (a
-    # list of releases) is no witness the search computes; no internal error on the way
+    # a clipped value moves by up to 1: eps / 2 per changed entry is false, and the law of a
+    # list of releases is computed (verifier.laws.ProductLaw): refuted by the exact loss
     claims, _ = verify(SMART_SUM.replace("COST", "eps / 2.0"))
-    assert claims["noiseEach"].verdict == "unknown" and claims["noiseEach"].code == "V001"
+    assert claims["noiseEach"].verdict == "refuted", claims["noiseEach"].failure
+    assert claims["noiseEach"].confirmation.method in ("exact loss", "exact audit")
 
 
 def test_expmech_over_a_list_written_out():
@@ -370,7 +371,7 @@ def test_the_json_report_follows_its_schema():
     import jsonschema
     schema = json.loads((ROOT / "verifier" / "report.schema.json").read_text())
     files = ["benchmarks/programs/negative/count_wrong_scale.pinf",     # refuted
-             "benchmarks/programs/mistakes/uncharged_helper_release.pinf",  # unknown
+             "benchmarks/programs/negative/beta_hellinger_small_prior.pinf",  # unknown
              "benchmarks/programs/course/composition.pinf"]             # verified
     out = run_cli("verify", "--json", *files)
     reports = json.loads(out.stdout)

@@ -21,11 +21,11 @@ there is no claim to compare with), reports
 Public API
 ==========
 
-* ``audit_program(path, entry, n, args=(), **options) -> AuditResult``: parse, type-check,
-  audit (the function the benchmark runner calls; ``args`` are ``"NAME=VALUE"`` strings or a
-  ``{name: value_text}`` mapping).
-* ``audit(program, typed, entry, n, arg_specs, **options) -> AuditResult``: the same on an
-  already parsed program.
+* ``audit(program, typed, entry, n, arg_specs, **options) -> AuditResult``: the audit of an
+  entry of a parsed program; the verifier's verdict on its claim, when given
+  (``ClaimVerdict``), is what the claim is compared with. ``verifier.claim_audit`` runs the
+  verifier and then the audit (``audit_program``, what ``privinfer audit`` and the benchmark
+  runner call): the audit never imports the verifier, whose refutations run audits.
 * ``AuditResult``: ``.loss``, ``.worst``, ``.delta_curve``, ``.claim``, ``.soundness_bug``,
   ``.render()``, ``.to_json()``, ``.bench_cell()``.
 * ``BENCH_AUDITS`` / ``bench_audits(path)``: the audits the benchmark suite runs, per program.
@@ -66,36 +66,27 @@ import itertools
 import math
 import time
 from fractions import Fraction
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
-
-import numpy as np
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from obligations.records import field, record, replace
 from verifier.errors import Diagnostic, PrivInferError, error
 from verifier.language import ast
 from verifier.language import types as ty
-from verifier.language.parser import parse_expr, parse_file
+from verifier.language.parser import parse_expr
 from verifier.language.pretty import pretty_expr
-from verifier.language.typecheck import TypedProgram, typecheck_program
+from verifier.language.typecheck import TypedProgram
 from verifier.pairs import Parameter, Shape, covered, equality_assertion, mentions_any, read_claim as _shape_of
 from verifier.pairs import equality_refinement as _equality_refinement
 from verifier.pairs import run_name as _run_name
-from verifier.semantics import monad, reals, released
-from verifier.semantics.distributions import Distribution
+from verifier.laws import (ENCLOSED, EXACT, FLOAT, RANK, SCORES, TOLERANCE, CoarseLaw, Law, PairStat,
+                           breakpoints, hockey_stick, output_law, pair_stat, to_float)
+from verifier.semantics import reals, released
 from verifier.semantics.evaluator import BUILTINS, CONSTANTS, Evaluator
-from verifier.semantics.values import (ConsList, SymbolicEscape, Value, canonical, format_value, to_json,
-                                      values_equal)
+from verifier.semantics.values import ConsList, Value, format_value, to_json, values_equal
 
-#: Differences below this are treated as equality when comparing with a claim (see the module
-#: docstring).
-TOLERANCE = 1e-9
 #: The most inputs (over all lengths) an audit evaluates unless told otherwise.
 MAX_INPUTS = 100_000
-#: Working precision of the Arb enclosures, in bits.
-PRECISION_BITS = 128
 
-EXACT, SCORES, FLOAT = "exact", "scores", "float"
-_RANK = {EXACT: 0, SCORES: 1, FLOAT: 2}
 
 # claim comparison statuses
 CONSISTENT = "consistent"
@@ -193,6 +184,7 @@ class AuditResult:
     claim: ClaimCheck = field(default_factory=lambda: ClaimCheck("none"))
     seconds: float = 0.0
     loss_text: str = ""                # the loss printed from its enclosure (beyond floats)
+    lower_bound: bool = False          # the loss is a lower bound (released values binned)
 
     @property
     def soundness_bug(self) -> bool:
@@ -232,6 +224,7 @@ class AuditResult:
             "delta_curve": [[e, d] for e, d in self.delta_curve],
             "claim": self.claim.to_json(),
             "soundness_bug": self.soundness_bug, "exceeds_claim": self.exceeds_claim,
+            "loss_is_lower_bound": self.lower_bound,
             "seconds": round(self.seconds, 3),
         }
 
@@ -245,10 +238,14 @@ class AuditResult:
         lines.append(f"  arguments: {args}")
         loss = self.loss_text or ("inf" if math.isinf(self.loss) else f"{self.loss:.10g}")
         line = f"  privacy loss: {loss}  (max over these pairs of max_o ln (P1(o) / P2(o)))"
+        if self.lower_bound:
+            line += ("\n    a lower bound: released noisy values that the program also compared are "
+                     "binned (docs/audit.md)")
         lines.append(line)
         if self.loss_lower is not None and math.isfinite(self.loss):
-            what = ("exact probabilities" if self.precision == EXACT
-                    else "the program's float64 scores taken as exact")
+            what = {EXACT: "exact probabilities",
+                    ENCLOSED: "the sampler's probabilities, enclosed around the exact law of "
+                              "continuous noise"}.get(self.precision, "the program's float64 scores taken as exact")
             lines.append(f"    enclosure [{self.loss_lower!r}, {self.loss_upper!r}] (Arb ball arithmetic, "
                          f"{what})")
         elif self.precision == FLOAT and math.isfinite(self.loss):
@@ -292,342 +289,6 @@ def _json_float(x: Optional[float]) -> Any:
     if math.isinf(x):
         return "infinity" if x > 0 else "-infinity"
     return float(x)
-
-
-# ======================================================================================
-# output laws
-# ======================================================================================
-
-
-@record(frozen=False)
-class _Law:
-    """One output distribution: float probabilities (for reports), the exact probabilities
-    (rationals or exact reals) and their Arb log-probabilities when the law is exact."""
-
-    probs: Dict[Value, float]
-    exact: Optional[Dict[Value, Any]]  # value -> Fraction or reals.Real, or None (FLOAT)
-    logs: Optional[Dict[Value, Any]]   # value -> flint.arb, or None (FLOAT)
-    precision: str
-
-
-def _arb_context():
-    """Arb's working precision raised to ``PRECISION_BITS`` for the block (flint directly: the
-    lemma library's helper would load sympy, a second of the refutation path for nothing)."""
-    from flint import ctx
-    return ctx.workprec(max(PRECISION_BITS, 53))
-
-
-def _is_exact(x: Any) -> bool:
-    return reals.is_exact_number(x)
-
-
-def _ball(x: Any) -> Any:
-    """An Arb ball of the exact number ``x`` with about ``PRECISION_BITS`` correct bits (inside
-    ``_arb_context``): an exact real is enclosed at higher working precisions when needed
-    (``exp (5e399)`` has no finite enclosure at 128 bits)."""
-    if isinstance(x, reals.Real):
-        for prec in (PRECISION_BITS,) + reals.LADDER_HIGH:
-            ball = x.ball(prec)
-            if ball.is_finite() and ball.rel_accuracy_bits() >= PRECISION_BITS // 2:
-                break
-        return ball
-    return reals.ball_of(x, PRECISION_BITS)
-
-
-def _distribution_law(pmf: Mapping[Value, Any]) -> _Law:
-    """A law from the evaluator's probabilities: exact ones (rationals, exact reals) are kept
-    and their logarithms enclosed in Arb; anything else (the float laws of ``hellingerMech``)
-    is a FLOAT law."""
-    kept = {v: p for v, p in pmf.items() if p != 0}
-    probs = {v: float(p) for v, p in kept.items()}
-    if all(_is_exact(p) for p in kept.values()):
-        with _arb_context():
-            logs = {v: _ball(p).log() for v, p in kept.items()}
-        return _Law(probs, kept, logs, EXACT)
-    return _Law(probs, None, None, FLOAT)
-
-
-def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Callable[[], Any]]:
-    """``(key, build)`` for the entry's result: ``build()`` gives the law of a release of
-    ``lapMech`` / ``gaussMech`` (``released.Noise``: the exact law of the grid values the
-    sampler releases), an M-value's exact finite distribution, or the point mass at a plain
-    value. ``key`` is hashable and equal for equal laws, so ``build`` runs once per distinct
-    law. Other continuous laws are R003."""
-    if isinstance(value, monad.MValue):
-        noise = noise_of(value)
-        if noise is not None:
-            return ("noise", noise.family, _structural(noise.center), _structural(noise.scale)), lambda: noise
-        d = monad.enumerate_finite(value, span)
-        return ("law", _structural(d)), lambda: _distribution_law(d.pmf())
-    value = canonical(value)
-    try:
-        hash(value)
-    except TypeError:
-        raise error("R006", f"the audit needs an output that can be compared, got {format_value(value)}",
-                    span) from None
-    return ("value", value), lambda: _distribution_law({value: Fraction(1)})
-
-
-def noise_of(m: Value) -> Optional[released.Noise]:
-    """The release of ``lapMech`` / ``gaussMech`` that ``m`` is, possibly after binding point
-    masses or followed by ``return`` of the draw; None for another computation. A release
-    post-processed otherwise is R003 (its law is not computed)."""
-    if isinstance(m, monad.Laplace):
-        return released.Noise("laplace", m.center, m.scale)
-    if isinstance(m, monad.Gaussian):
-        return released.Noise("gauss", m.center, m.sigma)
-    if isinstance(m, monad.Bind):
-        if isinstance(m.m, monad.Return):
-            return noise_of(m.k(m.m.value))
-        first = noise_of(m.m)
-        if first is not None:
-            theta = monad.SymParam(_Described(f"the {first.family} noise"))
-            try:
-                rest = m.k(theta)
-            except SymbolicEscape:
-                rest = None
-            if isinstance(rest, monad.Return) and rest.value is theta:
-                return first
-            raise error("R003", "the noise is post-processed, which has no closed form here")
-    return None
-
-
-class _Described:
-    """Stands in for the distribution a ``SymParam`` names (only its ``format`` is used)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def format(self) -> str:
-        return self.text
-
-
-class _Same:
-    """An exact real inside a law's key, compared by identity: two laws are merged only when
-    they are the same expressions (hash-consed, so equal expressions are one object), never by
-    deciding that two different expressions are equal numbers (which may need exact
-    simplification, or be undecidable for enclosure-only numbers). Holding the object keeps
-    its identity valid."""
-
-    __slots__ = ("obj",)
-
-    def __init__(self, obj: Any):
-        self.obj = obj
-
-    def __hash__(self) -> int:
-        return id(self.obj)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Same) and other.obj is self.obj
-
-
-def _structural(v: Any) -> Any:
-    """A hashable key of a value or law in which exact reals compare by identity."""
-    if isinstance(v, reals.Real):
-        return _Same(v)
-    if isinstance(v, tuple):
-        return tuple(_structural(x) for x in v)
-    if isinstance(v, Distribution):
-        return (v.family, _structural(v.params()))
-    return v
-
-
-def _to_float(x: Any) -> float:
-    """``x`` as a float, ``inf`` / ``-inf`` beyond the float range (``float`` of a huge
-    rational raises ``OverflowError``)."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
-
-
-class _PairStat:
-    """The directed comparison of the output laws of run 1 (``a``) and run 2 (``b``) of a pair:
-    ``loss = max_o ln (P_a(o) / P_b(o))`` (``inf`` when run 1 can output what run 2 cannot),
-    with its enclosure and the output where it is reached; ``exceeds``, ``hockey_exceeds``
-    and ``hockey`` compare with a claim. Two finite laws: ``_FinitePairStat``; two releases of
-    ``lapMech`` / ``gaussMech``: ``_NoisePairStat``."""
-
-    loss: float
-    lower: Optional[float]
-    upper: Optional[float]
-    ball: Optional[Any]
-    output: Value
-    p_a: float
-    p_b: float
-    precision: str
-
-    def exceeds(self, eps: Any) -> bool:
-        """Whether ``P_a(o) > e^eps P_b(o)`` for some output ``o``, decided exactly."""
-        raise NotImplementedError
-
-    def hockey_exceeds(self, eps: Any, delta: Any) -> bool:
-        """Whether ``sum_o max(0, P_a(o) - e^eps P_b(o)) > delta``, decided exactly."""
-        raise NotImplementedError
-
-    def hockey(self, eps: float) -> float:
-        """The hockey-stick sum at ``eps``, in float64 (the ``delta(eps)`` curve)."""
-        raise NotImplementedError
-
-    def tight(self, eps: Any) -> bool:
-        """Whether some output has ``P_a(o) = e^eps P_b(o)`` exactly (the loss equals ``eps``)."""
-        raise NotImplementedError
-
-    def _set_loss(self, ball: Any, output: Value, p_a: float, p_b: float) -> None:
-        self.ball, self.output, self.p_a, self.p_b = ball, output, p_a, p_b
-        self.loss = _to_float(ball.mid()) if ball is not None else math.inf
-        if ball is None:
-            self.lower = self.upper = math.inf
-        else:
-            self.lower = math.nextafter(_to_float(ball.lower().mid()), -math.inf)
-            self.upper = math.nextafter(_to_float(ball.upper().mid()), math.inf)
-
-
-class _FinitePairStat(_PairStat):
-    """Two finite laws (see ``_PairStat``)."""
-
-    def __init__(self, law_a: _Law, law_b: _Law):
-        self.law_a, self.law_b = law_a, law_b
-        self.keys = list(law_a.probs) + [v for v in law_b.probs if v not in law_a.probs]
-        self.a = np.array([law_a.probs.get(v, 0.0) for v in self.keys])
-        self.b = np.array([law_b.probs.get(v, 0.0) for v in self.keys])
-        self.precision = max(law_a.precision, law_b.precision, key=_RANK.__getitem__)
-        only_a = [v for v in law_a.probs if v not in law_b.probs]
-        if only_a:          # an output possible in run 1 only: infinite loss (exactly)
-            o = only_a[0]
-            self._set_loss(None, o, law_a.probs[o], 0.0)
-        elif law_a.logs is not None and law_b.logs is not None:
-            with _arb_context():
-                best, ball = None, None
-                for v in law_a.probs:
-                    d = law_a.logs[v] - law_b.logs[v]
-                    if best is None or float(d.mid()) > best[0]:
-                        best = (float(d.mid()), v)
-                    ball = d if ball is None else ball.max(d)
-            o = best[1]
-            self._set_loss(ball, o, law_a.probs[o], law_b.probs[o])
-        else:
-            diffs = np.log(self.a) - np.log(self.b)
-            i = int(np.argmax(diffs))
-            self.ball, self.output = None, self.keys[i]
-            self.loss, self.lower, self.upper = float(diffs[i]), None, None
-            self.p_a, self.p_b = float(self.a[i]), float(self.b[i])
-
-    def exceeds(self, eps: Any) -> bool:
-        if self.ball is None and math.isinf(self.loss):
-            return True
-        if self.precision != EXACT:
-            return self.loss - _to_float(eps) > TOLERANCE
-        with _arb_context():
-            e = _ball(eps)
-            if self.ball.is_finite() and e.is_finite():
-                if self.ball > e:
-                    return True
-                if self.ball <= e:
-                    return False
-        factor = reals.exp(eps)
-        exact_a, exact_b = self.law_a.exact, self.law_b.exact
-        return any(exact_a[o] > factor * exact_b[o] for o in exact_a)
-
-    def hockey_exceeds(self, eps: Any, delta: Any) -> bool:
-        if self.precision != EXACT:
-            return self.hockey(_to_float(eps)) - _to_float(delta) > TOLERANCE
-        factor = reals.exp(eps)
-        exact_a, exact_b = self.law_a.exact, self.law_b.exact
-        terms = [reals.maximum(0, reals.sub(p, reals.mul(factor, exact_b.get(o, 0))))
-                 for o, p in exact_a.items()]
-        return sum(terms, Fraction(0)) > delta
-
-    def hockey(self, eps: float) -> float:
-        return _directed_hockey(self.a, self.b, eps)
-
-    def tight(self, eps: Any) -> bool:
-        if self.precision != EXACT or math.isinf(self.loss):
-            return False
-        factor = reals.exp(eps)
-        exact_a, exact_b = self.law_a.exact, self.law_b.exact
-        return any(exact_a[o] == factor * exact_b[o] for o in exact_a)
-
-
-class _NoisePairStat(_PairStat):
-    """Two releases of ``lapMech`` or ``gaussMech`` of one scale: the exact laws of the grid
-    values the samplers release (``verifier.semantics.released``)."""
-
-    def __init__(self, a: "released.Noise", b: "released.Noise"):
-        self.na, self.nb = a, b
-        self.precision = EXACT
-        cells = released.candidate_cells(a, b)
-        if cells is None:        # Gaussian laws with different centres: unbounded ratios
-            self.cells = None
-            self._set_loss(None, "a release far in the tail", 0.0, 0.0)
-            return
-        self.cells = {k: (a.cell(k), b.cell(k)) for k in cells}
-        if reals.sign(reals.sub(a.center, b.center)) == 0:
-            k, (pa, pb) = next(iter(self.cells.items()))
-            self._set_loss(_zero_ball(), k * a.grid, _to_float(pa), _to_float(pb))
-            return
-        for prec in (PRECISION_BITS,) + reals.LADDER_HIGH:   # log-ratios of cells that may agree
-            with reals._Workprec(prec):                       # to many digits (centres 1e-30 apart)
-                logs = {k: reals.ball_of(pa, prec).log() - reals.ball_of(pb, prec).log()
-                        for k, (pa, pb) in self.cells.items()}
-            if all(d.is_finite() and d.rel_accuracy_bits() >= 40 for d in logs.values()):
-                break
-        k = max(logs, key=lambda c: float(logs[c].mid()))
-        ball = logs[k]
-        for d in logs.values():
-            ball = ball.max(d)
-        pa, pb = self.cells[k]
-        self._set_loss(ball, k * a.grid, _to_float(pa), _to_float(pb))
-
-    def exceeds(self, eps: Any) -> bool:
-        if self.cells is None:
-            return True
-        factor = reals.exp(eps)
-        return any(pa > factor * pb for pa, pb in self.cells.values())
-
-    def hockey_exceeds(self, eps: Any, delta: Any) -> bool:
-        return released.hockey(self.na, self.nb, eps) > delta
-
-    def hockey(self, eps: float) -> float:
-        return _to_float(released.hockey(self.na, self.nb, Fraction(eps)))
-
-    def tight(self, eps: Any) -> bool:
-        if self.cells is None:
-            return False
-        factor = reals.exp(eps)
-        return any(pa == factor * pb for pa, pb in self.cells.values())
-
-
-def _zero_ball() -> Any:
-    from flint import arb
-    return arb(0)
-
-
-def _pair_stat(law_a: Any, law_b: Any) -> Optional[_PairStat]:
-    """The directed comparison of two laws, or None when the audit has no exact law of the pair
-    (a release of one family or scale against another law)."""
-    if isinstance(law_a, released.Noise) or isinstance(law_b, released.Noise):
-        if isinstance(law_a, released.Noise) and isinstance(law_b, released.Noise) \
-                and released.comparable(law_a, law_b):
-            return _NoisePairStat(law_a, law_b)
-        return None
-    return _FinitePairStat(law_a, law_b)
-
-
-def _directed_hockey(a: np.ndarray, b: np.ndarray, eps: float) -> float:
-    """``sum max(a - e^eps b, 0)`` in float64, for any ``eps >= 0`` (no overflow: beyond the
-    float range ``e^eps b`` is infinite where ``b > 0``)."""
-    factor = math.exp(eps) if eps < 700 else math.inf
-    with np.errstate(invalid="ignore", over="ignore"):
-        terms = np.where(b > 0, a - factor * b, a)
-    return float(np.maximum(terms, 0.0).sum())
-
-
-def hockey_stick(a: np.ndarray, b: np.ndarray, eps: float) -> float:
-    """``max(sum max(a - e^eps b, 0), sum max(b - e^eps a, 0))``: the smallest delta for which
-    the two laws (aligned probability arrays) are (eps, delta)-indistinguishable in both
-    directions. Float64."""
-    return max(_directed_hockey(a, b, eps), _directed_hockey(b, a, eps))
 
 
 # ======================================================================================
@@ -700,7 +361,7 @@ class AssertionEvaluator:
     def number(self, expr: ast.Expr, env: Dict[str, Value]) -> Any:
         """The exact number a claimed privacy parameter evaluates to (TypeError otherwise)."""
         v = self.value(expr, env)
-        if not _is_exact(v):
+        if not reals.is_exact_number(v):
             raise TypeError(f"{pretty_expr(expr)} is not a number")
         return v
 
@@ -769,7 +430,7 @@ class _ClaimEvaluator(AssertionEvaluator):
 #: The claim reader and evaluator, for the witnesses of refutations (``verifier.refutation``);
 #: the law of a run and the environment names of ``x<i>``, for the fuzzer's oracle.
 read_claim, ClaimEvaluator, equality_refinement = _read_claim, _ClaimEvaluator, _equality_refinement
-Law, run_name = _Law, _run_name
+run_name = _run_name
 
 
 def _safe_equal(a: Value, b: Value) -> bool:
@@ -819,14 +480,6 @@ def _private_parameter(params: List[Any], entry: str, name: Optional[str]) -> Tu
                         hint="write the parameter's type, e.g. in its val: {l :: [3] list | adj (l<1>, l<2>)}")
         return p, e.k
     return p, None
-
-
-def _normalise_args(args: Union[Sequence[str], Mapping[str, Any], None]) -> List[str]:
-    if args is None:
-        return []
-    if isinstance(args, Mapping):
-        return [f"{k}={v}" for k, v in args.items()]
-    return list(args)
 
 
 def bind_public_arguments(evaluator: Evaluator, params: List[Any], private: Any, entry: str,
@@ -889,37 +542,22 @@ def bind_public_arguments(evaluator: Evaluator, params: List[Any], private: Any,
 # ======================================================================================
 
 
-def audit_program(path: str, entry: str, n: int, args: Union[Sequence[str], Mapping[str, Any], None] = (),
-                  **options: Any) -> AuditResult:
-    """Parse and type-check the program at ``path`` and :func:`audit` its ``entry`` on private
-    inputs of length ``1..n``; ``args`` are ``"NAME=VALUE"`` strings or a ``{name: text}``
-    mapping. Raises ``PrivInferError`` on bad input (unparsable file, bad arguments, an output
-    that is not finite, ...)."""
-    program = parse_file(path)
-    typed = typecheck_program(program)
-    try:
-        return audit(program, typed, entry, n, _normalise_args(args), **options)
-    except PrivInferError as exc:
-        if exc.source is None and all(d.span is None or d.span.file == program.file for d in exc.diagnostics):
-            exc.source = program.source
-        raise
-
-
 def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
           *, private: Optional[str] = None, eps_grid: Optional[Sequence[float]] = None,
-          verify: bool = True, max_inputs: int = MAX_INPUTS,
+          verdict: Optional["ClaimVerdict"] = None, max_inputs: int = MAX_INPUTS,
           step_budget: Optional[int] = None, total_steps: Optional[int] = None) -> AuditResult:
     """Audit ``entry`` of ``program`` (see the module docstring).
 
     ``private`` names the private parameter (default: the first ``bool``/``[k]`` list);
     ``eps_grid`` the points of the ``delta(eps)`` curve (default: 11 points from 0 to a little
-    above the loss and the claimed eps); ``verify=False`` skips the verifier (the claim is still
-    evaluated and compared); ``step_budget`` and ``total_steps`` bound the evaluator's steps per
-    input and over all inputs (``Evaluator``; R010 when exceeded). Raises ``PrivInferError``
-    (U002, R005, R003, R009, R010, R011, ...) on bad input.
+    above the loss and the claimed eps); ``verdict`` is what the verifier concluded of the
+    entry's claim (``verifier.claim_audit`` runs it; without one the claim is still evaluated
+    and compared, as "not verified"); ``step_budget`` and ``total_steps`` bound the evaluator's
+    steps per input and over all inputs (``Evaluator``; R010 when exceeded). Raises
+    ``PrivInferError`` (U002, R005, R003, R009, R010, R011, ...) on bad input.
     """
     try:
-        return _audit(program, typed, entry, n, arg_specs, private, eps_grid, verify, max_inputs,
+        return _audit(program, typed, entry, n, arg_specs, private, eps_grid, verdict, max_inputs,
                       Evaluator(program, typed, step_budget, total_steps))
     except reals.Undecided as exc:
         from verifier.semantics.evaluator import undecided_error
@@ -927,7 +565,7 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
 
 
 def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
-           private: Optional[str], eps_grid: Optional[Sequence[float]], verify: bool,
+           private: Optional[str], eps_grid: Optional[Sequence[float]], verdict: Optional["ClaimVerdict"],
            max_inputs: int, evaluator: Evaluator) -> AuditResult:
     from verifier.commands import run as run_cmd
     start = time.perf_counter()
@@ -949,7 +587,7 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
     result = AuditResult(program.file, entry, priv.name, "bool list" if k is None else f"[{k}] list", n,
                          {p.name: format_value(public[p.name]) for p in params if p is not priv})
 
-    shape, claim_check = _prepare_claim(program, typed, decl, entry, verify)
+    shape, claim_check = _prepare_claim(program, entry, verdict)
     scope = AssertionEvaluator(claim_scope(program, typed, shape.val)) if shape is not None else None
     fixed = _fixed_claim_parts(shape, scope, params, priv, public, claim_check)
 
@@ -964,15 +602,16 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
         if key not in keys:
             keys[key] = len(laws)
             laws.append(law_builder())
-            precision = max(precision, _law_precision(laws[-1]), key=_RANK.__getitem__)
+            precision = max(precision, _law_precision(laws[-1]), key=RANK.__getitem__)
         law_of_input.append(keys[key])
     result.inputs = len(inputs)
     domains = [[ConsList.from_sequence(list(x)) for x in inputs] if p is priv else [public[p.name]]
                for p in params]
     position = params.index(priv)
 
-    stats: Dict[Tuple[int, int], _PairStat] = {}
-    best: Optional[Tuple[float, Tuple[Value, ...], Tuple[Value, ...], _PairStat]] = None
+    cuts = breakpoints(laws) if any(isinstance(law, CoarseLaw) for law in laws) else None
+    stats: Dict[Tuple[int, int], PairStat] = {}
+    best: Optional[Tuple[float, Tuple[Value, ...], Tuple[Value, ...], PairStat]] = None
     by_length: Dict[int, float] = {}
     tracker = _ClaimTracker(claim_check, fixed) if fixed is not None else None
 
@@ -989,7 +628,7 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
             if cx != cy:
                 stat = stats.get((cx, cy))
                 if stat is None:
-                    stat = stats[(cx, cy)] = _checked_pair_stat(laws[cx], laws[cy], x, y, priv)
+                    stat = stats[(cx, cy)] = _checked_pair_stat(laws[cx], laws[cy], x, y, priv, cuts)
                 if best is None or stat.loss > best[0]:
                     best = (stat.loss, x, y, stat)
             by_length[len(x)] = max(by_length.get(len(x), 0.0), 0.0 if stat is None else stat.loss)
@@ -1006,6 +645,7 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
         result.relation = f"adj ({priv.name}<1>, {priv.name}<2>)"
 
     result.loss_by_length = sorted(by_length.items())
+    result.lower_bound = any(s.lower_only for s in stats.values())
     result.distinct_laws = len(laws)
     result.distinct_pairs = len(stats)
     result.precision = precision
@@ -1036,8 +676,9 @@ def _law_precision(law: Any) -> str:
     return EXACT if isinstance(law, released.Noise) else law.precision
 
 
-def _checked_pair_stat(law_a: Any, law_b: Any, x: Tuple[Value, ...], y: Tuple[Value, ...], priv: Any) -> _PairStat:
-    stat = _pair_stat(law_a, law_b)
+def _checked_pair_stat(law_a: Any, law_b: Any, x: Tuple[Value, ...], y: Tuple[Value, ...], priv: Any,
+                       cuts: Optional[List[Any]]) -> PairStat:
+    stat = pair_stat(law_a, law_b, cuts)
     if stat is None:
         raise error("R003", f"the audit compares a release of lapMech or gaussMech only with another release of "
                             f"the same mechanism and scale, but {priv.name} = {format_value(ConsList.from_sequence(list(x)))} "
@@ -1084,24 +725,24 @@ def _default_grid(loss: float, claimed: Optional[float]) -> List[float]:
 # ---- claim bookkeeping ----------------------------------------------------------------
 
 
-def _prepare_claim(program: ast.Program, typed: Optional[TypedProgram], decl: ast.LetDecl, entry: str,
-                   verify: bool) -> Tuple[Optional[Shape], ClaimCheck]:
+@record
+class ClaimVerdict:
+    """What the verifier concluded of the audited entry's claim, for the audit to compare
+    with: ``verifier`` is ``verified`` / ``refuted`` / ``unknown``, ``error`` when it failed on
+    the file (with its ``failure``), or ``skipped``; ``statement`` is the claim in words."""
+
+    verifier: str
+    statement: str = ""
+    failure: Optional[str] = None
+
+
+def _prepare_claim(program: ast.Program, entry: str,
+                   verdict: Optional[ClaimVerdict]) -> Tuple[Optional[Shape], ClaimCheck]:
     val = program.find_val(entry)
     if val is None:
         return None, ClaimCheck("none")
-    from verifier.verification import guarantee_text
-    check = ClaimCheck("skipped", statement=guarantee_text(val))
-    if verify:
-        from verifier.verification import verify_program
-        try:
-            report = verify_program(program, typed, only=[entry])
-        except PrivInferError as exc:   # the audit still compares with the claim
-            check.verifier, check.failure = "error", exc.first.message
-        else:
-            if report.claims:
-                c = report.claims[0]
-                check.verifier, check.failure = c.verdict, c.failure
-    return _shape_of(val), check
+    verdict = verdict or ClaimVerdict("skipped")
+    return _shape_of(val), ClaimCheck(verdict.verifier, statement=verdict.statement, failure=verdict.failure)
 
 
 @record(frozen=False)
@@ -1195,8 +836,8 @@ def _fixed_claim_parts(shape: Optional[Shape], scope: Optional["AssertionEvaluat
             check.status = NOT_COMPARABLE
             check.message = f"the claimed privacy parameters cannot be evaluated at these arguments ({exc})"
             return None
-    check.eps = None if fixed.eps is None else _to_float(fixed.eps)
-    check.delta = None if fixed.delta is None else _to_float(fixed.delta)
+    check.eps = None if fixed.eps is None else to_float(fixed.eps)
+    check.delta = None if fixed.delta is None else to_float(fixed.delta)
     if check.eps is not None and math.isinf(check.eps):
         check.eps_text = format_value(fixed.eps)
     return fixed
@@ -1213,7 +854,7 @@ def _claimed_number(scope: "AssertionEvaluator", expr: ast.Expr, env: Dict[str, 
 class _ClaimTracker:
     """Compares every covered ordered pair with the claim, keeping the worst excess.
 
-    Whether a pair violates the claim is decided exactly for exact laws (``_PairStat.exceeds``,
+    Whether a pair violates the claim is decided exactly for exact laws (``PairStat.exceeds``,
     ``hockey_exceeds``: the claimed bound and the probabilities are exact numbers) and with
     ``TOLERANCE`` for float laws; ``excess`` (float) only measures by how much."""
 
@@ -1226,10 +867,10 @@ class _ClaimTracker:
         self.delta_at_eps = 0.0
         self.violated = False
         self.exact = True
-        self.worst: Optional[Tuple[_PairStat, Any, Any]] = None   # the pair of largest excess
+        self.worst: Optional[Tuple[PairStat, Any, Any]] = None   # the pair of largest excess
         self.worst_values: Tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # its loss, eps, delta, delta(eps)
 
-    def add(self, x: Tuple[Value, ...], y: Tuple[Value, ...], stat: Optional[_PairStat],
+    def add(self, x: Tuple[Value, ...], y: Tuple[Value, ...], stat: Optional[PairStat],
             env: Dict[str, Value]) -> None:
         """Check one covered ordered pair (``stat`` is ``None`` when both runs have the same law)."""
         f, check = self.fixed, self.check
@@ -1240,7 +881,7 @@ class _ClaimTracker:
             self.undetermined += 1
             check.uncovered_pairs += 1
             return
-        eps, delta = _to_float(eps_x), _to_float(delta_x)
+        eps, delta = to_float(eps_x), to_float(delta_x)
         pure = delta_x == 0
         check.covered_pairs += 1
         self.eps_max = eps if self.eps_max is None else max(self.eps_max, eps)
@@ -1288,7 +929,7 @@ class _ClaimTracker:
                 what = f"({eps_s}, {delta_s})-DP at that pair, as claimed"
         sizes = f"on inputs of length <= {result.max_length}"
         if pure:
-            measured = f"exact loss {loss_s}"
+            measured = f"loss at least {loss_s}" if result.lower_bound else f"exact loss {loss_s}"
             if violated:
                 measured += f" > claimed {eps_s}"
             elif self._tight():
@@ -1400,9 +1041,9 @@ def bench_audits(path: str) -> Tuple[AuditSpec, ...]:
 
 
 __all__ = [
-    "audit", "audit_program", "AuditResult", "ClaimCheck", "WorstPair", "AuditSpec", "BENCH_AUDITS",
+    "audit", "ClaimVerdict", "AuditResult", "ClaimCheck", "WorstPair", "AuditSpec", "BENCH_AUDITS",
     "bench_audits", "bind_public_arguments", "output_law", "hockey_stick", "TOLERANCE", "MAX_INPUTS",
     "CONSISTENT", "SOUNDNESS_BUG", "VIOLATED", "HOLDS", "NOT_COMPARABLE", "NO_CLAIM",
-    "EXACT", "SCORES", "FLOAT", "Law", "AssertionEvaluator", "claim_scope", "run_name", "equality_refinement",
+    "EXACT", "ENCLOSED", "SCORES", "FLOAT", "Law", "AssertionEvaluator", "claim_scope", "run_name", "equality_refinement",
     "read_claim", "ClaimEvaluator",
 ]

@@ -40,6 +40,7 @@ CODES = {
     "P009": "invalid pattern",
     "P010": "run-indexed variable outside an assertion",
     "P011": "invalid relational type",
+    "P012": "invalid annotation",
     # simple typing
     "T001": "unbound variable",
     "T002": "type mismatch",

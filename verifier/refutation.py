@@ -247,7 +247,7 @@ class _Witnesses:
                 return None  # the audit would measure float laws, which decide nothing here
             try:  # bounded by the evaluator's own step counts, cheaper than a watch per call
                 result = audit(self.program, self.typed, self.val.name, length, specs,
-                               verify=False, step_budget=AUDIT_STEPS, total_steps=AUDIT_STEPS_TOTAL)
+                               step_budget=AUDIT_STEPS, total_steps=AUDIT_STEPS_TOTAL)
             except PrivInferError:
                 return None
             if result.claim.status != VIOLATED or result.claim.violation is None:
@@ -318,9 +318,10 @@ class _Witnesses:
         return runs
 
     def _exact_law(self, runs, private: int) -> bool:
-        """Whether the output law at the shortest private input (one default entry) is exact,
-        which it is for every input when it is for one (the same code computes them)."""
-        from verifier.audit import EXACT, output_law
+        """Whether the output law at the shortest private input (one default entry) is exact
+        (or rigorously enclosed), which it is for every input when it is for one (the same code
+        computes them)."""
+        from verifier.laws import FLOAT, output_law
         from verifier.semantics.values import ConsList
         base = self.domains[private][2].type.elem
         entry = self._defaults(A.RSimple(base, self.val.span))[:1]
@@ -331,7 +332,7 @@ class _Witnesses:
                 law = output_law(self.evaluator.call(self.val.name, args))[1]()
         except (PrivInferError, _OutOfCalls, TypeError, ValueError):
             return False
-        return law.precision == EXACT
+        return getattr(law, "precision", None) != FLOAT
 
     def _numbers_in(self, failing) -> List[Any]:
         """The numbers the counterexamples show (for the elements of small lists)."""
@@ -584,37 +585,51 @@ def _distance(m1: Any, m2: Any, kind: str, eps, approximate: bool) -> Optional[T
     """(amount, where) for the two runs' outputs; None when they are not of a form computed
     here (a mixture with a continuous part, floats)."""
     from verifier.semantics import monad
+    from verifier.semantics.values import format_value
     if isinstance(m1, monad.Laplace) and isinstance(m2, monad.Laplace):
         return _laplace(m1, m2, kind, eps, approximate)
-    if isinstance(m1, (monad.Laplace, monad.Gaussian)) or isinstance(m2, (monad.Laplace,
-                                                                           monad.Gaussian)):
-        return None
     laws = [_law(m) for m in (m1, m2)]
     if None in laws:
         return None
-    (p, exact1), (q, exact2) = laws
+    from verifier.laws import Law, pair_stat
+    if not all(isinstance(law, Law) for law in laws):    # releases of noise: the DP loss only
+        if kind != "DP" or approximate:
+            return None
+        stat = pair_stat(*laws)
+        if stat is None:
+            return None
+        where = f" (at the output {format_value(stat.output)})"
+        return (INFINITE, where) if stat.ball is None else (stat.ball, where)
+    (p, exact1), (q, exact2) = (_balls(law) for law in laws)
     only = [o for o in p if o not in q and not _has_float(o)]
     if only and not approximate and kind == "DP":
-        from verifier.semantics.values import format_value
         return INFINITE, f" (the output {format_value(only[0])} is possible in run 1 only)"
     if not (exact1 and exact2):
         return None
     return _finite(p, q, kind, eps, approximate)
 
 
-def _law(m: Any) -> Optional[Tuple[Dict[Any, Any], bool]]:
-    """A finite law: ({outcome: ball of its probability}, exact). Not exact means the
-    probabilities come from float scores (``expMech`` with Hellinger scores): their support
-    is still exact (every candidate has a positive weight), their values are not."""
-    from verifier.audit import EXACT, SCORES, output_law
+def _law(m: Any) -> Any:
+    """The output law of a run (``verifier.laws.output_law``), or None when it is not
+    computed or has float probabilities."""
+    from verifier.laws import FLOAT, output_law
     try:
         _, build = output_law(m)
         law = build()
     except (PrivInferError, TypeError, ValueError):
         return None
-    if law.precision not in (EXACT, SCORES) or law.logs is None:
+    if getattr(law, "precision", None) == FLOAT or getattr(law, "logs", ()) is None:
         return None
-    return {o: lg.exp() for o, lg in law.logs.items()}, law.precision == EXACT
+    return law
+
+
+def _balls(law: Any) -> Tuple[Dict[Any, Any], bool]:
+    """A finite law as ({outcome: ball of its probability}, rigorous). Not rigorous means the
+    probabilities come from float scores (``expMech`` with Hellinger scores): their support
+    is still exact (every candidate has a positive weight), their values are not. An enclosed
+    law's balls contain the probabilities of the sampler that runs."""
+    from verifier.laws import ENCLOSED, EXACT
+    return {o: lg.exp() for o, lg in law.logs.items()}, law.precision in (EXACT, ENCLOSED)
 
 
 def _finite(p: Dict[Any, Any], q: Dict[Any, Any], kind: str, eps,

@@ -183,9 +183,10 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
                  rlimit: Optional[int] = None, session: Optional[Z3Session] = None,
                  written: Optional[A.ValDecl] = None) -> ClaimReport:
     """The verdict on one claim ``val`` of the resolved core ``program`` (resolved here if it
-    is not): by the relational rules, or else, when they fail and the definition is finite
-    and closed, by exact calculation (``ExactFinite``), whose verdict then stands; otherwise
-    the relational failure stands. A claim that is not verified is refuted only when a
+    is not): by the relational rules, or else by couplings other than the identity (shifted
+    Laplace noise and the pointwise rule, found by ``verifier.rules.couplings``, verified or
+    not tried), or else, when the definition is finite and closed, by exact calculation
+    (``ExactFinite``), whose verdict then stands; otherwise the relational failure stands. A claim that is not verified is refuted only when a
     witness confirms it is false (``verifier.refutation``). The report states the claim as
     ``written`` in the source (default: ``val``)."""
     start = time.perf_counter()
@@ -209,6 +210,18 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
     else:
         root.premises.extend(builder.folds.values())
         judge(report, builder, root, val)
+    if report.verdict != VERIFIED and program.find_let(val.name) is not None:
+        # couplings other than the identity: shifted Laplace noise, the pointwise rule
+        from verifier.rules.couplings import prove_by_coupling
+        failed = ([ob for ob in report.obligations if ob.id in report.failing]
+                  if report.derivation is not None else None)
+        found = prove_by_coupling(program, typed, val, rlimit=rlimit, session=session,
+                                  failed=failed)
+        if found is not None:
+            coupled, root = found
+            report = ClaimReport(written.name, report.claim, UNKNOWN, report.guarantee,
+                                 written.span)
+            judge(report, coupled, root, val)
     if report.verdict != VERIFIED and program.find_let(val.name) is not None:
         from verifier.rules.exact_finite import ExactFinite
         exact = Builder(program, typed, rlimit=rlimit, session=session)

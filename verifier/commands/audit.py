@@ -15,7 +15,8 @@ import argparse
 import json
 from typing import List, Optional
 
-from verifier.audit import MAX_INPUTS, audit_program
+from verifier.audit import MAX_INPUTS
+from verifier.claim_audit import audit_program
 from verifier.errors import error
 
 

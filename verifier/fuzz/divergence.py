@@ -41,7 +41,7 @@ from typing import Any, Dict, Optional, Union
 import flint
 
 from obligations.records import record
-from verifier.audit import Law
+from verifier.laws import Law
 from verifier.semantics import released
 from verifier.semantics.released import Noise
 from verifier.semantics.values import Value

@@ -40,7 +40,8 @@ from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from obligations.records import record
-from verifier.audit import TOLERANCE, AssertionEvaluator, claim_scope, output_law
+from verifier.audit import AssertionEvaluator, claim_scope
+from verifier.laws import TOLERANCE, output_law
 from verifier.errors import PrivInferError
 from verifier.fuzz.divergence import AnyLaw, Enclosure, Noise, divergence
 from verifier.language import ast

@@ -77,6 +77,15 @@ class Node:
     span: Span
 
 
+def descendants(node: Node) -> Iterator[Node]:
+    """``node`` and every node below it (depth first; iterative, so deep trees are fine)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(children(n))
+
+
 def children(node: Node) -> Iterator[Node]:
     """The direct sub-nodes of ``node``, in field order (tuples are flattened)."""
     for name in record_fields(node):
@@ -286,10 +295,25 @@ class TupleLit(Expr):
 
 
 @_record
+class Annotation:
+    """An attribute of an application, ``e [@name payload]`` (an extension of LANGUAGE.md):
+    ``[@shift s]`` on a mechanism call gives the coupling of its two runs' noise (run 2's noise
+    is run 1's plus ``s``; docs/language.md). It is not a ``Node``: generic walks (free
+    variables, the evaluator) never see the payload, which is a proof hint, not code; the
+    resolver and the rules read it explicitly."""
+
+    name: str
+    value: "Expr"
+    span: Span = _span()
+
+
+@_record
 class App(Expr):
     fn: Expr
     arg: Expr
     span: Span = _span()
+    #: ``[@name payload]`` written after the application (None: no annotation)
+    annotation: Optional[Annotation] = None
 
 
 @_record

@@ -71,6 +71,10 @@ class Builtin:
     theorem: Optional[str] = None
     #: the names of the arguments, for messages (``epsilon``, ``delta``, ``query``...)
     arguments: Tuple[str, ...] = ()
+    #: a mechanism whose two runs' outputs may be coupled by a shift (``x<2> = x<1> + k``):
+    #: the rule of that coupling and the theorem it rests on (docs/verifier.md "Couplings")
+    coupling_rule: Optional[str] = None
+    coupling_theorem: Optional[str] = None
 
     def range_of(self, i: int) -> Optional[str]:
         """The documented range of argument ``i`` (from 0), or None."""
@@ -131,8 +135,9 @@ def _entries() -> Tuple[Builtin, ...]:
     def pred(name, signature, meaning, scheme, arity):
         return Builtin(name, ASSERTION, signature, meaning, scheme, arity, arity)
 
-    def mech(entry, rule, theorem, arguments):
-        return replace(entry, rule=rule, theorem=theorem, arguments=arguments)
+    def mech(entry, rule, theorem, arguments, coupling=(None, None)):
+        return replace(entry, rule=rule, theorem=theorem, arguments=arguments,
+                       coupling_rule=coupling[0], coupling_theorem=coupling[1])
 
     return (
         # symbolic distributions
@@ -152,7 +157,8 @@ def _entries() -> Tuple[Builtin, ...]:
         mech(f("lapMech", "real+ * real -> M[real]",
                "e + Lap(1/eps): (k eps, 0)-DP for a k-sensitive e",
                _mono(_fn(REAL, REAL, Monad(REAL))), 2, ("real+", None)),
-             "LapMech", "mech.laplace", ("epsilon", "query")),
+             "LapMech", "mech.laplace", ("epsilon", "query"),
+             ("LapMech-Shift", "mech.laplace.shift")),
         mech(f("gaussMech", "real+ * real+ * real -> M[real]",
                "e + N(0, sigma(eps, delta)^2): (k eps, delta)-DP for a k-sensitive e when k eps < 1",
                _mono(_fn(REAL, REAL, REAL, Monad(REAL))), 3, ("real+", "real+", None)),
@@ -210,6 +216,10 @@ def _entries() -> Tuple[Builtin, ...]:
              _poly(_fn(ListType(_A), ListType(_A), BOOL)), 2),
         pred("adjWithin", "real list * real list * real -> bool",
              "same length, differ in at most one position, and there by at most c",
+             _mono(_fn(ListType(REAL), ListType(REAL), REAL, BOOL)), 3),
+        pred("allWithin", "real list * real list * real -> bool",
+             "same length, and at every position the entries differ by at most c (the "
+             "queries of the sparse vector technique: each moves by at most c)",
              _mono(_fn(ListType(REAL), ListType(REAL), REAL, BOOL)), 3),
         pred("dist", "T list * T list -> nat", "the Hamming distance of two lists of the same length",
              _poly(_fn(ListType(_A), ListType(_A), INT)), 2),

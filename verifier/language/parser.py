@@ -9,7 +9,7 @@ A hand-written recursive-descent parser with precedence climbing. Public entry p
 Every failure is a ``PrivInferError`` whose ``source`` is the input text (P002-P004 from the
 lexer, P005 unexpected token, P006 unexpected end of input, P007 nesting too deep, P008 invalid
 type, P009 invalid pattern, P010 run-indexed variable outside an assertion, P011 invalid
-relational type).
+relational type, P012 invalid annotation).
 
 Expression precedence, loosest first (``EXPR_PRECEDENCE`` gives the binary levels):
 
@@ -53,13 +53,16 @@ from typing import Callable, Iterator, List, Optional, Tuple, TypeVar
 
 from verifier.errors import PrivInferError, error
 from verifier.language.ast import (
-    App, BinOp, BoolLit, Cons, Conj, Decl, Disj, DivBound, Divergence, Expr, Fun, If, Implies,
+    Annotation, App, BinOp, BoolLit, Cons, Conj, Decl, Disj, DivBound, Divergence, Expr, Fun, If, Implies,
     Infer, IntLit, Let, LetDecl, LetRec, ListLit, Match, MLet, Neg, Observe, Pattern, PTuple,
     PUnit, PVar, PWild, Program, Quant, Ran, RArrow, RealLit, Return, RMonad, RRefine, RSimple,
     RType, RunVar, SameRuns, SimpleType, Span, TArrow, TBase, TDist, TFin, TList, TMonad,
-    TSimplex, TTuple, TupleLit, UnitLit, UnOp, ValDecl, Var,
+    TSimplex, TTuple, TupleLit, UnitLit, UnOp, ValDecl, Var, replace_fields,
 )
 from verifier.language.lexer import KEYWORDS, Token, tokenize
+
+#: the annotations an application may carry (``app [@name payload]``, docs/language.md)
+ANNOTATIONS = frozenset({"shift"})
 from verifier.language.source import read_source
 
 #: Deepest accepted nesting of brackets and nested constructs.
@@ -461,7 +464,27 @@ class _Parser:
                                                     and self.at_observe_arrow()):
             arg = self.atom()
             fn = App(fn, arg, fn.span.to(arg.span))
+        if self.tok.kind == "[@":
+            fn = self.annotated(fn)
         return fn
+
+    def annotated(self, fn: Expr) -> Expr:
+        """``app [@shift e]``: an annotation of an application (docs/language.md), read in
+        assertion mode (``x<1>``, ``x<2>`` allowed). The application keeps its own span."""
+        opener = self.advance()
+        if not isinstance(fn, App):
+            raise self.fail("P012", "an annotation [@...] follows an application, such as "
+                            "lapMech (eps, q) [@shift 1.0]", opener.span)
+        name = self.name("an annotation name (shift)")
+        if name.text not in ANNOTATIONS:
+            raise self.fail("P012", f"unknown annotation [@{name.text} ...]; the annotations are "
+                            f"{', '.join('[@' + a + ' ...]' for a in sorted(ANNOTATIONS))}",
+                            name.span, hint="[@shift e] gives the shift of a mechanism's noise "
+                            "between the two runs")
+        value = self.assertion()
+        self.close("]", opener)
+        return replace_fields(fn, annotation=Annotation(name.text, value,
+                                                        self.span_from(opener)))
 
     def atom(self) -> Expr:
         tok = self.tok

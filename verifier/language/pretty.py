@@ -273,12 +273,16 @@ def _bare(e: Expr, tail: bool) -> str:
     if isinstance(e, (IntLit, BoolLit, RealLit, UnitLit, RunVar, SameRuns)):
         return _literal(e)
     if isinstance(e, App):
+        note = e.annotation
         args = []
         while isinstance(e, App):
             args.append(_expr(e.arg, PREC_ATOM, False))
             e = e.fn
         args.append(_expr(e, PREC_APP, False))
-        return " ".join(reversed(args))
+        text = " ".join(reversed(args))
+        if note is not None:  # [@name payload]: the payload reads as an assertion
+            text += f" [@{note.name} {_expr(note.value, PREC_LOOSE, True)}]"
+        return text
     if isinstance(e, BinOp) and not EXPR_PRECEDENCE[e.op][1]:
         return _left_chain(e, tail)
     if isinstance(e, BinOp) or type(e) in _RIGHT_CHAINS:

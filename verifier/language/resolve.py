@@ -115,8 +115,17 @@ class _Resolver:
             value = self.expr(e.value, scope)
             names = {}
             pattern = self.pattern(e.pattern, names)
+            if isinstance(e, A.MLet) and isinstance(e.value, A.App) \
+                    and e.value.annotation is not None:
+                # the annotation of the computation an mlet binds may name what it binds (a
+                # shift that depends on the branch the sample takes: docs/language.md)
+                value = A.replace_fields(value, annotation=self.annotation(
+                    e.value.annotation, scope.child(names)))
             return A.replace_fields(e, pattern=pattern, value=value,
                                     body=self.expr(e.body, scope.child(names)))
+        if isinstance(e, A.App) and e.annotation is not None:
+            resolved = self.generic(e, scope)
+            return A.replace_fields(resolved, annotation=self.annotation(e.annotation, scope))
         if isinstance(e, A.LetRec):
             name = self.fresh(e.name)
             inner = scope.child({e.name: name})
@@ -139,6 +148,10 @@ class _Resolver:
             var = self.fresh(e.var)
             return A.replace_fields(e, var=var, body=self.expr(e.body, scope.child({e.var: var})))
         return self.generic(e, scope)
+
+    def annotation(self, note: A.Annotation, scope: _Scope) -> A.Annotation:
+        """An annotation's payload resolved in ``scope`` (like an assertion)."""
+        return A.replace_fields(note, value=self.expr(note.value, scope))
 
     def generic(self, node: A.Node, scope: _Scope) -> A.Node:
         """``node`` with its sub-expressions resolved (a construct that binds nothing)."""

@@ -26,7 +26,7 @@ from verifier.rules import axioms as AX
 from verifier.translation import logic as L
 from verifier.rules import registry
 from verifier.rules.call_facts import call_facts, pure_signature
-from verifier.rules.context import Cost, Ctx
+from verifier.rules.context import Claim, Cost, Ctx
 from verifier.rules.derivation import Derivation
 from verifier.rules.equality import equality_goals
 from verifier.translation.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
@@ -95,6 +95,9 @@ class Builder:
         #: fresh variables that only witness facts about a drawn value (the counts of a member
         #: of ``posteriors``): their facts are relevant only to obligations that mention them
         self.witnesses: set = set()
+        #: the coupling search in progress (``verifier.rules.couplings.Search``), or None: the
+        #: rules couple mechanisms' outputs by the identity (``Shift`` choices only there)
+        self.search = None
 
     # ---- names ----------------------------------------------------------------------------
 
@@ -433,10 +436,22 @@ class Builder:
     def check_monadic(self, ctx: Ctx, e: A.Expr) -> Derivation:
         """``ctx ⊢ e :: ctx.claim``: every path ends in obligations on the total cost."""
         from verifier.rules.monadic_rules import equal_inputs
-        shortcut = equal_inputs(self, ctx, e)
+        shortcut = None if self.coupled(ctx, e) else equal_inputs(self, ctx, e)
         if shortcut is not None:
             return self.close_path(ctx, shortcut.node, shortcut.cost, e, shortcut.output)
         return registry.monadic(e)(self, ctx, e)
+
+    def coupled(self, ctx: Ctx, e: A.Expr) -> bool:
+        """Whether ``e`` is a ``lapMech`` call whose coupling is chosen (a written shift, or
+        the coupling search): then its own rule applies even to equal inputs (a threshold
+        equal in both runs may need its noise shifted), not EqualInputs."""
+        if not isinstance(e, A.App) or (self.search is None and e.annotation is None):
+            return False
+        head = e
+        while isinstance(head, A.App):
+            head = head.fn
+        return isinstance(head, A.Var) and head.name == "lapMech" \
+            and ctx.env.lookup(head.name) is None
 
     def close_synth(self, ctx: Ctx, result: Synth, e: A.Expr) -> Derivation:
         """``close_path`` for a computation whose cost and facts come from synthesis."""
@@ -447,7 +462,8 @@ class Builder:
     def synth_monadic(self, ctx: Ctx, e: A.Expr) -> Synth:
         """The cost and output of a monadic computation in a bound (``mlet``) position."""
         from verifier.rules.monadic_rules import equal_inputs, synth_dispatch
-        result = equal_inputs(self, ctx, e) or synth_dispatch(self, ctx, e)
+        result = (None if self.coupled(ctx, e) else equal_inputs(self, ctx, e)) \
+            or synth_dispatch(self, ctx, e)
         result.node.judgement["cost"] = result.cost.as_judgement()
         result.node.judgement["output"] = output_judgement(result.output)
         return result
@@ -465,6 +481,37 @@ class Builder:
         premise.judgement["output"] = output_judgement(output)
         costs = ctx.costs + (cost,)
         obligations = []
+        spent = " + ".join(c.what for c in costs if c.family != "ZERO") or "nothing"
+        subsumption = self.subsumption(ctx, costs, e)
+        returned = isinstance(e, A.Return)
+        what = (f"the returned value {short(e.value)}" if returned
+                else f"the output of {short(e, 50)}")
+        if claim.relation:
+            goal = self.relation_goal(claim, output, e)
+            obligations.append(self.oblige(
+                ctx, ObligationKind.ENTAILMENT, goal,
+                f"{what} satisfies the claim's relation in the two runs", e.span,
+                "UnitM" if returned else "Budget"))
+        else:
+            goals = equality_goals(*output)
+            if goals is None:
+                raise NoRule(f"the output of {short(e, 50)} is not known to be equal in both "
+                             "runs (the claim's =)", e.span)
+            if goals:
+                obligations.append(self.oblige(
+                    ctx, ObligationKind.ENTAILMENT, T.and_(*goals),
+                    f"{what} is equal in both runs (the claim's =)", e.span,
+                    "UnitM" if returned else "Budget"))
+        return self.node("Budget", ctx, e.span, f"{spent} fits {claim.text}",
+                         [premise, subsumption], obligations,
+                         costs=[c.as_judgement() for c in costs], index=claim.as_judgement())
+
+    def subsumption(self, ctx: Ctx, costs: Tuple[Cost, ...], e: A.Expr) -> Derivation:
+        """S-M (the paper's monadic subsumption, §5): the path's computation, of type
+        ``M[f, sum of its costs] {x | R}``, has the claimed type ``M[f', delta'] {x | R}``
+        when its index is below the claim's (an SD cost d is (0, d) in DP): the node, with
+        the obligations that the costs fit."""
+        claim = ctx.claim
         families = {c.family for c in costs} - {"ZERO"}
         if claim.family == "DP":
             bad = families - {"DP", "SD"}
@@ -479,9 +526,6 @@ class Builder:
             eps_total = None
         delta_total = total([c.delta for c in costs])
         spent = " + ".join(c.what for c in costs if c.family != "ZERO") or "nothing"
-        # S-M (the paper's monadic subsumption, §5): the path's computation, of type
-        # M[f, sum of its costs] {x | =}, has the claimed type M[f', delta'] {x | =} when its
-        # index is below the claim's (an SD cost d is (0, d) in DP)
         index = []
         if eps_total is not None:
             index.append(self.oblige(
@@ -491,33 +535,36 @@ class Builder:
         index.append(self.oblige(
             ctx, ObligationKind.ENTAILMENT, T.le(delta_total, claim.delta),
             f"the total delta ({spent}) is at most the claimed delta", e.span, "Budget"))
-        subsumption = self.node("S-M", ctx, e.span, f"M[{spent}] is below M[{claim.text}]",
-                                obligations=index)
-        goals = equality_goals(*output)
-        if goals is None:
-            raise NoRule(f"the output of {short(e, 50)} is not known to be equal in both runs "
-                         "(the claim's =)", e.span)
-        if goals:
-            returned = isinstance(e, A.Return)
-            what = (f"the returned value {short(e.value)}" if returned
-                    else f"the output of {short(e, 50)}")
-            obligations.append(self.oblige(
-                ctx, ObligationKind.ENTAILMENT, T.and_(*goals),
-                f"{what} is equal in both runs (the claim's =)", e.span,
-                "UnitM" if returned else "Budget"))
-        return self.node("Budget", ctx, e.span, f"{spent} fits {claim.text}",
-                         [premise, subsumption], obligations,
-                         costs=[c.as_judgement() for c in costs], index=claim.as_judgement())
+        return self.node("S-M", ctx, e.span, f"M[{spent}] is below M[{claim.text}]",
+                         obligations=index)
+
+    def relation_goal(self, claim: "Claim", output: Tuple[SymValue, SymValue],
+                      e: A.Expr) -> T.Term:
+        """The claim's relation ``A`` of its refinement ``{x :: T | A}`` at the two runs'
+        outputs (``x<1>``, ``x<2>`` read as ``output``)."""
+        env = claim.env.bind(claim.var, *output)
+        parts = []
+        for a in claim.relation:
+            if isinstance(a, A.SameRuns):
+                goal = equal_term(*output)
+                if goal is None:
+                    raise NoRule(f"the output of {short(e, 50)} cannot be compared in the "
+                                 "logic", e.span)
+                parts.append(goal)
+            else:
+                parts.append(self.assertion(env, a, refined=claim.var))
+        return T.and_(*parts)
 
     # ---- claims ---------------------------------------------------------------------------------
 
-    def prove_claim(self, val: A.ValDecl) -> Derivation:
-        """The derivation of ``val``, proving its definition has the claimed relational type."""
+    def prove_claim(self, val: A.ValDecl, pointwise: bool = False) -> Derivation:
+        """The derivation of ``val``, proving its definition has the claimed relational type
+        (``pointwise``: by the Pointwise rule, ``verifier.rules.couplings``)."""
         from verifier.rules.core_rules import check_definition
         decl = self._lets.get(val.name)
         if decl is None:
             raise NoRule(f"val {val.name} has no definition", val.span)
-        return check_definition(self, val, decl)
+        return check_definition(self, val, decl, pointwise)
 
 
 # ---- helpers --------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
 from verifier.language import ast as A
+from verifier.language.resolve import source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import call_value, first_order, split_arguments
 from verifier.translation.ranges import value_facts
@@ -151,17 +152,20 @@ def _fact_parts(builder, name: str, left: Tuple[T.Term, ...], right: Tuple[T.Ter
     return pre, post, (a_args, b_args)
 
 
-def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]]
+def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], run: int = 1
                       ) -> Optional[List[T.Term]]:
-    """What a call ``f(a)`` of a val, run on its own, needs to be safe and to terminate: its
-    domain's ranges and refinements at the pair ``(a, a)`` (``args``: the argument values, one
-    per parameter). The val's derivation shows ``f``'s
-    body safe and terminating in each run only under ``P(x<1>, x<2>)`` (its Safety walks and
-    its recursive calls' measure assume the refinements), so a run of ``f(a)`` is covered when
-    ``P(a, b)`` holds for some ``b``; ``b = a`` is the witness stated here (a refinement such as
-    ``=``, ``adj``, ``dist (l<1>, l<2>) <= k`` holds of equal arguments). A monadic domain is
-    skipped (``None`` argument: its draws are checked where it is passed). None when the
-    domain cannot be stated in the logic."""
+    """What a call ``f(a)`` of a val, run on its own in run ``run``, needs to be safe and to
+    terminate: its domain's ranges and refinements at a pair of which ``a`` is run ``run``'s
+    half (``args``: the argument values, one per parameter). The val's derivation shows
+    ``f``'s body safe and terminating in each run only under ``P(x<1>, x<2>)`` (its Safety
+    walks and its recursive calls' measure assume the refinements), so a run 1 of ``f(a)`` is
+    covered when ``P(a, b)`` holds for some ``b`` (a run 2 when ``P(b, a)`` does). ``b = a``
+    is the witness stated for most parameters (a refinement such as ``=``, ``adj``,
+    ``dist (l<1>, l<2>) <= k`` holds of equal arguments); a number whose refinement relates
+    its two runs (``t<2> = t<1> + 1.0``: a coupled threshold) gets an existential witness
+    instead, which the refinement need not hold of ``(a, a)``. A monadic domain is skipped
+    (``None`` argument: its draws are checked where it is passed). None when the domain
+    cannot be stated in the logic."""
     from verifier.rules.builder import refinement_parts, simple_of
     val = builder.val_of(name)
     doms = []
@@ -171,8 +175,11 @@ def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]]
         rt = rt.cod
     if val is None or len(doms) < len(args):
         return None
-    env = builder.top_env
+    env, same_env = builder.top_env, builder.top_env
     pre: List[T.Term] = []
+    witnesses: List[T.Var] = []
+    related: List[T.Term] = []   # P(a, w), with w existential
+    reflexive: List[T.Term] = []  # P(a, a)
     try:
         for dom, a in zip(doms, args):
             var, base, assertions = refinement_parts(dom)
@@ -181,12 +188,47 @@ def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]]
             if a is None or not isinstance(base, A.RSimple):
                 return None
             pre += _ranges(simple_of(base), a)
+            other = a
+            if var is not None and isinstance(a, Scalar) and \
+                    a.term.sort in (T.REAL, T.INT, T.BOOL) and _relates_runs(var, assertions):
+                w = builder.fresh(f"{source_name(var)}_w", a.term.sort)
+                witnesses.append(w)
+                other = Scalar(w)
+                related += _ranges(simple_of(base), other)
+            pair = (a, other) if run == 1 else (other, a)
             if var is not None:
-                env = env.bind(var, a, a)
-            pre += [_assertion(builder, env, x, var, a, a) for x in assertions]
+                env, same_env = env.bind(var, *pair), same_env.bind(var, a, a)
+            related += [_assertion(builder, env, x, var, *pair) for x in assertions]
+            reflexive += [_assertion(builder, same_env, x, var, a, a) for x in assertions]
     except (NoRule, T.SortError):
         return None
+    if witnesses:  # P(a, a), or else some w with P(a, w)
+        pre.append(T.or_(T.and_(*reflexive), T.exists(witnesses, T.and_(*related))))
+    else:
+        pre += reflexive
     return [c for c in pre if c != T.boolean(True)]
+
+
+def _relates_runs(var: str, assertions: Sequence[A.Expr]) -> bool:
+    """Some conjunct of the refinement of ``var`` is an equation between an expression of
+    ``var<1>`` and one of ``var<2>`` other than ``var<1> = var<2>`` (``t<2> = t<1> + 1.0``: a
+    coupled threshold), which the diagonal ``(a, a)`` does not satisfy: the other run's value is
+    then an existential witness (and none when a conjunct says the runs are equal)."""
+    from verifier.rules.core_rules import _shared
+    if _shared(var, assertions):
+        return False
+    todo = list(assertions)
+    while todo:
+        a = todo.pop()
+        if isinstance(a, A.Conj):
+            todo += [a.left, a.right]
+        elif isinstance(a, A.BinOp) and a.op == "=":
+            sides = [{n.run for n in A.descendants(side)
+                      if isinstance(n, A.RunVar) and n.name == var} for side in (a.left, a.right)]
+            if {frozenset(x) for x in sides} == {frozenset({1}), frozenset({2})}:
+                return True
+    return False
+
 
 
 def _ranges(simple: A.SimpleType, value: SymValue) -> List[T.Term]:

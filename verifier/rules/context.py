@@ -38,13 +38,25 @@ def zero_cost(what: str, span: Optional[A.Span] = None) -> Cost:
 
 @record
 class Claim:
-    """The index of the claimed monad ``M[F, delta]``: family, epsilon (DP only) and delta."""
+    """The index of the claimed monad ``M[F, delta]``: family, epsilon (DP only) and delta;
+    and the relation its outputs are lifted to.
+
+    ``relation`` is empty for the claim's ``=`` (the outputs equal in both runs); otherwise
+    it holds the assertions of ``{var :: T | A}`` (a DP claim only: an approximate lifting of
+    ``A``, docs/verifier.md "Couplings"), read in ``env`` with ``var`` bound to the two
+    outputs. ``pointwise`` is set below a Pointwise node (the claim ``=`` proved for every
+    value of the output's discrete part, which allows Case-Output splits): that part, the
+    positions of the output's countable components (``(None,)``: the whole output)."""
 
     family: str
     eps: Optional[T.Term]
     delta: T.Term
     text: str
     span: Optional[A.Span] = None
+    var: Optional[str] = None
+    relation: Tuple[A.Expr, ...] = ()
+    env: Optional[Env] = field(default=None, compare=False)
+    pointwise: Optional[Tuple[Optional[int], ...]] = None
 
     def as_judgement(self) -> dict:
         """The claimed index as structured judgement data (``eps`` is None unless DP)."""
@@ -71,6 +83,10 @@ class Ctx:
     induction: Optional[Tuple[int, T.Term, T.Term]] = None
     case: str = field(default="", compare=False)
     binder: Optional[str] = field(default=None, compare=False)  # the mlet variable being bound
+    #: inside a premise of Case-Output: which branch of the ``if`` that follows the computation
+    #: being coupled the case is about (``then``/``else``), and that if's condition (a shift
+    #: annotation ``if C then s1 else s2`` is read by it)
+    out_case: Optional[Tuple[str, A.Expr]] = field(default=None, compare=False)
 
     def assume(self, name: str, term: T.Term) -> "Ctx":
         """Add hypothesis ``term``; conjunctions are split into separately named hypotheses."""

@@ -30,10 +30,12 @@ EQUAL_FAMILIES = ("SD", "HD", "KL")
 
 # ---- definitions against their val ----------------------------------------------------------
 
-def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
+def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
+                     pointwise: bool = False) -> Derivation:
     """Abstraction: ``let f p1 … pn = body`` has the type ``val f :: D1 -> … -> R`` when the
     body has type R in the context of the parameters' refinements (with f's own val assumed
-    for structurally smaller recursive calls)."""
+    for structurally smaller recursive calls). ``pointwise``: the body's derivation is the
+    Pointwise rule's (``verifier.rules.couplings``)."""
     position = induction_position(decl) if decl.recursive else None
     ctx, val_env, parameters, body, rt = bind_parameters(b, val, decl, position)
     premises: List[Derivation] = []
@@ -48,9 +50,13 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl) -> Derivation:
         every_recursive_call_terminates(b, val, decl, safety)
     index = None
     if isinstance(rt, A.RMonad):
-        claim = make_claim(b, val_env, rt)
+        claim = make_claim(b, val_env, rt, relation=True)
         index = claim.as_judgement()
-        premises.append(b.check_monadic(replace(ctx, claim=claim), body))
+        if pointwise:
+            from verifier.rules.couplings import Pointwise
+            premises.append(Pointwise(b, replace(ctx, claim=claim), body, rt))
+        else:
+            premises.append(b.check_monadic(replace(ctx, claim=claim), body))
     else:
         premises.append(check_pure(b, ctx, val_env, body, rt))
     return abstraction(b, val, decl, ctx, premises, index, parameters)
@@ -231,18 +237,25 @@ def monad_is_equality(b: Builder, env: Env, rt: A.RMonad) -> bool:
     return rt.div.kind == "DP" and b.index_term(env, rt.div.eps) == T.real(0)
 
 
-def make_claim(b: Builder, env: Env, rt: A.RMonad) -> Claim:
+def make_claim(b: Builder, env: Env, rt: A.RMonad, relation: bool = False) -> Claim:
+    """The claim ``M[F, delta] {x :: T | A}`` of a definition: its index, and the relation its
+    outputs are lifted to. ``A`` is ``=`` unless ``relation`` allows any assertion relating
+    ``x<1>`` and ``x<2>`` under a DP index (an approximate lifting: the paper's monad with a
+    refinement other than equality, docs/verifier.md "Couplings")."""
     var, base, assertions = refinement_parts(rt.body)
-    if var is None or not any(isinstance(a, A.SameRuns) for a in assertions) or len(assertions) != 1:
-        raise NoRule("the verifier supports monadic claims of the form M[F, delta] {x :: T | =}",
-                     rt.body.span)
+    equality = var is not None and len(assertions) == 1 and isinstance(assertions[0], A.SameRuns)
+    if not equality and not (relation and var is not None and rt.div.kind == "DP"):
+        raise NoRule("the verifier supports monadic claims of the form M[F, delta] {x :: T | =}"
+                     " (and, for DP, M[DP(eps), delta] {x :: T | A} with A relating x<1> and "
+                     "x<2>)", rt.body.span)
     from verifier.language.pretty import pretty_expr
     eps = b.index_term(env, rt.div.eps) if rt.div.kind == "DP" else None
     delta = b.index_term(env, rt.delta) if rt.delta is not None else T.real(0)
     text = f"DP({written(pretty_expr(rt.div.eps))})" if rt.div.kind == "DP" else rt.div.kind
     if rt.delta is not None:
         text += f", delta {written(pretty_expr(rt.delta))}"
-    return Claim(rt.div.kind, eps, delta, text, rt.span)
+    return Claim(rt.div.kind, eps, delta, text, rt.span, var,
+                 () if equality else tuple(assertions), env)
 
 
 # ---- pure refinements -----------------------------------------------------------------------
@@ -325,6 +338,13 @@ def split_match(b: Builder, ctx: Ctx, e: A.Match) -> Tuple[List[Tuple[Ctx, A.Exp
         L.hamming(l1, l2), T.add(T.ite(T.eq(h1, h2), 0, 1), L.hamming(t1, t2))))
     cons_ctx = cons_ctx.assume("h_adj_unfold", T.eq(
         L.adj(l1, l2), T.or_(T.and_(T.eq(h1, h2), L.adj(t1, t2)), T.eq(t1, t2))))
+    # allWithin unfolds to the heads and the tails (lemma lists.allwithin.definition): no case
+    for hyp, atom in ctx.hyps:
+        if isinstance(atom, T.Apply) and atom.func.name == "allWithin" \
+                and atom.args[:2] == (l1, l2):
+            c = atom.args[2]
+            cons_ctx = cons_ctx.assume(f"{hyp}_unfold", T.and_(
+                T.le(T.abs_(T.sub(h1, h2)), c), L.all_within(t1, t2, c)))
     cases = [(cons_ctx.in_case("::"), e.cons_body)]
     for hyp, atom in ctx.hyps:
         if not isinstance(atom, T.Apply) or atom.func.name not in ("adj", "adjWithin"):
@@ -540,16 +560,56 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
         arguments[-1]["obligations"] = len(obligations) - start
     if not isinstance(rt, A.RMonad):
         raise NoRule(f"{name} does not return a distribution", e.span)
-    cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span)
+    cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span, related=True)
     node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}", subsumptions,
                   obligations=obligations, uses=name, arguments=arguments)
     drawn = _out_type(rt)
+    var, _, lifted = refinement_parts(rt.body)
+    if not monad_is_equality(b, env, rt) and not _says_equal_only(var, lifted):
+        if rt.div.kind != "DP":
+            raise NoRule(f"{name} returns a computation whose outputs are related other than by "
+                         "=: the verifier knows such couplings for DP indices only", e.span)
+        # M[DP(eps), delta] {x :: T | A}: the two runs' outputs are coupled by A (an
+        # approximate lifting of A), not equal: one fresh value per run, A assumed of them
+        return _related_outputs(b, ctx, e, node, cost, drawn, var, lifted, env)
     if drawn is not None and leaves(drawn) is not None:
         from verifier.rules.safety import fresh_value  # first-order data, a tuple included
         output: SymValue = fresh_value(b, drawn, ctx.binder or "out")[0]
     else:
         output = Monadic(None, None, equal_in_runs=True, name=f"out{node.id}")
     return Synth(node, cost, (output, output))
+
+
+def _says_equal_only(var: Optional[str], assertions: Sequence[A.Expr]) -> bool:
+    """The refinement of a monadic result is the claim's ``=`` (and nothing else)."""
+    return var is not None and len(assertions) == 1 and isinstance(assertions[0], A.SameRuns)
+
+
+def _related_outputs(b: Builder, ctx: Ctx, e: A.App, node: Derivation, cost: Cost,
+                     drawn: Optional[A.SimpleType], var: Optional[str],
+                     assertions: Sequence[A.Expr], env: Env) -> Synth:
+    """App-Val of a val ``... -> M[DP(eps), delta] {x :: T | A}``: a fresh first-order value
+    in each run, and ``A`` of the pair assumed for the continuation (the facts of the Synth).
+    The val's derivation proved an approximate lifting of ``A`` with that index; binding its
+    output composes the liftings (the paper's monadic bind)."""
+    from verifier.rules.safety import fresh_value
+    if var is None or drawn is None or leaves(drawn) is None:
+        raise NoRule(f"the outputs of {short(e)} are related by its val, but they are not "
+                     "first-order values the logic can name", e.span)
+    base = ctx.binder or "out"
+    o1, o2 = fresh_value(b, drawn, base)[0], fresh_value(b, drawn, base)[0]
+    related = env.bind(var, o1, o2)
+    facts = []
+    for a in assertions:
+        if isinstance(a, A.SameRuns):
+            goal = equal_term(o1, o2)
+            if goal is None:
+                raise NoRule("cannot compare these values in the logic", e.span)
+            facts.append(goal)
+        else:
+            facts.append(b.assertion(related, a, refined=var))
+    node.judgement["related"] = True
+    return Synth(node, cost, (o1, o2), tuple(facts))
 
 
 def _passed_within(b: Builder, ctx: Ctx, arg: A.Expr, dom: A.RMonad, env: Env, i: int,
@@ -581,13 +641,19 @@ def _out_type(rt: A.RMonad) -> Optional[A.SimpleType]:
     return base.type if isinstance(base, A.RSimple) else None
 
 
-def _instantiated_cost(b: Builder, env: Env, rt: A.RMonad, what: str, span) -> Cost:
+def _instantiated_cost(b: Builder, env: Env, rt: A.RMonad, what: str, span,
+                       related: bool = False) -> Cost:
+    """What running a computation of type ``rt`` costs: nothing when it says the
+    distributions are equal, else its index. ``related``: a DP index with any refinement (the
+    result of App-Val, whose outputs are then coupled by the refinement); otherwise the
+    refinement must be ``=`` (a computation parameter, run as a value of its type)."""
     if monad_is_equality(b, env, rt):
         return zero_cost(what, span)
     var, _, assertions = refinement_parts(rt.body)
-    if var is None or not any(isinstance(a, A.SameRuns) for a in assertions):
-        raise NoRule("the verifier supports results of the form M[F, delta] {x :: T | =}",
-                     rt.span)
+    if var is None or not (any(isinstance(a, A.SameRuns) for a in assertions)
+                           or (related and rt.div.kind == "DP")):
+        raise NoRule("the verifier supports results of the form M[F, delta] {x :: T | =} "
+                     "(and M[DP(eps), delta] {x :: T | A})", rt.span)
     delta = b.index_term(env, rt.delta) if rt.delta is not None else T.real(0)
     if rt.div.kind == "DP":
         return Cost("DP", b.index_term(env, rt.div.eps), delta, what, span)

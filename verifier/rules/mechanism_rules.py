@@ -59,18 +59,47 @@ def _output(b: Builder, ctx: Ctx, sort: T.Sort) -> Tuple[SymValue, SymValue]:
 
 def lap_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
     """``lapMech (eps, v)``: a k-sensitive v gives (k·eps, 0)-DP; the cost is
-    ``eps · |v<1> − v<2>|`` and the outputs are coupled to be equal."""
+    ``eps · |v<1> − v<2>|`` and the outputs are coupled to be equal. With a shift (written
+    ``[@shift s]``, or chosen by the coupling search): LapMech-Shift."""
     if len(args) != 2:
         raise NoRule("lapMech takes (eps, value)", e.span)
     eps_pair, obligations = _public(b, ctx, args[0], "the epsilon", "lapMech")
     eps = eps_pair[0]
     v1, v2, more = _numeric_pair(b, ctx, args[1])
+    from verifier.rules.couplings import lap_coupling
+    coupling = lap_coupling(b, ctx, e, v1, v2)
+    if coupling is not None:
+        return lap_mech_shift(b, ctx, e, eps_pair, obligations + more, v1, v2, *coupling)
     cost = Cost("DP", T.mul(eps, T.abs_(T.sub(v1, v2))), T.real(0),
                 f"lapMech at line {e.span.line}", e.span)
     node = mechanism_node(b, "lapMech", ctx, e.span, f"{short(e)}: eps·|v<1> - v<2>|",
                   obligations=obligations + more, eps=eps_pair,
                   value=(v1, v2))
     return Synth(node, cost, _output(b, ctx, T.REAL))
+
+
+def lap_mech_shift(b: Builder, ctx: Ctx, e: A.App, eps_pair, obligations, v1: T.Term,
+                   v2: T.Term, k: T.Term, coupling: dict, text: str) -> Synth:
+    """LapMech-Shift, the general Lap rule (Barthe et al., LICS 2016; seed 003's Lap rule with
+    a shift): ``lapMech (eps, v)`` in the two runs is coupled by ``x<2> = x<1> + k`` at cost
+    ``eps · |k + v<1> − v<2>|`` (theorem ``mech.laplace.shift``). ``k`` is named by a fresh
+    shift variable ``sh`` defined by ``sh = k`` (a fact of the continuation), so that the
+    obligations a shift enters are the ones that mention ``sh``. Run 1's output is a fresh
+    ``x``, run 2's ``x + sh``."""
+    eps = eps_pair[0]
+    sh = b.fresh("sh", T.REAL)
+    cost = Cost("DP", T.mul(eps, T.abs_(T.add(sh, T.sub(v1, v2)))), T.real(0),
+                f"lapMech at line {e.span.line} (shifted)", e.span)
+    node = b.node("LapMech-Shift", ctx, e.span,
+                  f"{short(e)}: coupled by {text}, eps·|k + v<1> - v<2>|",
+                  lemma=BUILTINS["lapMech"].coupling_theorem, obligations=obligations,
+                  eps=eps_pair, value=(v1, v2), shift=k, coupling=coupling)
+    if b.search is not None:
+        from verifier.rules.couplings import site_key
+        b.search.shift_vars[sh.name] = site_key(e, ctx)
+        b.search.values[sh.name] = (v1, v2)
+    z = b.fresh(ctx.binder or "z", T.REAL)
+    return Synth(node, cost, (Scalar(z), Scalar(T.add(z, sh))), (T.eq(sh, k),))
 
 
 def gauss_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:

@@ -158,7 +158,7 @@ def synth_dispatch(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
         inner = b.synth_monadic(ctx.with_env(env), e.body)
         node = b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = …", [inner.node],
                       ranges, bound=bound_judgement(e.pattern, left, right))
-        return Synth(node, inner.cost, inner.output)
+        return Synth(node, inner.cost, inner.output, inner.facts)
     if isinstance(e, A.LetRec):
         inner = b.synth_monadic(_bind_local(ctx, e), e.body)
         node = b.node("LetRec", ctx, e.span, f"let rec {written(e.name)} …", [inner.node])
@@ -275,6 +275,10 @@ def _application(b: Builder, ctx: Ctx, e: A.App) -> Synth:
     val of its own spelling), or code without a val (unfolded) — the same function in both
     runs, by proof."""
     head, args = flatten_app(e)
+    if e.annotation is not None and not (isinstance(head, A.Var) and head.name == "lapMech"
+                                         and ctx.env.lookup(head.name) is None):
+        raise NoRule(f"[@{e.annotation.name} ...] gives the coupling of Laplace noise: it "
+                     "applies to a call of lapMech only", e.annotation.span)
     if isinstance(head, A.Var) and ctx.env.lookup(head.name) is None:
         # in the resolved core only a built-in is unbound
         if len(args) != 1:

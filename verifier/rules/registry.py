@@ -27,9 +27,14 @@ _SAFETY: Dict[str, Callable] = {}
 
 
 def _registrar(table: Dict[Type[A.Expr], List[Callable]], what: str,
-               node_types: Tuple[Type[A.Expr], ...], fallback: bool):
+               node_types: Tuple[Type[A.Expr], ...], fallback: bool, first: bool = False):
     def register(fn: Callable) -> Callable:
         for t in node_types:
+            if first:
+                if t not in table:
+                    raise ValueError(f"a first {what} rule for {t.__name__}, which has no rule")
+                table[t].insert(0, fn)
+                continue
             if (t in table) != fallback:
                 raise ValueError(f"two {what} rules for {t.__name__}" if not fallback else
                                  f"a fallback {what} rule for {t.__name__}, which has no rule")
@@ -38,10 +43,12 @@ def _registrar(table: Dict[Type[A.Expr], List[Callable]], what: str,
     return register
 
 
-def monadic_rule(*node_types: Type[A.Expr], fallback: bool = False):
+def monadic_rule(*node_types: Type[A.Expr], fallback: bool = False, first: bool = False):
     """Register the decorated function ``rule(builder, ctx, e) -> Derivation`` as the monadic
-    rule for ``node_types`` (with ``fallback``: tried when the earlier ones do not apply)."""
-    return _registrar(_MONADIC, "monadic", node_types, fallback)
+    rule for ``node_types`` (with ``fallback``: tried when the earlier ones do not apply; with
+    ``first``: tried before the construct's rule, which applies when it raises
+    ``NotApplicable`` — e.g. Case-Output before BindM, under a pointwise claim only)."""
+    return _registrar(_MONADIC, "monadic", node_types, fallback, first)
 
 
 def synthesis_rule(*node_types: Type[A.Expr], fallback: bool = False):

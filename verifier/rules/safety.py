@@ -127,7 +127,7 @@ class Safety:
         in the val's domain, where its definition is shown to terminate without error
         (``call_facts.call_precondition``)."""
         from verifier.rules.call_facts import call_precondition
-        pre = call_precondition(self.b, name, args)
+        pre = call_precondition(self.b, name, args, self.run)
         what = (f"the arguments of {call} are in the domain of {source_name(name)}'s val "
                 "(where it is shown to terminate without error)")
         if pre is None:

@@ -503,6 +503,8 @@ def _not_a(value: Value, expected: str, what: str, span: Optional[Span]) -> Exce
 
 def _number_operand(value: Value, op: str, span: Optional[Span]) -> None:
     if isinstance(value, Symbolic):
+        if value.numeric:   # a noisy value: its comparisons and shifts are its own
+            return
         raise SymbolicEscape(f"the model computes {op} with {value.describe()}")
     if not is_number(value):
         raise error("R006", f"the operand of {op} must be a number, got {_describe(value)}", span)
@@ -548,6 +550,8 @@ def check_annotation(value: Value, t: ast.SimpleType, name: str, span: Optional[
     a real type, an ``int`` made an exact real. Lists are not traversed (that would make
     recursive functions over annotated lists quadratic)."""
     if isinstance(value, Symbolic):
+        if value.numeric and (isinstance(t, ast.TFin) or isinstance(t, ast.TBase) and t.name in _RANGES):
+            raise SymbolicEscape(f"the program checks the range {t} of {value.describe()}")
         return value
     if isinstance(t, ast.TBase):
         if t.name in _RANGES and is_number(value):
@@ -1034,13 +1038,28 @@ def _abs(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
 @_builtin("min")
 def _min(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     a, b = _args("min", arg, 2, node, "(a, b)")
+    if _noisy(a, b):
+        return a if a <= b else b
     return reals.minimum(_num("min", "1st argument", a, node), _num("min", "2nd argument", b, node))
 
 
 @_builtin("max")
 def _max(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     a, b = _args("max", arg, 2, node, "(a, b)")
+    if _noisy(a, b):
+        return a if a >= b else b
     return reals.maximum(_num("max", "1st argument", a, node), _num("max", "2nd argument", b, node))
+
+
+def _noisy(a: Value, b: Value) -> bool:
+    """Whether ``min`` / ``max`` compare a noisy value (``verifier.semantics.compared``) with a
+    number or another noisy value: decided by the comparison itself."""
+    if not any(isinstance(x, Symbolic) and x.numeric for x in (a, b)):
+        return False
+    for x in (a, b):
+        if not (isinstance(x, Symbolic) and x.numeric or is_number(x)):
+            raise SymbolicEscape(f"min or max of a noisy value and {a_kind(x)}")
+    return True
 
 
 @_builtin("exp")
@@ -1112,6 +1131,14 @@ def _adj_within(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     c = _num("adjWithin", "bound", c, node)
     diffs = _differences(l1, l2)
     return len(l1) == len(l2) and len(diffs) <= 1 and all(abs(x - y) <= c for x, y in diffs)
+
+
+@_builtin("allWithin")
+def _all_within(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
+    a, b, c = _args("allWithin", arg, 3, node, "(l1, l2, c)")
+    l1, l2 = _two_lists("allWithin", a, b, node)
+    c = _num("allWithin", "bound", c, node)
+    return len(l1) == len(l2) and all(abs(x - y) <= c for x, y in zip(l1, l2))
 
 
 @_builtin("dist")

@@ -278,9 +278,12 @@ class SymbolicEscape(Exception):
 
 
 class Symbolic:
-    """Base of the inference placeholders; every operation on one raises ``SymbolicEscape``."""
+    """Base of the inference placeholders; every operation on one raises ``SymbolicEscape``.
+    A ``numeric`` placeholder (a noisy value of ``verifier.semantics.compared``) may be an
+    operand of comparisons and arithmetic, which it decides itself."""
 
     __slots__ = ()
+    numeric = False
 
     def describe(self) -> str:
         return "the inferred parameter"
@@ -301,6 +304,18 @@ class Symbolic:
 
     def __repr__(self) -> str:
         return f"<{self.describe()}>"
+
+
+class Placeholder:
+    """A part of an output law's outcome that stands for a continuous value (a released noisy
+    value, or the bin it falls in: ``verifier.semantics.compared``): hashable, equal by its
+    own ``==``, printed as ``printed``."""
+
+    __slots__ = ()
+
+    @property
+    def printed(self) -> str:
+        raise NotImplementedError
 
 
 # --------------------------------------------------------------------------------------
@@ -339,6 +354,8 @@ def values_equal(a: Value, b: Value) -> bool:
         raise TypeError("functions cannot be compared")
     if a is UNIT or b is UNIT:
         return a is b
+    if isinstance(a, Placeholder) or isinstance(b, Placeholder):
+        return a == b
     from verifier.semantics.distributions import Distribution
     if isinstance(a, Distribution) and isinstance(b, Distribution):
         return a == b
@@ -448,6 +465,8 @@ def format_value(v: Value) -> str:
         return f"<builtin {v.name}>"
     if isinstance(v, Symbolic):
         return repr(v)
+    if isinstance(v, Placeholder):
+        return v.printed
     return "<M-value>"
 
 

@@ -148,11 +148,12 @@ PURE_BUILTINS = {
     "bernoulli": 1, "beta": 2, "normal": 2, "uniform": 1, "dirichlet": None, "categorical": 1,
     "getParams": 1, "mean": 1, "variance": 1, "hellinger": 2, "tv": 2, "sigma": 2,
     "posteriors": 2, "fst": 1, "snd": 1, "abs": 1, "min": 2, "max": 2, "exp": 1, "log": 1,
-    "sqrt": 1, "length": 1, "count": 1, "sum": 1, "adj": 2, "adjWithin": 3, "dist": 2,
+    "sqrt": 1, "length": 1, "count": 1, "sum": 1, "adj": 2, "adjWithin": 3, "allWithin": 3,
+    "dist": 2,
 }
 #: Built-ins returning computations (extended by ``verifier.extend.add_mechanism``).
 MONADIC_BUILTINS = {"lapMech", "gaussMech", "expMech", "hellingerMech", "hellingerMechPure"}
-ASSERTION_ONLY = ("adj", "adjWithin", "dist")
+ASSERTION_ONLY = ("adj", "adjWithin", "allWithin", "dist")
 
 
 class Translator:
@@ -632,6 +633,9 @@ class Translator:
     def _app(self, e: A.App, run, env):
         head, args = flatten_app(e)
         fn = self._go(head, run, env)
+        if e.annotation is not None and not (isinstance(fn, Builtin) and fn.name == "lapMech"):
+            raise NoRule(f"[@{e.annotation.name} ...] gives the coupling of Laplace noise: it "
+                         "applies to a call of lapMech only", e.annotation.span)
         values = [self._go(a, run, env) for a in args]
         if isinstance(fn, LocalRec):
             return self.local_call(fn, values, e, run)
@@ -935,6 +939,10 @@ class Translator:
     def _b_adjWithin(self, args, run, span):
         l1, l2, c = self._terms(args, span)
         return Scalar(L.adj_within(l1, l2, c))
+
+    def _b_allWithin(self, args, run, span):
+        l1, l2, c = self._terms(args, span)
+        return Scalar(L.all_within(l1, l2, c))
 
     def _b_dist(self, args, run, span):
         l1, l2 = self._terms(args, span)

@@ -1,0 +1,214 @@
+"""The kernel's coupling rules: Pointwise and Case-Output (docs/certificates.md, "Couplings").
+
+Its own implementation of the rules the builder applies in ``verifier.rules.couplings`` (it
+imports nothing of the builder):
+
+* **Pointwise** (``coupling.pointwise``, LICS 2016 Prop. 8): a claim ``M[DP(eps)] {x :: T |
+  =}`` with delta 0, whose outputs have a countable part ``D`` (the whole output when ``T`` is
+  countable, else the countable components of a tuple), is checked with Case-Output allowed
+  below: every path ends in equal outputs, or in a run-1 output whose ``D`` is not the value
+  ``v`` the rule quantifies over;
+* **Case-Output** (``coupling.cases``) at ``mlet x = m in if C then A else B``: two premises,
+  each coupling ``m`` its own way (the case ``v`` is, or is not, a ``D`` of an output run 1
+  reaches through ``A``): Case-Then demands ``C<1> ⇒ C<2>``, checks ``A`` where both runs
+  take it, and an S-M for the paths where run 1 takes ``else`` (they end in outputs whose ``D``
+  is not ``v``: the outputs through ``A`` and through ``B`` are disjoint, demanded at the
+  node); Case-Else is the mirror image.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from obligations import terms as T
+from obligations.model import ObligationKind
+from obligations.records import replace
+from verifier.language import ast as A
+from verifier.translation.symbolic import Closure, Monadic, Scalar, SymValue, TupleV, UnitV
+from verifier.translation.symbolic import value_terms
+from verifier.translation.translate import bind_pattern, flatten_app
+from checker import safety as S
+from checker.judgement import Ctx, Node, Proof, Reject, expect, translated
+
+E = ObligationKind.ENTAILMENT
+#: how deep the enumeration of run 1's outputs goes
+DEPTH = 64
+
+
+def countable(t: Optional[A.SimpleType]) -> bool:
+    """The values of ``t`` are countable: bool, int, nat, unit, [k], lists and tuples of them."""
+    if isinstance(t, A.TBase):
+        return t.name in ("bool", "int", "nat", "unit")
+    if isinstance(t, A.TFin):
+        return True
+    if isinstance(t, A.TList):
+        return countable(t.elem)
+    if isinstance(t, A.TTuple):
+        return all(countable(i) for i in t.items)
+    return False
+
+
+def countable_part(t: Optional[A.SimpleType]) -> Optional[Tuple[Optional[int], ...]]:
+    """``D``: ``(None,)`` when ``t`` is countable, the countable components of a tuple type,
+    or None (the pointwise rule does not apply)."""
+    if countable(t):
+        return (None,)
+    if isinstance(t, A.TTuple):
+        return tuple(i for i, item in enumerate(t.items) if countable(item)) or None
+    return None
+
+
+def part_terms(value: SymValue, part) -> Optional[List[T.Term]]:
+    """The terms of ``D(value)``; None when they cannot be named."""
+    if part == (None,):
+        items = [value]
+    elif isinstance(value, TupleV):
+        items = [value.items[i] for i in part if i < len(value.items)]
+    else:
+        return None
+    out: List[T.Term] = []
+    for item in items:
+        if isinstance(item, UnitV):
+            continue
+        terms = value_terms(item)
+        if not terms:
+            return None
+        out += list(terms)
+    return out
+
+
+def pointwise(p: Proof, ctx: Ctx, body: A.Expr, rt: A.RMonad, node: Node, check) -> None:
+    """Pointwise: the body checked with Case-Output allowed (``check`` is the relational
+    check), for a DP claim of ``=`` with delta 0 over outputs with a countable part."""
+    (inner,) = expect(node, ("Pointwise",), body, "the pointwise rule", premises=1)
+    claim = ctx.claim
+    t = rt.body
+    while isinstance(t, A.RRefine):
+        t = t.base
+    part = countable_part(t.type if isinstance(t, A.RSimple) else None)
+    if claim.family != "DP" or claim.relation or part is None:
+        raise Reject("Pointwise proves a claim M[DP(eps)] {x :: T | =} whose outputs have a "
+                     "countable part", body.span)
+    if claim.delta != T.real(0):
+        raise Reject("Pointwise needs delta 0", body.span)
+    p.lemmas.add("coupling.pointwise")
+    check(p, replace(ctx, claim=replace(claim, pointwise=part)), body, inner)
+
+
+def case_output(p: Proof, ctx: Ctx, e: A.MLet, node: Node, synth, check, spent) -> None:
+    """Case-Output at ``mlet x = m in if C then A else B`` (``synth``, ``check``, ``spent``:
+    the relational rules for the premises' parts)."""
+    claim = ctx.claim
+    if claim is None or claim.pointwise is None or not isinstance(e.body, A.If):
+        raise Reject(f"node {node.id}: Case-Output applies below Pointwise to an mlet whose "
+                     "body is an if", e.span)
+    then_node, else_node = expect(node, ("Case-Output",), e, "an mlet followed by an if",
+                                  premises=2)
+    p.lemmas.add("coupling.cases")
+    cond = e.body.cond
+    goals = []
+    through_then = outputs(p, ctx.env, e, "then", 0)
+    through_else = outputs(p, ctx.env, e, "else", 0)
+    for facts_a, out_a in through_then:
+        for facts_b, out_b in through_else:
+            da, db = part_terms(out_a, claim.pointwise), part_terms(out_b, claim.pointwise)
+            if da is None or db is None or len(da) != len(db) \
+                    or any(x.sort != y.sort for x, y in zip(da, db)):
+                raise Reject("the outputs of the branches cannot be compared", e.span)
+            same = T.and_(*(T.eq(x, y) for x, y in zip(da, db)))
+            goals.append(T.implies(T.and_(*facts_a, *facts_b), T.not_(same)))
+    p.oblige(ctx, E, T.and_(*goals), "the outputs run 1 reaches through the two branches "
+             "differ in their discrete part", e.span, "Case-Output")
+    for label, case, branch in (("then", then_node, e.body.then),
+                                ("else", else_node, e.body.else_)):
+        first_node, rest_node, spent_node = expect(case, (f"Case-{label.title()}",), e,
+                                                   f"the {label} case", premises=3)
+        expect(spent_node, ("S-M",), e, "the paths that cannot output v", premises=0)
+        inner = replace(ctx, out_case=(label, cond))
+        first = synth(p, inner.binding(e.pattern), e.value, first_node)
+        env = translated(lambda: bind_pattern(inner.env, e.pattern, *first.output, e.span),
+                         e.span)
+        after = inner.with_env(env).spend(first.cost)
+        if first.facts:
+            after = after.assume("h_candidate", T.and_(*first.facts))
+        c1, c2 = translated(lambda: p.term_pair(after, cond), cond.span)
+        if label == "then":
+            follows, taken, vacuous = T.implies(c1, c2), T.and_(c1, c2), T.not_(c1)
+        else:
+            follows = T.implies(T.not_(c1), T.not_(c2))
+            taken, vacuous = T.and_(T.not_(c1), T.not_(c2)), c1
+        p.oblige(after, E, follows, f"run 1 taking the {label} branch takes run 2 there too",
+                 cond.span, "Case-Output")
+        check(p, after.assume(f"h_{label}", taken), branch, rest_node)
+        spent(p, after.assume("h_vacuous", vacuous), e)
+
+
+Outputs = List[Tuple[List[T.Term], SymValue]]
+
+
+def outputs(p: Proof, env, e: A.Expr, branch: Optional[str], depth: int) -> Outputs:
+    """What computation ``e`` may output in run 1, with the conditions of each path (an
+    over-approximation: a draw from a mechanism, a val or a distribution is a fresh value);
+    ``branch``: for ``mlet x = m in if C then A else B``, the paths through that branch
+    only, each from a sample of its own."""
+    if depth > DEPTH:
+        raise Reject("the outputs of this computation are nested too deeply", e.span)
+    if isinstance(e, A.Return):
+        return [([], _one(p, e.value, env))]
+    if isinstance(e, A.Let):
+        v = _one(p, e.value, env)
+        inner = translated(lambda: bind_pattern(env, e.pattern, v, v, e.span), e.span)
+        return outputs(p, inner, e.body, None, depth + 1)
+    if isinstance(e, A.MLet):
+        found: Outputs = []
+        for facts, v in outputs(p, env, e.value, None, depth + 1):
+            inner = translated(lambda: bind_pattern(env, e.pattern, v, v, e.span), e.span)
+            body = e.body
+            if branch is not None:
+                if not isinstance(body, A.If):
+                    raise Reject("Case-Output needs an if after the mlet", e.span)
+                c = translated(lambda: p.translator.as_term(_one(p, body.cond, inner),
+                                                            body.cond), body.cond.span)
+                facts = facts + [c if branch == "then" else T.not_(c)]
+                body = body.then if branch == "then" else body.else_
+            found += [(facts + f, o) for f, o in outputs(p, inner, body, None, depth + 1)]
+        return found
+    if isinstance(e, A.If):
+        c = translated(lambda: p.translator.as_term(_one(p, e.cond, env), e.cond), e.cond.span)
+        return ([([c] + f, o) for f, o in outputs(p, env, e.then, None, depth + 1)] +
+                [([T.not_(c)] + f, o) for f, o in outputs(p, env, e.else_, None, depth + 1)])
+    if isinstance(e, A.App):
+        head, args = flatten_app(e)
+        bound = not (isinstance(head, A.Var) and env.lookup(head.name) is None)
+        fn = _one(p, head, env) if bound else None
+        if isinstance(fn, Closure) and len(args) == len(fn.params):
+            inner = fn.env
+            for param, arg in zip(fn.params, args):
+                v = _one(p, arg, env)
+                inner = translated(lambda: bind_pattern(inner, param, v, v, arg.span),
+                                   arg.span)
+            return outputs(p, inner, fn.body, None, depth + 1)
+        return [([], _any(p, e))]
+    if isinstance(e, A.Var):
+        pair = env.lookup(e.name)
+        if pair and isinstance(pair[0], Monadic) and pair[0].expr is not None:
+            return outputs(p, pair[0].env, pair[0].expr, None, depth + 1)
+        return [([], _any(p, e))]
+    if isinstance(e, (A.Ran, A.Observe, A.Infer)):
+        return [([], _any(p, e))]
+    raise Reject("the outputs of this computation are not enumerated", e.span)
+
+
+def _one(p: Proof, e: A.Expr, env) -> SymValue:
+    """``e`` in run 1 (range conditions are Safety's)."""
+    with p.collecting():
+        return translated(lambda: p.translator.expr(e, 1, env), e.span)
+
+
+def _any(p: Proof, e: A.Expr) -> SymValue:
+    t = p.type_of(e)
+    if not isinstance(t, A.TMonad):
+        raise Reject("the type of this computation is not known", e.span)
+    return S.fresh_value(p, t.elem, "w")[0]
+
+
+__all__ = ["pointwise", "case_output", "outputs", "countable_part", "part_terms"]

@@ -1,0 +1,749 @@
+"""Couplings other than the identity: shifted Laplace noise, the pointwise rule, and the
+search that finds the shifts (docs/verifier.md, "Couplings").
+
+The monadic rules couple the two runs' outputs of a mechanism by the identity: ``lapMech (eps,
+v)`` outputs one fresh value in both runs, at cost ``eps · |v<1> - v<2>|``. Three rules here
+prove what that cannot:
+
+* **LapMech-Shift** (``mechanism_rules.lap_mech_shift``; the general Lap rule of Barthe,
+  Gaboardi, Grégoire, Hsu and Strub, "Proving differential privacy via probabilistic
+  couplings", LICS 2016, seed 003's Lap rule with a shift): the two runs' outputs are coupled
+  by ``x<2> = x<1> + k`` at cost ``eps · |k + v<1> - v<2>|``. The shift ``k`` is
+  ``offset + scale · (v<2> - v<1>)`` (a ``Shift``): with scale 1, run 2's *noise* is run 1's
+  shifted by ``offset``, at cost ``eps · |offset|``.
+* **Pointwise** (the pointwise equality rule of the same paper): a claim ``M[DP(eps)] {x :: T
+  | =}`` with delta 0 holds when, for every value ``v`` of the output's discrete part, the
+  outputs are coupled by ``D(x<1>) = v ⇒ x<1> = x<2>`` at cost eps. The proof below it may
+  then choose couplings that depend on ``v``, which Case-Output does.
+* **Case-Output**: at ``mlet x = m in if C then A else B`` under Pointwise, the proof splits
+  on whether ``v`` is among the outputs run 1 can reach through ``A`` (a condition on the
+  state before ``m`` samples, so the coupling of ``m`` may depend on it). Case *then*: run 1
+  taking ``else`` ends in an output whose discrete part is not ``v`` (the outputs of the two
+  branches are disjoint: an obligation), so only run 1 taking ``then`` needs a coupling, and
+  it must keep run 2 on ``then`` (``C<1> ⇒ C<2>``); case *else* likewise. This is the apRHL
+  case rule with the vacuous (product) coupling of the paths that cannot output ``v``.
+
+Shifts are found by ``prove_by_coupling``: the derivation is rebuilt with a shift per
+``lapMech`` site (templates ``offset + scale · (v<2> - v<1>)`` over small offsets and the
+constants of the claim), the failing obligations name the sites whose shift they mention
+(each shift is a variable ``sh`` defined by its template), every failure is a nogood, and the
+next assignment avoids them all — until every obligation holds, or the search gives up and
+the first failure stands. A shift written in the program (``lapMech (eps, v) [@shift s]``,
+docs/language.md) is used as written. Z3 unknown or a timeout is never a proof: an assignment
+is taken only when every obligation of its derivation is verified.
+"""
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from obligations import terms as T
+from obligations.model import ObligationKind
+from obligations.records import field, record, replace
+from verifier.language import ast as A
+from verifier.language.pretty import pretty_expr
+from verifier.language.resolve import written
+from verifier.rules.builder import Builder, short
+from verifier.rules.context import Ctx
+from verifier.rules.derivation import Derivation
+from verifier.rules import monadic_rules  # noqa: F401  (BindM first: Case-Output goes before it)
+from verifier.rules.registry import monadic_rule
+from verifier.translation.symbolic import (Closure, Monadic, NamedFun, Scalar, SymValue, TupleV,
+                                           UnitV)
+from verifier.translation.translate import NoRule, NotApplicable, bind_pattern, flatten_app
+
+#: at most this many derivations are built by one search (one mode)
+MAX_ATTEMPTS = 40
+#: and for at most this many seconds
+MAX_SECONDS = 8.0
+#: at most this many partial assignments are tried when looking for the next one
+MAX_STEPS = 200000
+#: the offsets every site tries, in order of preference (then the claim's constants)
+OFFSETS = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2))
+
+
+# ---- shifts ---------------------------------------------------------------------------------
+
+@record
+class Shift:
+    """A coupling of ``lapMech (eps, v)``: run 2's output is run 1's plus
+    ``offset + scale · (v<2> - v<1>)``. Scale 0 shifts the *output* by ``offset``; scale 1
+    shifts the *noise* (the identity of the noise when offset is 0: outputs ``v<2> - v<1>``
+    apart at no cost)."""
+
+    offset: Fraction
+    scale: int
+
+    def term(self, v1: T.Term, v2: T.Term) -> T.Term:
+        parts = [T.real(self.offset)] if self.offset or not self.scale else []
+        if self.scale:
+            parts.append(T.sub(v2, v1))
+        return parts[0] if len(parts) == 1 else T.add(*parts)
+
+    def as_json(self) -> dict:
+        return {"offset": _fraction_text(self.offset), "scale": self.scale}
+
+    def text(self) -> str:
+        offset = _fraction_text(self.offset)
+        if not self.scale:
+            return f"x<2> = x<1> + {offset}"
+        return f"noise<2> = noise<1> + {offset}"
+
+
+IDENTITY = Shift(Fraction(0), 0)
+
+
+def _fraction_text(q: Fraction) -> str:
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+@record(frozen=False)
+class Site:
+    """A ``lapMech`` the search may shift: where, and the shifts to try, in order."""
+
+    key: Tuple
+    span: Optional[A.Span]
+    candidates: Tuple[Shift, ...]
+
+
+@record(frozen=False)
+class Search:
+    """The state of one coupling search, attached to the Builder that builds one derivation
+    (``Builder.search``): the shift of each site (``assignment``; IDENTITY when absent), the
+    sites met, and the shift variable of each site (an obligation depends on a site when it
+    mentions its variable). ``pointwise``: the claim is proved by the Pointwise rule.
+    ``final``: sites with the identity are plain LapMech (the last build)."""
+
+    assignment: Dict[Tuple, Shift] = field(default_factory=dict)
+    sites: Dict[Tuple, Site] = field(default_factory=dict)
+    shift_vars: Dict[str, Tuple] = field(default_factory=dict)
+    #: the value of the mechanism in the two runs, by shift variable
+    values: Dict[str, Tuple[T.Term, T.Term]] = field(default_factory=dict)
+    constants: Tuple[Fraction, ...] = ()
+    pointwise: bool = False
+    final: bool = False
+
+
+def site_key(e: A.Expr, ctx: Ctx) -> Tuple:
+    """The site of a mechanism call: its place and the cases of the derivation above it (a
+    call reached in two branches, or in the two premises of Case-Output, is two sites)."""
+    s = e.span
+    return (s.line, s.col, s.end_line, s.end_col, ctx.case)
+
+
+def lap_coupling(b: Builder, ctx: Ctx, e: A.App, v1: T.Term, v2: T.Term
+                 ) -> Optional[Tuple[T.Term, dict, str]]:
+    """The shift of ``lapMech (eps, v)`` at ``e`` (``v<1>``, ``v<2>`` its value in the two
+    runs): the term ``k`` (run 2's output is run 1's plus ``k``), the coupling as judgement
+    data and how it reads; None for the identity coupling (the LapMech rule).
+
+    A shift written in the program (``[@shift s]``, the noise shift) is used as written; one
+    that reads ``[@shift if C then s1 else s2]`` gives ``s1`` in the *then* premise of the
+    Case-Output whose ``if`` has the condition ``C`` and ``s2`` in its *else* premise. Without
+    an annotation, the coupling search's assignment decides (the identity outside a search)."""
+    note = e.annotation
+    if note is not None and note.name == "shift":
+        s = _annotated_shift(b, ctx, note)
+        k = T.add(s, T.sub(v2, v1)) if v1 != v2 else s
+        text = f"noise<2> = noise<1> + {written(pretty_expr(_chosen(ctx, note.value)))}"
+        return k, {"annotation": True}, text
+    search = b.search
+    if search is None:
+        return None
+    key = site_key(e, ctx)
+    if key not in search.sites:
+        search.sites[key] = Site(key, e.span, candidates(search, v1, v2))
+    shift = search.assignment.get(key, IDENTITY)
+    if search.final and shift == IDENTITY:
+        return None
+    return shift.term(v1, v2), shift.as_json(), shift.text()
+
+
+def _chosen(ctx: Ctx, payload: A.Expr) -> A.Expr:
+    """The shift an annotation gives in this context: its payload, or the branch of
+    ``if C then s1 else s2`` the enclosing Case-Output premise is about."""
+    if isinstance(payload, A.If):
+        if ctx.out_case is None or ctx.out_case[1] != payload.cond:
+            raise NoRule("a shift [@shift if C then s1 else s2] depends on the branch run 1 "
+                         "takes at the if on C that follows this computation: it is used by the "
+                         "Pointwise and Case-Output rules, and C must be that if's condition",
+                         payload.span)
+        return payload.then if ctx.out_case[0] == "then" else payload.else_
+    return payload
+
+
+def _annotated_shift(b: Builder, ctx: Ctx, note: A.Annotation) -> T.Term:
+    """The Real term of the noise shift an annotation gives here (read like a monad index: a
+    name stands for a value equal in both runs, ``x<1>``/``x<2>`` for one run's)."""
+    return b.index_term(ctx.env, _chosen(ctx, note.value))
+
+
+def candidates(search: Search, v1: T.Term, v2: T.Term) -> Tuple[Shift, ...]:
+    """The shifts a site tries, in order: the identity, then small offsets of the noise and
+    of the output, then the constants of the claim (when the value is the same term in both
+    runs, noise and output shifts are one thing)."""
+    offsets = list(OFFSETS) + [c for c in search.constants if c not in OFFSETS]
+    scales = (0,) if v1 == v2 else (0, 1)
+    out = [Shift(o, s) for o in offsets for s in scales]
+    return tuple(out)
+
+
+def claim_constants(val: A.ValDecl) -> Tuple[Fraction, ...]:
+    """The numeric literals of a val and their negations and doubles: offsets a shift may
+    need to meet the claim's relations (``t<2> = t<1> + 3.0``)."""
+    found: List[Fraction] = []
+
+    def walk(node) -> None:
+        if isinstance(node, (A.IntLit, A.RealLit)):
+            q = Fraction(node.value)
+            for c in (q, -q, 2 * q):
+                if c not in found:
+                    found.append(c)
+        for name in A.record_fields(node):
+            value = getattr(node, name)
+            items = value if isinstance(value, tuple) else (value,)
+            for item in items:
+                if isinstance(item, A.Node):
+                    walk(item)
+    walk(val.rtype)
+    return tuple(found[:12])
+
+
+# ---- the pointwise rule -----------------------------------------------------------------------
+
+def discrete(t: Optional[A.SimpleType]) -> bool:
+    """Whether the values of ``t`` form a countable set (booleans, integers, categories,
+    unit, and lists and tuples of them)."""
+    if isinstance(t, A.TBase):
+        return t.name in ("bool", "int", "nat", "unit")
+    if isinstance(t, A.TFin):
+        return True
+    if isinstance(t, A.TList):
+        return discrete(t.elem)
+    if isinstance(t, A.TTuple):
+        return all(discrete(i) for i in t.items)
+    return False
+
+
+def discrete_part(t: Optional[A.SimpleType]) -> Optional[Tuple[Optional[int], ...]]:
+    """The discrete part ``D`` of the outputs of type ``t`` the Pointwise rule ranges over:
+    ``(None,)`` for a countable type (D is the identity), the positions of the countable
+    components of a tuple (the others must then be equal in both runs wherever D is ``v``),
+    or None when there is no such part."""
+    if discrete(t):
+        return (None,)
+    if isinstance(t, A.TTuple):
+        positions = tuple(i for i, item in enumerate(t.items) if discrete(item))
+        return positions or None
+    return None
+
+
+def project(value: SymValue, part: Tuple[Optional[int], ...]) -> Optional[List[T.Term]]:
+    """The terms of ``D(value)`` (the discrete part of an output); None when the value is
+    not first-order."""
+    from verifier.translation.symbolic import value_terms
+    if part == (None,):
+        items = [value]
+    elif isinstance(value, TupleV):
+        items = [value.items[i] for i in part]
+    else:
+        return None
+    out: List[T.Term] = []
+    for item in items:
+        if isinstance(item, UnitV):
+            continue
+        terms = value_terms(item)
+        if not terms:
+            return None
+        out += terms
+    return out
+
+
+def Pointwise(b: Builder, ctx: Ctx, body: A.Expr, rt: A.RMonad) -> Derivation:
+    """The pointwise equality rule (``coupling.pointwise``; LICS 2016, Prop. 8): the claim
+    ``M[DP(eps)] {x :: T | =}`` with delta 0 holds when, for every value ``v`` of the
+    output's discrete part ``D``, the outputs are coupled by ``D(x<1>) = v => x<1> = x<2>``
+    at cost eps. The body is checked against the claim with Case-Output allowed; every path
+    then ends in equal outputs or, by a Case-Output, in a run-1 output whose ``D`` is not
+    ``v``."""
+    claim = ctx.claim
+    out_type = _drawn_type(rt)
+    part = discrete_part(out_type)
+    if claim is None or claim.family != "DP" or claim.relation or part is None:
+        raise NoRule("the pointwise rule proves claims M[DP(eps)] {x :: T | =} whose outputs "
+                     "have a countable part", body.span)
+    if claim.delta != T.real(0):
+        raise NoRule("the pointwise rule needs delta 0 (a delta per output value would add "
+                     "up over the outputs)", body.span)
+    inner = b.check_monadic(replace(ctx, claim=replace(claim, pointwise=part)), body)
+    what = ("the output" if part == (None,) else
+            "components " + ", ".join(str(i + 1) for i in part) + " of the output")
+    return b.node("Pointwise", ctx, body.span,
+                  f"for every value v of {what}: x<1> has it => x<1> = x<2>", [inner],
+                  lemma="coupling.pointwise", part=list(part))
+
+
+def _drawn_type(rt: A.RMonad) -> Optional[A.SimpleType]:
+    base = rt.body
+    while isinstance(base, A.RRefine):
+        base = base.base
+    return base.type if isinstance(base, A.RSimple) else None
+
+
+# ---- Case-Output --------------------------------------------------------------------------------
+
+@monadic_rule(A.MLet, first=True)
+def CaseOutput(b: Builder, ctx: Ctx, e: A.MLet) -> Derivation:
+    """``mlet x = m in if C then A else B`` under Pointwise: split on whether the output value
+    ``v`` is one run 1 can reach through ``A`` (``coupling.cases``). Premise Case-Then couples
+    ``m`` so that run 1 taking ``then`` takes run 2 there too (``C<1> ⇒ C<2>``) and checks
+    ``A``; run 1 taking ``else`` reaches an output whose discrete part is not ``v`` — the
+    branches' outputs are disjoint (the obligation of this node) — so that path only pays
+    what it spent (an S-M). Premise Case-Else is the mirror image. Each premise couples
+    ``m`` its own way: the shift may depend on ``v``."""
+    claim = ctx.claim
+    if claim is None or not claim.pointwise or not isinstance(e.body, A.If):
+        raise NotApplicable("Case-Output applies under the pointwise rule to an mlet whose body "
+                            "is an if", e.span, e)
+    part = claim.pointwise
+    disjoint = disjointness(b, ctx, e, part)
+    if disjoint is None or not b.proves(disjoint):
+        raise NotApplicable("the outputs of the two branches of the if may have the same "
+                            "discrete part", e.span, e)
+    cond = e.body.cond
+    premises = []
+    for label, branch in (("then", e.body.then), ("else", e.body.else_)):
+        inner = replace(ctx.in_case(f"output {label}"), out_case=(label, cond))
+        first = b.synth_monadic(inner.binding(e.pattern), e.value)
+        env = bind_pattern(inner.env, e.pattern, *first.output, e.span)
+        after = first.continue_in(inner.with_env(env))
+        (left, right), _ = b.translate_pair(after, cond)
+        c1, c2 = b.translator.as_term(left, cond), b.translator.as_term(right, cond)
+        follows, taken, vacuous = branch_conditions(label, c1, c2)
+        ob = b.oblige(after, ObligationKind.ENTAILMENT, follows,
+                      f"run 1 taking the {label} branch of if {short(cond, 40)} takes run 2 "
+                      "there too (the coupling keeps the runs together)", cond.span,
+                      "Case-Output")
+        rest = b.check_monadic(after.assume(f"h_{label}", taken).in_case(label), branch)
+        other = "else" if label == "then" else "then"
+        spent = b.subsumption(after.assume("h_vacuous", vacuous), after.costs, e)
+        spent.judgement["summary"] = (f"run 1 taking {other} cannot output v: "
+                                      + spent.judgement["summary"])
+        premises.append(b.node(f"Case-{label.title()}", ctx, e.span,
+                               f"v is an output of the {label} branch: couple "
+                               f"{short(e.value, 40)} so that both runs take it",
+                               [first.node, rest, spent], [ob]))
+    return b.node("Case-Output", ctx, e.span,
+                  f"split on the branch of if {short(cond, 40)} whose outputs include v",
+                  premises, [disjoint], lemma="coupling.cases")
+
+
+def branch_conditions(label: str, c1: T.Term, c2: T.Term) -> Tuple[T.Term, T.Term, T.Term]:
+    """For the premise of Case-Output about branch ``label`` of an if on ``c`` (``c1``,
+    ``c2`` in the two runs): what the coupling must give (run 1 on that branch puts run 2
+    there), where both runs take it, and where run 1 takes the other (the vacuous paths)."""
+    if label == "then":
+        return T.implies(c1, c2), T.and_(c1, c2), T.not_(c1)
+    return T.implies(T.not_(c1), T.not_(c2)), T.and_(T.not_(c1), T.not_(c2)), c1
+
+
+def disjointness(b: Builder, ctx: Ctx, e: A.MLet, part) -> Optional:
+    """The obligation that no output run 1 reaches through the then branch of ``mlet x = m in
+    if C then A else B`` has the discrete part of one it reaches through the else branch —
+    each branch walked from the state before ``m`` with a sample of its own (the case split
+    is decided before ``m`` samples)."""
+    try:
+        through_then = run1_outputs(b, ctx.env, e, branch="then")
+        through_else = run1_outputs(b, ctx.env, e, branch="else")
+    except NoRule:
+        return None
+    goals = []
+    for facts_a, out_a in through_then:
+        for facts_b, out_b in through_else:
+            da, db = project(out_a, part), project(out_b, part)
+            if da is None or db is None or len(da) != len(db) \
+                    or any(x.sort != y.sort for x, y in zip(da, db)):
+                return None
+            same = T.and_(*(T.eq(x, y) for x, y in zip(da, db)))
+            goals.append(T.implies(T.and_(*facts_a, *facts_b), T.not_(same)))
+    return b.oblige(ctx, ObligationKind.ENTAILMENT, T.and_(*goals),
+                    f"the outputs run 1 reaches through the two branches of if "
+                    f"{short(e.body.cond, 40)} differ (in their discrete part)", e.span,
+                    "Case-Output")
+
+
+# ---- run 1's outputs ---------------------------------------------------------------------------
+
+Outputs = List[Tuple[List[T.Term], SymValue]]
+
+
+def run1_outputs(b: Builder, env, e: A.Expr, branch: Optional[str] = None,
+                 depth: int = 0) -> Outputs:
+    """The values computation ``e`` may output in run 1, each with the conditions of its path:
+    an over-approximation (what ``e`` draws from a mechanism, a call of a val or a
+    distribution is a fresh value, of which nothing is assumed). ``branch``: for ``mlet x = m
+    in if C then A else B``, only the paths through that branch."""
+    if depth > 64:
+        raise NoRule("the outputs of this computation are nested too deeply to enumerate",
+                     e.span)
+    if isinstance(e, A.Return):
+        return [([], _run1(b, e.value, env))]
+    if isinstance(e, A.Let):
+        v = _run1(b, e.value, env)
+        return run1_outputs(b, bind_pattern(env, e.pattern, v, v, e.span), e.body, None,
+                            depth + 1)
+    if isinstance(e, A.MLet):
+        out: Outputs = []
+        for facts, v in run1_outputs(b, env, e.value, None, depth + 1):
+            inner = bind_pattern(env, e.pattern, v, v, e.span)
+            body = e.body
+            if branch is not None:
+                if not isinstance(body, A.If):
+                    raise NoRule("not an if", e.span)
+                c = b.translator.as_term(_run1(b, body.cond, inner), body.cond)
+                facts = facts + [c if branch == "then" else T.not_(c)]
+                body = body.then if branch == "then" else body.else_
+            out += [(facts + f, o) for f, o in run1_outputs(b, inner, body, None, depth + 1)]
+        return out
+    if isinstance(e, A.If):
+        c = b.translator.as_term(_run1(b, e.cond, env), e.cond)
+        return ([([c] + f, o) for f, o in run1_outputs(b, env, e.then, None, depth + 1)] +
+                [([T.not_(c)] + f, o) for f, o in run1_outputs(b, env, e.else_, None, depth + 1)])
+    if isinstance(e, A.App):
+        head, args = flatten_app(e)
+        fn = _run1(b, head, env) if not (isinstance(head, A.Var) and env.lookup(head.name)
+                                         is None) else None
+        if isinstance(fn, Closure) and len(args) == len(fn.params):
+            inner = fn.env
+            for param, arg in zip(fn.params, args):
+                v = _run1(b, arg, env)
+                inner = bind_pattern(inner, param, v, v, arg.span)
+            return run1_outputs(b, inner, fn.body, None, depth + 1)
+        return [([], _fresh_output(b, e))]
+    if isinstance(e, A.Var):
+        pair = env.lookup(e.name)
+        if pair and isinstance(pair[0], Monadic) and pair[0].expr is not None:
+            return run1_outputs(b, pair[0].env, pair[0].expr, None, depth + 1)
+        return [([], _fresh_output(b, e))]
+    if isinstance(e, (A.Ran, A.Observe, A.Infer)):
+        return [([], _fresh_output(b, e))]
+    raise NoRule(f"the outputs of {short(e, 40)} are not enumerated", e.span)
+
+
+def _run1(b: Builder, e: A.Expr, env) -> SymValue:
+    with b.collecting([]):
+        return b.translator.expr(e, 1, env)
+
+
+def _fresh_output(b: Builder, e: A.Expr) -> SymValue:
+    """Any value a computation ``e`` may draw: a fresh value of its type (nothing assumed)."""
+    from verifier.rules.safety import fresh_value
+    t = b.type_of(e)
+    if not isinstance(t, A.TMonad):
+        raise NoRule(f"the type of {short(e, 40)} is not known", e.span)
+    return fresh_value(b, t.elem, "w")[0]
+
+
+# ---- the search --------------------------------------------------------------------------------
+
+def prove_by_coupling(program: A.Program, typed, val: A.ValDecl, *, rlimit=None,
+                      session=None, failed=None) -> Optional[Tuple[Builder, Derivation]]:
+    """A derivation of ``val`` whose every obligation is verified, with the ``lapMech`` calls
+    coupled by shifts (and, when the claim allows it, by the Pointwise rule), or None.
+
+    Tried after the identity couplings fail, for a DP claim whose definition applies
+    ``lapMech``: first shifts alone, then (claims ``M[DP(eps)] {x :: T | =}`` with a
+    countable part) the Pointwise rule. Each mode rebuilds the derivation with an assignment
+    of shifts to sites, learns a nogood from every failing obligation (the sites whose shift
+    variables it mentions, with their shifts), and tries the first assignment no nogood
+    rules out; an obligation that mentions no shift ends the mode (no coupling changes it).
+    At most ``MAX_ATTEMPTS`` derivations and ``MAX_SECONDS`` in all.
+
+    A mode is tried only where it may help (``failed``: the obligations that failed with the
+    identity couplings, when there is a derivation): shifts alone when the claim lifts a
+    relation other than ``=``, when an argument of a call failed a refinement of its val
+    (a threshold the callee wants shifted), or when a Laplace output is the argument of another
+    mechanism; the pointwise rule when the definition has the shape Case-Output splits, ``mlet
+    x = m in if C then A else B``."""
+    decl = program.find_let(val.name)
+    rt = val.rtype
+    while isinstance(rt, A.RArrow):
+        rt = rt.cod
+    if decl is None or not isinstance(rt, A.RMonad) or rt.div.kind != "DP" \
+            or not _uses_laplace(program, decl):
+        return None
+    modes = []
+    if _shifts_may_help(program, decl, rt, failed):
+        modes.append(False)
+    if _pointwise_applies(rt) and _splits(program, decl):
+        modes.append(True)
+    deadline = time.perf_counter() + MAX_SECONDS
+    constants = claim_constants(val)
+    for pointwise in modes:
+        found = _search(program, typed, val, pointwise, constants, rlimit, session, deadline)
+        if found is not None:
+            return found
+    return None
+
+
+def _pointwise_applies(rt: A.RMonad) -> bool:
+    var = None
+    body, assertions = rt.body, []
+    while isinstance(body, A.RRefine):
+        var = body.var
+        assertions.append(body.assertion)
+        body = body.base
+    delta_zero = rt.delta is None or (isinstance(rt.delta, (A.IntLit, A.RealLit))
+                                      and rt.delta.value == 0)
+    return (var is not None and len(assertions) == 1 and isinstance(assertions[0], A.SameRuns)
+            and delta_zero and isinstance(body, A.RSimple)
+            and discrete_part(body.type) is not None)
+
+
+def _shifts_may_help(program: A.Program, decl: A.LetDecl, rt: A.RMonad, failed) -> bool:
+    """Where shifts alone (no pointwise rule) can turn a failed derivation into a proof: the
+    claim lifts another relation than ``=``; a call's argument failed a refinement of the
+    callee's val; or a Laplace output feeds another mechanism (the first noise coupled away,
+    paid by the second). Otherwise an output shifted in one run stays unequal to the other's
+    and every shift fails the claim's ``=``."""
+    body = rt.body
+    while isinstance(body, A.RRefine):
+        if not isinstance(body.assertion, A.SameRuns):
+            return True
+        body = body.base
+    if failed is None or any(ob.provenance.rule == "App-Val" for ob in failed):
+        return True
+    return _noise_feeds_mechanism(program, decl)
+
+
+def _noise_feeds_mechanism(program: A.Program, decl: A.LetDecl) -> bool:
+    """Some ``mlet x = lapMech (...)`` of the definition (or a helper it unfolds) binds an
+    ``x`` that occurs in the argument of a mechanism call."""
+    for d in _reached(program, decl):
+        for node in A.descendants(d.body):
+            if isinstance(node, A.MLet) and _is_laplace(node.value) \
+                    and isinstance(node.pattern, A.PVar):
+                x = node.pattern.name
+                for inner in A.descendants(node.body):
+                    if _is_mechanism(inner) and any(isinstance(n, A.Var) and n.name == x
+                                                    for n in A.descendants(inner.arg)):
+                        return True
+    return False
+
+
+def _splits(program: A.Program, decl: A.LetDecl) -> bool:
+    """The definition (or a helper it unfolds) has the shape of Case-Output: an ``mlet``
+    whose body is an ``if``."""
+    return any(isinstance(node, A.MLet) and isinstance(node.body, A.If)
+               for d in _reached(program, decl) for node in A.descendants(d.body))
+
+
+def _reached(program: A.Program, decl: A.LetDecl) -> List[A.LetDecl]:
+    """``decl`` and the top-level definitions without a val it names (which it unfolds)."""
+    lets = {d.name: d for d in program.lets()}
+    vals = {v.name for v in program.vals()}
+    out, seen, todo = [], set(), [decl]
+    while todo:
+        d = todo.pop()
+        if d.name in seen:
+            continue
+        seen.add(d.name)
+        out.append(d)
+        for node in A.descendants(d.body):
+            if isinstance(node, A.Var) and node.name in lets and node.name not in vals:
+                todo.append(lets[node.name])
+    return out
+
+
+def _is_laplace(e: A.Expr) -> bool:
+    head = e
+    while isinstance(head, A.App):
+        head = head.fn
+    return isinstance(e, A.App) and isinstance(head, A.Var) and head.name == "lapMech"
+
+
+def _is_mechanism(e: A.Expr) -> bool:
+    from verifier.language.builtins import BUILTINS
+    head = e
+    while isinstance(head, A.App):
+        head = head.fn
+    return isinstance(e, A.App) and isinstance(head, A.Var) and head.name in BUILTINS \
+        and BUILTINS[head.name].rule is not None
+
+
+def _uses_laplace(program: A.Program, decl: A.LetDecl) -> bool:
+    """Whether ``decl`` or a top-level definition it names applies ``lapMech`` (the one
+    mechanism with shifted couplings)."""
+    lets = {d.name: d for d in program.lets()}
+    seen, todo = set(), [decl]
+    while todo:
+        d = todo.pop()
+        if d.name in seen:
+            continue
+        seen.add(d.name)
+        for node in A.descendants(d.body):
+            if isinstance(node, A.Var):
+                if node.name == "lapMech":
+                    return True
+                if node.name in lets:
+                    todo.append(lets[node.name])
+    return False
+
+
+
+def _search(program, typed, val, pointwise: bool, constants, rlimit, session, deadline
+            ) -> Optional[Tuple[Builder, Derivation]]:
+    cache: dict = {}
+    assignment: Dict[Tuple, Shift] = {}
+    order: List[Tuple] = []
+    options: Dict[Tuple, Tuple[Shift, ...]] = {}
+    nogoods: List[frozenset] = []
+    for _ in range(MAX_ATTEMPTS):
+        if time.perf_counter() > deadline:
+            return None
+        built = _build(program, typed, val, pointwise, constants, assignment, cache, rlimit,
+                       session)
+        if built is None:
+            return None
+        b, root, failing = built
+        for key, site in b.search.sites.items():
+            if key not in options:
+                order.append(key)
+                options[key] = site.candidates
+        if not failing:
+            final = _build(program, typed, val, pointwise, constants, assignment, cache,
+                           rlimit, session, final=True)
+            if final is not None and not final[2]:
+                return final[0], final[1]
+            return b, root
+        learned = _learn(b, failing, assignment, options)
+        if learned is None:
+            return None  # an obligation no shift enters: no coupling changes it
+        nogoods += learned
+        assignment = _next_assignment(order, options, nogoods)
+        if assignment is None:
+            return None
+    return None
+
+
+def _build(program, typed, val, pointwise, constants, assignment, cache, rlimit, session,
+           final: bool = False):
+    """One derivation under ``assignment``: the builder, the root and the obligations that
+    are not verified (None when no rule applies)."""
+    b = Builder(program, typed, rlimit=rlimit, session=session)
+    b._cache = cache  # verified results are shared by content (obligation ids are digests)
+    b.search = Search(assignment=dict(assignment), constants=constants, pointwise=pointwise,
+                      final=final)
+    try:
+        root = b.prove_claim(val, pointwise=pointwise)
+    except NoRule:
+        return None
+    root.premises.extend(b.folds.values())
+    failing = [ob for ob in root.all_obligations() if not b.proves(ob)]
+    return b, root, failing
+
+
+def _learn(b: Builder, failing, assignment: Dict[Tuple, Shift], options
+           ) -> Optional[List[frozenset]]:
+    """Nogoods from the obligations that failed under ``assignment``: each failing conjunct
+    of a goal rules out the shifts of the sites it mentions (a conjunct is judged alone, with
+    the hypotheses connected to it); a conjunct that mentions one site only is tried, on the
+    spot, with that site's other candidates (its shift variable redefined), each that fails
+    it being a nogood of its own. None when a failing conjunct mentions no shift."""
+    search = b.search
+    nogoods: List[frozenset] = []
+    for ob in failing:
+        pieces = _failing_conjuncts(b, ob)
+        for piece in pieces:
+            deps = _sites_of(piece, search)
+            if not deps:
+                return None
+            nogoods.append(frozenset((k, assignment.get(k, IDENTITY)) for k in deps))
+            if len(deps) == 1:
+                (site,) = deps
+                current = assignment.get(site, IDENTITY)
+                for shift in options.get(site, ()):
+                    if shift != current and not _holds_with(b, piece, site, shift):
+                        nogoods.append(frozenset({(site, shift)}))
+    return nogoods
+
+
+def _failing_conjuncts(b: Builder, ob) -> list:
+    """The conjuncts of ``ob``'s goal that fail on their own (each an obligation with the
+    hypotheses connected to it), or ``[ob]``."""
+    from obligations.model import Obligation
+    from obligations.relevance import relevant
+    from verifier.rules import axioms as AX
+    parts = _conjuncts(ob.goal)
+    if len(parts) < 2:
+        return [ob]
+    named = tuple((h.name, h.term) for h in ob.hypotheses)
+    out = []
+    for part in parts:
+        hyps = tuple(relevant(named, part, b.witnesses))
+        sub = Obligation(kind=ob.kind, hypotheses=hyps, goal=part,
+                         axioms=AX.instantiate([t for _, t in hyps] + [part]),
+                         provenance=ob.provenance)
+        if not b.proves(sub):
+            out.append(sub)
+    return out or [ob]
+
+
+def _conjuncts(t: T.Term) -> list:
+    if isinstance(t, T.Op) and t.op == T.OpKind.AND:
+        return [c for a in t.args for c in _conjuncts(a)]
+    return [t]
+
+
+def _holds_with(b: Builder, ob, site: Tuple, shift: Shift) -> bool:
+    """Whether ``ob`` holds with the shift variables of ``site`` defined by ``shift``
+    instead (a quick test that rules candidates out; never the proof of one)."""
+    from obligations.model import Obligation
+    from verifier.rules import axioms as AX
+    search = b.search
+    hyps = []
+    for h in ob.hypotheses:
+        term = h.term
+        if isinstance(term, T.Op) and term.op == T.OpKind.EQ and isinstance(term.args[0], T.Var) \
+                and search.shift_vars.get(term.args[0].name) == site \
+                and term.args[0].name in search.values:
+            v1, v2 = search.values[term.args[0].name]
+            term = T.eq(term.args[0], shift.term(v1, v2))
+        hyps.append((h.name, term))
+    sub = Obligation(kind=ob.kind, hypotheses=tuple(hyps), goal=ob.goal,
+                     axioms=AX.instantiate([t for _, t in hyps] + [ob.goal]),
+                     provenance=ob.provenance)
+    return b.proves(sub)
+
+
+def _sites_of(ob, search: Search) -> set:
+    """The sites whose shift variable obligation ``ob`` mentions."""
+    names = {v.name for v in T.free_vars(ob.goal, *(h.term for h in ob.hypotheses))}
+    return {search.shift_vars[n] for n in names if n in search.shift_vars}
+
+
+def _next_assignment(order: Sequence[Tuple], options, nogoods: Sequence[frozenset]
+                     ) -> Optional[Dict[Tuple, Shift]]:
+    """The first assignment of a shift to every site (in the order the sites were met, each
+    site's candidates in their order) that contains no nogood; None when there is none."""
+    chosen: Dict[Tuple, Shift] = {}
+    steps = [0]
+
+    def blocked() -> bool:
+        return any(all(chosen.get(k) == s for k, s in ng) for ng in nogoods)
+
+    def dfs(i: int) -> bool:
+        if i == len(order):
+            return True
+        key = order[i]
+        for shift in options[key]:
+            steps[0] += 1
+            if steps[0] > MAX_STEPS:
+                return False
+            chosen[key] = shift
+            if not blocked() and dfs(i + 1):
+                return True
+            del chosen[key]
+        return False
+    return dict(chosen) if dfs(0) else None
