@@ -57,8 +57,9 @@ _RATIONAL_OPS = frozenset({T.OpKind.ADD, T.OpKind.SUB, T.OpKind.MUL, T.OpKind.DI
 #: list and tuple constructors and projections, the sum of a list, the distribution
 #: constructors (a distribution "is rational" when its parameters are: the distances and
 #: sampler decisions on it are then made on rationals), the candidates of ``posteriors``
-_RATIONAL_FUNCTIONS = frozenset({"cons", "sum", "beta", "normal", "bernoulli", "posteriors"})
-_RATIONAL_PREFIXES = ("nil_", "mk_", "get", "dirichlet", "categorical")
+_RATIONAL_FUNCTIONS = frozenset({"cons", "sum", "beta", "normal", "bernoulli", "categorical",
+                                 "posteriors"})
+_RATIONAL_PREFIXES = ("nil_", "mk_")
 
 
 def carries_reals(sort: T.Sort) -> bool:
@@ -79,7 +80,16 @@ def carries_reals(sort: T.Sort) -> bool:
 
 
 def _rational_function(name: str) -> bool:
-    return name in _RATIONAL_FUNCTIONS or name.startswith(_RATIONAL_PREFIXES)
+    """The constructors and projections named above: ``nil_K``, ``mk_K`` (a tuple),
+    ``getI_K`` (its projections), ``dirichletK``; no program function (``fn_…``) is one."""
+    if name in _RATIONAL_FUNCTIONS or name.startswith(_RATIONAL_PREFIXES):
+        return True
+    if name.startswith("dirichlet"):
+        return name[len("dirichlet"):].isdigit()
+    if name.startswith("get"):
+        index, _, rest = name[3:].partition("_")
+        return index.isdigit() and bool(rest)
+    return False
 
 
 def _exact_constant(op: T.OpKind, arg: T.Term) -> bool:
@@ -220,5 +230,7 @@ def comparison_operands(condition: T.Term) -> Tuple[T.Term, ...]:
             stack.extend(reversed(t.args))
         elif isinstance(t, T.Op) and t.op in (T.OpKind.LT, T.OpKind.LE, T.OpKind.GT,
                                              T.OpKind.GE, T.OpKind.EQ, T.OpKind.NE):
+            out.extend(a for a in t.args if carries_reals(a.sort))
+        elif isinstance(t, T.Apply):  # a predicate (the elements of a list in a range...)
             out.extend(a for a in t.args if carries_reals(a.sort))
     return tuple(out)

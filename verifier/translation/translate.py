@@ -432,7 +432,10 @@ class Translator:
         rv = self._go(e.right, run, env)
         if e.op in ("=", "<>"):
             eq = _equal(lv, rv, e)
-            operands = (flat_terms(lv) or []) + (flat_terms(rv) or [])
+            left_terms, right_terms = flat_terms(lv), flat_terms(rv)
+            operands = left_terms + right_terms if left_terms is not None \
+                and right_terms is not None else [self.as_term(lv, e.left),
+                                                  self.as_term(rv, e.right)]
             self._decide(operands, f"the comparison {_short(e)}", e.span, run)
             return Scalar(eq if e.op == "=" else T.not_(eq))
         left, right = self.as_term(lv, e.left), self.as_term(rv, e.right)
