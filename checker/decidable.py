@@ -131,8 +131,6 @@ class Decisions:
         operands = tuple(operands)
         if not any(D.carries_reals(t.sort) for t in operands):
             return
-        if any(isinstance(t, T.Var) and t in self.observed for t in operands):
-            return  # d = z on a draw read by its density: an observation, not a comparison
         verdict = D.judge(operands, self.rational, self.public, self.reached_alike(guard))
         if verdict.accepted:
             self.needs |= verdict.tags

@@ -215,10 +215,11 @@ class Safety:
         for c in checks:
             self.require(ctx, c.condition, c.description, c.span, guard=c.guard)
         for d in decisions:
-            if d.what.startswith("the comparison") and any(
-                    isinstance(t, T.Var) and t in self.dec.observed for t in d.operands):
-                continue  # d = z on a draw read by its density: an observation
-            self.dec.judge(ctx, d.operands, d.what, d.span, d.guard)
+            operands = d.operands
+            if d.what.startswith("the comparison"):  # d = z, z read by its density: on d
+                operands = tuple(t for t in operands
+                                 if not (isinstance(t, T.Var) and t in self.dec.observed))
+            self.dec.judge(ctx, operands, d.what, d.span, d.guard)
         for c in calls:
             if c.local:  # a local recursive function: no val; shown total where it is called
                 self.local_calls.add((c.function, _at(c.span)))

@@ -28,7 +28,8 @@ What the walk knows of its variables (``Decidability``):
   code calls may be called where the two runs differ (under a branch on private data, a
   different number of times), so it accepts rational decisions only;
 * **density** draws: in a likelihood, ``z`` drawn from a continuous law is read by its
-  density (``d = z`` is an observation, not a comparison);
+  density (``d = z`` is an observation, not a comparison: the decisions are those on ``d``,
+  whose density the run computes and whose support it checks);
 * whether the current code is reached **alike** in both runs: not inside a branch whose
   condition (or a ``match`` whose list) is not public, nor in a local recursive function's
   body, nor under a translator guard that is not public.
@@ -184,10 +185,15 @@ class Decidability:
     def decide(self, safety, ctx, decisions: Iterable[Decision]) -> None:
         """Judge each decision the translator reported (``Decision``)."""
         for d in decisions:
-            if d.what.startswith("the comparison") and any(
-                    isinstance(t, T.Var) and t in self.density for t in d.operands):
-                continue  # d = z on a draw read by its density: an observation
-            self.judge(safety, ctx, d.operands, d.what, d.span, d.guard)
+            operands, what = d.operands, d.what
+            if what.startswith("the comparison") and any(
+                    isinstance(t, T.Var) and t in self.density for t in operands):
+                # d = z on a draw read by its density: an observation, which reads the density
+                # at d (and checks that d is in the law's support): a decision on d alone
+                operands = tuple(t for t in operands
+                                 if not (isinstance(t, T.Var) and t in self.density))
+                what = f"the observation {what[len('the comparison '):]} (its density)"
+            self.judge(safety, ctx, operands, what, d.span, d.guard)
 
     def judge(self, safety, ctx, operands: Sequence[T.Term], what: str, span,
               guard: T.Term = T.TRUE) -> None:
