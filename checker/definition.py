@@ -48,7 +48,8 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
     monadic = isinstance(rt, A.RMonad)
     with p.name_scope():
         result = _result_type(rt.body if monadic else rt)
-        S.check_safety(p, ctx, body, monadic, result, _parameter_patterns(decl))
+        S.check_safety(p, ctx, body, monadic, result, _parameter_patterns(decl),
+                       definition=decl)
     if decl.recursive:
         every_recursive_call_terminates(p, val, decl)
     if monadic:

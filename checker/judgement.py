@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from obligations import terms as T
 from obligations import vocabulary as V
@@ -27,7 +27,7 @@ from verifier.translation import logic as L
 from verifier.translation.calls import call_value, first_order, flat_terms, split_arguments
 from verifier.translation.ranges import value_facts
 from verifier.translation.symbolic import Closure, Env, NamedFun, Scalar, SymValue
-from verifier.translation.translate import (CallCheck, Narrowing, NoRule, RangeCheck,
+from verifier.translation.translate import (CallCheck, Decision, Narrowing, NoRule, RangeCheck,
                                             StoredComputation, Translator)
 from verifier.translation.typing_bridge import sort_of as bridge_sort_of, to_syntax
 
@@ -330,12 +330,16 @@ class Proof:
         self._checks: List[RangeCheck] = []
         self._calls: List[CallCheck] = []
         self._stored: List[StoredComputation] = []
+        self._decisions: List[Decision] = []
         self._narrowings = dict(getattr(typed, "narrowing_table", None) or {})
+        self.infer_function = infer
         self.translator = Translator(
             self._checks.append, lambda e, run, env: infer(self, e, run, env),
             self.fresh, self.signature, self.list_key, self._on_call,
             self.returns_computation, self._stored.append, self.narrowings, self.sort_of,
-            self.result_type)
+            self.result_type, self._decisions.append)
+        #: what the vals called need and give for the Decidable condition (checker.decidable)
+        self.decidable_terms: Dict[str, Tuple[FrozenSet[int], bool]] = {}
         self._pure_vals = frozenset(n for n, v in self.vals.items() if pure_signature(v))
         self.top_env = self._top_env()
 
@@ -459,16 +463,18 @@ class Proof:
     @contextmanager
     def collecting(self, checks: Optional[List[RangeCheck]] = None,
                    calls: Optional[List[CallCheck]] = None,
-                   stored: Optional[List[StoredComputation]] = None):
-        """Send the range conditions, calls and stored computations the translator meets to
-        the given lists (or drop them) for the duration."""
-        marks = (len(self._checks), len(self._calls), len(self._stored))
+                   stored: Optional[List[StoredComputation]] = None,
+                   decisions: Optional[List[Decision]] = None):
+        """Send the range conditions, calls, stored computations and decisions the translator
+        meets to the given lists (or drop them) for the duration."""
+        marks = (len(self._checks), len(self._calls), len(self._stored), len(self._decisions))
         try:
             yield
         finally:
             for sink, mark, out in ((self._checks, marks[0], checks),
                                     (self._calls, marks[1], calls),
-                                    (self._stored, marks[2], stored)):
+                                    (self._stored, marks[2], stored),
+                                    (self._decisions, marks[3], decisions)):
                 if out is not None:
                     out.extend(_unique(sink[mark:]) if sink is self._checks else sink[mark:])
                 del sink[mark:]

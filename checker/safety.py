@@ -29,9 +29,10 @@ from verifier.translation.calls import element_value
 from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
 from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, NamedFun, Scalar,
                                            SymValue, TupleV, UnitV)
-from verifier.translation.translate import (CallCheck, LocalFunction, RangeCheck,
+from verifier.translation.translate import (CallCheck, Decision, LocalFunction, RangeCheck,
                                             StoredComputation, bind_pattern, flatten_app)
 from checker.judgement import Ctx, Proof, Reject, arrows, refinement_parts, simple_of
+from checker import decidable as DC
 
 R = ObligationKind.RANGE
 
@@ -42,6 +43,11 @@ class Elem:
     it (fresh variables named after ``name``, the binder, when there is one)."""
 
     make: Callable[[Proof, Optional[str]], Tuple[SymValue, List[T.Term]]]
+    #: the draws are rational relying on these parameters' being rational (the Decidable
+    #: condition, ``checker.decidable``); None: not known to be rational
+    rational: Optional[frozenset] = None
+    #: a continuous draw of a likelihood, read by its density
+    density: bool = False
 
 
 def exact(value: SymValue) -> Elem:
@@ -176,8 +182,9 @@ def literal_family(p: Proof, candidates: T.Term, r: Scalar) -> SymValue:
 class Safety:
     """The range conditions of one definition body in one run."""
 
-    def __init__(self, p: Proof, run: int):
+    def __init__(self, p: Proof, run: int, dec: Optional[DC.Decisions] = None):
         self.p, self.run = p, run
+        self.dec = dec if dec is not None else DC.Decisions(p, run, entry=False)
         self.locals: List[Tuple[LocalRec, object]] = []   # local functions checked
         self.local_calls: set = set()                      # (function, span) of their calls
 
@@ -202,10 +209,17 @@ class Safety:
         checks: List[RangeCheck] = []
         calls: List[CallCheck] = []
         stored: List[StoredComputation] = []
-        with self.p.collecting(checks, calls, stored):
+        decisions: List[Decision] = []
+        with self.p.collecting(checks, calls, stored, decisions):
             value = translate()
         for c in checks:
             self.require(ctx, c.condition, c.description, c.span, guard=c.guard)
+        for d in decisions:
+            operands = d.operands
+            if d.what.startswith("the comparison"):  # d = z, z read by its density: on d
+                operands = tuple(t for t in operands
+                                 if not (isinstance(t, T.Var) and t in self.dec.observed))
+            self.dec.judge(ctx, operands, d.what, d.span, d.guard)
         for c in calls:
             if c.local:  # a local recursive function: no val; shown total where it is called
                 self.local_calls.add((c.function, _at(c.span)))
@@ -215,6 +229,8 @@ class Safety:
             if ctx.function is not None and c.function == ctx.function:
                 self.shorter(ctx, c.params, T.pretty(c.call), c.span, c.guard)
             self.in_domain(ctx, c.function, c.values, T.pretty(c.call), c.span, c.guard)
+            self.dec.arguments_of_call(c.function, [self.dec.of_value(v) for v in c.values],
+                                       c.span)
         for made in stored:  # checked where it is made, run or not
             if isinstance(made, LocalFunction):
                 self.local_function(ctx, made)
@@ -222,7 +238,12 @@ class Safety:
             inner = ctx.with_env(made.env)
             if made.guard != T.TRUE:
                 inner = inner.assume("h_made", made.guard)
-            self.monadic(inner, made.expr)
+            split = self.dec.splits(made.guard)
+            self.dec.depth += split
+            try:
+                self.monadic(inner, made.expr)
+            finally:
+                self.dec.depth -= split
         return value
 
     def local_function(self, ctx: Ctx, made: LocalFunction) -> None:
@@ -270,10 +291,14 @@ class Safety:
                 and L.list_key_of(fresh[position].term.sort):
             measure = (position, fresh[position].term, fresh[position].term)
         inner = replace(inner, function=fn.name, induction=measure)
-        if monadic:
-            self.monadic(inner, fn.body)
-        else:
-            _pure_cases(self, inner, fn.body, None)
+        self.dec.depth += 1  # run on any arguments, as often as its callers say
+        try:
+            if monadic:
+                self.monadic(inner, fn.body)
+            else:
+                _pure_cases(self, inner, fn.body, None)
+        finally:
+            self.dec.depth -= 1
         calls, stray = call_sites(fn.name, fn.body, len(fn.params))
         if stray:
             raise Reject(f"{name} is used in its own body other than in a full call",
@@ -324,8 +349,22 @@ class Safety:
                      f"the recursive call {call} is on a shorter list (structural recursion: "
                      "termination)", span, guard=guard)
 
+    def drawn(self, elem: Elem, name: Optional[str]) -> Tuple[SymValue, List[T.Term]]:
+        """A value ``elem`` draws, made fresh, recorded for the Decidable condition."""
+        value, facts = elem.make(self.p, name)
+        if elem.rational is not None:
+            self.dec.fresh(value, elem.rational)
+        if elem.density and isinstance(value, Scalar) and isinstance(value.term, T.Var):
+            self.dec.observed.add(value.term)
+        return value, facts
+
+    def draw_tags(self, elem: Elem) -> Optional[frozenset]:
+        """The tags of a computation's draws when they are rational (None: not known)."""
+        value, _ = self.drawn(elem, None)
+        return elem.rational if elem.rational is not None else self.dec.of_value(value)
+
     def bind(self, ctx: Ctx, pattern: A.Pattern, elem: Elem, span) -> Ctx:
-        value, facts = elem.make(self.p, pattern.name if isinstance(pattern, A.PVar) else None)
+        value, facts = self.drawn(elem, pattern.name if isinstance(pattern, A.PVar) else None)
         if facts:
             ctx = ctx.assume("h_draw", T.and_(*facts))
         self.annotations(ctx, pattern, value, span, "the value bound to")
@@ -381,7 +420,8 @@ class Safety:
             self.require(ctx, T.and_(*wanted), what, span, rule)
 
     def _m_Return(self, ctx, e):
-        return exact(self.value(ctx, e.value))
+        value = self.value(ctx, e.value)
+        return Elem(exact(value).make, rational=self.dec.of_value(value))
 
     def _m_MLet(self, ctx, e, want=None):
         first = self.monadic(ctx, e.value)
@@ -395,22 +435,34 @@ class Safety:
 
     def _m_If(self, ctx, e, want=None):
         cond = self.term(ctx, e.cond)
-        self.monadic(ctx.assume("h_then", cond), e.then, want)
-        self.monadic(ctx.assume("h_else", T.not_(cond)), e.else_, want)
-        return OPAQUE
+        split = self.dec.splits(cond)
+        self.dec.depth += split
+        try:
+            then = self.monadic(ctx.assume("h_then", cond), e.then, want)
+            other = self.monadic(ctx.assume("h_else", T.not_(cond)), e.else_, want)
+        finally:
+            self.dec.depth -= split
+        return _either(then, other)
 
     def _m_Match(self, ctx, e, want=None):
         lst = self.term(ctx, e.scrutinee)
         key = L.list_key_of(lst.sort)
         if key is None:
             raise Reject("match on a value that is not a list", e.scrutinee.span)
-        nil = self.monadic(ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body, want)
-        cons = self.monadic(self._cons_case(ctx, e, lst, key), e.cons_body, want)
-        return nil if nil is cons else OPAQUE
+        split = self.dec.splits(lst)
+        self.dec.depth += split
+        try:
+            nil = self.monadic(ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body,
+                               want)
+            cons = self.monadic(self._cons_case(ctx, e, lst, key), e.cons_body, want)
+        finally:
+            self.dec.depth -= split
+        return nil if nil is cons else _either(nil, cons)
 
     def _cons_case(self, ctx: Ctx, e: A.Match, lst: T.Term, key: str) -> Ctx:
         h = self.p.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
         t = self.p.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
+        self.dec.list_parts(lst, (h, t))
         ctx = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
         for name, v in ((e.head, h), (e.tail, t)):
             if name != "_":
@@ -420,11 +472,21 @@ class Safety:
     def _m_Ran(self, ctx, e):
         d = self.value(ctx, e.value)
         if isinstance(d, DistV):
-            return draw_of(d)
+            return self._draw(draw_of(d), d.family)
         t = self.p.type_of(e)  # a distribution of unknown family: its type, ranges dropped
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
-            return of_type(without_ranges(t.elem), "x")
+            return self._draw(of_type(without_ranges(t.elem), "x"), None)
         raise Reject("ran of a value that is not a symbolic distribution", e.span)
+
+    def _draw(self, elem: Elem, family: Optional[str]) -> Elem:
+        """What the Decidable condition knows of a draw of a law of ``family``: in a
+        likelihood, a draw of a law that is not finite is read by its density; ``run``
+        samples ``beta`` (``uniform``) and ``dirichlet`` as exact rationals."""
+        if self.dec.in_likelihood and family not in ("bernoulli", "categorical"):
+            return Elem(elem.make, density=True)
+        if DC.rational_family(family):
+            return Elem(elem.make, rational=frozenset())
+        return elem
 
     def _m_Observe(self, ctx, e):
         prior = self.monadic(ctx, e.prior)
@@ -433,7 +495,11 @@ class Safety:
             raise Reject("observe needs its likelihood as a one-parameter function",
                          e.likelihood.span)
         inner = self.bind(ctx.with_env(lik.env), lik.params[0], prior, e.span)
-        self.monadic(inner, lik.body)
+        self.dec.in_likelihood += 1
+        try:
+            self.monadic(inner, lik.body)
+        finally:
+            self.dec.in_likelihood -= 1
         # run samples an observe from its exact posterior: a prior seen to be of a continuous
         # family needs the closed form (run stops on a likelihood that is not conjugate)
         seen = e.prior
@@ -454,6 +520,9 @@ class Safety:
         value = pair[self.run - 1] if pair else None
         if isinstance(value, Monadic) and value.rtype is not None:
             elem = elem_of_rtype(value.rtype)
+            tags = self.dec.computations.get(id(value))  # a parameter's: rational by its terms
+            if tags is not None:
+                elem = Elem(elem.make, rational=frozenset({tags}))
             return elem if want is None else self.returns(ctx, elem, want, e.span)
         if isinstance(value, Monadic) and value.expr is not None:
             return self.monadic(ctx.with_env(value.env), value.expr, want)
@@ -511,6 +580,10 @@ class Safety:
                 continue
             want, shown = _catalogue_type(text, categories)
             self.has_type(ctx, value, want, f"{what} has type {shown}", arg.span, "Range")
+        for i, (arg, value) in enumerate(zip(args, values)):  # run checks these ranges
+            if entry.range_of(i) is not None and isinstance(value, Scalar):
+                self.dec.judge(ctx, (value.term,), f"the range check of the "
+                               f"{entry.argument_name(i)} of {name}", arg.span)
         return values
 
     def _arity(self, e: A.App, args, n: int, name: str) -> None:
@@ -520,19 +593,21 @@ class Safety:
     def _mech_lapMech(self, ctx, e, args):
         self._arity(e, args, 2, "lapMech")
         self.arguments(ctx, "lapMech", args)
-        return of_type(A.TBase("real"), "z")
+        return Elem(of_type(A.TBase("real"), "z").make, rational=frozenset())  # grid rationals
 
     def _mech_gaussMech(self, ctx, e, args):
         self._arity(e, args, 3, "gaussMech")
         self.arguments(ctx, "gaussMech", args)
-        return of_type(A.TBase("real"), "z")
+        return Elem(of_type(A.TBase("real"), "z").make, rational=frozenset())  # grid rationals
 
     def _mech_expMech(self, ctx, e, args):
         if len(args) not in (3, 4):
             raise Reject("expMech takes (eps, score, x) or (eps, score, x, candidates)", e.span)
         values = self.arguments(ctx, "expMech", args)
         score, x = values[1], values[2]
+        tags = None
         if len(args) == 4:
+            tags = self.dec.of_value(values[3])  # one of rational candidates is rational
             cands = self.p.translator.as_term(values[3], args[3])
             if not (isinstance(cands, T.Apply) and cands.func.name in ("cons", "posteriors")):
                 self.require(ctx, T.ge(L.length(cands), 1),
@@ -547,9 +622,10 @@ class Safety:
                     r = literal_family(self.p, cands, r)
         else:
             r, facts = finite_candidate(self.p, e)
+        self.dec.fresh(r, tags)
         inner = ctx.assume("h_candidate", T.and_(*facts)) if facts else ctx
         self.apply(inner, score, [TupleV((x, r))], e.span)
-        return Elem(lambda p, name: (r, list(facts)))
+        return Elem(lambda p, name: (r, list(facts)), rational=tags)
 
     def _mech_hellingerMech(self, ctx, e, args):
         self._arity(e, args, 4, "hellingerMech")
@@ -583,12 +659,16 @@ class Safety:
                          f"has {len(doms)}", e.span)
         terms: List[Optional[T.Term]] = []
         values: List[Optional[SymValue]] = []
+        tags: List[Optional[frozenset]] = []  # per argument, for the callee's terms
         for i, (arg, dom) in enumerate(zip(args, doms), 1):
             base = refinement_parts(dom)[1]
             terms.append(None)
             values.append(None)
             if isinstance(base, A.RMonad):
-                value, facts = self.monadic(ctx, arg).make(self.p, None)
+                elem = self.monadic(ctx, arg)
+                value, facts = self.drawn(elem, None)
+                tags.append(elem.rational if elem.rational is not None
+                            else self.dec.of_value(value))
                 inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
                 self.has_type(inner, value, simple_of(base.body), f"the draws of argument {i} "
                               f"of {source_name(name)} have the type its val says", arg.span,
@@ -596,12 +676,15 @@ class Safety:
                 continue
             value = self.value(ctx, arg)
             values[-1] = value
+            tags.append(self.dec.of_value(value))
             if isinstance(value, (Scalar, DistV)):
                 terms[-1] = value.term
             self.has_type(ctx, value, simple_of(base), f"argument {i} of {source_name(name)} "
                           "has the type its val says", arg.span, "Range")
         call = f"{source_name(name)} (…)"
         self.in_domain(ctx, name, values, call, e.span)
+        self.dec.arguments_of_call(name, tags, e.span)
+        draws = DC.draws_of_call(self.p, name, tags)
         if name == ctx.function:  # a recursive call in monadic code terminates too
             position = ctx.induction[0] if ctx.induction is not None else None
             if position is not None and terms[position] is None:
@@ -609,17 +692,29 @@ class Safety:
             self.shorter(ctx, terms, call, e.span)
         if not isinstance(refinement_parts(rt)[1], A.RMonad):
             raise Reject(f"{source_name(name)} does not return a computation", e.span)
-        return elem_of_rtype(refinement_parts(rt)[1])
+        elem = elem_of_rtype(refinement_parts(rt)[1])
+        return elem if draws is None else Elem(elem.make, rational=draws)
 
 
 def check_safety(p: Proof, ctx: Ctx, body: A.Expr, monadic: bool,
-                 result: Optional[A.SimpleType], parameters: Sequence[A.Pattern] = ()) -> None:
+                 result: Optional[A.SimpleType], parameters: Sequence[A.Pattern] = (),
+                 definition: Optional[A.LetDecl] = None, needs: Optional[set] = None):
     """The Safety premise of a definition: its conditions in run 1 and run 2, that what it
     returns (``result``: the simple type of its val's result, or of what its computation
     draws) has that type's ranges, which every use of the val assumes, and that each of its
-    ``parameters`` has the type the body uses it at when that is narrower than its val's."""
+    ``parameters`` has the type the body uses it at when that is narrower than its val's.
+    And the Decidable condition (``checker.decidable``): every decision the run makes is safe
+    with private data — public decisions only in an entry ``definition``. With ``needs`` (a
+    set), the definition's terms are computed instead: the positions its decisions need
+    rational are added to it, nothing is rejected for the condition, and the result says
+    whether its draws are rational."""
+    entry = definition is not None and needs is None and \
+        DC.entry_definition(p.program, definition)
+    rational_draws = True
     for run in (1, 2):
-        s = Safety(p, run)
+        dec = DC.Decisions(p, run, entry=entry, summary=needs is not None)
+        dec.parameters(ctx, parameters)
+        s = Safety(p, run, dec)
         for q in parameters:
             pair = ctx.env.lookup(q.name) if isinstance(q, A.PVar) else None
             for n in p.narrowings(q):
@@ -630,9 +725,20 @@ def check_safety(p: Proof, ctx: Ctx, body: A.Expr, monadic: bool,
                            f"{source_name(q.name)} has the type the definition uses it at",
                            q.span, "Range")
         if monadic:
-            s.monadic(ctx, body, result)
+            rational_draws &= s.draw_tags(s.monadic(ctx, body, result)) is not None
         else:
             _pure_cases(s, ctx, body, result)
+        if needs is not None:
+            needs |= dec.needs
+    return monadic and rational_draws
+
+
+def _either(a: Elem, b: Elem) -> Elem:
+    """What a computation draws when it is ``a``'s or ``b``'s: opaque, rational when both
+    are."""
+    if a.rational is None or b.rational is None:
+        return OPAQUE
+    return Elem(OPAQUE.make, rational=a.rational | b.rational)
 
 
 def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType]) -> None:
@@ -641,12 +747,23 @@ def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType]) 
         key = L.list_key_of(lst.sort)
         if key is None:
             raise Reject("match on a value that is not a list", e.scrutinee.span)
-        _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body, result)
-        _pure_cases(s, s._cons_case(ctx, e, lst, key), e.cons_body, result)
+        split = s.dec.splits(lst)
+        s.dec.depth += split
+        try:
+            _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body,
+                        result)
+            _pure_cases(s, s._cons_case(ctx, e, lst, key), e.cons_body, result)
+        finally:
+            s.dec.depth -= split
     elif isinstance(e, A.If):
         cond = s.term(ctx, e.cond)
-        _pure_cases(s, ctx.assume("h_then", cond), e.then, result)
-        _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_, result)
+        split = s.dec.splits(cond)
+        s.dec.depth += split
+        try:
+            _pure_cases(s, ctx.assume("h_then", cond), e.then, result)
+            _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_, result)
+        finally:
+            s.dec.depth -= split
     else:
         value = s.value(ctx, e)
         if result is not None:

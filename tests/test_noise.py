@@ -468,3 +468,36 @@ def test_type_errors():
         src.laplace(True, 1)
     with pytest.raises(TypeError):
         seeded_source(1.5)
+
+
+# ---- model randomness at the edges of the float range ----------------------------------------
+
+
+@pytest.mark.parametrize("a, b", [(Fraction(10) ** 400, 1), (Fraction(1, 10 ** 400), 1),
+                                  (Fraction(10) ** 400 + 1, Fraction(10) ** 400)])
+def test_beta_parameters_beyond_the_float_range_are_drawn_not_refused(a, b):
+    """A draw that fails for one parameter and not for its neighbour (beta (a + count db, 1.0)
+    at the edge of the float range) would be an error one input meets and the other does not:
+    the parameters saturate to the float range instead."""
+    x = seeded_source(3).beta(a, b)
+    assert 0.0 <= x <= 1.0
+
+
+def test_dirichlet_parameters_beyond_the_float_range_are_drawn_not_refused():
+    point = seeded_source(3).dirichlet((Fraction(10) ** 400, Fraction(1, 10 ** 400), 1))
+    assert len(point) == 3 and abs(sum(point) - 1.0) < 1e-9
+    with pytest.raises(ValueError):
+        seeded_source(3).beta(0, 1)
+
+
+def test_a_model_draw_at_the_edge_of_the_float_range_runs_on_both_inputs(tmp_path):
+    from verifier.cli import main
+    path = tmp_path / "edge.pinf"
+    path.write_text("""
+val main :: {l :: bool list | adj (l<1>, l<2>)} -> M[SD, 1.0] {r :: real | =}
+let main db =
+  mlet p = ran (beta (1.0 + 1e400 * count db, 1.0)) in
+  return p
+""")
+    for data in ("[true]", "[false]"):
+        assert main(["run", str(path), "main", "--arg", f"db={data}", "--seed", "1"]) == 0

@@ -78,6 +78,7 @@ CODES = {
     "V007": "a recursive function used by verified code has no val",
     "V008": "the claim is false",
     "V009": "the proof uses a claim that is not verified",
+    "V010": "a comparison the run cannot always decide depends on private data",
     # certificates
     "C001": "the certificate cannot be read",
     "C002": "the certificate does not match its schema",

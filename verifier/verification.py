@@ -202,9 +202,11 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
     try:
         root = builder.prove_claim(val)
     except NoRule as exc:
-        report.failure = f"no rule applies: {exc.message}"
-        report.failure_span = exc.span
         report.code = getattr(exc, "code", None) or NO_RULE
+        # a rejected decision (V010) is a condition that fails, not a missing rule
+        report.failure = exc.message if report.code == "V010" else \
+            f"no rule applies: {exc.message}"
+        report.failure_span = exc.span
     else:
         root.premises.extend(builder.folds.values())
         judge(report, builder, root, val)

@@ -292,7 +292,48 @@ def _argument_value(param: Parameter, text: str) -> Value:
         if exc.source is None:
             exc.source = text
         raise
-    return conform(value, param, where)
+    value = conform(value, param, where)
+    odd = irrational_part(value)
+    if odd is not None:
+        raise error("U002", f"{where}: {odd} (in the value {text.strip()!r}) is not a rational "
+                            "number",
+                    hint="give real inputs as decimals or quotients of integers (1.5, 0.1, "
+                         "1.0 / 3.0): the verifier's Decidable condition relies on real inputs "
+                         "being rational, so that every comparison the run makes is decided "
+                         "(docs/reals.md)")
+    return value
+
+
+def irrational_part(value: Value) -> Optional[str]:
+    """The first part of an input ``value`` that is not an exact rational (a ``Real`` such as
+    ``sqrt 2.0``, a distribution with such a parameter, a computation whose draws need not be
+    rational), in words; None when every number in it is rational. The verifier's Decidable
+    condition (docs/reals.md) accepts comparisons on the entry's real inputs because they are
+    rational: ``run`` is where that is checked."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, reals.Real):
+            return format_value(v)
+        if isinstance(v, (bool, int, Fraction)) or v is UNIT:
+            continue
+        if isinstance(v, ConsList):
+            stack.extend(v)
+        elif isinstance(v, tuple):
+            stack.extend(v)
+        elif isinstance(v, Distribution):
+            if any(irrational_part(q) is not None for q in v.params()):
+                return v.format()
+        elif isinstance(v, monad.Return):
+            stack.append(v.value)
+        elif isinstance(v, monad.Ran) and isinstance(v.dist, Distribution):
+            if isinstance(v.dist, Normal) or irrational_part(v.dist) is not None:
+                return f"the computation ran {v.dist.format()} (its draws need not be rational)"
+        elif isinstance(v, monad.MValue):
+            return "a computation whose draws need not be rational (give ran of a beta, " \
+                   "uniform, dirichlet, bernoulli or categorical law, or return of a value)"
+        # closures and built-ins: what they compute is code, walked by the verifier
+    return None
 
 
 def _free_names(expr: ast.Expr) -> set:

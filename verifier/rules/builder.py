@@ -31,8 +31,9 @@ from verifier.rules.derivation import Derivation
 from verifier.rules.equality import equality_goals
 from verifier.translation.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
                                      TupleV, UnitV, value_terms)
-from verifier.translation.translate import (CallCheck, Narrowing, NoRule, RangeCheck,
-                                            StoredComputation, Translator, missing_val)
+from verifier.translation.translate import (CallCheck, Decision, Narrowing, NoRule,
+                                            RangeCheck, StoredComputation, Translator,
+                                            missing_val)
 
 
 @record
@@ -73,11 +74,15 @@ class Builder:
         self._range_checks: List[RangeCheck] = []
         self._calls: List[CallCheck] = []
         self._stored: List[StoredComputation] = []
+        self._decisions: List[Decision] = []
         self._narrowings = _narrowings_of(typed)
         self.translator = Translator(self._range_checks.append, self._infer, self.fresh,
                                      self.signature, self.list_key, self._on_call,
                                      self._returns_computation, self._stored.append,
-                                     self.narrowings, self.sort_of, self.result_type)
+                                     self.narrowings, self.sort_of, self.result_type,
+                                     self._decisions.append)
+        #: the contracts of the vals called (``verifier.rules.decidable.contract``)
+        self.decidable_contracts: Dict[str, frozenset] = {}
         self.top_env = self._top_env()
         self.folds: Dict[str, Derivation] = {}
         #: functions whose val's call facts some obligation assumes (the claim depends on them)
@@ -359,13 +364,19 @@ class Builder:
 
     @contextmanager
     def collecting(self, checks: List[RangeCheck], calls: Optional[List[CallCheck]] = None,
-                   stored: Optional[List[StoredComputation]] = None):
+                   stored: Optional[List[StoredComputation]] = None,
+                   decisions: Optional[List[Decision]] = None):
         """Send the range conditions met by the translator to ``checks`` (the calls it
-        evaluates to ``calls``, the computations it makes to ``stored``) for the duration."""
+        evaluates to ``calls``, the computations it makes to ``stored``, the decisions the run
+        makes to ``decisions``) for the duration."""
         start, first_call, first_stored = len(self._range_checks), len(self._calls), len(self._stored)
+        first_decision = len(self._decisions)
         try:
             yield
         finally:
+            if decisions is not None:
+                decisions.extend(self._decisions[first_decision:])
+            del self._decisions[first_decision:]
             checks.extend(_dedupe(self._range_checks[start:]))
             del self._range_checks[start:]
             if calls is not None:
@@ -392,19 +403,21 @@ class Builder:
 
     def assertion(self, env: Env, a: A.Expr, refined: Optional[str] = None) -> T.Term:
         """The Bool term of an assertion of a relational type."""
-        start = len(self._range_checks)
+        start, first_decision = len(self._range_checks), len(self._decisions)
         try:
             return self.translator.assertion(a, env, refined)
         finally:
             del self._range_checks[start:]  # claims are not code: nothing of them runs
+            del self._decisions[first_decision:]
 
     def index_term(self, env: Env, e: A.Expr) -> T.Term:
         """The Real term of a monad index (``eps`` of ``DP(eps)``, or a delta)."""
-        start = len(self._range_checks)
+        start, first_decision = len(self._range_checks), len(self._decisions)
         try:
             value = self.translator.expr(e, 0, env)
         finally:
             del self._range_checks[start:]
+            del self._decisions[first_decision:]
         term = self.translator.as_term(value, e)
         if term.sort == T.INT:
             term = T.to_real(term)

@@ -44,7 +44,7 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
         monadic = isinstance(rt, A.RMonad)
         safety = check_safety(b, ctx, body, monadic=monadic,
                               result=_result_type(rt.body if monadic else rt),
-                              parameters=_parameter_patterns(decl))
+                              parameters=_parameter_patterns(decl), definition=decl)
         premises.append(safety)
     if decl.recursive:
         every_recursive_call_terminates(b, val, decl, safety)

@@ -25,9 +25,10 @@ from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation.calls import element_value
 from verifier.translation.ranges import (OPAQUE_VALUE, fresh_like, has_ranges, value_facts,
                                          value_sorts, without_ranges)
-from verifier.translation.translate import (CallCheck, LocalFunction, NoRule, RangeCheck,
-                                            StoredComputation, bind_pattern, flatten_app,
-                                            missing_val)
+from verifier.translation.translate import (CallCheck, Decision, LocalFunction, NoRule,
+                                            RangeCheck, StoredComputation, bind_pattern,
+                                            flatten_app, missing_val)
+from verifier.rules.decidable import Decidability, is_entry
 
 
 @record
@@ -37,6 +38,11 @@ class Elem:
     variable it will be bound to, when there is one) names the fresh variables."""
 
     make: Callable[[Builder, Optional[str]], Tuple[SymValue, List[T.Term]]]
+    #: the draws are rational, relying on these parameters' being rational (the Decidable
+    #: condition, ``verifier.rules.decidable``); None: not known to be rational
+    rational: Optional[frozenset] = None
+    #: the draws are read by their density (a continuous draw in a likelihood)
+    density: bool = False
 
 
 def exact(value: SymValue) -> Elem:
@@ -87,10 +93,12 @@ def type_facts(t: Optional[A.SimpleType], value: SymValue) -> Optional[List[T.Te
 class Safety:
     """Checks the range conditions of one definition body in one run."""
 
-    def __init__(self, b: Builder, run: int):
+    def __init__(self, b: Builder, run: int, decidability: Optional[Decidability] = None):
         self.b = b
         self.run = run
         self.obligations: List[Obligation] = []
+        #: the Decidable condition of this walk (every decision the run makes is safe)
+        self.dec = decidability or Decidability(b, run, entry=False)
         #: the local recursive functions checked (or being checked), with their argument sorts
         self._locals: List[Tuple[LocalRec, object]] = []
         #: the spans of the calls of local recursive functions met on the way
@@ -104,9 +112,11 @@ class Safety:
         checks: List[RangeCheck] = []
         calls: List[CallCheck] = []
         stored: List[StoredComputation] = []
-        with self.b.collecting(checks, calls, stored):
+        decisions: List[Decision] = []
+        with self.b.collecting(checks, calls, stored, decisions):
             value = self.b.translator.expr(e, self.run, ctx.env)
         self._emit(ctx, checks)
+        self.dec.decide(self, ctx, decisions)
         self._terminates(ctx, calls)
         self._made(ctx, stored)
         return value
@@ -144,6 +154,8 @@ class Safety:
             if ctx.function is not None and c.function == ctx.function:
                 self._shorter(ctx, c.params, c.guard, T.pretty(c.call), c.span)
             self._in_domain(ctx, c.function, c.values, T.pretty(c.call), c.span, c.guard)
+            self.dec.call(c.function, [self.dec.tags(v) if v is not None else None
+                                       for v in c.values], c.span)
 
     def _shorter(self, ctx: Ctx, args: Sequence[T.Term], guard: T.Term, call: str,
                  span) -> None:
@@ -165,9 +177,11 @@ class Safety:
         checks: List[RangeCheck] = []
         calls: List[CallCheck] = []
         stored: List[StoredComputation] = []
-        with self.b.collecting(checks, calls, stored):
+        decisions: List[Decision] = []
+        with self.b.collecting(checks, calls, stored, decisions):
             value = self.b.translator.apply(fn, args, self.run, span)
         self._emit(ctx, checks)
+        self.dec.decide(self, ctx, decisions)
         self._terminates(ctx, calls)
         self._made(ctx, stored)
         return value
@@ -183,7 +197,8 @@ class Safety:
             inner = ctx.with_env(made.env)
             if made.guard != T.boolean(True):
                 inner = inner.assume("h_made", made.guard)
-            self.monadic(inner, made.expr)
+            with self.dec.branch(made.guard):
+                self.monadic(inner, made.expr)
 
     def local_function(self, ctx: Ctx, made: LocalFunction) -> None:
         """A call of a local recursive function (``let rec`` in an expression, which has no
@@ -237,10 +252,11 @@ class Safety:
             induction = (position, x, x)
         from obligations.records import replace
         inner = replace(inner, function=fn.name, induction=induction)
-        if monadic:
-            self.monadic(inner, fn.body)
-        else:
-            _pure_cases(self, inner, fn.body, None)
+        with self.dec.apart():  # run on any arguments, as often as the callers say
+            if monadic:
+                self.monadic(inner, fn.body)
+            else:
+                _pure_cases(self, inner, fn.body, None)
         calls, stray = call_sites(fn.name, fn.body, len(fn.params))
         if stray:
             raise NoRule(f"{name} is used in its own body other than in a call on all its "
@@ -280,11 +296,26 @@ class Safety:
                                               f"{description} (run {self.run})", span, "Range"))
 
     def bind(self, ctx: Ctx, p: A.Pattern, elem: Elem, span) -> Ctx:
-        value, facts = elem.make(self.b, p.name if isinstance(p, A.PVar) else None)
+        value, facts = self.drawn(elem, p.name if isinstance(p, A.PVar) else None)
         if facts:
             ctx = ctx.assume("h_draw", T.and_(*facts))
         self.annotations(ctx, p, value, span, "the value bound to")
         return ctx.with_env(bind_pattern(ctx.env, p, value, value, span))
+
+    def drawn(self, elem: Elem, name: Optional[str]) -> Tuple[SymValue, List[T.Term]]:
+        """A value ``elem`` draws, made fresh, with what the Decidable condition knows of it
+        (rational, or read by its density)."""
+        value, facts = elem.make(self.b, name)
+        if elem.rational is not None:
+            self.dec.register(value, elem.rational)
+        if elem.density and isinstance(value, Scalar) and isinstance(value.term, T.Var):
+            self.dec.density.add(value.term)
+        return value, facts
+
+    def draw_tags(self, elem: Elem) -> Optional[frozenset]:
+        """The tags of the draws of a computation when they are rational (None otherwise)."""
+        value, _ = self.drawn(elem, None)
+        return elem.rational if elem.rational is not None else self.dec.tags(value)
 
     def annotations(self, ctx: Ctx, p: A.Pattern, value: SymValue, span,
                     role: str = "the argument") -> None:
@@ -292,9 +323,11 @@ class Safety:
         [3])``) binding ``value`` in this run: range conditions where it binds, as ``run``
         checks them (``Translator.check_pattern``)."""
         checks: List[RangeCheck] = []
-        with self.b.collecting(checks):
+        decisions: List[Decision] = []
+        with self.b.collecting(checks, decisions=decisions):
             self.b.translator.check_pattern(p, value, self.run, span, role)
         self._emit(ctx, checks)
+        self.dec.decide(self, ctx, decisions)
 
     # ---- monadic code -----------------------------------------------------------------------
 
@@ -357,7 +390,8 @@ class Safety:
                                               f"{what} (run {self.run})", span, rule))
 
     def _m_Return(self, ctx: Ctx, e: A.Return) -> Elem:
-        return exact(self.value(ctx, e.value))
+        value = self.value(ctx, e.value)
+        return Elem(exact(value).make, rational=self.dec.tags(value))
 
     def _m_MLet(self, ctx: Ctx, e: A.MLet, want=None) -> Elem:
         first = self.monadic(ctx, e.value)
@@ -371,24 +405,28 @@ class Safety:
 
     def _m_If(self, ctx: Ctx, e: A.If, want=None) -> Elem:
         cond = self.b.translator.as_term(self.value(ctx, e.cond), e.cond)
-        self.monadic(ctx.assume("h_then", cond), e.then, want)
-        self.monadic(ctx.assume("h_else", T.not_(cond)), e.else_, want)
-        return OPAQUE
+        with self.dec.branch(cond):
+            then = self.monadic(ctx.assume("h_then", cond), e.then, want)
+            other = self.monadic(ctx.assume("h_else", T.not_(cond)), e.else_, want)
+        return _either(then, other)
 
     def _m_Match(self, ctx: Ctx, e: A.Match, want=None) -> Elem:
         lst = self.b.translator.as_term(self.value(ctx, e.scrutinee), e.scrutinee)
         key = L.list_key_of(lst.sort)
         if key is None:
             raise NoRule("match on a value that is not a list", e.scrutinee.span)
-        nil_elem = self.monadic(ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body, want)
-        h = self.b.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
-        t = self.b.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
-        cons_ctx = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
-        for name, v in ((e.head, h), (e.tail, t)):
-            if name != "_":
-                cons_ctx = cons_ctx.bind(name, element_value(v), element_value(v))
-        cons_elem = self.monadic(cons_ctx, e.cons_body, want)
-        return nil_elem if nil_elem is cons_elem else OPAQUE
+        with self.dec.branch(lst):
+            nil_elem = self.monadic(ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body,
+                                    want)
+            h = self.b.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
+            t = self.b.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
+            self.dec.matched(lst, h, t)
+            cons_ctx = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
+            for name, v in ((e.head, h), (e.tail, t)):
+                if name != "_":
+                    cons_ctx = cons_ctx.bind(name, element_value(v), element_value(v))
+            cons_elem = self.monadic(cons_ctx, e.cons_body, want)
+        return nil_elem if nil_elem is cons_elem else _either(nil_elem, cons_elem)
 
     def _m_Ran(self, ctx: Ctx, e: A.Ran) -> Elem:
         """``ran d`` draws values of its family (a ``beta``'s lie in [0,1]); from a
@@ -396,10 +434,11 @@ class Safety:
         ranges (``ranges.without_ranges``)."""
         d = self.value(ctx, e.value)
         if isinstance(d, DistV):
-            return draw_of(d)
+            return _decidable_draw(draw_of(d), d.family, self.dec.in_likelihood)
         t = self.b.type_of(e)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
-            return of_type(without_ranges(t.elem), "x")
+            return _decidable_draw(of_type(without_ranges(t.elem), "x"), None,
+                                   self.dec.in_likelihood)
         raise NoRule("ran of a value that is not a symbolic distribution", e.span)
 
     def _m_Observe(self, ctx: Ctx, e: A.Observe) -> Elem:
@@ -407,7 +446,8 @@ class Safety:
         lik = self.value(ctx, e.likelihood)
         if isinstance(lik, Closure) and len(lik.params) == 1:
             inner = self.bind(ctx.with_env(lik.env), lik.params[0], prior, e.span)
-            self.monadic(inner.with_env(inner.env), lik.body)
+            with self.dec.likelihood():
+                self.monadic(inner.with_env(inner.env), lik.body)
             self._inferable(ctx, e)
             return prior
         raise NoRule("observe needs its likelihood as a one-parameter function", e.likelihood.span)
@@ -437,6 +477,9 @@ class Safety:
         value = pair[self.run - 1] if pair else None
         if isinstance(value, Monadic) and value.rtype is not None:
             elem = elem_of_rtype(value.rtype)
+            tags = self.dec.computation_tags(value)  # a parameter's: rational by contract
+            if tags is not None:
+                elem = Elem(elem.make, rational=tags)
             return elem if want is None else self.returns(ctx, elem, want, e.span)
         if isinstance(value, Monadic) and value.expr is not None:
             return self.monadic(ctx.with_env(value.env), value.expr, want)
@@ -522,17 +565,30 @@ class Safety:
                     continue
             want = _range_type(text, k)
             self.has_type(ctx, value, want, f"{what} {_range_words(want)}", arg.span, "Range")
+        self._decided_arguments(ctx, name, args, values)
         return values
+
+    def _decided_arguments(self, ctx: Ctx, name: str, args: Sequence[A.Expr],
+                           values: Sequence[SymValue]) -> None:
+        """The range checks ``run`` makes on the real parameters of the mechanism ``name``
+        (eps > 0, delta in range: ``evaluator._positive_eps``...) are decisions (Decidable)."""
+        from verifier.language.builtins import BUILTINS
+        entry = BUILTINS.get(name)
+        for i, (arg, value) in enumerate(zip(args, values)):
+            if entry is None or entry.range_of(i) is None or not isinstance(value, Scalar):
+                continue
+            self.dec.judge(self, ctx, (value.term,), f"the range check of the "
+                           f"{entry.argument_name(i)} of {name}", arg.span)
 
     def _mech_lapMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
         self._arity(e, args, 2, "lapMech")
         self.arguments(ctx, "lapMech", args)
-        return of_type(A.TBase("real"), "z")
+        return _released(of_type(A.TBase("real"), "z"))
 
     def _mech_gaussMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
         self._arity(e, args, 3, "gaussMech")
         self.arguments(ctx, "gaussMech", args)
-        return of_type(A.TBase("real"), "z")
+        return _released(of_type(A.TBase("real"), "z"))
 
     def _mech_expMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
         from verifier.rules.mechanism_rules import finite_candidate, posterior_member
@@ -540,8 +596,10 @@ class Safety:
             raise NoRule("expMech takes (eps, score, x) or (eps, score, x, candidates)", e.span)
         values = self.arguments(ctx, "expMech", args)
         score, x = values[1], values[2]
+        tags = None
         if len(args) == 4:
             candidates = self.b.translator.as_term(values[3], args[3])
+            tags = self.dec.tags(values[3])  # a candidate of rational ones is rational
             if not (isinstance(candidates, T.Apply)
                     and candidates.func.name in ("cons", "posteriors")):
                 # a cons is non-empty, and posteriors (p, n) has at least n + 1 >= 1 elements
@@ -556,9 +614,10 @@ class Safety:
                 r = _of_the_literal_family(self.b, candidates, r)
         else:
             r, facts, _ = finite_candidate(self.b, e)
+        self.dec.register(r, tags)
         inner = ctx.assume("h_candidate", T.and_(*facts)) if facts else ctx
         self.apply(inner, score, [TupleV((x, r))], e.span)
-        return Elem(lambda b, name: (r, list(facts)))
+        return Elem(lambda b, name: (r, list(facts)), rational=tags)
 
     def _mech_hellingerMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
         self._arity(e, args, 4, "hellingerMech")
@@ -605,24 +664,31 @@ class Safety:
                          e.span)
         terms: List[Optional[T.Term]] = []
         values: List[Optional[SymValue]] = []
+        rational: List[Optional[frozenset]] = []  # per argument, for the callee's contract
         for i, (arg, dom) in enumerate(zip(args, doms), 1):
             base = _strip(dom)
             terms.append(None)
             values.append(None)
             if isinstance(base, A.RMonad):
                 drawn = self.monadic(ctx, arg)
-                value, facts = drawn.make(self.b, None)
+                value, facts = self.drawn(drawn, None)
+                rational.append(drawn.rational if drawn.rational is not None
+                                else self.dec.tags(value))
                 inner = ctx.assume("h_draw", T.and_(*facts)) if facts else ctx
                 self.has_type(inner, value, simple_of(base.body), f"the draws of argument {i} "
                               f"of {name} have the type its val says", arg.span, "Range")
                 continue
             value = self.value(ctx, arg)
             values[-1] = value
+            rational.append(self.dec.tags(value))
             if isinstance(value, (Scalar, DistV)):
                 terms[-1] = value.term
             self.has_type(ctx, value, simple_of(base), f"argument {i} of {name} has the type "
                           "its val says", arg.span, "Range")
         self._in_domain(ctx, name, values, short(e), e.span)
+        self.dec.call(name, rational, e.span)
+        from verifier.rules.decidable import call_draws
+        draws = call_draws(self.b, name, rational)
         if name == ctx.function:  # a recursive call in monadic code terminates too
             position = ctx.induction[0] if ctx.induction is not None else None
             if position is not None and terms[position] is None:
@@ -630,7 +696,8 @@ class Safety:
             self._shorter(ctx, terms, T.boolean(True), short(e), e.span)
         if not isinstance(rt, A.RMonad):
             raise NoRule(f"{name} does not return a computation", e.span)
-        return elem_of_rtype(rt)
+        elem = elem_of_rtype(rt)
+        return elem if draws is None else Elem(elem.make, rational=draws)
 
 
 def _at(span) -> tuple:
@@ -733,17 +800,26 @@ def draw_of(d: DistV) -> Elem:
 
 def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
                  result: Optional[A.SimpleType] = None,
-                 parameters: Sequence[A.Pattern] = ()):
+                 parameters: Sequence[A.Pattern] = (), definition: Optional[A.LetDecl] = None,
+                 relied: Optional[set] = None):
     """The Safety premise of a definition: its range conditions, in run 1 and run 2, and that
     what it returns (``result``: the simple type of the val's result, or of the values its
     computation draws) has that type's ranges (``nat``, ``real+``, ``[0,1]``, ``[k]``,
     ``[0,1]^k``, list elements) — which every use of the val assumes. And that each of its
     ``parameters`` (patterns bound in ``ctx``) has the type the definition uses it at, when
     that is narrower than its val's (an ``int list`` parameter the body types as a ``[3]
-    list``: ``TypedProgram.narrowings``)."""
+    list``: ``TypedProgram.narrowings``). And the Decidable condition: every decision the run
+    makes is safe with private data (``verifier.rules.decidable``) — accepting public ones
+    only in an entry ``definition``; with ``relied`` (a set), the definition's contract is
+    computed instead (the parameters its decisions need rational are added to it, and no
+    decision is rejected)."""
     obligations: List[Obligation] = []
+    entry = definition is not None and relied is None and is_entry(b.program, definition)
+    rational_draws = True
     for run in (1, 2):
-        s = Safety(b, run)
+        dec = Decidability(b, run, entry=entry, collect=relied is not None)
+        dec.parameter_bindings(ctx, parameters)
+        s = Safety(b, run, dec)
         for p in parameters:
             pair = ctx.env.lookup(p.name) if isinstance(p, A.PVar) else None
             for n in b.narrowings(p):
@@ -754,10 +830,14 @@ def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
                            f"has type {_pretty_type(n.expected)}, as the definition uses it "
                            "(its val gives it a wider type)", p.span, "Range")
         if monadic:
-            s.monadic(ctx, body, result)
+            rational_draws &= s.draw_tags(s.monadic(ctx, body, result)) is not None
         else:
             _pure_cases(s, ctx, body, result)
         obligations += s.obligations
+        if relied is not None:
+            relied |= dec.relied
+    if relied is not None:  # the contract's computation: whether the draws are rational
+        return monadic and rational_draws
     seen, unique = set(), []
     for ob in obligations:
         if ob.id not in seen:
@@ -771,19 +851,46 @@ def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType] =
     if isinstance(e, A.Match):
         lst = s.b.translator.as_term(s.value(ctx, e.scrutinee), e.scrutinee)
         key = L.list_key_of(lst.sort)
-        _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body, result)
-        h = s.b.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
-        t = s.b.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
-        inner = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
-        for name, v in ((e.head, h), (e.tail, t)):
-            if name != "_":
-                inner = inner.bind(name, element_value(v), element_value(v))
-        _pure_cases(s, inner, e.cons_body, result)
+        with s.dec.branch(lst):
+            _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body, result)
+            h = s.b.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
+            t = s.b.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
+            s.dec.matched(lst, h, t)
+            inner = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
+            for name, v in ((e.head, h), (e.tail, t)):
+                if name != "_":
+                    inner = inner.bind(name, element_value(v), element_value(v))
+            _pure_cases(s, inner, e.cons_body, result)
     elif isinstance(e, A.If):
         cond = s.b.translator.as_term(s.value(ctx, e.cond), e.cond)
-        _pure_cases(s, ctx.assume("h_then", cond), e.then, result)
-        _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_, result)
+        with s.dec.branch(cond):
+            _pure_cases(s, ctx.assume("h_then", cond), e.then, result)
+            _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_, result)
     else:
         value = s.value(ctx, e)
         if result is not None:
             s.has_type(ctx, value, result, "the result has the type its val says", e.span)
+
+
+def _decidable_draw(elem: Elem, family: Optional[str], likelihood: bool) -> Elem:
+    """What the Decidable condition knows of a draw of ``ran`` of a law of ``family`` (None:
+    unknown): ``run`` samples ``beta`` (``uniform``) and ``dirichlet`` as rationals; in a
+    likelihood, a draw of a continuous law is read by its density (``d = z`` observes)."""
+    if likelihood and family not in ("bernoulli", "categorical"):
+        return Elem(elem.make, density=True)
+    if family in ("beta", "dirichlet"):
+        return Elem(elem.make, rational=frozenset())
+    return elem
+
+
+def _released(elem: Elem) -> Elem:
+    """The release of ``lapMech`` / ``gaussMech``: a grid rational (docs/noise.md)."""
+    return Elem(elem.make, rational=frozenset())
+
+
+def _either(a: Elem, b: Elem) -> Elem:
+    """What a computation draws when it is ``a``'s or ``b``'s (the branches of an ``if`` or a
+    ``match``): opaque, rational when both are."""
+    if a.rational is None or b.rational is None:
+        return OPAQUE
+    return Elem(OPAQUE.make, rational=a.rational | b.rational)

@@ -159,7 +159,7 @@ class Beta(Distribution):
         return _beta_density(self.a, self.b, x)
 
     def sample(self, source):
-        return Fraction(source.beta(float(self.a), float(self.b)))
+        return Fraction(source.beta(self.a, self.b))
 
 
 @record
@@ -239,7 +239,7 @@ class Dirichlet(Distribution):
 
     def sample(self, source):
         # the float draw normalised exactly: a point of the simplex (summing to 1 exactly)
-        point = [Fraction(c) for c in source.dirichlet(tuple(float(a) for a in self.alphas))]
+        point = [Fraction(c) for c in source.dirichlet(tuple(self.alphas))]
         total = sum(point, Fraction(0))
         return tuple(c / total for c in point)
 

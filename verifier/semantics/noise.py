@@ -46,6 +46,7 @@ import abc
 import bisect
 import hashlib
 import math
+import sys
 import secrets
 from fractions import Fraction
 from numbers import Rational
@@ -949,9 +950,9 @@ class _ExactNoiseSource(NoiseSource):
         return bool(self._model.random() < pf)
 
     def beta(self, a: Number, b: Number) -> float:
-        af, bf = float(a), float(b)
-        if not (af > 0 and bf > 0 and math.isfinite(af) and math.isfinite(bf)):
-            raise ValueError(f"beta needs positive finite parameters, got ({a!r}, {b!r})")
+        af, bf = _positive_float(a), _positive_float(b)
+        if not (af > 0 and bf > 0):
+            raise ValueError(f"beta needs positive parameters, got ({a!r}, {b!r})")
         return float(self._model.beta(af, bf))
 
     def normal(self, mean: Number, variance: Number) -> float:
@@ -962,9 +963,9 @@ class _ExactNoiseSource(NoiseSource):
         return float(self._model.normal(m, math.sqrt(v)))
 
     def dirichlet(self, alphas: Sequence[Number]) -> tuple[float, ...]:
-        a = np.asarray([float(x) for x in alphas], dtype=np.float64)
-        if a.shape[0] < 2 or not (np.isfinite(a).all() and (a > 0).all()):
-            raise ValueError(f"dirichlet needs k >= 2 positive finite parameters, got {alphas!r}")
+        a = np.asarray([_positive_float(x) for x in alphas], dtype=np.float64)
+        if a.shape[0] < 2 or not (a > 0).all():
+            raise ValueError(f"dirichlet needs k >= 2 positive parameters, got {alphas!r}")
         return tuple(float(x) for x in self._model.dirichlet(a))
 
     def categorical(self, probs: Sequence[Number]) -> int:
@@ -975,6 +976,24 @@ class _ExactNoiseSource(NoiseSource):
         if abs(total - 1.0) > 1e-9:
             raise ValueError(f"categorical probabilities must sum to 1, got {total!r}")
         return int(self._model.choice(p.shape[0], p=p / total))
+
+
+def _positive_float(x: Number) -> float:
+    """A positive parameter of model randomness as a float64, saturated to the float range:
+    a parameter beyond it (``1e400``, ``1e-400``) is drawn with the largest (smallest
+    positive) float instead of failing. A failure here would be an error that one input meets
+    and its neighbour does not (``beta (a + count db, 1.0)`` with ``a`` at the edge of the
+    range) — an observable output the proof does not see. Non-positive input stays non-positive
+    (the caller refuses it)."""
+    try:
+        f = float(x)
+    except OverflowError:
+        f = math.inf
+    if f == math.inf:
+        return sys.float_info.max
+    if f == 0.0 and x > 0:
+        return math.ulp(0.0)
+    return f
 
 
 def secure_source() -> NoiseSource:

@@ -887,7 +887,8 @@ _SYMBOL = {"add": "+", "mul": "*", "div": "/"}
 def _describe(x: Number, depth: int) -> str:
     if not isinstance(x, Real):
         q = Fraction(x)
-        return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+        return _integer_text(q.numerator) if q.denominator == 1 else \
+            f"{_integer_text(q.numerator)}/{_integer_text(q.denominator)}"
     if depth > 6:
         return "…"
     if x.op == "pi":
@@ -900,6 +901,19 @@ def _describe(x: Number, depth: int) -> str:
     if x.op == "neg":
         return f"-{parts[0]}"
     return f"{x.op} ({', '.join(parts)})"
+
+
+#: the most bits an integer of a description is printed with (Python refuses to convert
+#: integers of more than 4300 digits to text; a description is for people)
+_DESCRIBED_BITS = 256
+
+
+def _integer_text(n: int) -> str:
+    """``n`` in decimal, or, beyond ``_DESCRIBED_BITS`` bits, its size (``2^-3000000`` was an
+    internal error when an R011 message described it)."""
+    if n.bit_length() <= _DESCRIBED_BITS:
+        return str(n)
+    return f"<{'-' if n < 0 else ''}an integer of {n.bit_length()} bits>"
 
 
 def decimal_text(x: Real, digits: int = 17) -> str:

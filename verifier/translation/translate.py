@@ -76,6 +76,23 @@ class RangeCheck:
 
 
 @record
+class Decision:
+    """A decision ``privinfer run`` makes on the values of ``operands`` (their terms in run
+    ``run``) when ``guard`` holds: a comparison of numbers (or of lists or tuples of them), the
+    sign test of ``abs``, ``min`` or ``max``, a divisor's test against 0, the comparisons of a
+    range check (``sqrt``'s argument, a ``beta`` parameter, an annotation…), the equality of
+    two distributions' parameters that ``hellinger`` and ``tv`` test. Whoever translates
+    code must show it safe with private data (the Decidable condition of Safety,
+    ``obligations.decidable``). ``what`` says which decision, for messages."""
+
+    operands: Tuple[T.Term, ...]
+    guard: T.Term
+    what: str
+    span: A.Span
+    run: Optional[int]
+
+
+@record
 class StoredComputation:
     """A computation that pure code makes by applying a mechanism or a function whose val
     returns a computation (``let m = lapMech (eps, x) in``), in run ``run``, when ``guard``
@@ -158,8 +175,10 @@ class Translator:
                  stored_sink: Callable[[StoredComputation], None] = lambda s: None,
                  narrowed: Callable[[A.Expr], Sequence[Narrowing]] = lambda e: (),
                  sort_of: Callable[[A.Expr], Optional[T.Sort]] = lambda e: None,
-                 result_type: Callable[[str], Optional[A.SimpleType]] = lambda name: None):
+                 result_type: Callable[[str], Optional[A.SimpleType]] = lambda name: None,
+                 decision_sink: Callable[[Decision], None] = lambda d: None):
         self._sink = range_sink
+        self._decision_sink = decision_sink
         self._sort_of = sort_of
         self._result_type = result_type
         self._stored_sink = stored_sink
@@ -272,6 +291,18 @@ class Translator:
         if condition == T.boolean(True):
             return
         self._sink(RangeCheck(condition, guard, description, span, run or None))
+        from obligations.decidable import comparison_operands
+        self._decide(comparison_operands(condition), f"the range check that {description}",
+                     span, run)
+
+    def _decide(self, operands: Sequence[T.Term], what: str, span: A.Span, run: int) -> None:
+        """Report a decision the run makes on ``operands`` (``Decision``); nothing in a claim
+        (``run`` 0: nothing runs) or when no operand may hold a real."""
+        from obligations.decidable import carries_reals
+        if not run or not any(carries_reals(t.sort) for t in operands):
+            return
+        guard = T.and_(*self._guards) if self._guards else T.boolean(True)
+        self._decision_sink(Decision(tuple(operands), guard, what, span, run))
 
     def _lookup(self, name: str, run: int, env: Env, span: A.Span) -> SymValue:
         pair = env.lookup(name)
@@ -401,6 +432,11 @@ class Translator:
         rv = self._go(e.right, run, env)
         if e.op in ("=", "<>"):
             eq = _equal(lv, rv, e)
+            left_terms, right_terms = flat_terms(lv), flat_terms(rv)
+            operands = left_terms + right_terms if left_terms is not None \
+                and right_terms is not None else [self.as_term(lv, e.left),
+                                                  self.as_term(rv, e.right)]
+            self._decide(operands, f"the comparison {_short(e)}", e.span, run)
             return Scalar(eq if e.op == "=" else T.not_(eq))
         left, right = self.as_term(lv, e.left), self.as_term(rv, e.right)
         if e.op == "+":
@@ -413,6 +449,7 @@ class Translator:
             self._check(T.ne(right, 0), "the divisor is not zero", e.right.span, run)
             return Scalar(T.div(left, right))
         comparisons = {"<": T.lt, "<=": T.le, ">": T.gt, ">=": T.ge}
+        self._decide((left, right), f"the comparison {_short(e)}", e.span, run)
         return Scalar(comparisons[e.op](left, right))
 
     def _unop(self, e: A.UnOp, run, env):
@@ -795,6 +832,8 @@ class Translator:
         _same_family(args, "hellinger", span)
         self._families_known(args, "hellinger", span, run)
         d1, d2 = self._terms(args, span)
+        self._decide((d1, d2), "the comparisons of the two laws' parameters that hellinger "
+                     "makes", span, run)
         return Scalar(L.hellinger(d1, d2))
 
     def _families_known(self, args, name: str, span, run) -> None:
@@ -818,6 +857,8 @@ class Translator:
             raise NoRule("tv between Dirichlet distributions over more than 2 categories is "
                          "not computed by privinfer run (it would stop there)", span)
         d1, d2 = self._terms(args, span)
+        self._decide((d1, d2), "the comparisons of the two laws' parameters that tv makes",
+                     span, run)
         return Scalar(L.tv(d1, d2))
 
     def _b_sigma(self, args, run, span):
@@ -852,14 +893,17 @@ class Translator:
 
     def _b_abs(self, args, run, span):
         (x,) = self._terms(args, span)
+        self._decide((x,), "the sign test of abs", span, run)
         return Scalar(T.abs_(x))
 
     def _b_min(self, args, run, span):
         a, b = self._terms(args, span)
+        self._decide((a, b), "the comparison of min", span, run)
         return Scalar(T.min_(a, b))
 
     def _b_max(self, args, run, span):
         a, b = self._terms(args, span)
+        self._decide((a, b), "the comparison of max", span, run)
         return Scalar(T.max_(a, b))
 
     def _b_exp(self, args, run, span):
