@@ -68,6 +68,13 @@ CALL_BUDGET = 200_000
 #: observation of probability zero, a failed match. Not R003/R009 (what exact inference or
 #: enumeration cannot do) nor R006, which also reports what the evaluator does not support.
 PROGRAM_ERRORS = ("R001", "R002", "R007", "R008")
+#: The search among pairs related as the claim states (``_Witnesses._related``): the settings
+#: of the other parameters probed, how many of them are searched further, the list lengths of
+#: the probe and of the deeper search, the paths it may explore in all (counted, not timed),
+#: and the exact confirmations it may attempt.
+RELATED_SETTINGS, RELATED_DEEPEN = 24, 3
+RELATED_PROBE, RELATED_DEEP = (1, 2), (3, 4)
+RELATED_PATHS, RELATED_CONFIRMS = 6000, 4
 
 
 @record
@@ -210,7 +217,18 @@ class _Witnesses:
                 if runs is not None and all(r is not None for r in runs):
                     return Confirmation(EXACT_CALCULATION, self._shown(runs),
                                         f"it is false that {ob.provenance.description}")
-        for runs in self._candidates(failing):
+        seen: List[List[Tuple[Any, Any]]] = []
+        for runs in self._counterexample_pairs(failing, seen):
+            with _watched() as watch:
+                found = self._witness(runs, watch)
+            if found is not None:
+                return found
+        found = _RelatedSearch(self).run()
+        if found is not None:
+            return found
+        for runs in self._small_pairs():
+            if runs in seen:
+                continue
             with _watched() as watch:
                 found = self._witness(runs, watch)
             if found is not None:
@@ -268,6 +286,13 @@ class _Witnesses:
         same with the runs exchanged (a claim compares run 1 with run 2, so a pair may
         violate it in one order only; the assumptions are checked for each order)."""
         seen: List[List[Tuple[Any, Any]]] = []
+        yield from self._counterexample_pairs(failing, seen)
+        for runs in self._small_pairs():
+            if runs not in seen:
+                yield runs
+
+    def _counterexample_pairs(self, failing, seen) -> Iterable[List[Tuple[Any, Any]]]:
+        """The counterexamples' pairs of ``_candidates`` (each added to ``seen``)."""
         for _, result in failing:
             if not result.counterexample or len(seen) >= MAX_PAIRS:
                 continue
@@ -279,9 +304,6 @@ class _Witnesses:
                     if order not in seen:
                         seen.append(order)
                         yield order
-        for runs in self._small_pairs():
-            if runs not in seen:
-                yield runs
 
     def _small_pairs(self) -> Iterable[List[Tuple[Any, Any]]]:
         """Pairs of small inputs when no counterexample names them (a pure function's false
@@ -449,7 +471,7 @@ class _Witnesses:
                 return Confirmation(EVALUATION, self._shown(runs),
                                     f"{self.val.name} returns {format_value(outputs[0])} in run 1 "
                                     f"and {format_value(outputs[1])} in run 2, which violates "
-                                    f"{pretty_expr(assertion)}")
+                                    f"{_written(pretty_expr(assertion))}")
         return None
 
     def _monadic(self, runs, outputs, ce, env, watch: _Watch) -> Optional[Confirmation]:
@@ -474,8 +496,9 @@ class _Witnesses:
         bound = delta if approximate else eps
         if not _certainly_above(amount, bound):
             return None
-        claimed = pretty_expr(rt.delta) if rt.delta is not None else \
-            pretty_expr(rt.div.eps) if rt.div.kind == "DP" else "0"
+        from verifier.language.resolve import written
+        claimed = written(pretty_expr(rt.delta) if rt.delta is not None else
+                          pretty_expr(rt.div.eps) if rt.div.kind == "DP" else "0")
         what = ("statistical distance" if rt.div.kind == "SD" else
                 f"hockey-stick divergence at eps = {_text(eps)}" if approximate else
                 "privacy loss")
@@ -510,6 +533,274 @@ class _Witnesses:
         from verifier.semantics.values import format_value
         return tuple((source_name(name), format_value(a), format_value(b))
                      for (name, _, _), (a, b) in zip(self.domains, runs) if (a, b) != (None, None))
+
+
+class _RelatedSearch:
+    """Pairs of inputs related as the claim states, searched for a monadic ``DP(eps)`` claim
+    whose private inputs are numbers or lists of numbers (the sparse vector technique's
+    queries related by ``allWithin``, its threshold by ``t<2> = t<1> + 1.0``).
+
+    *The pairs.* A parameter refined by ``=`` takes one value in both runs (its small values,
+    ``_Witnesses._defaults``). Any other numeric parameter is *moved*: run 2's value is run 1's
+    plus or minus a constant ``c`` its refinement states (``allWithin (qs<1>, qs<2>, 1.0)``:
+    1.0; 1 when it states none), a list element by element (a *pattern* of signs ``s_i``:
+    entries ``-s_i c / 2`` in run 1 and ``s_i c / 2`` in run 2 for a ``real list``, else equal
+    entries in run 1), a scalar by one move or none; every pair kept satisfies the parameter's
+    refinement (evaluated; both orders of the runs are tried, each checked) — the extreme
+    points of the relation, where a privacy loss is largest. Other parameters take the pairs
+    of ``_small_pairs``.
+
+    *The order.* The settings of the parameters other than the lists (their options taken
+    diagonally: small indices first) are probed with every pattern of lengths
+    ``RELATED_PROBE``; the ``RELATED_DEEPEN`` settings whose loss came closest to the claimed
+    ``eps`` (as a ratio) are then searched with the patterns of lengths ``RELATED_DEEP``.
+
+    *The estimates.* A pair is ranked by its privacy loss *estimated* in floating point
+    (``compared.estimated_law``: the paths of each run explored once and cached per input, the
+    same integration with float coefficients). An estimate decides nothing: a pair whose
+    estimated loss exceeds the claimed ``eps`` is confirmed by ``_Witnesses._witness`` —
+    the claim's assumptions evaluated, the exact laws of both runs, the rigorous comparison —
+    at most ``RELATED_CONFIRMS`` times. The search is bounded by the paths it explores
+    (``RELATED_PATHS``), so its verdicts do not depend on the machine."""
+
+    def __init__(self, witnesses: "_Witnesses"):
+        self.w = witnesses
+        self.paths = 0
+        self.confirms = 0
+        self.leaves: Dict[str, Any] = {}
+        self.estimates: Dict[Tuple[str, Tuple[Any, ...]], Dict[Any, float]] = {}
+
+    # ---- the plan ------------------------------------------------------------------------
+
+    def run(self) -> Optional[Confirmation]:
+        w = self.w
+        rt = w.result
+        if not isinstance(rt, A.RMonad) or rt.div.kind != "DP" or rt.delta is not None:
+            return None
+        from verifier.audit import ClaimEvaluator, equality_refinement, read_claim
+        if not equality_refinement(rt.body):
+            return None
+        self.ce = ClaimEvaluator(w.evaluator, read_claim(w.val, len(w.domains)), 0)
+        lists, options = [], []
+        for i, (name, binders, base) in enumerate(w.domains):
+            t = base.type if isinstance(base, A.RSimple) else None
+            equal = any(_says_equal(var, a) for var, a in binders)
+            if t is None:
+                return None
+            if not equal and isinstance(t, A.TList) and _numeric(t.elem):
+                lists.append(i)
+                options.append(None)
+                continue
+            if equal:
+                options.append([(v, v) for v in w._defaults(base)])
+            elif _numeric(t):
+                moves = _moves(binders)
+                pairs = [(v, v + d) for v in w._defaults(base)[:3] for d in moves + [0]]
+                options.append([p for p in pairs if self._own(i, p)])
+            else:
+                values = w._defaults(base)
+                pairs = [(a, b) for a in values for b in values]
+                pairs.sort(key=lambda ab: (_size(ab[0]) != _size(ab[1]), _size(ab[0]) + _size(ab[1])))
+                options.append([p for p in pairs if self._own(i, p)][:6])
+            if not options[-1]:
+                return None
+        moved = lists or [i for i, o in enumerate(options)
+                          if o is not None and any(a != b for a, b in o)]
+        if not moved:
+            return None
+        settings = self._settings(options)
+        if not lists:
+            for setting in settings:
+                found, _ = self._try([setting[i] if setting[i] is not None else None
+                                      for i in range(len(options))])
+                if found is not None or self._spent():
+                    return found
+            return None
+        ranked = []
+        for k, setting in enumerate(settings):
+            found, best = self._patterns(setting, lists, RELATED_PROBE)
+            if found is not None or self._spent():
+                return found
+            ranked.append((-best, k))
+        ranked.sort()
+        for _, k in ranked[:RELATED_DEEPEN]:
+            found, _ = self._patterns(settings[k], lists, RELATED_DEEP)
+            if found is not None or self._spent():
+                return found
+        return None
+
+    def _spent(self) -> bool:
+        return self.paths > RELATED_PATHS or self.confirms >= RELATED_CONFIRMS
+
+    def _settings(self, options) -> List[List[Any]]:
+        """Up to ``RELATED_SETTINGS`` combinations of the options of the parameters other than
+        the moved lists (None there), by increasing sum of indices."""
+        sizes = [len(o) if o is not None else 1 for o in options]
+        combos = sorted(itertools.product(*(range(n) for n in sizes)),
+                        key=lambda c: (sum(c), max(c, default=0), c))[:RELATED_SETTINGS]
+        return [[None if o is None else o[j] for o, j in zip(options, c)] for c in combos]
+
+    def _own(self, i: int, pair: Tuple[Any, Any]) -> bool:
+        """Whether ``pair`` may be parameter ``i``'s: of its type, and not violating those
+        conjuncts of its refinement that can be evaluated on it alone."""
+        from verifier.audit import run_name
+        name, binders, base = self.w.domains[i]
+        if not all(_of_type(v, base.type) for v in pair):
+            return False
+        env: Dict[str, Any] = {}
+        for var, _ in binders:
+            env[run_name(var, 1)], env[run_name(var, 2)] = pair
+            if pair[0] == pair[1]:
+                env[var] = pair[0]
+        return all(self.ce.holds(a, var, env) is not False for var, a in binders)
+
+    # ---- lists ---------------------------------------------------------------------------
+
+    def _patterns(self, setting, lists: List[int], lengths) -> Tuple[Optional[Confirmation], float]:
+        """Every sign pattern of the given lengths on the moved lists (the first list moved,
+        the others with the first move that keeps them in their relation), at ``setting``;
+        the best ratio of estimated loss to claimed eps."""
+        from verifier.semantics.values import ConsList
+        best = 0.0
+        for n in lengths:
+            for signs in itertools.product((1, -1), repeat=n):
+                runs = list(setting)
+                for j, i in enumerate(lists):
+                    _, binders, base = self.w.domains[i]
+                    c = _moves(binders)[0]
+                    if j == 0 and _is_real(base.type.elem):   # symmetric about 0
+                        first = [-s * c / 2 for s in signs]
+                        second = [s * c / 2 for s in signs]
+                    else:
+                        origin = self._origin(base.type.elem, c)
+                        first = [origin] * n
+                        second = [origin + s * c for s in signs] if j == 0 else list(first)
+                    runs[i] = (ConsList.from_sequence(first), ConsList.from_sequence(second))
+                if not all(self._own(i, runs[i]) for i in lists):
+                    continue
+                found, ratio = self._try(runs)
+                best = max(best, ratio)
+                if found is not None or self._spent():
+                    return found, best
+        return None, best
+
+    @staticmethod
+    def _origin(elem: A.SimpleType, c: Any) -> Any:
+        """Run 1's entries: 0, or ``c`` for a type without negative numbers."""
+        return Fraction(0) if isinstance(elem, A.TBase) and elem.name in ("real", "int") else c
+
+    # ---- one pair, both orders -------------------------------------------------------------
+
+    def _try(self, runs) -> Tuple[Optional[Confirmation], float]:
+        """The pair ``runs`` in both orders: each order inside the claim's assumptions has its
+        loss estimated (ratio to its claimed eps); one above the claim is confirmed exactly."""
+        best = 0.0
+        for order in (runs, [(b, a) for a, b in runs]):
+            env = self.ce.bindings(order)
+            if not all(self.ce.holds(a, var, env) is True
+                       for _, binders, _ in self.w.domains for var, a in binders):
+                continue
+            try:
+                bound = float(self.ce.value(self.w.result.div.eps, env))
+            except (PrivInferError, TypeError, ValueError, ArithmeticError, AttributeError):
+                continue
+            loss = self._loss(order)
+            if loss is None:
+                continue
+            ratio = math.inf if bound <= 0 and loss > 0 else 0.0 if bound <= 0 else loss / bound
+            best = max(best, ratio)
+            if loss > bound * (1 + 1e-6) + 1e-9 and self.confirms < RELATED_CONFIRMS:
+                self.confirms += 1
+                try:
+                    with _watched(AUDIT_BUDGET) as watch:
+                        found = self.w._witness(order, watch)
+                except _OutOfCalls:
+                    found = None
+                if found is not None:
+                    return found, best
+        return None, best
+
+    def _loss(self, runs) -> Optional[float]:
+        """The estimated privacy loss of run 1 against run 2 (``inf`` when run 1 has an output
+        run 2 has not), or None when it cannot be estimated."""
+        from verifier.semantics import compared
+        leaves = [self._paths([r[k] for r in runs]) for k in (0, 1)]
+        if None in leaves:
+            return None
+        cuts = None
+        if any(leaf.slots for ls in leaves for leaf in ls):
+            cuts = tuple(sorted(set(compared.leaf_breakpoints(leaves[0]))
+                                | set(compared.leaf_breakpoints(leaves[1]))))
+        laws = []
+        for k in (0, 1):
+            key = (self._key([r[k] for r in runs]), cuts)
+            law = self.estimates.get(key)
+            if law is None:
+                try:
+                    law = compared.estimated_law(leaves[k], cuts)
+                except Exception:  # noqa: BLE001  (an estimate that fails ranks nothing)
+                    return None
+                self.estimates[key] = law
+            laws.append(law)
+        p, q = laws
+        loss = 0.0
+        for o, x in p.items():
+            y = q.get(o, 0.0)
+            if y <= 0:
+                if x > 1e-12:
+                    return math.inf
+                continue
+            loss = max(loss, math.log(x / y))
+        return loss
+
+    def _paths(self, args) -> Optional[Tuple[Any, ...]]:
+        """The paths of the run on ``args`` (cached), or None."""
+        key = self._key(args)
+        if key not in self.leaves:
+            from verifier.semantics import compared, monad
+            try:
+                with _watched() as watch:
+                    m = self.w.evaluator.call(self.w.val.name, list(args))
+                    leaves = compared.explore(m) if isinstance(m, monad.MValue) else None
+                if watch.inexact:
+                    leaves = None
+            except (PrivInferError, RecursionError, ArithmeticError, ValueError, TypeError,
+                    AttributeError, KeyError, IndexError, _OutOfCalls):
+                leaves = None
+            self.leaves[key] = leaves
+            self.paths += len(leaves) if leaves else 1
+        return self.leaves[key]
+
+    @staticmethod
+    def _key(args) -> str:
+        from verifier.semantics.values import format_value
+        return "|".join(format_value(a) for a in args)
+
+
+def _numeric(t: A.SimpleType) -> bool:
+    """A number type (``real``, ``int``, ``nat``, ``real+``...)."""
+    return isinstance(t, A.TBase) and t.name in ("real", "int", "nat", "real+", "real+inf")
+
+
+def _is_real(t: A.SimpleType) -> bool:
+    return isinstance(t, A.TBase) and t.name == "real"
+
+
+def _moves(binders) -> List[Any]:
+    """The moves of a related parameter: plus and minus each positive constant its refinement
+    states (1 when it states none)."""
+    constants: List[Fraction] = []
+    for _, assertion in binders:
+        stack = [assertion]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (A.IntLit, A.RealLit)) and not isinstance(node.value, bool):
+                c = abs(Fraction(node.value))
+                if c > 0 and c not in constants:
+                    constants.append(c)
+            stack.extend(A.children(node))
+    constants = constants or [Fraction(1)]
+    return [m for c in constants for m in (c, -c)]
 
 
 def _at(span: Any) -> str:
@@ -718,3 +1009,9 @@ def _text(x) -> str:
     if x is INFINITE:
         return "infinite"
     return x.str(6, radius=False)
+
+
+def _written(text: str) -> str:
+    """``text`` printed from the resolved core, with its names as the source writes them."""
+    from verifier.language.resolve import written
+    return written(text)
