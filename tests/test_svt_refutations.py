@@ -127,3 +127,42 @@ def test_report_noisy_max_with_laplace_noise_is_not_refuted():
     program = parse_program(path.read_text(), str(path))
     (claim,) = verify_program(program, typecheck_program(program)).claims
     assert claim.verdict == "unknown"
+
+
+SHIFTS = """
+val release :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | =}
+            -> M[DP(0.0)] {x :: real | x<1> = x<2> + 1.0}
+let release db eps = lapMech (eps, count db)
+
+val mirrored :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | =}
+             -> M[DP(0.0)] {x :: real | x<2> = x<1> - 1.0}
+let mirrored db eps = lapMech (eps, count db)
+
+val wrongWay :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | =}
+             -> M[DP(0.0)] {x :: real | x<2> = x<1> + 1.0}
+let wrongWay db eps = lapMech (eps, count db)
+
+val tooFar :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | =}
+           -> M[DP(eps)] {x :: real | x<1> = x<2> + 3.0}
+let tooFar db eps = lapMech (eps, count db)
+"""
+
+
+def test_a_shifted_claim_is_refuted_against_the_shifted_law():
+    """``M[DP(e)] {x | x<1> = x<2> + k}``: run 1's law against run 2's moved by k (the
+    lifting of a translation's graph). True shifts are verified and not refuted; a shift the
+    wrong way or too far is refuted, the loss computed on the moved law."""
+    program = parse_program(SHIFTS, "shifts.pinf")
+    claims = {c.name: c for c in verify_program(program, typecheck_program(program)).claims}
+    assert claims["release"].verdict == "verified" and claims["mirrored"].verdict == "verified"
+    for name in ("wrongWay", "tooFar"):
+        c = claims[name]
+        assert c.verdict == "refuted" and c.confirmation.method == "exact loss", c.failure
+        assert "moved by" in c.confirmation.detail
+    _, rep = report("shifted_release_too_far")
+    assert rep.claims[0].verdict == "refuted"
+    # the search on the true shifted claims (as if unproved) finds nothing
+    core, typed = core_of(program)
+    for name in ("release", "mirrored"):
+        val = next(v for v in core.vals() if source_name(v.name) == name)
+        assert refutation.confirm(core, typed, val, [], []) is None

@@ -480,8 +480,24 @@ class _Witnesses:
         numbers: an output possible in one run only."""
         rt: A.RMonad = self.result  # type: ignore[assignment]
         from verifier.audit import equality_refinement
-        if not equality_refinement(rt.body) or rt.div.kind not in ("DP", "SD"):
+        if rt.div.kind not in ("DP", "SD"):
             return None
+        relation = ""
+        if not equality_refinement(rt.body):
+            # x<1> = x<2> + k: a lifting of the graph of y -> y + k at (eps, delta) gives
+            # P1(S) <= e^eps P2(S - k) + delta (its witnesses' supports lie on the graph), so
+            # run 1's law is compared with run 2's shifted by k
+            shift = _output_shift(rt.body)
+            if shift is None or not all(isinstance(m, monad_laplace()) for m in outputs):
+                return None
+            k = ce.value(shift, env)
+            if _ball(k) is None or isinstance(k, float):
+                return None
+            from verifier.semantics import reals
+            m2 = outputs[1]
+            outputs = [outputs[0], monad_laplace()(reals.add(m2.center, k), m2.scale, m2.span)]
+            relation = f" (run 2's output moved by {_text(_ball(k))}, as the claim's " \
+                       f"{_written(pretty_expr(rt.body.assertion))} relates them)"
         eps = _ball(ce.value(rt.div.eps, env)) if rt.div.kind == "DP" else None
         delta = _ball(ce.value(rt.delta, env)) if rt.delta is not None else _ball(0)
         if (rt.div.kind == "DP" and eps is None) or delta is None:
@@ -504,7 +520,7 @@ class _Witnesses:
                 "privacy loss")
         return Confirmation(EXACT_LOSS, self._shown(runs),
                             f"the {what} between the two runs' outputs is {_text(amount)}"
-                            f"{where}, above the claimed {claimed} = {_text(bound)}")
+                            f"{where}{relation}, above the claimed {claimed} = {_text(bound)}")
 
     def _sampled_error(self, runs, outputs) -> Optional[Confirmation]:
         """A run-time error in one of ``SAMPLES`` seeded draws of a run. The draws are
@@ -1015,3 +1031,41 @@ def _written(text: str) -> str:
     """``text`` printed from the resolved core, with its names as the source writes them."""
     from verifier.language.resolve import written
     return written(text)
+
+
+def monad_laplace():
+    from verifier.semantics import monad
+    return monad.Laplace
+
+
+def _output_shift(rt: A.RType) -> Optional[A.Expr]:
+    """For a result ``{x :: real | x<1> = x<2> + k}`` (or ``x<2> = x<1> + k``, ``k + ...``,
+    ``... - k``), the expression of ``k`` in ``x<1> = x<2> + k``, when it does not mention
+    ``x``; else None."""
+    if not isinstance(rt, A.RRefine) or not isinstance(rt.assertion, A.BinOp) \
+            or rt.assertion.op != "=":
+        return None
+    var = rt.var
+
+    def run_of(e: A.Expr) -> Optional[int]:
+        return e.run if isinstance(e, A.RunVar) and e.name == var else None
+
+    def mentions(e: A.Expr) -> bool:
+        return run_of(e) is not None or any(mentions(c) for c in A.children(e)
+                                            if isinstance(c, A.Expr))
+
+    left, right = rt.assertion.left, rt.assertion.right
+    for lone, other in ((left, right), (right, left)):
+        run = run_of(lone)
+        if run is None or not isinstance(other, A.BinOp) or other.op not in ("+", "-"):
+            continue
+        a, b = other.left, other.right
+        if run_of(a) == 3 - run and not mentions(b):
+            k = b if other.op == "+" else A.UnOp("-", b, b.span)
+        elif other.op == "+" and run_of(b) == 3 - run and not mentions(a):
+            k = a
+        else:
+            continue
+        # x<run> = x<other> + k; x<1> = x<2> + k when run is 1, else x<1> = x<2> - k
+        return k if run == 1 else A.UnOp("-", k, k.span)
+    return None
