@@ -652,6 +652,9 @@ class _RelatedSearch:
         """Up to ``RELATED_SETTINGS`` combinations of the options of the parameters other than
         the moved lists (None there), by increasing sum of indices."""
         sizes = [len(o) if o is not None else 1 for o in options]
+        while math.prod(sizes) > 4096:  # many parameters: fewer options each, not a huge sort
+            widest = max(range(len(sizes)), key=lambda i: sizes[i])
+            sizes[widest] -= 1
         combos = sorted(itertools.product(*(range(n) for n in sizes)),
                         key=lambda c: (sum(c), max(c, default=0), c))[:RELATED_SETTINGS]
         return [[None if o is None else o[j] for o, j in zip(options, c)] for c in combos]
