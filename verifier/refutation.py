@@ -68,13 +68,18 @@ CALL_BUDGET = 200_000
 #: observation of probability zero, a failed match. Not R003/R009 (what exact inference or
 #: enumeration cannot do) nor R006, which also reports what the evaluator does not support.
 PROGRAM_ERRORS = ("R001", "R002", "R007", "R008")
-#: The search among pairs related as the claim states (``_Witnesses._related``): the settings
-#: of the other parameters probed, how many of them are searched further, the list lengths of
-#: the probe and of the deeper search, the paths it may explore in all (counted, not timed),
-#: and the exact confirmations it may attempt.
+#: The search among pairs related as the claim states (``_RelatedSearch``): the settings of
+#: the other parameters probed, how many of them are searched further, the list lengths of the
+#: probe and of the deeper search, the paths it may explore and integrate in all (counted, not
+#: timed; an integration per path and bin of its released values), and the exact
+#: confirmations it may attempt.
 RELATED_SETTINGS, RELATED_DEEPEN = 24, 3
 RELATED_PROBE, RELATED_DEEP = (1, 2), (3, 4)
 RELATED_PATHS, RELATED_CONFIRMS = 6000, 4
+#: ... the evaluator steps one exploration (a run and its re-runs) and all of them may take,
+#: and how many pairs in a row may fail to be estimated before the search stops (a program
+#: outside the estimates)
+RELATED_STEPS, RELATED_STEPS_TOTAL, RELATED_UNESTIMATED = 100_000, 1_000_000, 8
 
 
 @record
@@ -577,11 +582,20 @@ class _RelatedSearch:
     estimated loss exceeds the claimed ``eps`` is confirmed by ``_Witnesses._witness`` —
     the claim's assumptions evaluated, the exact laws of both runs, the rigorous comparison —
     at most ``RELATED_CONFIRMS`` times. The search is bounded by the paths it explores
-    (``RELATED_PATHS``), so its verdicts do not depend on the machine."""
+    (``RELATED_PATHS``) and the evaluator steps of its runs (``RELATED_STEPS_TOTAL``), not by time, so
+    its verdicts do not depend on the machine; it stops when ``RELATED_UNESTIMATED`` pairs in a
+    row cannot be estimated (noise the estimates do not cover)."""
 
     def __init__(self, witnesses: "_Witnesses"):
+        from verifier.semantics.evaluator import Evaluator
         self.w = witnesses
         self.paths = 0
+        self.unestimated = 0
+        self.exhausted = False
+        #: the runs of the estimates are bounded by the evaluator's own step counts (cheaper
+        #: than a watch per Python call); a confirmation runs under ``_watched`` as any witness
+        self.evaluator = Evaluator(witnesses.program, witnesses.typed, RELATED_STEPS,
+                                   RELATED_STEPS_TOTAL)
         self.confirms = 0
         self.leaves: Dict[str, Any] = {}
         self.estimates: Dict[Tuple[str, Tuple[Any, ...]], Dict[Any, float]] = {}
@@ -646,7 +660,8 @@ class _RelatedSearch:
         return None
 
     def _spent(self) -> bool:
-        return self.paths > RELATED_PATHS or self.confirms >= RELATED_CONFIRMS
+        return (self.paths > RELATED_PATHS or self.exhausted
+                or self.confirms >= RELATED_CONFIRMS or self.unestimated >= RELATED_UNESTIMATED)
 
     def _settings(self, options) -> List[List[Any]]:
         """Up to ``RELATED_SETTINGS`` combinations of the options of the parameters other than
@@ -725,7 +740,9 @@ class _RelatedSearch:
                 continue
             loss = self._loss(order)
             if loss is None:
+                self.unestimated += 1
                 continue
+            self.unestimated = 0
             ratio = math.inf if bound <= 0 and loss > 0 else 0.0 if bound <= 0 else loss / bound
             best = max(best, ratio)
             if loss > bound * (1 + 1e-6) + 1e-9 and self.confirms < RELATED_CONFIRMS:
@@ -755,10 +772,13 @@ class _RelatedSearch:
             key = (self._key([r[k] for r in runs]), cuts)
             law = self.estimates.get(key)
             if law is None:
+                work = [0]
                 try:
-                    law = compared.estimated_law(leaves[k], cuts)
+                    law = compared.estimated_law(leaves[k], cuts, work)
                 except Exception:  # noqa: BLE001  (an estimate that fails ranks nothing)
                     return None
+                finally:
+                    self.paths += work[0]
                 self.estimates[key] = law
             laws.append(law)
         p, q = laws
@@ -778,13 +798,14 @@ class _RelatedSearch:
         if key not in self.leaves:
             from verifier.semantics import compared, monad
             try:
-                with _watched() as watch:
-                    m = self.w.evaluator.call(self.w.val.name, list(args))
+                m = self.evaluator.call(self.w.val.name, list(args))
+                with self.evaluator.terminating():
                     leaves = compared.explore(m) if isinstance(m, monad.MValue) else None
-                if watch.inexact:
-                    leaves = None
-            except (PrivInferError, RecursionError, ArithmeticError, ValueError, TypeError,
-                    AttributeError, KeyError, IndexError, _OutOfCalls):
+            except PrivInferError as exc:
+                leaves = None
+                self.exhausted = self.exhausted or "together" in exc.first.message
+            except (RecursionError, ArithmeticError, ValueError, TypeError, AttributeError,
+                    KeyError, IndexError):
                 leaves = None
             self.leaves[key] = leaves
             self.paths += len(leaves) if leaves else 1

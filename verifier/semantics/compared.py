@@ -761,12 +761,14 @@ def explore(m: monad.MValue, span: Optional[Span] = None) -> Tuple[Leaf, ...]:
         raise undecided_error(exc, span) from None
 
 
-def estimated_law(leaves: Sequence[Leaf], cuts: Optional[Sequence[Fraction]]) -> Dict[Value, float]:
+def estimated_law(leaves: Sequence[Leaf], cuts: Optional[Sequence[Fraction]],
+                  work: Optional[List[int]] = None) -> Dict[Value, float]:
     """The law of the paths ``leaves`` for continuous noise in floating point (``piecewise``'s
     float coefficients), released values binned at ``cuts`` (needed when a path releases a
     noisy value). An *estimate*, for ranking candidate witnesses: no verdict rests on it (a
     witness is confirmed by ``compared_law``). Raises ``NotExact`` / ``NotForest`` /
-    ``ArithmeticError`` / ``OverflowError`` when it cannot be computed."""
+    ``ArithmeticError`` / ``OverflowError`` when it cannot be computed. ``work[0]`` counts the
+    integrations done (a path times the bins of its released values)."""
     law: Dict[Value, float] = {}
     binned = None if cuts is None else tuple(cuts)
     for leaf in leaves:
@@ -774,6 +776,8 @@ def estimated_law(leaves: Sequence[Leaf], cuts: Optional[Sequence[Fraction]]) ->
             raise NotExact("released values are estimated only binned")
         ways = _binned(leaf, binned) if leaf.slots else [(leaf.finite, {})]
         for finite, pinned in ways:
+            if work is not None:
+                work[0] += 1
             p = _constrained(leaf, pinned, [], 0, screen=True)
             p = float(p) * float(leaf.weight) if reals.is_rational(leaf.weight) else \
                 float(p) * float(reals.ball_of(leaf.weight, 64).mid())
