@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 import math
 from pathlib import Path
 
@@ -300,16 +301,18 @@ def test_input_errors(capsys, program):
     code, err = _error(capsys, program, "rr", "--n", "2", "--arg", "eps=-1.0")
     assert code == 2 and "R005" in err
     code, err = _error(capsys, program, "rr", "--n", "2", "--arg", "eps=1.0", "--private", "eps")
-    assert code == 2 and "bool list or a [k] list" in err
+    assert code == 2 and "list of bool, [k], int or real values" in err
     code, err = _error(capsys, program, "rr", "--n", "40", "--arg", "eps=1.0")
     assert code == 2 and "R009" in err
     code, err = _error(capsys, program, "rr", "--n", "2", "--arg", "eps=1.0", "--eps-grid", "0,x")
     assert code == 2 and "--eps-grid" in err
     code, err = _error(capsys, program, "nowhere", "--n", "2")
     assert code == 2 and "R004" in err
-    code, err = _error(capsys, str(PROGRAMS / "course" / "laplace_mean.pinf"), "noisyMean", "--n", "2",
-                       "--arg", "eps=1.0")
-    assert code == 2 and "no parameter of type bool list or [k] list" in err
+    code, err = _error(capsys, program, "rr", "--n", "2", "--arg", "eps=1.0", "--values", "0,1")
+    assert code == 2 and "--values is for lists of numbers" in err
+    mean = str(PROGRAMS / "course" / "laplace_mean.pinf")
+    code, err = _error(capsys, mean, "noisyMean", "--n", "2", "--arg", "eps=1.0", "--values", "0,pi")
+    assert code == 2 and "U002" in err and "'pi' is not a rational number" in err
 
 
 def test_input_errors_are_privinfer_errors(program):
@@ -467,3 +470,51 @@ def test_an_audit_with_a_step_budget_stops_instead_of_evaluating_every_input():
     with pytest.raises(PrivInferError) as info:
         audit_mod.audit(program, typed, "main", 4, [], total_steps=200)
     assert info.value.first.code == "R010"
+
+
+# ---- private lists of numbers (the Sparse Vector family, Report Noisy Max) ------------------------
+
+
+def test_a_list_of_reals_is_enumerated_from_the_given_values():
+    """The pairs are the claim's own (allWithin at distance 1): with values 0, 1 every pair of
+    one length is related; the Laplace-mean's claim is met exactly, tight."""
+    r = audit_program(str(PROGRAMS / "course" / "laplace_mean.pinf"), "noisyMean", 2, ["eps=1.0"])
+    assert r.private_type == "real list (elements from 0.0, 1.0)" and r.inputs == 6
+    assert r.claim.status == "consistent" and r.loss == pytest.approx(1.0, abs=1e-9)
+    r = audit_program(str(PROGRAMS / "course" / "laplace_mean.pinf"), "noisyMean", 1, ["eps=1.0"],
+                      values=[0, Fraction(1, 2), 3])
+    assert r.inputs == 3 and r.relation.startswith("adjWithin")
+
+
+def test_above_threshold_is_audited_exactly_and_within_its_claim():
+    r = audit_program(str(PROGRAMS / "couplings" / "above_threshold.pinf"), "aboveThreshold", 2,
+                      ["thr=0.5", "eps=1.0"])
+    assert r.claim.status == "consistent" and r.claim.verifier == "verified"
+    assert 0.1 < r.loss < 1.0 and r.pairs == 14 and not r.exceeds_claim
+
+
+def test_broken_sparse_vector_variants_exceed_their_claims():
+    """Queries compared without noise of their own: infinite loss; Lee and Clifton's query noise
+    that does not grow with the answers: an exact loss above the claim at length 3."""
+    r = audit_program(str(PROGRAMS / "mistakes" / "svt_no_query_noise.pinf"), "svt", 2,
+                      ["thr=0.5", "e1=1.0"])
+    assert r.exceeds_claim and math.isinf(r.loss) and not r.soundness_bug
+    r = audit_program(str(PROGRAMS / "mistakes" / "svt_noise_too_small.pinf"), "svt", 3,
+                      ["thr=0.5", "e1=1.0", "e2=1.0", "c=1"])
+    assert r.exceeds_claim and r.loss > 2.0 and r.loss_lower > 2.0
+
+
+def test_values_are_checked_against_the_element_type(tmp_path):
+    path = tmp_path / "nat.pinf"
+    path.write_text("""
+val noisySum :: {l :: nat list | adjWithin (l<1>, l<2>, 1.0)} -> M[DP(1.0)] {r :: real | =}
+let noisySum l = lapMech (1.0, sum l)
+""")
+    with pytest.raises(PrivInferError) as info:
+        audit_program(str(path), "noisySum", 1, [], values=[-1, 0])
+    assert info.value.first.code == "R005"
+    with pytest.raises(PrivInferError) as info:
+        audit_program(str(path), "noisySum", 1, [], values=[Fraction(1, 2)])
+    assert info.value.first.code == "U002" and "not an integer" in info.value.first.message
+    r = audit_program(str(path), "noisySum", 2, [], values=[0, 1, 2])
+    assert r.claim.status == "consistent" and r.loss == pytest.approx(1.0, abs=1e-9)

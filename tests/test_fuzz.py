@@ -272,6 +272,32 @@ let main db eps = mlet x = lapMech (eps, 2 * count db) in return x
     assert j.failed and j.witness.excess > 0
 
 
+SPARSE = """
+val above :: {qs :: real list | allWithin (qs<1>, qs<2>, 1.0)} -> {t :: real | t<2> = t<1> + 1.0}
+          -> {eps :: real+ | =} -> M[DP(CLAIM)] {r :: bool list | =}
+let rec above qs t eps = match qs with
+  | [] -> return []
+  | q :: rest ->
+    mlet x = lapMech (SCALE, q) in
+    if x >= t then return [true]
+    else mlet r = above rest t eps in return (false :: r)
+"""
+
+
+def test_noise_compared_with_a_threshold_is_judged_by_its_exact_loss():
+    """The Sparse Vector family: the releases are only compared (laws.ProductLaw / CoarseLaw).
+    Given thresholds one apart, queries noised at eps/4 cost eps/2 (Dwork and Roth, LICS 2016's
+    coupling); at eps (a quarter of the noise) the loss exceeds eps/2."""
+    honest = SPARSE.replace("SCALE", "eps / 4.0")
+    j = judge(honest.replace("CLAIM", "eps / 2.0"), "above")
+    assert j.status == "holds" and j.pairs > 0
+    j = judge(SPARSE.replace("SCALE", "eps").replace("CLAIM", "eps / 2.0"), "above")
+    assert j.failed and j.witness.excess > 0
+    program, typed = parse_and_type(honest.replace("CLAIM", "eps"))
+    needed = Oracle(program, typed).needed(program.find_val("above"))
+    assert 0 < needed <= 0.5 + 1e-9
+
+
 def test_shape_of_claims():
     program = parse_program(RR.replace("CLAIM", "1.0"))
     shape = read_claim(program.find_val("main"))

@@ -263,7 +263,7 @@ def test_builtin_kinds_and_arities():
                   "hellingerMechPure", "posteriors"}
     assert {n for n, b in BUILTINS.items() if b.kind == OVERLOADED} == overloaded
     assert all(BUILTINS[n].scheme is None for n in overloaded)
-    assert {n for n, b in BUILTINS.items() if b.kind == ASSERTION} == {"adj", "adjWithin", "dist"}
+    assert {n for n, b in BUILTINS.items() if b.kind == ASSERTION} == {"adj", "adjWithin", "allWithin", "dist"}
     assert BUILTINS["pi"].kind == CONSTANT and BUILTINS["beta"].kind == FUNCTION
     assert BUILTINS["expMech"].accepts(3) and BUILTINS["expMech"].accepts(4)
     assert not BUILTINS["expMech"].accepts(2)

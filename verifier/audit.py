@@ -165,7 +165,7 @@ class AuditResult:
     file: str
     entry: str
     private: str                       # the private parameter's name
-    private_type: str                  # "bool list" or "[k] list"
+    private_type: str                  # "bool list", "[k] list", "real in {0, 1} list", ...
     max_length: int
     arguments: Dict[str, str]          # the other parameters, printed
     inputs: int = 0                    # inputs evaluated
@@ -445,13 +445,14 @@ def _safe_equal(a: Value, b: Value) -> bool:
 # ======================================================================================
 
 
-def _private_parameter(params: List[Any], entry: str, name: Optional[str]) -> Tuple[Any, Optional[int]]:
-    """The private parameter and the size ``k`` of its elements (``None`` for ``bool``)."""
+def _private_parameter(params: List[Any], entry: str, name: Optional[str]) -> Tuple[Any, Any]:
+    """The private parameter and the kind of its elements: ``None`` for ``bool``, the size ``k``
+    of ``[k]``, or ``ty.INT`` / ``ty.REAL`` for numbers (enumerated from ``--values``)."""
     def element(p) -> Optional[ty.Type]:
         t = ty.prune(p.type) if p.type is not None else None
         if isinstance(t, ty.ListType):
             e = ty.prune(t.elem)
-            if e == ty.BOOL or isinstance(e, ty.Fin):
+            if e in (ty.BOOL, ty.INT, ty.REAL) or isinstance(e, ty.Fin):
                 return e
         return None
 
@@ -463,23 +464,55 @@ def _private_parameter(params: List[Any], entry: str, name: Optional[str]) -> Tu
         p = chosen[0]
         if element(p) is None:
             shown = ty.pretty(p.type) if p.type is not None else "unknown"
-            raise error("U002", f"--private {name}: the private input must be a bool list or a [k] list, "
-                                f"but {p.label} has type {shown}")
+            raise error("U002", f"--private {name}: the private input must be a list of bool, [k], int or "
+                                f"real values, but {p.label} has type {shown}")
     else:
         candidates = [p for p in params if element(p) is not None]
         if not candidates:
             listing = ", ".join(f"{p.name} : {ty.pretty(p.type) if p.type is not None else '?'}" for p in params)
-            raise error("U002", f"{entry} has no parameter of type bool list or [k] list to audit "
-                                f"(parameters: {listing or 'none'})",
-                        hint="the audit enumerates a private list of bool or [k] values")
-        p = candidates[0]
+            raise error("U002", f"{entry} has no list parameter to audit (parameters: {listing or 'none'})",
+                        hint="the audit enumerates a private list of bool, [k], int or real values")
+        finite = [p for p in candidates if element(p) == ty.BOOL or isinstance(element(p), ty.Fin)]
+        p = (finite or candidates)[0]
     e = element(p)
     if isinstance(e, ty.Fin):
         if e.k is None:
             raise error("U002", f"the number of categories of {p.label}'s elements is not known",
                         hint="write the parameter's type, e.g. in its val: {l :: [3] list | adj (l<1>, l<2>)}")
         return p, e.k
-    return p, None
+    return p, (None if e == ty.BOOL else e)
+
+
+#: the element values of a private list of numbers when ``--values`` is not given
+DEFAULT_VALUES = (0, 1)
+
+
+def _elements(priv: Any, kind: Any, values: Optional[Sequence[Any]]) -> List[Value]:
+    """The values the private list's elements range over: ``false, true``; ``0 .. k-1``; or,
+    for numbers, ``values`` (rationals; default ``DEFAULT_VALUES``), each checked against the
+    parameter's written type (``nat list`` refuses -1, R005)."""
+    from verifier.commands import run as run_cmd
+    if kind is None or isinstance(kind, int):
+        if values is not None:
+            raise error("U002", f"--values: {priv.label} is a list of "
+                                f"{'bool' if kind is None else f'[{kind}]'} values, which the audit "
+                                "enumerates all of; --values is for lists of numbers")
+        return [False, True] if kind is None else list(range(kind))
+    chosen: List[Value] = []
+    for v in (DEFAULT_VALUES if values is None else values):
+        q = Fraction(v)
+        if kind == ty.INT:
+            if q.denominator != 1:
+                raise error("U002", f"--values: {q} is not an integer, and {priv.label} is a list of ints")
+            x: Value = int(q)
+        else:
+            x = q
+        run_cmd.conform(ConsList.from_sequence([x]), priv, "--values")
+        if all(not values_equal(x, y) for y in chosen):
+            chosen.append(x)
+    if not chosen:
+        raise error("U002", "--values: give at least one value")
+    return chosen
 
 
 def bind_public_arguments(evaluator: Evaluator, params: List[Any], private: Any, entry: str,
@@ -545,10 +578,13 @@ def bind_public_arguments(evaluator: Evaluator, params: List[Any], private: Any,
 def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
           *, private: Optional[str] = None, eps_grid: Optional[Sequence[float]] = None,
           verdict: Optional["ClaimVerdict"] = None, max_inputs: int = MAX_INPUTS,
-          step_budget: Optional[int] = None, total_steps: Optional[int] = None) -> AuditResult:
+          step_budget: Optional[int] = None, total_steps: Optional[int] = None,
+          values: Optional[Sequence[Any]] = None) -> AuditResult:
     """Audit ``entry`` of ``program`` (see the module docstring).
 
-    ``private`` names the private parameter (default: the first ``bool``/``[k]`` list);
+    ``private`` names the private parameter (default: the first ``bool``/``[k]`` list, else the
+    first list of numbers); ``values`` the rationals the elements of a list of numbers range over
+    (default ``DEFAULT_VALUES``);
     ``eps_grid`` the points of the ``delta(eps)`` curve (default: 11 points from 0 to a little
     above the loss and the claimed eps); ``verdict`` is what the verifier concluded of the
     entry's claim (``verifier.claim_audit`` runs it; without one the claim is still evaluated
@@ -558,7 +594,7 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
     """
     try:
         return _audit(program, typed, entry, n, arg_specs, private, eps_grid, verdict, max_inputs,
-                      Evaluator(program, typed, step_budget, total_steps))
+                      Evaluator(program, typed, step_budget, total_steps), values)
     except reals.Undecided as exc:
         from verifier.semantics.evaluator import undecided_error
         raise undecided_error(exc, None) from None
@@ -566,7 +602,7 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
 
 def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
            private: Optional[str], eps_grid: Optional[Sequence[float]], verdict: Optional["ClaimVerdict"],
-           max_inputs: int, evaluator: Evaluator) -> AuditResult:
+           max_inputs: int, evaluator: Evaluator, values: Optional[Sequence[Any]] = None) -> AuditResult:
     from verifier.commands import run as run_cmd
     start = time.perf_counter()
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
@@ -574,7 +610,7 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
     decl = evaluator.entry(entry)
     params = run_cmd.entry_parameters(program, typed, decl)
     priv, k = _private_parameter(params, entry, private)
-    elements: List[Value] = [False, True] if k is None else list(range(k))
+    elements = _elements(priv, k, values)
     if not isinstance(max_inputs, int) or isinstance(max_inputs, bool) or max_inputs < 1:
         raise error("U002", f"--max-inputs must be a positive integer, got {max_inputs!r}")
     total_inputs = 0
@@ -584,7 +620,9 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
             raise error("R009", f"the audit would evaluate more than {max_inputs} inputs ({len(elements)}^m "
                                 f"for m = 1..{n}), the limit", hint="lower --n (or raise --max-inputs)")
     public = bind_public_arguments(evaluator, params, priv, entry, arg_specs)
-    result = AuditResult(program.file, entry, priv.name, "bool list" if k is None else f"[{k}] list", n,
+    private_type = ("bool list" if k is None else f"[{k}] list" if isinstance(k, int) else
+                    f"{ty.pretty(k)} list (elements from {', '.join(format_value(v) for v in elements)})")
+    result = AuditResult(program.file, entry, priv.name, private_type, n,
                          {p.name: format_value(public[p.name]) for p in params if p is not priv})
 
     shape, claim_check = _prepare_claim(program, entry, verdict)

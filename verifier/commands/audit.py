@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from fractions import Fraction
 from typing import List, Optional
 
 from verifier.audit import MAX_INPUTS
@@ -29,7 +30,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a public parameter's value, in the language's syntax; may mention the "
                              "program's top-level names, e.g. eps='1.0 / rho' (repeatable)")
     parser.add_argument("--private", metavar="NAME",
-                        help="the private parameter (default: the first bool list or [k] list)")
+                        help="the private parameter (default: the first bool list or [k] list, else the "
+                             "first list of numbers)")
+    parser.add_argument("--values", metavar="V,V,...",
+                        help="the values the elements of a private list of numbers range over, "
+                             "rationals such as 0,1,2.5 (default 0,1)")
     parser.add_argument("--eps-grid", metavar="E,E,...",
                         help="the eps values of the delta(eps) curve (default: 11 points up to a little "
                              "above the loss and the claimed eps)")
@@ -56,10 +61,25 @@ def parse_grid(text: Optional[str]) -> Optional[List[float]]:
     return values
 
 
+def parse_values(text: Optional[str]) -> Optional[List[Fraction]]:
+    """``"0,1,2.5"`` -> exact rationals (U002 on anything else: an element of a private list is
+    given exactly, as ``privinfer run`` takes it)."""
+    if text is None:
+        return None
+    values = []
+    for part in text.split(","):
+        try:
+            values.append(Fraction(part.strip()))
+        except (ValueError, ZeroDivisionError):
+            raise error("U002", f"--values: {part.strip()!r} is not a rational number",
+                        hint="write decimals or fractions, e.g. --values 0,1,2.5,1/3") from None
+    return values
+
+
 def run(args: argparse.Namespace) -> int:
     result = audit_program(args.file, args.entry, args.n, args.arg, private=args.private,
                            eps_grid=parse_grid(args.eps_grid), verify=not args.no_verify,
-                           max_inputs=args.max_inputs)
+                           max_inputs=args.max_inputs, values=parse_values(args.values))
     if args.json:
         print(json.dumps(result.to_json(), allow_nan=False))
     else:

@@ -39,6 +39,7 @@ REQUIRED = (
     "generator: call into a narrower element range", "generator: call into a wider element range",
     "generator: mechanism over data of a wider type",
     "refinement adj", "refinement adjWithin", "adjWithin with a non-positive bound", "refinement dist",
+    "refinement allWithin", "generator: sparse vector",
     "refinement =", "refinement true", "one-sided refinement", "public parameter refined with true",
     "generator: claim tight", "generator: claim loose", "generator: claim under",
 )
@@ -321,7 +322,7 @@ def _refinement(r: ast.RRefine, out: Set[str]) -> None:
         if isinstance(n, ast.RunVar) and n.name == r.var:
             runs.add(n.run)
         if isinstance(n, ast.App) and isinstance(n.fn, ast.Var):
-            if n.fn.name in ("adj", "adjWithin", "dist"):
+            if n.fn.name in ("adj", "adjWithin", "allWithin", "dist"):
                 out.add(f"refinement {n.fn.name}")
             if n.fn.name == "adjWithin" and isinstance(n.arg, ast.TupleLit) and len(n.arg.items) == 3:
                 bound = n.arg.items[2]

@@ -26,7 +26,8 @@ scale`` (Laplace: ``1 - e^(-t/2) (1 + t/2)``, ``t + e^(-t) - 1``) or ``m = |c1 -
 which the verifier's rules also charge. A finite law against a release is mutually singular
 (DP and KL ``inf``, hockey, SD and HD 1). Two Laplace laws of different scales have an infinite
 DP loss; the other divergences of different scales are not computed (``None``: the pair is not
-judged). Tests check each value against numerical integration or summation.
+judged). Laws of noise the program compared (the Sparse Vector family: ``laws.ProductLaw``,
+``laws.CoarseLaw``) are judged by their DP loss only (``_compared_divergence``). Tests check each value against numerical integration or summation.
 
 An ``Enclosure`` is a float interval that contains the true value when the laws are exact
 (Arb ball arithmetic at ``PRECISION_BITS``), and the float64 computation (with its rounding)
@@ -41,7 +42,7 @@ from typing import Any, Dict, Optional, Union
 import flint
 
 from obligations.records import record
-from verifier.laws import Law
+from verifier.laws import Law, pair_stat
 from verifier.semantics import released
 from verifier.semantics.released import Noise
 from verifier.semantics.values import Value
@@ -82,11 +83,31 @@ def divergence(kind: str, law1: AnyLaw, law2: AnyLaw, eps: Any = None) -> Option
     if kind not in KINDS:
         raise ValueError(f"unknown divergence {kind!r}")
     with _precision():
+        if not isinstance(law1, (Law, Noise)) or not isinstance(law2, (Law, Noise)):
+            return _compared_divergence(kind, law1, law2)
         if isinstance(law1, Noise) and isinstance(law2, Noise):
             return _noise_divergence(kind, law1, law2, eps)
         if isinstance(law1, Noise) or isinstance(law2, Noise):
             return INFINITE if kind in ("DP", "KL") else Enclosure.point(1.0)
         return _finite_divergence(kind, law1, law2, eps)
+
+
+# ---- laws of compared noise ----------------------------------------------------------------------
+
+
+def _compared_divergence(kind: str, law1: Any, law2: Any) -> Optional[Enclosure]:
+    """A law of noise the program compared (``laws.ProductLaw``: releases beside a finite part;
+    ``laws.CoarseLaw``: released values that were also compared) against another law: the DP
+    loss of ``laws.pair_stat``, exact for product laws, only a lower bound (upper end ``inf``)
+    when the released values are binned; the other divergences are not computed (``None``)."""
+    if kind != "DP":
+        return None
+    stat = pair_stat(law1, law2)
+    if stat is None:
+        return None
+    if stat.ball is None:
+        return INFINITE
+    return Enclosure(stat.lower, math.inf if stat.lower_only else stat.upper, False)
 
 
 # ---- finite laws -------------------------------------------------------------------------------

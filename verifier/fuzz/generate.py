@@ -16,8 +16,11 @@ two times; helpers without a ``val`` returning private data; local names shadowi
 name, the entry's own name, or a built-in; built-ins redefined at the top level before or after
 the claim; recursion that is not structural (the call on the same list, in an unused ``let``, a
 tuple component or an ignored argument); closures capturing the private list; claims with
-``adj``, ``adjWithin`` (also with a zero or negative bound), ``dist``, ``=``, ``true`` and one-sided
-refinements, and public parameters refined with ``true``.
+``adj``, ``adjWithin`` (also with a zero or negative bound), ``allWithin``, ``dist``, ``=``, ``true``
+and one-sided refinements, and public parameters refined with ``true``; and, for queries refined
+by ``allWithin``, the Sparse Vector family with its broken variants (``r_sparse_vector``: noisy
+thresholds, noisy comparisons, helpers claimed under shifted thresholds), which only proofs by
+coupling verify.
 
 Claims are drafts: each ``val`` has a constant to calibrate (``ClaimPlan``): the index of
 ``M[DP(c * base)]``, the delta of ``M[DP(e), c]`` or ``M[SD/HD/KL, c]``, the bound of a pure
@@ -452,7 +455,11 @@ class _Gen:
                    "unit": ast.TList(ast.TBase("[0,1]")),
                    "pos": ast.TList(ast.TBase("real+"))}.get(kind)
         if kind in ("real", "unit", "pos"):
-            choice = rng.choices(("adjWithin", "adj", "eq"), (7, 2, 1))[0]
+            choice = rng.choices(("adjWithin", "allWithin", "adj", "eq"), (7, 4 if kind == "real" else 0, 2, 1))[0]
+            if choice == "allWithin":   # the queries of the Sparse Vector family
+                self.tags.add("refinement allWithin")
+                bound = rng.choice((Fraction(1), Fraction(1), Fraction(1, 2)))
+                return ast.App(var("allWithin"), ast.TupleLit((l1, l2, real(bound)))), written
             if choice == "adjWithin":
                 bound = rng.choice((Fraction(1), Fraction(1, 2), Fraction(0), Fraction(-1)))
                 c = real(bound) if bound >= 0 else binop("-", real(Fraction(0)), real(-bound))
@@ -487,6 +494,8 @@ class _Gen:
 
     def entry_result(self, ctx: Ctx) -> tuple:
         rng = self.rng
+        if "refinement allWithin" in self.tags and self.chance(0.7):   # the Sparse Vector family
+            return rng.choice((M(LIST(BOOL)), M(LIST(BOOL)), M(BOOL)))
         r = rng.random()
         if r < 0.45:
             return M(BOOL)
@@ -665,6 +674,8 @@ class _Gen:
                  (1.0, self.r_shadow), (0.7, self.r_alias), (0.7, self.r_partial), (0.25, self.r_fun_app)]
         if t[0] == "M":
             holes += [(1.0, self.r_return_of_hole), (0.8, self.r_mechanism), (0.4, self.r_hellinger)]
+            if self.queries(t):
+                holes.append((3.0, self.r_sparse_vector))
         else:
             holes += [(1.5, self.r_rec_helper), (0.8, self.r_range_call)]
         return holes
@@ -693,7 +704,8 @@ class _Gen:
                    (0.4, self.r_shadow)]
         ranges = [(1.2, self.r_range_call), (0.2, self.r_range_let)]
         if tag == "M":
-            return generic + [(2.0, self.r_return), (1.6, self.r_mlet), (2.4, self.r_mechanism),
+            couplings = [(4.0, self.r_sparse_vector)] if self.queries(t) else []
+            return generic + couplings + [(2.0, self.r_return), (1.6, self.r_mlet), (2.4, self.r_mechanism),
                               (1.8, self.r_let_computation), (0.4, self.r_observe), (0.3, self.r_ran_infer),
                               (0.12, self.r_local_rec_m), (0.5, self.r_var), (0.35, self.r_hellinger)]
         if tag == "bool":
@@ -944,6 +956,84 @@ class _Gen:
             self.before.append(decl)
         self.tops.append(TopDef(name, fn_type, len(params), has_val=with_val))
         return app(var(name), var(source.name), *(var(b.name) for b in others))
+
+    # ---- proofs by coupling: the Sparse Vector family ----
+
+    def queries(self, t: tuple) -> bool:
+        """Whether the Sparse Vector productions apply: a ``bool list`` or ``bool`` computation
+        of an entry whose private list is a list of reals refined by ``allWithin``."""
+        return t in (M(LIST(BOOL)), M(BOOL)) and "refinement allWithin" in self.tags \
+            and self.helper_depth == 0
+
+    def r_sparse_vector(self, t, ctx, depth):
+        """A noisy threshold and noisy queries compared with it (Dwork and Roth's
+        AboveThreshold and its broken variants, LICS 2016's coupling proofs): ``mlet t =
+        lapMech (e0, thr) in above qs t eps``, where the new recursive helper ``above``
+        compares each query's Laplace release with ``t`` and answers ``true`` (stopping there or
+        not) or ``false``; for a ``bool`` computation, one query compared once. The scales,
+        the comparison, the cutoff, the threshold's noise and the helper's precondition vary
+        (correct and broken variants alike); the helper's claim is calibrated as any other."""
+        rng = self.rng
+        lists = [b for b in ctx.visible().values() if b.type == LIST(REAL) and b.private]
+        if not lists or not self.builtin_usable("lapMech", ctx):
+            return None
+        source = rng.choice(lists)
+        self.tags.add("sparse vector")
+        scales = (Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2))
+
+        def eps_times(c: Fraction) -> ast.Expr:
+            e = self.eps_expr(ctx)
+            return e if c == 1 else binop("*", real(c), e)
+
+        thr = real(rng.choice(REALS)) if self.chance(0.7) or not ctx.of_type(REAL) \
+            else var(rng.choice(ctx.of_type(REAL)).name)
+        tn = self.fresh("t")
+        noised_threshold = self.chance(0.85)
+        threshold = call("lapMech", eps_times(rng.choice(scales)), thr) if noised_threshold \
+            else ast.Return(thr)
+        if not noised_threshold:
+            self.tags.add("sparse vector: threshold not noised")
+        comparison = rng.choices((">=", ">", "<", "<="), (5, 3, 1, 1))[0]
+        if t == M(BOOL):                         # one query, compared once
+            q, rest, x = self.fresh("q"), self.fresh("qs"), self.fresh("x")
+            step = ast.MLet(pvar(x), call("lapMech", eps_times(rng.choice(scales)), var(q)),
+                            ast.Return(binop(comparison, var(x), var(tn))))
+            body = ast.Match(var(source.name), ast.Return(ast.BoolLit(False)), q, rest, step)
+            return ast.MLet(pvar(tn), threshold, body)
+        name = self.fresh("above")
+        qs, th, q, rest, x, r = (self.fresh(n) for n in ("qs", "t", "q", "rest", "x", "r"))
+        e = "eps"   # the helper's own scope: its claim's index is c * eps
+        rec_call = app(var(name), var(rest), var(th), var(e))
+        scale = rng.choice(scales)
+        noise = call("lapMech", var(e) if scale == 1 else binop("*", real(scale), var(e)), var(q))
+        if self.chance(0.8):
+            answer_true: ast.Expr = ast.Return(ast.ListLit((ast.BoolLit(True),)))
+        else:
+            self.tags.add("sparse vector: no cutoff")
+            answer_true = ast.MLet(pvar(r), rec_call, ast.Return(ast.Cons(ast.BoolLit(True), var(r))))
+        answer_false = ast.MLet(pvar(r), rec_call, ast.Return(ast.Cons(ast.BoolLit(False), var(r))))
+        body = ast.Match(var(qs), ast.Return(ast.ListLit(())), q, rest,
+                         ast.MLet(pvar(x), noise, ast.If(binop(comparison, var(x), var(th)),
+                                                         answer_true, answer_false)))
+        params = [(qs, LIST(REAL)), (th, REAL), (e, REAL)]
+        decl = ast.LetDecl(name, tuple(pvar(p, pt) for p, pt in params), body, recursive=True)
+        fn_type = FUN(LIST(REAL), FUN(REAL, FUN(REAL, t)))
+        if self.chance(0.9):
+            q1, q2 = runs(qs)
+            t1, t2 = runs(th)
+            precondition = binop("=", t2, binop("+", t1, real(Fraction(1)))) if self.chance(0.8) \
+                else ast.SameRuns()
+            binders = [(qs, ast.TList(ast.TBase("real")),
+                        ast.App(var("allWithin"), ast.TupleLit((q1, q2, real(Fraction(1)))))),
+                       (th, ast.TBase("real"), precondition),
+                       (e, ast.TBase("real+"), ast.SameRuns())]
+            self.before += [self.claim(name, binders, t, True, True, None), decl]
+            self.tops.append(TopDef(name, fn_type, 3, has_val=True))
+        else:
+            self.before.append(decl)
+            self.tops.append(TopDef(name, fn_type, 3, has_val=False))
+        eps_arg = self.eps_expr(ctx)
+        return ast.MLet(pvar(tn), threshold, app(var(name), var(source.name), var(tn), eps_arg))
 
     def r_learner(self, t, ctx, depth):
         """The posterior mean after an observe-fold over a list: a new top-level recursive

@@ -41,7 +41,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from obligations.records import record
 from verifier.audit import AssertionEvaluator, claim_scope
-from verifier.laws import TOLERANCE, output_law
+from verifier.laws import TOLERANCE, Law, output_law
 from verifier.errors import PrivInferError
 from verifier.fuzz.divergence import AnyLaw, Enclosure, Noise, divergence
 from verifier.language import ast
@@ -486,8 +486,9 @@ class Oracle:
                 elif shape.kind == "DP" and shape.delta is None:
                     d = divergence("DP", run.out1.law, run.out2.law)
                     base = float(_number(scope.value(shape.eps, run.env)))
-                    value = None if d is None else (d.upper / base if base > 0 else
-                                                    (0.0 if d.upper <= TOLERANCE else math.inf))
+                    top = None if d is None else _estimate(d)
+                    value = None if top is None else (top / base if base > 0 else
+                                                      (0.0 if top <= TOLERANCE else math.inf))
                 elif shape.kind == "DP":
                     eps = _number(scope.value(shape.eps, run.env))
                     d = divergence("hockey", run.out1.law, run.out2.law, eps)
@@ -581,9 +582,15 @@ def _type_text(t: ast.SimpleType) -> str:
     return pretty_type(t)
 
 
+def _estimate(d: Enclosure) -> float:
+    """The upper end of ``d``, or its lower end when only that is known (a loss measured on
+    binned releases: ``divergence._compared_divergence``) — for calibrating claims only."""
+    return d.lower if math.isinf(d.upper) and math.isfinite(d.lower) else d.upper
+
+
 def _worst_output(law1: AnyLaw, law2: AnyLaw) -> Optional[Tuple[str, float, float]]:
     """The output with the largest ratio P1 / P2 (finite laws only)."""
-    if isinstance(law1, Noise) or isinstance(law2, Noise):
+    if not isinstance(law1, Law) or not isinstance(law2, Law):
         return None
     best = None
     for v, p in law1.probs.items():
