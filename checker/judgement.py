@@ -55,6 +55,9 @@ class Cost:
     family: str
     eps: T.Term
     delta: T.Term
+    #: one Laplace release coupled equal (the kernel's LapMech): its cost bounds the step's
+    #: privacy loss in both directions, as advanced composition (S-M-Adv) needs
+    two_sided: bool = False
 
 
 ZERO = Cost("ZERO", T.real(0), T.real(0))
@@ -134,6 +137,14 @@ class Ctx:
     binder: Optional[str] = field(default=None, compare=False)
     #: in a premise of Case-Output: the branch it is about and the condition of its if
     out_case: Optional[Tuple[str, A.Expr]] = field(default=None, compare=False)
+    #: the variables of the outputs bound on this path (its history)
+    outputs: Tuple[T.Var, ...] = field(default=(), compare=False)
+
+    def produced(self, values) -> "Ctx":
+        """This context after a computation output ``values`` (its two runs' values)."""
+        from verifier.translation.symbolic import value_terms
+        found = [v for value in values for t in value_terms(value) for v in T.free_vars(t)]
+        return replace(self, outputs=self.outputs + tuple(v for v in found if v not in self.outputs))
 
     def assume(self, name: str, term: T.Term) -> "Ctx":
         """Add hypothesis ``term`` named ``name``; each conjunct is a hypothesis of its own."""

@@ -50,7 +50,7 @@ def lap_mech(p: Proof, ctx: Ctx, e: A.App, args) -> Synth:
     _arity(e, args, (2,), "lapMech")
     eps = _public(p, ctx, args[0], "the epsilon", "lapMech")
     v1, v2 = _numeric(p, ctx, args[1])
-    return Synth(Cost("DP", T.mul(eps, T.abs_(T.sub(v1, v2))), T.real(0)),
+    return Synth(Cost("DP", T.mul(eps, T.abs_(T.sub(v1, v2))), T.real(0), two_sided=True),
                  _output(p, ctx, T.REAL))
 
 

@@ -139,7 +139,8 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
     """``ctx ⊢ e :: ctx.claim``: every path ends in a Budget."""
     if node.rule == "Budget":
         inner, subsumption = expect(node, ("Budget",), e, "the end of a path", premises=2)
-        expect(subsumption, ("S-M",), e, "the subsumption of the path's index", premises=0)
+        expect(subsumption, ("S-M", "S-M-Adv"), e, "the subsumption of the path's index",
+               premises=0)
         if inner.rule == "EqualInputs":
             result = equal_inputs(p, ctx, e, inner)
         elif isinstance(e, (A.Return, A.App, A.Var, A.Ran, A.Observe, A.Infer)):
@@ -149,7 +150,7 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
                          f"after a {type(e).__name__}", e.span)
         if result.facts:
             ctx = ctx.assume("h_candidate", T.and_(*result.facts))
-        return budget(p, ctx, result, e)
+        return budget(p, ctx, result, e, advanced=subsumption.rule == "S-M-Adv")
     if isinstance(e, A.MLet) and node.rule == "Case-Output":
         from checker.couplings import case_output
         return case_output(p, ctx, e, node, synth, check, spent)
@@ -157,7 +158,7 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
         first_node, rest = expect(node, ("BindM",), e, "an mlet", premises=2)
         first = synth(p, ctx.binding(e.pattern), e.value, first_node)
         env = _bind_pattern(ctx.env, e.pattern, *first.output, e.span)
-        ctx = ctx.with_env(env).spend(first.cost)
+        ctx = ctx.with_env(env).spend(first.cost).produced(first.output)
         if first.facts:
             ctx = ctx.assume("h_candidate", T.and_(*first.facts))
         return check(p, ctx, e.body, rest)
@@ -188,12 +189,16 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
                  e.span)
 
 
-def budget(p: Proof, ctx: Ctx, result: Synth, e: A.Expr) -> None:
+def budget(p: Proof, ctx: Ctx, result: Synth, e: A.Expr, advanced: bool = False) -> None:
     """The end of a path: the costs spent (and ``result``'s) fit the claimed index — S-M, the
-    monadic subsumption of §5: ``M[f, sum] <= M[f', delta']`` (an SD cost d is (0, d) in DP)
-    — and the output is equal in both runs (the claim's ``=``)."""
+    monadic subsumption of §5: ``M[f, sum] <= M[f', delta']`` (an SD cost d is (0, d) in DP),
+    or with ``advanced`` S-M-Adv (``advanced_composition``) — and the output is equal in both
+    runs (the claim's ``=``)."""
     claim = ctx.claim
-    spent(p, ctx.spend(result.cost), e)
+    if advanced:
+        advanced_composition(p, ctx.spend(result.cost), e)
+    else:
+        spent(p, ctx.spend(result.cost), e)
     if claim.relation:
         p.oblige(ctx, E, relation_goal(p, claim, result.output, e), "the output satisfies "
                  "the claim's relation in the two runs", e.span,
@@ -220,6 +225,41 @@ def relation_goal(p: Proof, claim, output: Tuple[SymValue, SymValue], e: A.Expr)
         else:
             parts.append(translated(lambda: p.assertion(env, a, refined=claim.var), a.span))
     return T.and_(*parts)
+
+
+def advanced_composition(p: Proof, ctx: Ctx, e: A.Expr) -> None:
+    """S-M-Adv (``composition.advanced``: Dwork, Rothblum and Vadhan, FOCS 2010, Thm III.3):
+    the path's k steps, each a Laplace release coupled equal (``Cost.two_sided``: its cost
+    bounds the step's privacy loss both ways), are ``(sqrt(2k ln(1/delta)) e + k e (exp e -
+    1), delta)``-DP with ``e`` the largest step cost, for ``0 < delta < 1``. The parameters
+    must be fixed in advance: no step's cost and no hypothesis of the path may mention an
+    output of the path (no branch on the history, no cost that depends on it), and the claim
+    is ``=`` on the outputs, outside Pointwise."""
+    claim = ctx.claim
+    steps = [c for c in ctx.costs if c.family != "ZERO"]
+    if claim.family != "DP" or claim.relation or claim.pointwise is not None:
+        raise Reject("advanced composition proves a DP claim with = on the outputs", e.span)
+    if not steps:
+        raise Reject("advanced composition needs steps to compose", e.span)
+    if not all(c.two_sided and c.family == "DP" for c in steps):
+        raise Reject("advanced composition composes Laplace releases coupled equal only (each "
+                     "step's cost must bound its privacy loss in both directions)", e.span)
+    history = set(ctx.outputs)
+    if any(history & set(T.free_vars(c.eps, c.delta)) for c in steps):
+        raise Reject("a step's cost depends on an earlier output: advanced composition needs "
+                     "parameters fixed in advance", e.span)
+    if any(history & set(T.free_vars(h)) for _, h in ctx.hyps):
+        raise Reject("the path depends on an earlier output: advanced composition needs "
+                     "parameters fixed in advance", e.span)
+    k = len(steps)
+    top = _largest([c.eps for c in steps])
+    bound = T.add(T.mul(T.sqrt(T.mul(T.real(2 * k), T.log(T.div(T.real(1), claim.delta)))), top),
+                  T.mul(T.real(k), T.mul(top, T.sub(T.exp(top), T.real(1)))))
+    p.lemmas.add("composition.advanced")
+    p.oblige(ctx, E, T.and_(T.lt(T.real(0), claim.delta), T.lt(claim.delta, T.real(1))),
+             "the claimed delta is in (0, 1) (advanced composition's delta')", e.span, "S-M-Adv")
+    p.oblige(ctx, E, T.le(bound, claim.eps), "the privacy cost of the path's steps by advanced "
+             "composition is at most the claimed eps", e.span, "S-M-Adv")
 
 
 def spent(p: Proof, ctx: Ctx, e: A.Expr) -> None:
@@ -767,3 +807,12 @@ def check_pure(p: Proof, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType, node
         else:
             goal = translated(lambda: p.assertion(env, a, refined=var), a.span)
         p.oblige(ctx, E, goal, "the result satisfies the claim's refinement", body.span, "Sub")
+
+
+def _largest(terms):
+    """``max`` of the terms as a balanced tree (a chain of k maxima would become 2^k terms
+    where ``max`` is lowered to ``ite``)."""
+    if len(terms) == 1:
+        return terms[0]
+    half = len(terms) // 2
+    return T.max_(_largest(terms[:half]), _largest(terms[half:]))

@@ -102,6 +102,13 @@ class Z3Encoder:
         return z3.Const(self.problem.symbol(v), self.sorts[v.sort])
 
     def expr(self, t: Term) -> z3.ExprRef:
+        memo = self.__dict__.setdefault("_encoded", {})  # a term is a DAG: encode each node once
+        found = memo.get(t)
+        if found is None:
+            found = memo[t] = self._encode(t)
+        return found
+
+    def _encode(self, t: Term) -> z3.ExprRef:
         if isinstance(t, Const):
             if t.sort == BOOL:
                 return z3.BoolVal(t.value, self.ctx)
@@ -174,7 +181,7 @@ class ConcreteEncoder(Z3Encoder):
         self.reps: Dict[Term, ListRep] = {}
         self.opaque: Dict[Apply, z3.ExprRef] = {}
 
-    def expr(self, t: Term) -> Any:
+    def _encode(self, t: Term) -> Any:
         if _is_list(t.sort):
             return self.list_of(t)
         if isinstance(t, Quantifier) and any(_is_list(v.sort) for v in t.vars):
@@ -184,7 +191,7 @@ class ConcreteEncoder(Z3Encoder):
         if isinstance(t, Op) and t.op in (OpKind.EQ, OpKind.NE) and _is_list(t.args[0].sort):
             same = self.same(self.list_of(t.args[0]), self.list_of(t.args[1]))
             return same if t.op == OpKind.EQ else z3.Not(same)
-        return super().expr(t)
+        return super()._encode(t)
 
     def apply(self, t: Apply) -> z3.ExprRef:
         name, args = t.func.name, t.args
@@ -227,7 +234,7 @@ class ConcreteEncoder(Z3Encoder):
             if t not in self.opaque:
                 self.opaque[t] = z3.FreshConst(self.sorts[t.sort], prefix="opaque")
             return self.opaque[t]
-        return super().expr(t)
+        return super()._encode(t)
 
     def list_of(self, t: Term) -> ListRep:
         if t in self.reps:

@@ -301,8 +301,18 @@ let main db eps = lapMech (eps, n db)
 
 
 def test_a_proof_through_an_unverified_callee_is_v009():
-    claims, _ = verify((PROGRAMS / "mistakes/sensitivity_too_low.pinf").read_text())
+    """The proof of noisyMargin uses margin's false val; noisyMargin at 2 eps is true (the
+    margin is 2-sensitive), so it is unknown, not refuted."""
+    text = (PROGRAMS / "mistakes/sensitivity_too_low.pinf").read_text()
+    claims, _ = verify(text.replace("M[DP(eps)] {m :: real | =}", "M[DP(2.0 * eps)] {m :: real | =}"))
     assert claims["noisyMargin"].verdict == "unknown" and claims["noisyMargin"].code == "V009"
+
+
+def test_a_claim_verified_but_for_a_callee_may_still_be_refuted():
+    """At eps the same claim is false: a pair of adjacent lists shows the loss 2 eps."""
+    claims, _ = verify((PROGRAMS / "mistakes/sensitivity_too_low.pinf").read_text())
+    assert claims["noisyMargin"].verdict == "refuted" and claims["noisyMargin"].code == "V008"
+    assert claims["noisyMargin"].confirmation.method == "exact loss"
 
 
 def test_an_obligation_the_solver_cannot_decide_is_v002():

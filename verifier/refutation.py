@@ -68,6 +68,18 @@ CALL_BUDGET = 200_000
 #: observation of probability zero, a failed match. Not R003/R009 (what exact inference or
 #: enumeration cannot do) nor R006, which also reports what the evaluator does not support.
 PROGRAM_ERRORS = ("R001", "R002", "R007", "R008")
+#: The search among pairs related as the claim states (``_RelatedSearch``): the settings of
+#: the other parameters probed, how many of them are searched further, the list lengths of the
+#: probe and of the deeper search, the paths it may explore and integrate in all (counted, not
+#: timed; an integration per path and bin of its released values), and the exact
+#: confirmations it may attempt.
+RELATED_SETTINGS, RELATED_DEEPEN = 24, 3
+RELATED_PROBE, RELATED_DEEP = (1, 2), (3, 4)
+RELATED_PATHS, RELATED_CONFIRMS = 6000, 4
+#: ... the evaluator steps one exploration (a run and its re-runs) and all of them may take,
+#: and how many pairs in a row may fail to be estimated before the search stops (a program
+#: outside the estimates)
+RELATED_STEPS, RELATED_STEPS_TOTAL, RELATED_UNESTIMATED = 100_000, 1_000_000, 8
 
 
 @record
@@ -210,7 +222,18 @@ class _Witnesses:
                 if runs is not None and all(r is not None for r in runs):
                     return Confirmation(EXACT_CALCULATION, self._shown(runs),
                                         f"it is false that {ob.provenance.description}")
-        for runs in self._candidates(failing):
+        seen: List[List[Tuple[Any, Any]]] = []
+        for runs in self._counterexample_pairs(failing, seen):
+            with _watched() as watch:
+                found = self._witness(runs, watch)
+            if found is not None:
+                return found
+        found = _RelatedSearch(self).run()
+        if found is not None:
+            return found
+        for runs in self._small_pairs():
+            if runs in seen:
+                continue
             with _watched() as watch:
                 found = self._witness(runs, watch)
             if found is not None:
@@ -268,6 +291,13 @@ class _Witnesses:
         same with the runs exchanged (a claim compares run 1 with run 2, so a pair may
         violate it in one order only; the assumptions are checked for each order)."""
         seen: List[List[Tuple[Any, Any]]] = []
+        yield from self._counterexample_pairs(failing, seen)
+        for runs in self._small_pairs():
+            if runs not in seen:
+                yield runs
+
+    def _counterexample_pairs(self, failing, seen) -> Iterable[List[Tuple[Any, Any]]]:
+        """The counterexamples' pairs of ``_candidates`` (each added to ``seen``)."""
         for _, result in failing:
             if not result.counterexample or len(seen) >= MAX_PAIRS:
                 continue
@@ -279,9 +309,6 @@ class _Witnesses:
                     if order not in seen:
                         seen.append(order)
                         yield order
-        for runs in self._small_pairs():
-            if runs not in seen:
-                yield runs
 
     def _small_pairs(self) -> Iterable[List[Tuple[Any, Any]]]:
         """Pairs of small inputs when no counterexample names them (a pure function's false
@@ -449,7 +476,7 @@ class _Witnesses:
                 return Confirmation(EVALUATION, self._shown(runs),
                                     f"{self.val.name} returns {format_value(outputs[0])} in run 1 "
                                     f"and {format_value(outputs[1])} in run 2, which violates "
-                                    f"{pretty_expr(assertion)}")
+                                    f"{_written(pretty_expr(assertion))}")
         return None
 
     def _monadic(self, runs, outputs, ce, env, watch: _Watch) -> Optional[Confirmation]:
@@ -458,8 +485,24 @@ class _Witnesses:
         numbers: an output possible in one run only."""
         rt: A.RMonad = self.result  # type: ignore[assignment]
         from verifier.audit import equality_refinement
-        if not equality_refinement(rt.body) or rt.div.kind not in ("DP", "SD"):
+        if rt.div.kind not in ("DP", "SD"):
             return None
+        relation = ""
+        if not equality_refinement(rt.body):
+            # x<1> = x<2> + k: a lifting of the graph of y -> y + k at (eps, delta) gives
+            # P1(S) <= e^eps P2(S - k) + delta (its witnesses' supports lie on the graph), so
+            # run 1's law is compared with run 2's shifted by k
+            shift = _output_shift(rt.body)
+            if shift is None or not all(isinstance(m, monad_laplace()) for m in outputs):
+                return None
+            k = ce.value(shift, env)
+            if _ball(k) is None or isinstance(k, float):
+                return None
+            from verifier.semantics import reals
+            m2 = outputs[1]
+            outputs = [outputs[0], monad_laplace()(reals.add(m2.center, k), m2.scale, m2.span)]
+            relation = f" (run 2's output moved by {_text(_ball(k))}, as the claim's " \
+                       f"{_written(pretty_expr(rt.body.assertion))} relates them)"
         eps = _ball(ce.value(rt.div.eps, env)) if rt.div.kind == "DP" else None
         delta = _ball(ce.value(rt.delta, env)) if rt.delta is not None else _ball(0)
         if (rt.div.kind == "DP" and eps is None) or delta is None:
@@ -474,14 +517,15 @@ class _Witnesses:
         bound = delta if approximate else eps
         if not _certainly_above(amount, bound):
             return None
-        claimed = pretty_expr(rt.delta) if rt.delta is not None else \
-            pretty_expr(rt.div.eps) if rt.div.kind == "DP" else "0"
+        from verifier.language.resolve import written
+        claimed = written(pretty_expr(rt.delta) if rt.delta is not None else
+                          pretty_expr(rt.div.eps) if rt.div.kind == "DP" else "0")
         what = ("statistical distance" if rt.div.kind == "SD" else
                 f"hockey-stick divergence at eps = {_text(eps)}" if approximate else
                 "privacy loss")
         return Confirmation(EXACT_LOSS, self._shown(runs),
                             f"the {what} between the two runs' outputs is {_text(amount)}"
-                            f"{where}, above the claimed {claimed} = {_text(bound)}")
+                            f"{where}{relation}, above the claimed {claimed} = {_text(bound)}")
 
     def _sampled_error(self, runs, outputs) -> Optional[Confirmation]:
         """A run-time error in one of ``SAMPLES`` seeded draws of a run. The draws are
@@ -510,6 +554,293 @@ class _Witnesses:
         from verifier.semantics.values import format_value
         return tuple((source_name(name), format_value(a), format_value(b))
                      for (name, _, _), (a, b) in zip(self.domains, runs) if (a, b) != (None, None))
+
+
+class _RelatedSearch:
+    """Pairs of inputs related as the claim states, searched for a monadic ``DP(eps)`` claim
+    whose private inputs are numbers or lists of numbers (the sparse vector technique's
+    queries related by ``allWithin``, its threshold by ``t<2> = t<1> + 1.0``).
+
+    *The pairs.* A parameter refined by ``=`` takes one value in both runs (its small values,
+    ``_Witnesses._defaults``). Any other numeric parameter is *moved*: run 2's value is run 1's
+    plus or minus a constant ``c`` its refinement states (``allWithin (qs<1>, qs<2>, 1.0)``:
+    1.0; 1 when it states none), a list element by element (a *pattern* of signs ``s_i``:
+    entries ``-s_i c / 2`` in run 1 and ``s_i c / 2`` in run 2 for a ``real list``, else equal
+    entries in run 1), a scalar by one move or none; every pair kept satisfies the parameter's
+    refinement (evaluated; both orders of the runs are tried, each checked) — the extreme
+    points of the relation, where a privacy loss is largest. Other parameters take the pairs
+    of ``_small_pairs``.
+
+    *The order.* The settings of the parameters other than the lists (their options taken
+    diagonally: small indices first) are probed with every pattern of lengths
+    ``RELATED_PROBE``; the ``RELATED_DEEPEN`` settings whose loss came closest to the claimed
+    ``eps`` (as a ratio) are then searched with the patterns of lengths ``RELATED_DEEP``.
+
+    *The estimates.* A pair is ranked by its privacy loss *estimated* in floating point
+    (``compared.estimated_law``: the paths of each run explored once and cached per input, the
+    same integration with float coefficients). An estimate decides nothing: a pair whose
+    estimated loss exceeds the claimed ``eps`` is confirmed by ``_Witnesses._witness`` —
+    the claim's assumptions evaluated, the exact laws of both runs, the rigorous comparison —
+    at most ``RELATED_CONFIRMS`` times. The search is bounded by the paths it explores
+    (``RELATED_PATHS``) and the evaluator steps of its runs (``RELATED_STEPS_TOTAL``), not by time, so
+    its verdicts do not depend on the machine; it stops when ``RELATED_UNESTIMATED`` pairs in a
+    row cannot be estimated (noise the estimates do not cover)."""
+
+    def __init__(self, witnesses: "_Witnesses"):
+        from verifier.semantics.evaluator import Evaluator
+        self.w = witnesses
+        self.paths = 0
+        self.unestimated = 0
+        self.exhausted = False
+        #: the runs of the estimates are bounded by the evaluator's own step counts (cheaper
+        #: than a watch per Python call); a confirmation runs under ``_watched`` as any witness
+        self.evaluator = Evaluator(witnesses.program, witnesses.typed, RELATED_STEPS,
+                                   RELATED_STEPS_TOTAL)
+        self.confirms = 0
+        self.leaves: Dict[str, Any] = {}
+        self.estimates: Dict[Tuple[str, Tuple[Any, ...]], Dict[Any, float]] = {}
+
+    # ---- the plan ------------------------------------------------------------------------
+
+    def run(self) -> Optional[Confirmation]:
+        w = self.w
+        rt = w.result
+        if not isinstance(rt, A.RMonad) or rt.div.kind != "DP" or rt.delta is not None:
+            return None
+        from verifier.audit import ClaimEvaluator, equality_refinement, read_claim
+        if not equality_refinement(rt.body):
+            return None
+        self.ce = ClaimEvaluator(w.evaluator, read_claim(w.val, len(w.domains)), 0)
+        lists, options = [], []
+        for i, (name, binders, base) in enumerate(w.domains):
+            t = base.type if isinstance(base, A.RSimple) else None
+            equal = any(_says_equal(var, a) for var, a in binders)
+            if t is None:
+                return None
+            if not equal and isinstance(t, A.TList) and _numeric(t.elem):
+                lists.append(i)
+                options.append(None)
+                continue
+            if equal:
+                options.append([(v, v) for v in w._defaults(base)])
+            elif _numeric(t):
+                moves = _moves(binders)
+                pairs = [(v, v + d) for v in w._defaults(base)[:3] for d in moves + [0]]
+                options.append([p for p in pairs if self._own(i, p)])
+            else:
+                values = w._defaults(base)
+                pairs = [(a, b) for a in values for b in values]
+                pairs.sort(key=lambda ab: (_size(ab[0]) != _size(ab[1]), _size(ab[0]) + _size(ab[1])))
+                options.append([p for p in pairs if self._own(i, p)][:6])
+            if not options[-1]:
+                return None
+        moved = lists or [i for i, o in enumerate(options)
+                          if o is not None and any(a != b for a, b in o)]
+        if not moved:
+            return None
+        settings = self._settings(options)
+        if not lists:
+            for setting in settings:
+                found, _ = self._try([setting[i] if setting[i] is not None else None
+                                      for i in range(len(options))])
+                if found is not None or self._spent():
+                    return found
+            return None
+        ranked = []
+        for k, setting in enumerate(settings):
+            found, best = self._patterns(setting, lists, RELATED_PROBE)
+            if found is not None or self._spent():
+                return found
+            ranked.append((-best, k))
+        ranked.sort()
+        for _, k in ranked[:RELATED_DEEPEN]:
+            found, _ = self._patterns(settings[k], lists, RELATED_DEEP)
+            if found is not None or self._spent():
+                return found
+        return None
+
+    def _spent(self) -> bool:
+        return (self.paths > RELATED_PATHS or self.exhausted
+                or self.confirms >= RELATED_CONFIRMS or self.unestimated >= RELATED_UNESTIMATED)
+
+    def _settings(self, options) -> List[List[Any]]:
+        """Up to ``RELATED_SETTINGS`` combinations of the options of the parameters other than
+        the moved lists (None there), by increasing sum of indices."""
+        sizes = [len(o) if o is not None else 1 for o in options]
+        while math.prod(sizes) > 4096:  # many parameters: fewer options each, not a huge sort
+            widest = max(range(len(sizes)), key=lambda i: sizes[i])
+            sizes[widest] -= 1
+        combos = sorted(itertools.product(*(range(n) for n in sizes)),
+                        key=lambda c: (sum(c), max(c, default=0), c))[:RELATED_SETTINGS]
+        return [[None if o is None else o[j] for o, j in zip(options, c)] for c in combos]
+
+    def _own(self, i: int, pair: Tuple[Any, Any]) -> bool:
+        """Whether ``pair`` may be parameter ``i``'s: of its type, and not violating those
+        conjuncts of its refinement that can be evaluated on it alone."""
+        from verifier.audit import run_name
+        name, binders, base = self.w.domains[i]
+        if not all(_of_type(v, base.type) for v in pair):
+            return False
+        env: Dict[str, Any] = {}
+        for var, _ in binders:
+            env[run_name(var, 1)], env[run_name(var, 2)] = pair
+            if pair[0] == pair[1]:
+                env[var] = pair[0]
+        return all(self.ce.holds(a, var, env) is not False for var, a in binders)
+
+    # ---- lists ---------------------------------------------------------------------------
+
+    def _patterns(self, setting, lists: List[int], lengths) -> Tuple[Optional[Confirmation], float]:
+        """Every sign pattern of the given lengths on the moved lists (the first list moved,
+        the others with the first move that keeps them in their relation), at ``setting``;
+        the best ratio of estimated loss to claimed eps."""
+        from verifier.semantics.values import ConsList
+        best = 0.0
+        for n in lengths:
+            for signs in itertools.product((1, -1), repeat=n):
+                runs = list(setting)
+                for j, i in enumerate(lists):
+                    _, binders, base = self.w.domains[i]
+                    c = _moves(binders)[0]
+                    if j == 0 and _is_real(base.type.elem):   # symmetric about 0
+                        first = [-s * c / 2 for s in signs]
+                        second = [s * c / 2 for s in signs]
+                    else:
+                        origin = self._origin(base.type.elem, c)
+                        first = [origin] * n
+                        second = [origin + s * c for s in signs] if j == 0 else list(first)
+                    runs[i] = (ConsList.from_sequence(first), ConsList.from_sequence(second))
+                if not all(self._own(i, runs[i]) for i in lists):
+                    continue
+                found, ratio = self._try(runs)
+                best = max(best, ratio)
+                if found is not None or self._spent():
+                    return found, best
+        return None, best
+
+    @staticmethod
+    def _origin(elem: A.SimpleType, c: Any) -> Any:
+        """Run 1's entries: 0, or ``c`` for a type without negative numbers."""
+        return Fraction(0) if isinstance(elem, A.TBase) and elem.name in ("real", "int") else c
+
+    # ---- one pair, both orders -------------------------------------------------------------
+
+    def _try(self, runs) -> Tuple[Optional[Confirmation], float]:
+        """The pair ``runs`` in both orders: each order inside the claim's assumptions has its
+        loss estimated (ratio to its claimed eps); one above the claim is confirmed exactly."""
+        best = 0.0
+        for order in (runs, [(b, a) for a, b in runs]):
+            env = self.ce.bindings(order)
+            if not all(self.ce.holds(a, var, env) is True
+                       for _, binders, _ in self.w.domains for var, a in binders):
+                continue
+            try:
+                bound = float(self.ce.value(self.w.result.div.eps, env))
+            except (PrivInferError, TypeError, ValueError, ArithmeticError, AttributeError):
+                continue
+            loss = self._loss(order)
+            if loss is None:
+                self.unestimated += 1
+                continue
+            self.unestimated = 0
+            ratio = math.inf if bound <= 0 and loss > 0 else 0.0 if bound <= 0 else loss / bound
+            best = max(best, ratio)
+            if loss > bound * (1 + 1e-6) + 1e-9 and self.confirms < RELATED_CONFIRMS:
+                self.confirms += 1
+                try:
+                    with _watched(AUDIT_BUDGET) as watch:
+                        found = self.w._witness(order, watch)
+                except _OutOfCalls:
+                    found = None
+                if found is not None:
+                    return found, best
+        return None, best
+
+    def _loss(self, runs) -> Optional[float]:
+        """The estimated privacy loss of run 1 against run 2 (``inf`` when run 1 has an output
+        run 2 has not), or None when it cannot be estimated."""
+        from verifier.semantics import compared
+        leaves = [self._paths([r[k] for r in runs]) for k in (0, 1)]
+        if None in leaves:
+            return None
+        cuts = None
+        if any(leaf.slots for ls in leaves for leaf in ls):
+            cuts = tuple(sorted(set(compared.leaf_breakpoints(leaves[0]))
+                                | set(compared.leaf_breakpoints(leaves[1]))))
+        laws = []
+        for k in (0, 1):
+            key = (self._key([r[k] for r in runs]), cuts)
+            law = self.estimates.get(key)
+            if law is None:
+                work = [0]
+                try:
+                    law = compared.estimated_law(leaves[k], cuts, work)
+                except Exception:  # noqa: BLE001  (an estimate that fails ranks nothing)
+                    return None
+                finally:
+                    self.paths += work[0]
+                self.estimates[key] = law
+            laws.append(law)
+        p, q = laws
+        loss = 0.0
+        for o, x in p.items():
+            y = q.get(o, 0.0)
+            if y <= 0:
+                if x > 1e-12:
+                    return math.inf
+                continue
+            loss = max(loss, math.log(x / y))
+        return loss
+
+    def _paths(self, args) -> Optional[Tuple[Any, ...]]:
+        """The paths of the run on ``args`` (cached), or None."""
+        key = self._key(args)
+        if key not in self.leaves:
+            from verifier.semantics import compared, monad
+            try:
+                m = self.evaluator.call(self.w.val.name, list(args))
+                with self.evaluator.terminating():
+                    leaves = compared.explore(m) if isinstance(m, monad.MValue) else None
+            except PrivInferError as exc:
+                leaves = None
+                self.exhausted = self.exhausted or "together" in exc.first.message
+            except (RecursionError, ArithmeticError, ValueError, TypeError, AttributeError,
+                    KeyError, IndexError):
+                leaves = None
+            self.leaves[key] = leaves
+            self.paths += len(leaves) if leaves else 1
+        return self.leaves[key]
+
+    @staticmethod
+    def _key(args) -> str:
+        from verifier.semantics.values import format_value
+        return "|".join(format_value(a) for a in args)
+
+
+def _numeric(t: A.SimpleType) -> bool:
+    """A number type (``real``, ``int``, ``nat``, ``real+``...)."""
+    return isinstance(t, A.TBase) and t.name in ("real", "int", "nat", "real+", "real+inf")
+
+
+def _is_real(t: A.SimpleType) -> bool:
+    return isinstance(t, A.TBase) and t.name == "real"
+
+
+def _moves(binders) -> List[Any]:
+    """The moves of a related parameter: plus and minus each positive constant its refinement
+    states (1 when it states none)."""
+    constants: List[Fraction] = []
+    for _, assertion in binders:
+        stack = [assertion]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (A.IntLit, A.RealLit)) and not isinstance(node.value, bool):
+                c = abs(Fraction(node.value))
+                if c > 0 and c not in constants:
+                    constants.append(c)
+            stack.extend(A.children(node))
+    constants = constants or [Fraction(1)]
+    return [m for c in constants for m in (c, -c)]
 
 
 def _at(span: Any) -> str:
@@ -718,3 +1049,47 @@ def _text(x) -> str:
     if x is INFINITE:
         return "infinite"
     return x.str(6, radius=False)
+
+
+def _written(text: str) -> str:
+    """``text`` printed from the resolved core, with its names as the source writes them."""
+    from verifier.language.resolve import written
+    return written(text)
+
+
+def monad_laplace():
+    from verifier.semantics import monad
+    return monad.Laplace
+
+
+def _output_shift(rt: A.RType) -> Optional[A.Expr]:
+    """For a result ``{x :: real | x<1> = x<2> + k}`` (or ``x<2> = x<1> + k``, ``k + ...``,
+    ``... - k``), the expression of ``k`` in ``x<1> = x<2> + k``, when it does not mention
+    ``x``; else None."""
+    if not isinstance(rt, A.RRefine) or not isinstance(rt.assertion, A.BinOp) \
+            or rt.assertion.op != "=":
+        return None
+    var = rt.var
+
+    def run_of(e: A.Expr) -> Optional[int]:
+        return e.run if isinstance(e, A.RunVar) and e.name == var else None
+
+    def mentions(e: A.Expr) -> bool:
+        return run_of(e) is not None or any(mentions(c) for c in A.children(e)
+                                            if isinstance(c, A.Expr))
+
+    left, right = rt.assertion.left, rt.assertion.right
+    for lone, other in ((left, right), (right, left)):
+        run = run_of(lone)
+        if run is None or not isinstance(other, A.BinOp) or other.op not in ("+", "-"):
+            continue
+        a, b = other.left, other.right
+        if run_of(a) == 3 - run and not mentions(b):
+            k = b if other.op == "+" else A.UnOp("-", b, b.span)
+        elif other.op == "+" and run_of(b) == 3 - run and not mentions(a):
+            k = a
+        else:
+            continue
+        # x<run> = x<other> + k; x<1> = x<2> + k when run is 1, else x<1> = x<2> - k
+        return k if run == 1 else A.UnOp("-", k, k.span)
+    return None

@@ -48,7 +48,7 @@ class Synth:
 
     def continue_in(self, ctx: Ctx) -> Ctx:
         """``ctx`` after this computation: its cost spent and its facts assumed."""
-        ctx = ctx.spend(self.cost)
+        ctx = ctx.spend(self.cost).produced(self.output)
         return ctx.assume("h_candidate", T.and_(*self.facts)) if self.facts else ctx
 
 
@@ -63,6 +63,8 @@ class Builder:
         self.program = program
         self.typed = typed
         self.rlimit = rlimit
+        #: close the paths of a DP claim with a delta by advanced composition (S-M-Adv)
+        self.advanced = False
         self._ids = itertools.count(1)
         self._names: Dict[str, int] = {}
         self._cache: Dict[str, Result] = {}
@@ -512,6 +514,10 @@ class Builder:
         when its index is below the claim's (an SD cost d is (0, d) in DP): the node, with
         the obligations that the costs fit."""
         claim = ctx.claim
+        if self.advanced:
+            adv = self.advanced_subsumption(ctx, costs, e)
+            if adv is not None:
+                return adv
         families = {c.family for c in costs} - {"ZERO"}
         if claim.family == "DP":
             bad = families - {"DP", "SD"}
@@ -537,6 +543,46 @@ class Builder:
             f"the total delta ({spent}) is at most the claimed delta", e.span, "Budget"))
         return self.node("S-M", ctx, e.span, f"M[{spent}] is below M[{claim.text}]",
                          obligations=index)
+
+    def advanced_subsumption(self, ctx: Ctx, costs: Tuple[Cost, ...], e: A.Expr
+                             ) -> Optional[Derivation]:
+        """S-M-Adv, advanced composition (``composition.advanced``: Dwork, Rothblum and
+        Vadhan 2010, Thm III.3; Dwork and Roth 2014, Thm 3.20): the path's ``k`` steps, each
+        (eps_j, 0)-DP in both directions, are (sqrt(2k ln(1/delta)) e + k e (exp e - 1),
+        delta)-DP for ``e = max_j eps_j`` and every ``0 < delta < 1``. Only when every step is
+        a Laplace release coupled equal (``Cost.two_sided``: its cost bounds the loss both
+        ways) and the steps' parameters are fixed in advance: no cost and no hypothesis of the
+        path mentions an output of the path (no branch on one, no cost that depends on one);
+        None otherwise (the path's S-M is then the sum)."""
+        claim = ctx.claim
+        steps = [c for c in costs if c.family != "ZERO"]
+        if claim.family != "DP" or claim.relation or claim.pointwise is not None or not steps:
+            return None
+        if not all(c.two_sided and c.family == "DP" for c in steps):
+            return None
+        history = set(ctx.outputs)
+        if any(history & set(T.free_vars(c.eps, c.delta)) for c in steps) or \
+                any(history & set(T.free_vars(h)) for _, h in ctx.hyps):
+            return None
+        k = len(steps)
+        top = _largest([c.eps for c in steps])
+        bound = T.add(T.mul(T.sqrt(T.mul(T.real(2 * k), T.log(T.div(T.real(1), claim.delta)))), top),
+                      T.mul(T.real(k), T.mul(top, T.sub(T.exp(top), T.real(1)))))
+        spent = " + ".join(c.what for c in steps)
+        index = [
+            self.oblige(ctx, ObligationKind.ENTAILMENT,
+                        T.and_(T.lt(T.real(0), claim.delta), T.lt(claim.delta, T.real(1))),
+                        "the claimed delta is in (0, 1) (advanced composition's delta')",
+                        e.span, "S-M-Adv"),
+            self.oblige(ctx, ObligationKind.ENTAILMENT, T.le(bound, claim.eps),
+                        f"the privacy cost of {k} steps ({spent}) by advanced composition, "
+                        f"sqrt(2k ln(1/delta)) e + k e (exp e - 1) with e the largest, is at "
+                        f"most the claimed eps {claim.text}", e.span, "S-M-Adv"),
+        ]
+        return self.node("S-M-Adv", ctx, e.span,
+                         f"{k} steps of M[{spent}] are below M[{claim.text}] by advanced "
+                         "composition", obligations=index, lemma="composition.advanced",
+                         steps=k)
 
     def relation_goal(self, claim: "Claim", output: Tuple[SymValue, SymValue],
                       e: A.Expr) -> T.Term:
@@ -664,3 +710,12 @@ def equal_term(a: SymValue, b: SymValue) -> Optional[T.Term]:
         except T.SortError:  # values of sorts the logic keeps apart (a [3] list, an int list)
             return None
     return None
+
+
+def _largest(terms):
+    """``max`` of the terms as a balanced tree (a chain of k maxima would become 2^k terms
+    where ``max`` is lowered to ``ite``)."""
+    if len(terms) == 1:
+        return terms[0]
+    half = len(terms) // 2
+    return T.max_(_largest(terms[:half]), _largest(terms[half:]))

@@ -23,6 +23,9 @@ class Cost:
     delta: T.Term
     what: str
     span: Optional[A.Span] = None
+    #: one Laplace release whose outputs are coupled equal: its cost bounds the privacy loss
+    #: of the step in *both* directions (what advanced composition needs of each step)
+    two_sided: bool = False
 
     def as_judgement(self) -> dict:
         """The cost as structured judgement data (terms; ``what`` is for readers)."""
@@ -87,6 +90,15 @@ class Ctx:
     #: being coupled the case is about (``then``/``else``), and that if's condition (a shift
     #: annotation ``if C then s1 else s2`` is read by it)
     out_case: Optional[Tuple[str, A.Expr]] = field(default=None, compare=False)
+    #: the variables standing for outputs of the computations bound on this path (their
+    #: values are the path's history: advanced composition wants costs independent of them)
+    outputs: Tuple[T.Var, ...] = field(default=(), compare=False)
+
+    def produced(self, values) -> "Ctx":
+        """This context after a computation output ``values`` (a pair of symbolic values)."""
+        from verifier.translation.symbolic import value_terms
+        found = [v for value in values for t in value_terms(value) for v in T.free_vars(t)]
+        return replace(self, outputs=self.outputs + tuple(v for v in found if v not in self.outputs))
 
     def assume(self, name: str, term: T.Term) -> "Ctx":
         """Add hypothesis ``term``; conjunctions are split into separately named hypotheses."""

@@ -71,7 +71,7 @@ def lap_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
     if coupling is not None:
         return lap_mech_shift(b, ctx, e, eps_pair, obligations + more, v1, v2, *coupling)
     cost = Cost("DP", T.mul(eps, T.abs_(T.sub(v1, v2))), T.real(0),
-                f"lapMech at line {e.span.line}", e.span)
+                f"lapMech at line {e.span.line}", e.span, two_sided=True)
     node = mechanism_node(b, "lapMech", ctx, e.span, f"{short(e)}: eps·|v<1> - v<2>|",
                   obligations=obligations + more, eps=eps_pair,
                   value=(v1, v2))

@@ -680,7 +680,7 @@ def _minus(p: Any, x: Number) -> Any:
     return reals.sub(_number(p), x)
 
 
-def _constrained(leaf: Leaf, pinned, grids: List[Fraction], widen: int) -> Any:
+def _constrained(leaf: Leaf, pinned, grids: List[Fraction], widen: int, screen: bool = False) -> Any:
     """``P[constraints]``, each ``Y_a - Y_b < w`` moved to ``w + widen h_ab``."""
     bounds: Dict[int, List[Optional[Number]]] = {}
     edges: Dict[Tuple[int, int], List[Optional[Number]]] = {}
@@ -701,7 +701,8 @@ def _constrained(leaf: Leaf, pinned, grids: List[Fraction], widen: int) -> Any:
            for lo, hi in list(bounds.values()) + list(edges.values())):
         return Fraction(0)
     return constraint_probability(list(leaf.variables), {v: tuple(x) for v, x in bounds.items()},
-                                  {e: tuple(x) for e, x in edges.items()}, keep=True)
+                                  {e: tuple(x) for e, x in edges.items()}, keep=not screen,
+                                  screen=screen)
 
 
 def _tighten(interval: List[Optional[Number]], lo: Optional[Number], hi: Optional[Number]) -> None:
@@ -742,5 +743,53 @@ def _total(parts: Sequence[Any]) -> Number:
     return reals.add(expo.real(), rest)
 
 
-__all__ = ["Noisy", "is_noisy", "compared_law", "coarsened", "single_release", "ComparedLaw", "Leaf", "Outcome",
+# ======================================================================================
+# estimates for ranking (the witness search of verifier.refutation)
+# ======================================================================================
+
+
+def explore(m: monad.MValue, span: Optional[Span] = None) -> Tuple[Leaf, ...]:
+    """The paths of ``m`` (``compared_law``'s step 1 and 2) without their probabilities, with
+    ``compared_law``'s errors."""
+    try:
+        with deep_recursion():
+            return tuple(_explore(m, span, [False])[0])
+    except (NotExact, SymbolicEscape, NotForest) as exc:
+        raise _not_exact(exc, span) from None
+    except reals.Undecided as exc:
+        from verifier.semantics.evaluator import undecided_error
+        raise undecided_error(exc, span) from None
+
+
+def estimated_law(leaves: Sequence[Leaf], cuts: Optional[Sequence[Fraction]],
+                  work: Optional[List[int]] = None) -> Dict[Value, float]:
+    """The law of the paths ``leaves`` for continuous noise in floating point (``piecewise``'s
+    float coefficients), released values binned at ``cuts`` (needed when a path releases a
+    noisy value). An *estimate*, for ranking candidate witnesses: no verdict rests on it (a
+    witness is confirmed by ``compared_law``). Raises ``NotExact`` / ``NotForest`` /
+    ``ArithmeticError`` / ``OverflowError`` when it cannot be computed. ``work[0]`` counts the
+    integrations done (a path times the bins of its released values)."""
+    law: Dict[Value, float] = {}
+    binned = None if cuts is None else tuple(cuts)
+    for leaf in leaves:
+        if leaf.slots and binned is None:
+            raise NotExact("released values are estimated only binned")
+        ways = _binned(leaf, binned) if leaf.slots else [(leaf.finite, {})]
+        for finite, pinned in ways:
+            if work is not None:
+                work[0] += 1
+            p = _constrained(leaf, pinned, [], 0, screen=True)
+            p = float(p) * float(leaf.weight) if reals.is_rational(leaf.weight) else \
+                float(p) * float(reals.ball_of(leaf.weight, 64).mid())
+            if p > 0:
+                law[finite] = law.get(finite, 0.0) + p
+    return law
+
+
+def leaf_breakpoints(leaves: Sequence[Leaf]) -> List[Fraction]:
+    """``ComparedLaw.breakpoints`` of the paths ``leaves``."""
+    return ComparedLaw(tuple(leaves), None, 0).breakpoints()
+
+
+__all__ = ["explore", "estimated_law", "leaf_breakpoints", "Noisy", "is_noisy", "compared_law", "coarsened", "single_release", "ComparedLaw", "Leaf", "Outcome",
            "Slot", "Bin", "MAX_PATHS", "MAX_BINNED"]

@@ -247,6 +247,29 @@ def algebra_for(numbers: Iterable[Number]) -> Algebra:
 RATIONAL = _Rational()
 
 
+class _FloatCoefficients(_Rational):
+    """Rational exponents and breakpoints (decided exactly, as in ``RATIONAL``), float
+    coefficients: the same integration in floating point, many times faster. For *ranking*
+    candidate witnesses only (``verifier.refutation``'s search): nothing is decided with it."""
+
+    name = "float"
+
+    def exp(self, x):
+        return math.exp(float(x))
+
+    def const(self, q):
+        return float(q)
+
+    def is_zero(self, c):
+        return c == 0
+
+    def number(self, c):
+        return float(c)
+
+
+FLOAT_COEFFICIENTS = _FloatCoefficients()
+
+
 # ======================================================================================
 # piecewise exponential polynomials
 # ======================================================================================
@@ -440,7 +463,7 @@ def shift(alg: Algebra, F: Piecewise, a: Number) -> Piecewise:
 def constraint_probability(variables: Sequence[Tuple[str, Number, Number]],
                            bounds: Dict[int, Tuple[Optional[Number], Optional[Number]]],
                            edges: Dict[Tuple[int, int], Tuple[Optional[Number], Optional[Number]]],
-                           keep: bool = False) -> Any:
+                           keep: bool = False, screen: bool = False) -> Any:
     """``P[lo_i < Y_i < hi_i for every bound, lo < Y_i - Y_j < hi for every edge]``, exactly.
 
     ``variables[i]`` is ``(family, centre, scale)`` (``"laplace"`` or ``"gauss"``, the scale the
@@ -449,7 +472,9 @@ def constraint_probability(variables: Sequence[Tuple[str, Number, Number]],
     unbounded). Variables in no constraint integrate to 1. The result is an exact number, or
     with ``keep`` an ``Expo`` when every component was computed with rationals. Raises
     ``NotForest`` when the edges contain a cycle or Gaussian variables are joined in a way
-    without closed form."""
+    without closed form. With ``screen`` the result is a float, computed with float
+    coefficients (``FLOAT_COEFFICIENTS``) when the data are rational: an estimate for ranking,
+    never a decision."""
     neighbours: Dict[int, List[int]] = {i: [] for i in range(len(variables))}
     for (i, j) in edges:
         neighbours[i].append(j)
@@ -466,11 +491,17 @@ def constraint_probability(variables: Sequence[Tuple[str, Number, Number]],
                             "values is an edge; the exact law is computed for forests only)")
         families = {variables[i][0] for i in component}
         if families == {"laplace"}:
-            parts.append(_laplace_tree(variables, bounds, edges, neighbours, component))
+            parts.append(_laplace_tree(variables, bounds, edges, neighbours, component, screen))
         elif families == {"gauss"}:
             parts.append(_gauss_component(variables, bounds, edges, component))
         else:
             raise NotForest("Laplace and Gaussian noise are compared with each other")
+    if screen:
+        product_float = 1.0
+        for p in parts:
+            product_float *= p if isinstance(p, float) else float(
+                p.real() if isinstance(p, Expo) else p)
+        return product_float
     if all(isinstance(p, Expo) for p in parts):
         product = Expo.const(1)
         for p in parts:
@@ -500,11 +531,14 @@ def edges_within(component: Sequence[int], edges) -> List[Tuple[int, int]]:
     return [e for e in edges if e[0] in inside]
 
 
-def _laplace_tree(variables, bounds, edges, neighbours, component: List[int]) -> Number:
+def _laplace_tree(variables, bounds, edges, neighbours, component: List[int],
+                  screen: bool = False) -> Number:
     numbers = [x for i in component for x in variables[i][1:]]
     numbers += [x for i in component for x in bounds.get(i, (None, None)) if x is not None]
     numbers += [x for e in edges_within(component, edges) for x in edges[e] if x is not None]
     alg = algebra_for(numbers)
+    if screen and alg is RATIONAL:
+        alg = FLOAT_COEFFICIENTS
     root = max(component, key=lambda v: len(neighbours[v]))
 
     def weight(v: int, parent: Optional[int]) -> Piecewise:
@@ -535,7 +569,7 @@ def _laplace_tree(variables, bounds, edges, neighbours, component: List[int]) ->
         return top if lower is None else subtract(alg, top, shift(alg, F, lower))
 
     result = at_infinity(alg, antiderivative(alg, weight(root, None)))
-    return result if alg is RATIONAL else alg.number(result)
+    return result if alg is RATIONAL else alg.number(result)  # a float with FLOAT_COEFFICIENTS
 
 
 def _gauss_component(variables, bounds, edges, component: List[int]) -> Number:
