@@ -18,7 +18,7 @@ from verifier.language.parser import parse_program
 from verifier.language.pretty import pretty_program
 from verifier.rules import couplings, mechanism_rules
 from verifier.verification import VERIFIED
-from verify_helpers import claims_and_certificate
+from verify_helpers import claims_and_certificate, kernel_refuses
 
 ROOT = Path(__file__).resolve().parents[1]
 COUPLINGS = ROOT / "benchmarks" / "programs" / "couplings"
@@ -47,17 +47,6 @@ def not_verified(text: str, name: str):
     assert claims[name].verdict != VERIFIED, name
     return claims[name]
 
-
-def kernel_refuses(monkeypatch, text: str, name: str, bug, reason: str) -> None:
-    """With ``bug`` simulated in the builder it verifies ``name``; the kernel refuses the
-    certificate, naming ``reason``; the builder, fixed, does not verify it."""
-    with monkeypatch.context() as patch:
-        bug(patch)
-        claims, cert = claims_and_certificate(text)
-    assert claims[name].verdict == VERIFIED, "the simulated bug no longer fools the builder"
-    outcome = kernel.check(cert)
-    assert not outcome.valid and reason in outcome.reason, outcome.reason
-    assert claims_and_certificate(text)[0][name].verdict != VERIFIED
 
 
 def rules(cert: dict, claim: str):

@@ -11,7 +11,7 @@ from verifier.errors import PrivInferError
 from verifier.language.parser import parse_program
 from verifier.language.typecheck import typecheck_program
 from verifier.verification import VERIFIED
-from verify_helpers import claims_and_certificate
+from verify_helpers import claims_and_certificate, kernel_refuses
 
 ADJ = "{l :: bool list | adj (l<1>, l<2>)}"
 EPS = "{eps :: real+ | =}"
@@ -38,17 +38,6 @@ def not_verified(text: str, name: str, words: str = "") -> None:
     if words:
         assert words in (claims[name].failure or ""), claims[name].failure
 
-
-def kernel_refuses(monkeypatch, text: str, name: str, bug, reason: str) -> None:
-    """With ``bug`` simulated in the builder, it verifies ``name``; the kernel refuses the
-    certificate (naming ``reason``); the builder, fixed, does not verify it."""
-    with monkeypatch.context() as patch:
-        bug(patch)
-        claims, cert = claims_and_certificate(text)
-    assert claims[name].verdict == VERIFIED, "the simulated bug no longer fools the builder"
-    outcome = kernel.check(cert)
-    assert not outcome.valid and reason in outcome.reason, outcome.reason
-    assert claims_and_certificate(text)[0][name].verdict != VERIFIED
 
 
 def type_error(text: str):

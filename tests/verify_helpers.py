@@ -4,10 +4,11 @@ from __future__ import annotations
 import json
 from typing import Dict, Tuple
 
+from checker import kernel
 from checker.certify import certificate, dumps
 from verifier.language.parser import parse_program
 from verifier.language.typecheck import typecheck_program
-from verifier.verification import ClaimReport, verify_program
+from verifier.verification import VERIFIED, ClaimReport, verify_program
 
 
 def claims_and_certificate(text: str) -> Tuple[Dict[str, ClaimReport], dict]:
@@ -16,3 +17,16 @@ def claims_and_certificate(text: str) -> Tuple[Dict[str, ClaimReport], dict]:
     report = verify_program(program, typecheck_program(program))
     cert = json.loads(dumps(certificate(report, program.source, program.file)))
     return {c.name: c for c in report.claims}, cert
+
+
+def kernel_refuses(monkeypatch, text: str, name: str, bug, reason: str) -> None:
+    """With ``bug`` simulated in the builder (``bug(patch)`` monkeypatches it), the builder
+    verifies ``name``; the kernel refuses the certificate, naming ``reason``; the builder,
+    fixed, does not verify it."""
+    with monkeypatch.context() as patch:
+        bug(patch)
+        claims, cert = claims_and_certificate(text)
+    assert claims[name].verdict == VERIFIED, "the simulated bug no longer fools the builder"
+    outcome = kernel.check(cert)
+    assert not outcome.valid and reason in outcome.reason, outcome.reason
+    assert claims_and_certificate(text)[0][name].verdict != VERIFIED
