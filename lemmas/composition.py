@@ -184,6 +184,30 @@ def sd_le_hellinger() -> Lemma:
                  "Le Cam (1973); Tsybakov (2009) Lemma 2.3", "proved", b.build())
 
 
+def hellinger_sq_le_sd() -> Lemma:
+    P, S = _pq()
+    p, q = S["p"], S["q"]
+    concl = sp.Le(1 - BCf(p, q), SD(p, q))
+    b = ArtifactBuilder("hellinger.sq.le.sd", "literature", P, (), concl)
+    b.cite("H^2 / 2 <= V with H^2 = sum (sqrt p - sqrt q)^2 = 2 (1 - BC): Tsybakov (2009), "
+           "Lemma 2.3")
+    return Lemma("hellinger.sq.le.sd", "1 - BC <= SD",
+                 "The square of the Hellinger distance, 1 - BC(p, q), is at most the "
+                 "statistical distance (Le Cam).", P, (), concl,
+                 "Le Cam (1973); Tsybakov (2009) Lemma 2.3", "literature", b.build())
+
+
+def sd_pinsker() -> Lemma:
+    P, S = _pq()
+    p, q = S["p"], S["q"]
+    concl = sp.Le(2 * SD(p, q) ** 2, KL(p, q))
+    b = ArtifactBuilder("sd.pinsker", "literature", P, (), concl)
+    b.cite("Pinsker's inequality V <= sqrt(KL / 2), KL in nats: Tsybakov (2009), Lemma 2.5")
+    return Lemma("sd.pinsker", "Pinsker's inequality",
+                 "2 SD(p, q)^2 <= KL(p, q) (natural logarithm).", P, (), concl,
+                 "Pinsker (1964); Tsybakov (2009) Lemma 2.5", "literature", b.build())
+
+
 # --------------------------------------------------------------------------------------------
 # composability (Lemma 3.4)
 

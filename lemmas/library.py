@@ -25,6 +25,7 @@ _BUILDERS = (
     ("hellinger.score_sensitivity", co.hellinger_score_sensitivity),
     ("sd.metric", co.sd_metric), ("sd.score_sensitivity", co.sd_score_sensitivity),
     ("sd.hellinger", co.sd_le_hellinger),
+    ("hellinger.sq.le.sd", co.hellinger_sq_le_sd), ("sd.pinsker", co.sd_pinsker),
     # composability, post-processing, sequential composition, group privacy
     ("compose.epsd", co.compose_epsd), ("compose.sd", co.compose_sd),
     ("compose.hd", co.compose_hd), ("compose.kl", co.compose_kl),

@@ -520,6 +520,11 @@ class _Confirmation:
             if correction is not None:
                 app, args, _, value = correction
                 return Verdict.UNKNOWN, self._lacks(app, args, value, enc, model), (), correction
+            opaque = self._opaque_in(n.term) if holds is False else []
+            if opaque and n.name.startswith("ax_"):
+                # the concrete query leaves the axioms out: its model may give a value the
+                # verifier does not compute one that the axiom excludes
+                return Verdict.UNKNOWN, self._doubt_about(opaque), (), None
             if holds is False and n.name.startswith("ax_"):
                 return (Verdict.UNKNOWN, (f"the axiom {n.name} is false at a concrete point "
                         f"({_shown(env)}): a schema states something untrue, please report it",
@@ -641,12 +646,20 @@ class _Confirmation:
     # ---- opaque applications ---------------------------------------------------------------
 
     def _opaque_applications(self) -> List[Term]:
-        """What the goal and the non-call hypotheses mention whose value is not computed here:
-        calls of functions known through their val, variables of an uninterpreted sort (a
-        distribution drawn as a candidate) and the applications to them."""
+        """What the goal and the non-call hypotheses mention whose value is not computed here
+        (``_opaque_in``)."""
         terms = [self.ob.goal] + [h.term for h in self.ob.hypotheses
                                   if not h.name.startswith(CALL_FACT)]
-        everything = [u for t in terms for u in subterms(t)]
+        out: List[Term] = []
+        for t in terms:
+            out += [u for u in self._opaque_in(t) if u not in out]
+        return out
+
+    def _opaque_in(self, term: Term) -> List[Term]:
+        """The values ``term`` mentions that are not computed here: calls of functions known
+        through their val, variables of an uninterpreted sort (a distribution drawn as a
+        candidate) and the applications to them."""
+        everything = list(subterms(term))
         variables = {u for u in everything if isinstance(u, Var) and not u.sort.is_builtin
                      and not _is_list(u.sort) and u not in self.defined}
         out: List[Term] = []
@@ -659,6 +672,16 @@ class _Confirmation:
                 out.append(u)
         return out
 
+    @staticmethod
+    def _doubt_about(apps: List[Term]) -> Tuple[str, str]:
+        """(reason, what is lacking) when z3's candidate rests on values of ``apps``."""
+        shown = ", ".join(sorted({pretty(a) for a in apps})[:4])
+        return (f"z3 found a candidate counterexample, but it gives values to {shown}, which "
+                "the verifier does not compute (a call known only through its val, or a "
+                "distribution it knows only as a variable), and the goal is not false for every "
+                "value they could take: the verifier lacks a fact about them",
+                f"a fact about {shown}")
+
     def _depends_on_opaque(self, enc: ConcreteEncoder, env: Dict[Var, Value],
                            apps: List[Term]) -> Optional[Tuple[str, str]]:
         """None when the goal is false at ``env`` whatever the ``apps`` are; otherwise why
@@ -666,17 +689,12 @@ class _Confirmation:
         concrete value, the goal with the axioms (true facts) and the encoding's facts must
         be unsatisfiable; a hypothesis other than a call fact that mentions one of them makes
         the question undecided (the path may not be taken)."""
-        shown = ", ".join(sorted({pretty(a) for a in apps})[:4])
-        text = (f"z3 found a candidate counterexample, but it gives values to {shown}, which "
-                "the verifier does not compute (a call known only through its val, or a "
-                "distribution it knows only as a variable), and the goal is not false for every "
-                "value they could take: the verifier lacks a fact about them")
-        doubt = (text, f"a fact about {shown}")
+        text, lacking = doubt = self._doubt_about(apps)
         mentioned = set(apps)
         for h in self.ob.hypotheses:
             if not h.name.startswith(CALL_FACT) and \
                     any(u in mentioned for u in subterms(h.term)):
-                return text + " (a hypothesis of the path mentions one)", doubt[1]
+                return text + " (a hypothesis of the path mentions one)", lacking
         s = _solver(self.ctx, self.rlimit)
         for a in self.problem.assertions:
             if a.name.startswith(CALL_FACT) or a.role == "hypothesis":

@@ -507,6 +507,29 @@ TV_TRIANGLE = _schema("tvtriangle", "sd.metric", "|TV (p, r) - TV (q, r)| <= TV 
     _triangle("tv"))
 
 
+def _same_pair(u: T.Term, v: T.Term, first: str, second: str) -> Tuple[T.Apply, T.Apply]:
+    """``u`` an application of ``first`` and ``v`` of ``second`` to the same two
+    distributions (in either order: the statistical distance is symmetric)."""
+    if not (_is_app(u, first) and _is_app(v, second)
+            and (u.args == v.args or u.args == v.args[::-1])):
+        raise SchemaError(f"{T.pretty(u)} and {T.pretty(v)} are not {first} and {second} of "
+                          "one pair of distributions")
+    return u, v
+
+
+@_schema("pinsker", "sd.pinsker", "2 TV (p, q)^2 <= KL (p, q)")
+def PINSKER(u, v):
+    tv, kl = _same_pair(u, v, "tv", "kl")
+    return T.le(T.mul(2, T.mul(tv, tv)), kl)
+
+
+@_schema("tvhellinger", ("sd.hellinger", "hellinger.sq.le.sd", "hellinger.def"),
+         "H (p, q)^2 <= TV (p, q) and TV (p, q)^2 <= 2 H (p, q)^2")
+def TV_HELLINGER(u, v):
+    tv, h = _same_pair(u, v, "tv", "hellinger")
+    return T.and_(T.le(T.mul(h, h), tv), T.le(T.mul(tv, tv), T.mul(2, T.mul(h, h))))
+
+
 def _same_family(u: T.Apply, family: str) -> Optional[Tuple[T.Apply, T.Apply]]:
     p, q = u.args
     if _is_app(p, family) and _is_app(q, family) and p.func == q.func:
@@ -806,6 +829,13 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
         for i, u in enumerate(uses):
             for v in uses[i + 1:]:
                 yield triangle_schema, (u, v)
+    # the divergences compared (Pinsker, Le Cam), for the pairs of distributions both name
+    tvs = [a for a in apps if a.func.name == "tv"]
+    for v in apps:
+        if v.func.name in ("kl", "hellinger"):
+            for u in tvs:
+                if u.args == v.args or u.args == v.args[::-1]:
+                    yield (PINSKER if v.func.name == "kl" else TV_HELLINGER), (u, v)
     ctors = [a for a in apps if a.sort == V.DIST and a.args and a.func.name in _FAMILIES]
     for i, c1 in enumerate(ctors):
         for c2 in ctors[i + 1:]:

@@ -317,13 +317,46 @@ def test_g_bounds_of_adjacent_posteriors(pair, a0, b0):
     assert holds(S.DIR_G, V.hellinger(d1, d2), T.real(a0))
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(beta_pairs())
+def test_tv_and_hellinger_compared_on_betas(pair):
+    """Le Cam: H^2 <= TV and TV^2 <= 2 H^2, on the evaluator's exact distances of Betas and
+    Bernoullis; the instance is built only for one pair of distributions."""
+    p, q = (distribution("beta", x) for x in pair)
+    assert holds(S.TV_HELLINGER, V.tv(p, q), V.hellinger(q, p))
+    assert value(S.TV_HELLINGER.instance(V.tv(p, q), V.hellinger(p, q))) is True
+    b1, b2 = (distribution("bernoulli", (F(x[0], x[0] + x[1]),)) for x in pair)
+    assert value(S.TV_HELLINGER.instance(V.tv(b1, b2), V.hellinger(b1, b2))) is True
+    with pytest.raises(S.SchemaError):
+        S.TV_HELLINGER.instance(V.tv(p, q), V.hellinger(p, b1))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(0, 9), min_size=2, max_size=4),
+       st.lists(st.integers(1, 9), min_size=2, max_size=4))
+def test_pinsker_on_finite_distributions(p_weights, q_weights):
+    """The evaluator has no KL: Pinsker's 2 TV^2 <= KL is checked on finite distributions with
+    the lemma library's exact divergences, and the schema's instance has that shape."""
+    from lemmas import divergences as D
+    k = min(len(p_weights), len(q_weights))
+    assume(sum(p_weights[:k]) > 0)
+    p = {i: F(w, sum(p_weights[:k])) for i, w in enumerate(p_weights[:k])}
+    q = {i: F(w, sum(q_weights[:k])) for i, w in enumerate(q_weights[:k])}
+    assert 2 * D.sd(p, q) ** 2 <= D.kl(p, q).evalf(50) + F(1, 10 ** 40)
+    d1, d2 = distribution("bernoulli", (F(1, 3),)), distribution("bernoulli", (F(1, 2),))
+    instance = S.PINSKER.instance(V.tv(d1, d2), V.kl(d2, d1))
+    assert instance == T.le(T.mul(2, T.mul(V.tv(d1, d2), V.tv(d1, d2))), V.kl(d2, d1))
+    with pytest.raises(S.SchemaError):
+        S.PINSKER.instance(V.tv(d1, d2), V.kl(d1, d1))
+
+
 #: The schemas the tests above instantiate (a new schema must be added here, with a test).
 TESTED = {"len", "count", "countof", "nil", "cons", "empty", "consinj", "nilcons", "adjlen",
           "adjcount", "adjcountof", "adjrefl", "adjwlen", "adjwsum", "adjwrefl", "dist",
           "distcount", "metric", "triangle", "tvmetric", "tvtriangle", "betarho", "betazeta",
           "dirrho", "ctorinj", "adjcons", "adjwcons", "distcons", "distadj", "distlen", "betag",
           "betatvg", "dirg", "ground", "allinnil", "allincons", "allinsum",
-          "allinground", "allwlen", "allwrefl", "allwcons"}
+          "allinground", "allwlen", "allwrefl", "allwcons", "pinsker", "tvhellinger"}
 
 
 def test_every_schema_is_covered():
