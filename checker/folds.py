@@ -6,8 +6,12 @@ prior parameter and whose ``::`` case observes the head with a conjugate likelih
 recursive result (fold right: ``observe L (f dbs prior)``, also written ``mlet r = f dbs prior in
 observe L r``) or on the prior before the recursive call (an accumulator: ``f dbs (observe L
 prior)``, or ``let p = observe L prior in f dbs p``), every other parameter passed unchanged.
-Its posterior is the conjugate update by the whole list (``obligations.conjugacy``), proved by
-induction: the kernel demands the nil and cons cases itself (``induction``), once per function.
+A fold right may instead build its prior in the ``[]`` case from the parameters other than the
+data (all passed unchanged). A likelihood written through a named helper is read through its
+definition (``verifier.language.unfold``, shared with the front end: a substitution on the
+resolved core). Its posterior is the conjugate update by the whole list
+(``obligations.conjugacy``), proved by induction: the kernel demands the nil and cons cases
+itself (``induction``), once per function.
 The shape is recognised here, from the resolved core, independently of the builder.
 """
 from __future__ import annotations
@@ -20,14 +24,16 @@ from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.language.builtins import CONJUGATE
 from verifier.language.free_vars import free_vars
+from verifier.language.unfold import Lookup, unfold_function
 from verifier.translation import logic as L
 from verifier.translation.symbolic import DistV, Env, Monadic, NamedFun
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app
 from checker.judgement import Ctx, Proof
 
-Fold = Tuple[str, Tuple[str, ...], int, int, str, Optional[A.Expr], bool]
-# (function, parameters, data position, prior position, likelihood family, known variance,
-#  accumulator)
+Fold = Tuple[str, Tuple[str, ...], int, Optional[int], str, Optional[A.Expr], bool,
+             Optional[A.Expr]]
+# (function, parameters, data position, prior position (None: the [] case builds the prior),
+#  likelihood family, known variance, accumulator, the prior the [] case builds)
 
 
 def likelihood(lik: A.Expr) -> Optional[Tuple[str, Optional[A.Expr], A.Expr]]:
@@ -56,18 +62,27 @@ def likelihood(lik: A.Expr) -> Optional[Tuple[str, Optional[A.Expr], A.Expr]]:
     return None
 
 
-def fold_of(decl: A.LetDecl) -> Optional[Fold]:
-    """The observe-fold ``decl`` is, or None (see the module docstring)."""
+def fold_of(decl: A.LetDecl, lets: Lookup) -> Optional[Fold]:
+    """The observe-fold ``decl`` is, or None (see the module docstring); ``lets`` finds the
+    top-level definitions a likelihood may be written through."""
     if not decl.recursive or not decl.params or not all(isinstance(p, A.PVar) for p in decl.params):
         return None
     params = tuple(p.name for p in decl.params)
     body = decl.body
     if not (isinstance(body, A.Match) and isinstance(body.scrutinee, A.Var)
-            and isinstance(body.nil_body, A.Var) and body.scrutinee.name in params
-            and body.nil_body.name in params and body.nil_body != body.scrutinee):
+            and body.scrutinee.name in params):
         return None
-    data, prior = params.index(body.scrutinee.name), params.index(body.nil_body.name)
-    me, acc, cons = A.Var(decl.name), A.Var(params[prior]), body.cons_body
+    data, nil = params.index(body.scrutinee.name), body.nil_body
+    me, cons, built = A.Var(decl.name), body.cons_body, None
+    if isinstance(nil, A.Var) and nil.name in params and nil != body.scrutinee:
+        prior: Optional[int] = params.index(nil.name)
+        acc: Optional[A.Expr] = A.Var(params[prior])
+    elif not set(free_vars(nil)) & {decl.name, body.scrutinee.name, body.head, body.tail}:
+        prior, acc, built = None, None, nil  # the [] case builds the prior
+        if not isinstance(cons, A.Observe):
+            return None
+    else:
+        return None
     if isinstance(cons, A.Observe):
         lik, call, passed, accumulator = cons.likelihood, cons.prior, acc, False
     elif isinstance(cons, A.Let) and isinstance(cons.pattern, A.PVar) \
@@ -87,14 +102,14 @@ def fold_of(decl: A.LetDecl) -> Optional[Fold]:
     for i, arg in enumerate(args):
         if arg != (A.Var(body.tail) if i == data else passed if i == prior else A.Var(params[i])):
             return None
-    shape = likelihood(lik)
+    shape = likelihood(unfold_function(lik, lets))
     if shape is None or shape[2] != A.Var(body.head):
         return None
     family, variance, _ = shape
     if variance is not None and ({body.head, body.tail, decl.name, params[data], params[prior]}
                                  & set(free_vars(variance))):
         return None
-    return decl.name, params, data, prior, family, variance, accumulator
+    return decl.name, params, data, prior, family, variance, accumulator, built
 
 
 def infer_closed_form(p: Proof, e: A.Expr, run: int, env: Env) -> DistV:
@@ -116,29 +131,34 @@ def infer_closed_form(p: Proof, e: A.Expr, run: int, env: Env) -> DistV:
     pair = env.lookup(head.name) if isinstance(head, A.Var) else None
     fn = pair[run - 1 if run else 0] if pair else None
     decl = p.lets.get(head.name) if isinstance(fn, NamedFun) else None
-    fold = fold_of(decl) if decl is not None else None
+    fold = fold_of(decl, p.lets.get) if decl is not None else None
     if fold is None or len(args) != len(fold[1]):
         raise NoRule("infer needs a closed form: ran of a distribution, a conjugate observe, "
                      "or an observe-fold", e.span)
-    name, params, data, prior_at, family, variance_e, _ = fold
-    prior = infer_closed_form(p, args[prior_at], run, env)
+    name, params, data, prior_at, family, variance_e, _, built = fold
+
+    def call_env(skip: Optional[int]) -> Env:
+        bound = env
+        for i, (param, arg) in enumerate(zip(params, args)):
+            if i != skip:
+                v = tr.expr(arg, run, env)
+                bound = bind_pattern(bound, A.PVar(param), v, v, arg.span)
+        return bound
+
+    prior_e = args[prior_at] if prior_at is not None else built
+    prior = infer_closed_form(p, prior_e, run, env if prior_at is not None else call_env(data))
     lst = tr.term(args[data], run, env)
     conj = CONJUGATE[family]
     if prior.family != conj.prior:
         raise NoRule(f"a {family} likelihood is conjugate to a {conj.prior} prior, not to "
-                     f"{prior.family}", args[prior_at].span)
+                     f"{prior.family}", prior_e.span)
     k = L.fin_size(L.list_key_of(lst.sort))
     if family == "categorical" and k != len(prior.params):
         raise NoRule(f"the data must be a [{len(prior.params)}] list for this prior", e.span)
     induction(p, fold, decl, lst.sort)
     variance = None
     if variance_e is not None:
-        call_env = env
-        for i, (param, arg) in enumerate(zip(params, args)):
-            if i != prior_at:
-                v = tr.expr(arg, run, env)
-                call_env = bind_pattern(call_env, A.PVar(param), v, v, arg.span)
-        variance = tr.term(variance_e, run, call_env)
+        variance = tr.term(variance_e, run, call_env(prior_at))
         tr._check(T.gt(variance, 0), f"the known variance of {name} is positive",
                   variance_e.span, run)
     return _dist(conj.prior, posterior(family, prior.params, lst, variance))
@@ -147,7 +167,7 @@ def infer_closed_form(p: Proof, e: A.Expr, run: int, env: Env) -> DistV:
 def _observe(p: Proof, e: A.Observe, run: int, env: Env) -> DistV:
     """``observe L prior`` with a conjugate ``L`` of one datum: the posterior after ``[D]``."""
     tr = p.translator
-    shape = likelihood(e.likelihood)
+    shape = likelihood(unfold_function(e.likelihood, p.lets.get))
     if shape is None:
         raise NoRule("infer of an observe needs a conjugate likelihood", e.likelihood.span)
     family, variance_e, datum = shape
@@ -190,7 +210,7 @@ def induction(p: Proof, fold: Fold, decl: A.LetDecl, lst: T.Sort) -> None:
     one-step conjugacy lemma, the inductive step); accumulator — generalised over the prior:
     ``post(P, []) = P``, and ``P' = post(P, [d])`` is again a prior of the family with
     ``post(P', dbs) = post(P, d :: dbs)``, for fresh parameters that make P one."""
-    name, _, _, _, family, _, accumulator = fold
+    name, _, _, _, family, _, accumulator, _ = fold
     if name in p.folds:
         return
     key = L.list_key_of(lst)

@@ -31,7 +31,7 @@ A function that is not exactly of one of these shapes is refused with the reason
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import List, Optional, Tuple, Union
 
 from obligations import terms as T
 from obligations.model import ObligationKind
@@ -40,6 +40,7 @@ from verifier.language import ast as A
 from verifier.language.builtins import CONJUGATE as CATALOGUE_CONJUGATE
 from verifier.language.pretty import pretty_expr
 from verifier.language.resolve import written
+from verifier.language.unfold import Lookup, unfold_function
 from verifier.translation import logic as L
 from verifier.rules.context import Ctx
 from verifier.translation.symbolic import DistV, Env, Monadic, NamedFun
@@ -56,31 +57,46 @@ class FoldSpec:
     name: str
     params: Tuple[str, ...]
     data: int            # index of the list parameter
-    prior: int           # index of the prior parameter
+    prior: Optional[int]  # index of the prior parameter (None: the [] case builds the prior)
     family: str          # likelihood family
     variance: Optional[A.Expr]  # the known variance (normal), over the parameters
     accumulator: bool = False   # the prior is updated before the recursive call (fold left)
+    nil_prior: Optional[A.Expr] = None  # the prior the [] case builds, over the parameters
 
 
-def fold_shape(decl: A.LetDecl) -> Union[FoldSpec, str]:
-    """The fold structure of ``decl``, or why it is not an observe-fold."""
+def _no_lets(name: str) -> Optional[A.LetDecl]:
+    return None
+
+
+def fold_shape(decl: A.LetDecl, lets: Lookup = _no_lets) -> Union[FoldSpec, str]:
+    """The fold structure of ``decl``, or why it is not an observe-fold. ``lets`` finds the
+    program's top-level definitions: a likelihood written through a helper is read through
+    its definition (``verifier.language.unfold``)."""
     if not decl.recursive or not decl.params \
             or not all(isinstance(p, A.PVar) for p in decl.params):
         return "it is not a recursive function whose parameters are names"
     params = tuple(p.name for p in decl.params)
     body = decl.body
     if not (isinstance(body, A.Match) and isinstance(body.scrutinee, A.Var)
-            and body.scrutinee.name in params and isinstance(body.nil_body, A.Var)
-            and body.nil_body.name in params and body.nil_body != body.scrutinee):
-        return ("its body is not a match on a parameter (the data) whose [] case returns "
-                "another parameter (the prior)")
-    data, prior = params.index(body.scrutinee.name), params.index(body.nil_body.name)
+            and body.scrutinee.name in params):
+        return "its body is not a match on a parameter (the data)"
+    data = params.index(body.scrutinee.name)
+    nil_prior: Optional[A.Expr] = None
+    if isinstance(body.nil_body, A.Var) and body.nil_body.name in params:
+        if body.nil_body == body.scrutinee:
+            return "its [] case returns the data, not a prior"
+        prior: Optional[int] = params.index(body.nil_body.name)
+    elif _names(body.nil_body) & {decl.name, body.scrutinee.name, body.head, body.tail}:
+        return ("its [] case neither returns a parameter (the prior) nor builds a prior from "
+                "the parameters other than the data")
+    else:
+        prior, nil_prior = None, body.nil_body
     # decl is of the resolved core: no binder hides another, and names compare as binders
     case = _cons_case(decl, params, data, prior, body.head, body.tail, body.cons_body)
     if isinstance(case, str):
         return case
     lik, accumulator = case
-    shape = likelihood_shape(lik, body.head)
+    shape = likelihood_shape(unfold_function(lik, lets), body.head)
     if shape is None:
         return (f"its likelihood is not fun r -> mlet z = ran (F r) in return "
                 f"({written(body.head)} = z) with F bernoulli or categorical, or ran (normal "
@@ -90,18 +106,23 @@ def fold_shape(decl: A.LetDecl) -> Union[FoldSpec, str]:
                                  & _names(variance)):
         return ("the known variance of its likelihood depends on the data or the prior, which "
                 "change along the recursion")
-    return FoldSpec(decl.name, params, data, prior, family, variance, accumulator)
+    return FoldSpec(decl.name, params, data, prior, family, variance, accumulator, nil_prior)
 
 
-def _cons_case(decl: A.LetDecl, params: Tuple[str, ...], data: int, prior: int,
+def _cons_case(decl: A.LetDecl, params: Tuple[str, ...], data: int, prior: Optional[int],
                head_name: str, tail: str, cons: A.Expr) -> Union[Tuple[A.Expr, bool], str]:
     """The likelihood observed by the :: case and whether it is an accumulator, or why the
     case is neither ``observe L (f dbs prior)`` (also ``mlet r = f dbs prior in observe L r``, which the parser reads so)
     nor ``f dbs (observe L prior)`` (also ``let p = observe L prior in f dbs p``), with the
-    other parameters passed through unchanged."""
-    me, acc = A.Var(decl.name), A.Var(params[prior])
+    other parameters passed through unchanged. Without a prior parameter (the ``[]`` case
+    builds the prior) only the first form is a fold."""
+    me = A.Var(decl.name)
+    acc = A.Var(params[prior]) if prior is not None else None
     if isinstance(cons, A.Observe):
         lik, call, passed, accumulator = cons.likelihood, cons.prior, acc, False
+    elif prior is None:
+        return (f"its :: case is not observe L ({written(decl.name)} ... {written(tail)} ...), "
+                "and it has no prior parameter to update")
     elif isinstance(cons, A.Let) and isinstance(cons.pattern, A.PVar) \
             and isinstance(cons.value, A.Observe) and cons.value.prior == acc:
         bound = cons.pattern.name
@@ -206,7 +227,7 @@ def infer_closed_form(b, e: A.Expr, run: int, env: Env) -> DistV:
         fn = pair[run - 1 if run else 0] if pair else None
         if isinstance(fn, NamedFun):
             decl = b.let_of(head.name)
-            spec = fold_shape(decl) if decl is not None else "it has no definition"
+            spec = fold_shape(decl, b.let_of) if decl is not None else "it has no definition"
             if isinstance(spec, FoldSpec) and len(args) != len(spec.params):
                 spec = f"it takes {len(spec.params)} arguments, not {len(args)}"
             if isinstance(spec, FoldSpec):
@@ -220,8 +241,22 @@ def infer_closed_form(b, e: A.Expr, run: int, env: Env) -> DistV:
 def _fold_posterior(b, spec: FoldSpec, decl: A.LetDecl, args, run: int, env: Env,
                     e: A.Expr) -> DistV:
     tr = b.translator
-    prior_arg = args[spec.prior]
-    prior = infer_closed_form(b, prior_arg, run, env)
+
+    def call_env(skip: Optional[int]) -> Env:
+        """The environment of the call's body: its parameters (but ``skip``) bound."""
+        bound = env
+        for i, (name, arg) in enumerate(zip(spec.params, args)):
+            if i != skip:
+                value = tr.expr(arg, run, env)
+                bound = bind_pattern(bound, A.PVar(name), value, value, arg.span)
+        return bound
+
+    if spec.prior is not None:
+        prior_arg = args[spec.prior]
+        prior = infer_closed_form(b, prior_arg, run, env)
+    else:  # the [] case builds the prior from the parameters passed along unchanged
+        prior_arg = spec.nil_prior
+        prior = infer_closed_form(b, prior_arg, run, call_env(spec.data))
     data = tr.term(args[spec.data], run, env)
     expected, lemma = CONJUGATE[spec.family]
     if prior.family != expected:
@@ -233,12 +268,7 @@ def _fold_posterior(b, spec: FoldSpec, decl: A.LetDecl, args, run: int, env: Env
     _record_induction(b, spec, decl, lemma, data.sort)
     variance = None
     if spec.variance is not None:
-        call_env = env
-        for i, (name, arg) in enumerate(zip(spec.params, args)):
-            if i != spec.prior:
-                value = tr.expr(arg, run, env)
-                call_env = bind_pattern(call_env, A.PVar(name), value, value, arg.span)
-        variance = tr.term(spec.variance, run, call_env)
+        variance = tr.term(spec.variance, run, call_env(spec.prior))
         tr._check(T.gt(variance, 0), f"the known variance of {spec.name} is positive",
                   spec.variance.span, run)
     return _dist(expected, posterior(spec.family, prior.params, data, variance),
@@ -251,7 +281,7 @@ def _observe_posterior(b, e: A.Observe, run: int, env: Env) -> DistV:
     conjugacy lemma (the Observe rule discharged by calculation, not by data processing:
     NOTES.md §2)."""
     tr = b.translator
-    parts = likelihood_parts(e.likelihood)
+    parts = likelihood_parts(unfold_function(e.likelihood, b.let_of))
     if parts is None:
         raise NoRule("infer of an observe needs a conjugate likelihood fun r -> mlet z = ran "
                      "(bernoulli r | categorical r | normal (r, v)) in return (d = z), with d "
