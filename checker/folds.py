@@ -106,8 +106,9 @@ def fold_of(decl: A.LetDecl, lets: Lookup) -> Optional[Fold]:
     if shape is None or shape[2] != A.Var(body.head):
         return None
     family, variance, _ = shape
-    if variance is not None and ({body.head, body.tail, decl.name, params[data], params[prior]}
-                                 & set(free_vars(variance))):
+    moving = {body.head, body.tail, decl.name, params[data]} | (
+        {params[prior]} if prior is not None else set())
+    if variance is not None and moving & set(free_vars(variance)):
         return None
     return decl.name, params, data, prior, family, variance, accumulator, built
 

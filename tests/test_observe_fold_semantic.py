@@ -124,3 +124,23 @@ def test_run_computes_the_posterior_of_the_prior_built_in_the_nil_case():
     program = parse_program(NIL_PRIOR.replace("A B", "1.0 2.0"), "r.pinf")
     value = Evaluator(program).call("post", [list_of([True, False, True])])
     assert value.format() == "beta(3.0, 3.0)"
+
+
+def test_a_normal_learner_with_its_prior_in_the_nil_case():
+    """A known variance with no prior parameter (found by privinfer fuzz: the recogniser
+    indexed the missing prior parameter): the posterior mean of [0,1] data under N(0, 1) with
+    variance 1/2 stays below 1, which both the builder and the kernel prove."""
+    text = """
+val learn :: {l :: real list | =} -> M[SD] {x :: real | =}
+let rec learn (l : real list) = match l with
+  | [] -> ran (normal (0.0, 1.0))
+  | d :: ds -> observe (fun r -> mlet z = ran (normal (r, 0.5)) in return (d = z)) (learn ds)
+
+val main :: {l :: [0,1] list | adjWithin (l<1>, l<2>, 1.0)} -> M[SD] {r :: bool | =}
+let main db = return (mean (infer (learn db)) > 1.0)
+"""
+    claims, cert = claims_and_certificate(text)
+    assert claims["main"].verdict == VERIFIED, claims["main"].failure
+    assert kernel.check(cert).valid
+    claims, _ = claims_and_certificate(text.replace("> 1.0", "> 0.5"))
+    assert claims["main"].verdict != VERIFIED

@@ -1055,14 +1055,32 @@ class _Gen:
             draw = call("normal", var(r), real(rng.choice((Fraction(1), Fraction(1, 2)))))
             prior_expr = ast.Ran(call("normal", real(Fraction(0)), real(Fraction(1))))
         likelihood = ast.Fun((pvar(r),), ast.MLet(pvar(z), ast.Ran(draw), ast.Return(binop("=", var(d), var(z)))))
-        body = ast.Match(var(l), var(prior), d, ds, ast.Observe(likelihood, app(var(name), var(ds), var(prior))))
-        decl = ast.LetDecl(name, (pvar(l, source.type), pvar(prior, M(elem))), body, recursive=True)
+        if self.chance(0.35):
+            # the likelihood written through a named helper, read through its definition
+            helper, hd, hr = self.fresh("lik"), self.fresh("d"), self.fresh("r")
+            renamed = {d: hd, r: hr}
+            hbody = ast.transform(likelihood.body, lambda n: var(renamed[n.name])
+                                  if isinstance(n, ast.Var) and n.name in renamed else None)
+            self.before.append(ast.LetDecl(helper, (pvar(hd), pvar(hr)), hbody, recursive=False))
+            likelihood = ast.Fun((pvar(r),), app(var(helper), var(d), var(r))) \
+                if self.chance(0.5) else app(var(helper), var(d))
+            self.tags.add("learner likelihood helper")
         written = ast.TBase("[0,1]") if family == "bernoulli" else ast.TBase("real")
         mon = ast.RMonad(ast.Divergence("SD"), None, ast.RRefine("x", ast.RSimple(written), ast.SameRuns()))
-        rtype = ast.RArrow(ast.RRefine("l", ast.RSimple(syntax(source.type)), ast.SameRuns()), ast.RArrow(mon, mon))
-        self.before += [ast.ValDecl(name, rtype), decl]
-        self.tops.append(TopDef(name, FUN(source.type, FUN(M(elem), M(elem))), 2, has_val=True))
+        data = ast.RRefine("l", ast.RSimple(syntax(source.type)), ast.SameRuns())
         self.tags.add("observe-fold learner")
+        if self.chance(0.3):
+            # no prior parameter: the [] case builds the prior
+            body = ast.Match(var(l), prior_expr, d, ds, ast.Observe(likelihood, app(var(name), var(ds))))
+            decl = ast.LetDecl(name, (pvar(l, source.type),), body, recursive=True)
+            self.before += [ast.ValDecl(name, ast.RArrow(data, mon)), decl]
+            self.tops.append(TopDef(name, FUN(source.type, M(elem)), 1, has_val=True))
+            self.tags.add("learner prior in nil")
+            return app(var("mean"), ast.Infer(app(var(name), var(source.name))))
+        body = ast.Match(var(l), var(prior), d, ds, ast.Observe(likelihood, app(var(name), var(ds), var(prior))))
+        decl = ast.LetDecl(name, (pvar(l, source.type), pvar(prior, M(elem))), body, recursive=True)
+        self.before += [ast.ValDecl(name, ast.RArrow(data, ast.RArrow(mon, mon))), decl]
+        self.tops.append(TopDef(name, FUN(source.type, FUN(M(elem), M(elem))), 2, has_val=True))
         return app(var("mean"), ast.Infer(app(var(name), var(source.name), prior_expr)))
 
     def r_alias(self, t, ctx, depth):

@@ -102,8 +102,9 @@ def fold_shape(decl: A.LetDecl, lets: Lookup = _no_lets) -> Union[FoldSpec, str]
                 f"({written(body.head)} = z) with F bernoulli or categorical, or ran (normal "
                 "(r, V)) with V a known variance")
     family, variance = shape
-    if variance is not None and ({body.head, body.tail, decl.name, params[data], params[prior]}
-                                 & _names(variance)):
+    moving = {body.head, body.tail, decl.name, params[data]} | (
+        {params[prior]} if prior is not None else set())
+    if variance is not None and moving & _names(variance):
         return ("the known variance of its likelihood depends on the data or the prior, which "
                 "change along the recursion")
     return FoldSpec(decl.name, params, data, prior, family, variance, accumulator, nil_prior)
