@@ -154,6 +154,16 @@ _STATIC_FACTS = [
          "Implies(u < w, polygamma(0, u/2 + w/2) > polygamma(0, u)/2 + polygamma(0, w)/2)",
          "DLMF 5.15.1: psi'(z) = sum_k 1/(z+k)^2, hence psi'' < 0 on (0, oo): psi is strictly "
          "concave"),
+    Fact("digamma.minus.log.increasing", (("u", "pos"), ("w", "pos")),
+         "Implies(u <= w, polygamma(0, u) - log(u) <= polygamma(0, w) - log(w))",
+         "psi'(x) = sum_k 1/(x+k)^2 > integral_0^oo dt/(x+t)^2 = 1/x (DLMF 5.15.1), so "
+         "psi(x) - ln x is increasing on (0, oo) (Alzer, Math. Comp. 66 (1997), Theorem 1)"),
+    Fact("digamma.shift.minus.log.decreasing", (("u", "pos"), ("w", "pos")),
+         "Implies(u <= w, polygamma(0, w + 1) - log(w) <= polygamma(0, u + 1) - log(u))",
+         "psi'(x + 1) = sum_{k>=1} 1/(x+k)^2 < integral_0^oo dt/(x+t)^2 = 1/x (DLMF 5.15.1), so "
+         "psi(x + 1) - ln x is decreasing on (0, oo)"),
+    Fact("kl.gibbs", (("p", "dist"), ("q", "dist")), "(KL(p, q) >= 0) & Eq(KL(p, p), 0)",
+         "Gibbs' inequality (Cover and Thomas 2006, Theorem 2.6.3)"),
     Fact("gamma.logconvex", (("u", "pos"), ("w", "pos")),
          "Implies(u < w, gamma(u/2 + w/2)**2 <= gamma(u)*gamma(w))",
          "Gamma is logarithmically convex on (0, oo) (Bohr-Mollerup; E. Artin, The Gamma "

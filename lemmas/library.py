@@ -60,6 +60,7 @@ _BUILDERS = (
     ("beta.hellinger.adjacent.rho", se.beta_hellinger_adjacent_rho),
     ("beta.tv.adjacent", se.beta_tv_adjacent),
     ("beta.tv.adjacent.zeta", se.beta_tv_adjacent_zeta),
+    ("beta.kl.adjacent", se.beta_kl_adjacent), ("kl.gibbs", se.kl_gibbs),
     ("normal.mean.sensitivity", se.normal_mean_sensitivity),
     ("normal.mean.sensitivity.n1", se.normal_mean_sensitivity_n1),
     ("normal.posterior_mean.sensitivity", se.normal_posterior_mean_adjwithin),

@@ -163,6 +163,56 @@ def beta_tv_adjacent_zeta() -> Lemma:
                  bld.build())
 
 
+def beta_kl_adjacent() -> Lemma:
+    """KL(Beta(A + 1, B) || Beta(A, B + 1)) and the reverse are at most 1 for A, B >= 1.
+
+    By the closed form both are u(A) - v(B) (resp. u(B) - v(A)) with u(x) = psi(x + 1) - ln x,
+    decreasing, and v(x) = psi(x) - ln x, increasing: at most u(1) - v(1) = psi(2) - psi(1)
+    = 1, reached at A = B = 1 (the uniform prior, one observation)."""
+    P = params(("A", "pos"), ("B", "pos"))
+    A, B = (p.symbol for p in P)
+    hyps = (sp.Ge(A, 1), sp.Ge(B, 1))
+    up, down = BetaD(A + 1, B), BetaD(A, B + 1)
+    psi = lambda t: sp.polygamma(0, t)
+    forward = psi(A + 1) - sp.log(A) - (psi(B) - sp.log(B))
+    backward = psi(B + 1) - sp.log(B) - (psi(A) - sp.log(A))
+    concl = sp.And(sp.Le(exprs.KL(up, down), 1), sp.Le(exprs.KL(down, up), 1))
+    bld = ArtifactBuilder("beta.kl.adjacent", "proved", P, hyps, concl)
+    cf = bld.lemma(registry.get("beta.kl.closed_form"))
+    s1 = bld.identity(eq(exprs.KL(up, down), forward), method="gammasimp",
+                      rewrite=[bld.ref(cf, a1=A + 1, b1=B, a2=A, b2=B + 1)],
+                      note="B(A, B + 1) / B(A + 1, B) = B / A")
+    s2 = bld.identity(eq(exprs.KL(down, up), backward), method="gammasimp",
+                      rewrite=[bld.ref(cf, a1=A, b1=B + 1, a2=A + 1, b2=B)])
+    at_one = bld.identity(eq(psi(sp.Integer(2)) - sp.log(1) - (psi(sp.Integer(1)) - sp.log(1)), 1),
+                          method="simplify", note="psi(2) = 1 - gamma, psi(1) = -gamma")
+    inc, dec = (bld.fact(f) for f in ("digamma.minus.log.increasing",
+                                      "digamma.shift.minus.log.decreasing"))
+    bld.qed([s1, s2, at_one,
+             bld.ref(inc, u=1, w=A), bld.ref(inc, u=1, w=B),
+             bld.ref(dec, u=1, w=A), bld.ref(dec, u=1, w=B)],
+            note="u(A) <= u(1), v(B) >= v(1), and symmetrically")
+    return Lemma("beta.kl.adjacent", "KL sensitivity of Beta posteriors (priors >= 1)",
+                 "KL(Beta(A + 1, B) || Beta(A, B + 1)) <= 1 and KL(Beta(A, B + 1) || "
+                 "Beta(A + 1, B)) <= 1 for A, B >= 1: the posteriors of adjacent bool lists from "
+                 "a prior whose parameters are at least 1 are within KL 1 (equal at the uniform "
+                 "prior after one observation).", P, hyps, concl,
+                 "closed form (Penny 2001) with the monotonicity of psi(x) - ln x and "
+                 "psi(x + 1) - ln x", "proved", bld.build())
+
+
+def kl_gibbs() -> Lemma:
+    P = params(("p", "dist"), ("q", "dist"))
+    p, q = (x.symbol for x in P)
+    concl = sp.And(sp.Ge(exprs.KL(p, q), 0), eq(exprs.KL(p, p), 0))
+    bld = ArtifactBuilder("kl.gibbs", "literature", P, (), concl)
+    gibbs = bld.fact("kl.gibbs")
+    bld.cite("Gibbs' inequality: KL(p || q) >= 0, with equality when p = q (Cover and Thomas "
+             "2006, Theorem 2.6.3)", [bld.ref(gibbs, p=p, q=q)])
+    return Lemma("kl.gibbs", "Gibbs' inequality", "KL(p, q) >= 0 and KL(p, p) = 0.", P, (),
+                 concl, "Cover and Thomas (2006), Theorem 2.6.3", "literature", bld.build())
+
+
 # --------------------------------------------------------------------------------------------
 # Dirichlet
 

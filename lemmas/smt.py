@@ -14,7 +14,8 @@ premises, the symbols' sort constraints and the *negation* of the claim into Z3 
 * opaque objects (distributions, functions, lists) live in one uninterpreted sort;
 * the only axioms added are true facts about the reals: ``t >= 0 ⇒ sqrt(t) >= 0 ∧ sqrt(t)² = t``
   for each ``sqrt(t)`` (also ``t**(1/2)``), ``exp(t) > 0`` for each ``exp(t)``,
-  ``333/106 < pi < 355/113`` and ``2718/1000 < E < 2719/1000``;
+  ``333/106 < pi < 355/113``, ``2718/1000 < E < 2719/1000`` and ``577/1000 < EulerGamma <
+  578/1000`` (Euler's constant 0.5772..., which sympy writes for ``polygamma(0, 1)``);
 * a symbol's sort becomes a constraint (``pos``: > 0; ``nat``: an integer >= 0; ...);
   the predicate ``IsInteger(t)`` is Z3's ``IsInt``.
 
@@ -51,6 +52,7 @@ class Translator:
         self._axiom_keys: set = set()
         self.pi = None
         self.e = None
+        self.gamma = None
 
     # ---- symbols ----------------------------------------------------------------------------
     def _symbol(self, s: sp.Symbol):
@@ -112,6 +114,11 @@ class Translator:
                 self.pi = z3.Real("pi")
                 self.axioms += [self.pi > z3.Q(333, 106), self.pi < z3.Q(355, 113)]
             return self.pi
+        if e is sp.EulerGamma:
+            if self.gamma is None:
+                self.gamma = z3.Real("EulerGamma")
+                self.axioms += [self.gamma > z3.Q(577, 1000), self.gamma < z3.Q(578, 1000)]
+            return self.gamma
         if e is sp.E:
             if self.e is None:
                 self.e = z3.Real("E")

@@ -553,6 +553,24 @@ def BETA_ZETA(u):
     return pq and T.implies(_near_beta(*pq[0].args, *pq[1].args), T.le(u, ZETA))
 
 
+@_schema("klgibbs", "kl.gibbs", "KL (p, q) >= 0, KL (p, p) = 0")
+def KL_GIBBS(u):
+    if not _is_app(u, "kl"):
+        raise SchemaError(f"{T.pretty(u)} is not an application of kl")
+    p, q = u.args
+    return T.and_(T.le(0, u), T.implies(T.eq(p, q), T.eq(u, 0)))
+
+
+@_schema("betakl", "beta.kl.adjacent",
+         "adjacent Beta posteriors with parameters >= 1 are within KL 1",
+         hypothesis=_POSTERIORS_AT_LEAST_ONE)
+def BETA_KL(u):
+    if not _is_app(u, "kl"):
+        raise SchemaError(f"{T.pretty(u)} is not an application of kl")
+    pq = _same_family(u, "beta")
+    return pq and T.implies(_near_beta(*pq[0].args, *pq[1].args), T.le(u, 1))
+
+
 @_schema("dirrho", "dirichlet.hellinger.adjacent.rho/k={k}",
          "adjacent Dirichlet posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance",
          _dist_k, hypothesis=_POSTERIORS_AT_LEAST_ONE)
@@ -829,6 +847,10 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
         for i, u in enumerate(uses):
             for v in uses[i + 1:]:
                 yield triangle_schema, (u, v)
+    for u in apps:
+        if u.func.name == "kl":
+            yield KL_GIBBS, (u,)
+            yield BETA_KL, (u,)
     # the divergences compared (Pinsker, Le Cam), for the pairs of distributions both name
     tvs = [a for a in apps if a.func.name == "tv"]
     for v in apps:

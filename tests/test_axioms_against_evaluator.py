@@ -350,13 +350,48 @@ def test_pinsker_on_finite_distributions(p_weights, q_weights):
         S.PINSKER.instance(V.tv(d1, d2), V.kl(d1, d1))
 
 
+def _beta_kl(a1, b1, a2, b2):
+    """KL(Beta(a1, b1) || Beta(a2, b2)) by its closed form, with mpmath at 50 digits."""
+    import mpmath as mp
+    with mp.workdps(50):
+        a1, b1, a2, b2 = (mp.mpf(x.numerator) / x.denominator for x in (a1, b1, a2, b2))
+        return (mp.log(mp.beta(a2, b2)) - mp.log(mp.beta(a1, b1)) + (a1 - a2) * mp.digamma(a1)
+                + (b1 - b2) * mp.digamma(b1) + (a2 - a1 + b2 - b1) * mp.digamma(a1 + b1))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.builds(F, st.integers(4, 60), st.integers(4, 4)),
+       st.builds(F, st.integers(4, 60), st.integers(4, 4)))
+def test_kl_of_adjacent_beta_posteriors_is_at_most_one(A, B):
+    """The evaluator has no KL: the instance of betakl is checked against the closed form
+    (lemma beta.kl.adjacent) for parameters >= 1, where the bound is reached at A = B = 1;
+    below 1 it is false (the schema's hypothesis excludes it)."""
+    assert _beta_kl(A + 1, B, A, B + 1) <= 1 + 1e-30
+    assert _beta_kl(A, B + 1, A + 1, B) <= 1 + 1e-30
+    p, q = distribution("beta", (A + 1, B)), distribution("beta", (A, B + 1))
+    instance = S.BETA_KL.instance(V.kl(p, q))
+    assert instance.args[-1] == T.le(V.kl(p, q), 1)
+
+
+def test_the_kl_bound_is_tight_and_needs_priors_at_least_one():
+    one = F(1)
+    assert abs(_beta_kl(2 * one, one, one, 2 * one) - 1) < 1e-30
+    assert _beta_kl(F(3, 2), F(1, 2), F(1, 2), F(3, 2)) > 1      # prior (1/2, 1/2): KL = 2
+    d1, d2 = distribution("bernoulli", (F(1, 3),)), distribution("bernoulli", (F(1, 2),))
+    assert S.KL_GIBBS.instance(V.kl(d1, d2)) == T.and_(
+        T.le(0, V.kl(d1, d2)), T.implies(T.eq(d1, d2), T.eq(V.kl(d1, d2), 0)))
+    with pytest.raises(S.SchemaError):
+        S.BETA_KL.instance(V.tv(d1, d2))
+
+
 #: The schemas the tests above instantiate (a new schema must be added here, with a test).
 TESTED = {"len", "count", "countof", "nil", "cons", "empty", "consinj", "nilcons", "adjlen",
           "adjcount", "adjcountof", "adjrefl", "adjwlen", "adjwsum", "adjwrefl", "dist",
           "distcount", "metric", "triangle", "tvmetric", "tvtriangle", "betarho", "betazeta",
           "dirrho", "ctorinj", "adjcons", "adjwcons", "distcons", "distadj", "distlen", "betag",
           "betatvg", "dirg", "ground", "allinnil", "allincons", "allinsum",
-          "allinground", "allwlen", "allwrefl", "allwcons", "pinsker", "tvhellinger"}
+          "allinground", "allwlen", "allwrefl", "allwcons", "pinsker", "tvhellinger",
+          "klgibbs", "betakl"}
 
 
 def test_every_schema_is_covered():
