@@ -924,6 +924,16 @@ def _require_identity(lhs: sp.Basic, rhs: sp.Basic, method: str) -> None:
             raise ArtifactError("logratio needs both sides provably positive")
         d = sp.expand_log(sp.log(lhs)) - sp.expand_log(sp.log(rhs))
         stages = (sp.expand, sp.simplify)
+    elif method == "loggamma":
+        # ln Gamma(t) = ln(Gamma(t)) and ln(x y) = ln x + ln y hold for positive t, x, y: the
+        # rewriting is used only when every argument of loggamma and log is provably positive
+        d = lhs - rhs
+        args = [t.args[0] for t in d.atoms(sp.loggamma, sp.log)]
+        if any(t.is_positive is not True for t in args):
+            raise ArtifactError("loggamma needs every argument of loggamma and log provably "
+                                "positive")
+        d = d.replace(sp.loggamma, lambda t: sp.log(sp.gamma(t)))
+        stages = (lambda x: sp.expand_log(sp.expand_func(x), force=True), sp.simplify)
     elif method in _METHODS:
         d, stages = lhs - rhs, _METHODS[method]
     else:

@@ -102,6 +102,8 @@ _FAMILIES = (
                     f"dirichlet.hellinger.closed_form/k={k}",
                     f"Hellinger distance of two Dirichlets (k = {k})", k)),
     LemmaFamily("dirichlet.kl.closed_form", "KL of two Dirichlets", cf.dirichlet_kl_closed_form),
+    LemmaFamily("dirichlet.kl.adjacent", "KL sensitivity of Dirichlet posteriors",
+                se.dirichlet_kl_adjacent),
     LemmaFamily("conj.dirichlet_categorical.list", "dirichlet-categorical conjugacy",
                 cj.dirichlet_categorical_list_lemma),
     LemmaFamily("dirichlet.bc.adjacent", "BC of adjacent Dirichlet posteriors",

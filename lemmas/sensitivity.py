@@ -201,6 +201,44 @@ def beta_kl_adjacent() -> Lemma:
                  "psi(x + 1) - ln x", "proved", bld.build())
 
 
+def dirichlet_kl_adjacent(k: int) -> Lemma:
+    """KL(Dir(A + e_i) || Dir(A + e_j)) <= 1 for every i != j when A_i, A_j >= 1: by the
+    closed form it is psi(A_i + 1) - ln A_i - (psi(A_j) - ln A_j), bounded as for Betas."""
+    P = params(*[(f"A{i}", "pos") for i in range(1, k + 1)])
+    As = [p.symbol for p in P]
+    psi = lambda t: sp.polygamma(0, t)
+    lid = f"dirichlet.kl.adjacent/k={k}"
+    pairs = []
+    for i in range(k):
+        for j in range(k):
+            if i != j:
+                moved_i = DirD(*[x + d for x, d in zip(As, _delta(k, i))])
+                moved_j = DirD(*[x + d for x, d in zip(As, _delta(k, j))])
+                pairs.append((i, j, moved_i, moved_j, exprs.KL(moved_i, moved_j)))
+    concl = sp.And(*[sp.Implies(sp.And(sp.Ge(As[i], 1), sp.Ge(As[j], 1)), sp.Le(kl, 1))
+                     for i, j, _, _, kl in pairs])
+    bld = ArtifactBuilder(lid, "proved", P, (), concl)
+    cf = bld.lemma(registry.get("dirichlet.kl.closed_form", k=k))
+    inc, dec = (bld.fact(f) for f in ("digamma.minus.log.increasing",
+                                      "digamma.shift.minus.log.decreasing"))
+    steps = [bld.identity(eq(psi(sp.Integer(2)) - psi(sp.Integer(1)), 1), method="simplify",
+                          note="psi(2) = 1 - gamma, psi(1) = -gamma")]
+    for i, j, moved_i, moved_j, kl in pairs:
+        form = psi(As[i] + 1) - sp.log(As[i]) - (psi(As[j]) - sp.log(As[j]))
+        at = {**{f"a{l + 1}": moved_i.args[l] for l in range(k)},
+              **{f"b{l + 1}": moved_j.args[l] for l in range(k)}}
+        steps.append(bld.identity(eq(kl, form), method="loggamma", rewrite=[bld.ref(cf, **at)]))
+    for x in As:
+        steps += [bld.ref(inc, u=1, w=x), bld.ref(dec, u=1, w=x)]
+    bld.qed(steps, note="u(A_i) <= u(1) and v(A_j) >= v(1), with u(x) = psi(x + 1) - ln x and "
+                        "v(x) = psi(x) - ln x")
+    return Lemma(lid, f"KL sensitivity of Dirichlet posteriors (k = {k})",
+                 "KL(Dir(A + e_i) || Dir(A + e_j)) <= 1 for i != j when A_i, A_j >= 1 (one "
+                 "observation moved from category j to i, from a prior whose parameters are at "
+                 "least 1).", P, (), concl, "closed form (Penny 2001) with the monotonicity of "
+                 "psi(x) - ln x and psi(x + 1) - ln x", "proved", bld.build(), k)
+
+
 def kl_gibbs() -> Lemma:
     P = params(("p", "dist"), ("q", "dist"))
     p, q = (x.symbol for x in P)

@@ -571,6 +571,19 @@ def BETA_KL(u):
     return pq and T.implies(_near_beta(*pq[0].args, *pq[1].args), T.le(u, 1))
 
 
+@_schema("dirkl", ("dirichlet.kl.adjacent/k={k}", "kl.gibbs"),
+         "adjacent Dirichlet posteriors with parameters >= 1 are within KL 1", _dist_k,
+         hypothesis=_POSTERIORS_AT_LEAST_ONE)
+def DIR_KL(u):
+    if not _is_app(u, "kl"):
+        raise SchemaError(f"{T.pretty(u)} is not an application of kl")
+    p, q = u.args
+    if not (isinstance(p, T.Apply) and p.func == getattr(q, "func", None)
+            and p.func.name.startswith("dirichlet")):
+        return None
+    return T.implies(_near_dirichlet(list(p.args), list(q.args)), T.le(u, 1))
+
+
 @_schema("dirrho", "dirichlet.hellinger.adjacent.rho/k={k}",
          "adjacent Dirichlet posteriors with parameters >= 1 are within sqrt(1 - pi/4) in Hellinger distance",
          _dist_k, hypothesis=_POSTERIORS_AT_LEAST_ONE)
@@ -851,6 +864,7 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
         if u.func.name == "kl":
             yield KL_GIBBS, (u,)
             yield BETA_KL, (u,)
+            yield DIR_KL, (u,)
     # the divergences compared (Pinsker, Le Cam), for the pairs of distributions both name
     tvs = [a for a in apps if a.func.name == "tv"]
     for v in apps:

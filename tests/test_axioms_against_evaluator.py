@@ -384,6 +384,34 @@ def test_the_kl_bound_is_tight_and_needs_priors_at_least_one():
         S.BETA_KL.instance(V.tv(d1, d2))
 
 
+def _dirichlet_kl(a, b):
+    import mpmath as mp
+    with mp.workdps(50):
+        a = [mp.mpf(x.numerator) / x.denominator for x in a]
+        b = [mp.mpf(x.numerator) / x.denominator for x in b]
+        a0, b0 = sum(a), sum(b)
+        return (mp.loggamma(a0) - sum(mp.loggamma(x) for x in a) - mp.loggamma(b0)
+                + sum(mp.loggamma(x) for x in b)
+                + sum((x - y) * (mp.digamma(x) - mp.digamma(a0)) for x, y in zip(a, b)))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.tuples(*[st.builds(F, st.integers(4, 40), st.integers(4, 4))] * 3),
+       st.integers(0, 2), st.integers(0, 2))
+def test_kl_of_adjacent_dirichlet_posteriors_is_at_most_one(base, i, j):
+    assume(i != j)
+    p = [x + (1 if m == i else 0) for m, x in enumerate(base)]
+    q = [x + (1 if m == j else 0) for m, x in enumerate(base)]
+    assert _dirichlet_kl(p, q) <= 1 + 1e-30
+    d1, d2 = distribution("dirichlet", p), distribution("dirichlet", q)
+    instance = S.DIR_KL.instance(V.kl(d1, d2))
+    assert instance.args[-1] == T.le(V.kl(d1, d2), 1)
+    half = [F(1, 2)] * 3
+    moved = [x + (1 if m == i else 0) for m, x in enumerate(half)]
+    other = [x + (1 if m == j else 0) for m, x in enumerate(half)]
+    assert _dirichlet_kl(moved, other) > 1  # below 1 the bound is false
+
+
 #: The schemas the tests above instantiate (a new schema must be added here, with a test).
 TESTED = {"len", "count", "countof", "nil", "cons", "empty", "consinj", "nilcons", "adjlen",
           "adjcount", "adjcountof", "adjrefl", "adjwlen", "adjwsum", "adjwrefl", "dist",
@@ -391,7 +419,7 @@ TESTED = {"len", "count", "countof", "nil", "cons", "empty", "consinj", "nilcons
           "dirrho", "ctorinj", "adjcons", "adjwcons", "distcons", "distadj", "distlen", "betag",
           "betatvg", "dirg", "ground", "allinnil", "allincons", "allinsum",
           "allinground", "allwlen", "allwrefl", "allwcons", "pinsker", "tvhellinger",
-          "klgibbs", "betakl"}
+          "klgibbs", "betakl", "dirkl"}
 
 
 def test_every_schema_is_covered():
