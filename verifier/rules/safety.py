@@ -19,7 +19,7 @@ from verifier.language import ast as A
 from verifier.translation import logic as L
 from verifier.rules.builder import Builder, short, simple_of
 from verifier.rules.context import Ctx
-from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, NamedFun, Scalar,
+from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic, NamedFun, Scalar,
                                            SymValue, TupleV, UnitV)
 from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation.calls import element_value
@@ -520,6 +520,8 @@ class Safety:
             fn = self.value(ctx, head)
         if isinstance(fn, NamedFun) and not fn.args:
             return self._val_call(ctx, e, fn.name, args)
+        if isinstance(fn, FunParam):
+            return self._parameter_call(ctx, e, fn, args)
         if isinstance(fn, LocalRec):
             return self._local_call(ctx, e, fn, args)
         if isinstance(fn, Closure):
@@ -669,6 +671,10 @@ class Safety:
             base = _strip(dom)
             terms.append(None)
             values.append(None)
+            if isinstance(base, A.RArrow):
+                self._function_argument(ctx, arg)
+                rational.append(None)
+                continue
             if isinstance(base, A.RMonad):
                 drawn = self.monadic(ctx, arg)
                 value, facts = self.drawn(drawn, None)
@@ -698,6 +704,54 @@ class Safety:
             raise NoRule(f"{name} does not return a computation", e.span)
         elem = elem_of_rtype(rt)
         return elem if draws is None else Elem(elem.make, rational=draws)
+
+
+    def _function_argument(self, ctx: Ctx, arg: A.Expr) -> None:
+        """A function passed where a val expects one (its type is shown relationally, S-Fun):
+        the first arguments it is applied to here are evaluated now, in its val's domain and
+        rational where its contract needs them; a function parameter passed on needs
+        nothing."""
+        head, partial = flatten_app(arg)
+        fn = self.value(ctx, head)
+        if isinstance(fn, FunParam) and not partial:
+            return
+        if not (isinstance(fn, NamedFun) and not fn.args and self.b.val_of(fn.name) is not None):
+            raise NoRule("a function passed where a val expects one must be a top-level "
+                         "function with a val or a function parameter", arg.span)
+        values = [self.value(ctx, a) for a in partial]
+        self._in_domain(ctx, fn.name, values, short(arg), arg.span)
+        self.dec.call(fn.name, [self.dec.tags(v) for v in values], arg.span)
+
+    def _parameter_call(self, ctx: Ctx, e: A.App, fn: FunParam, args: List[A.Expr]) -> Elem:
+        """A call of a parameter of function type (``higher_order``): a verified function
+        (callers pass only those), safe and terminating on arguments in its type's domain, which
+        the walk requires at ``(a, a)``; what it draws has its type's ranges and is not known
+        to be rational; its arguments must be rational (whatever contract the passed function
+        has is then met)."""
+        from verifier.rules.higher_order import parameter_call_arguments
+        doms, cod = parameter_call_arguments(fn)
+        if len(doms) != len(args):
+            raise NoRule(f"{source_name(fn.name)} is applied to {len(args)} arguments; its type "
+                         f"has {len(doms)}", e.span)
+        values: List[Optional[SymValue]] = []
+        for i, (arg, dom) in enumerate(zip(args, doms), 1):
+            value = self.value(ctx, arg)
+            values.append(value)
+            self.has_type(ctx, value, simple_of(_strip(dom)), f"argument {i} of "
+                          f"{source_name(fn.name)} has the type its type says", arg.span, "Range")
+            self.dec.require_rational(self.dec.tags(value), f"the comparisons the function "
+                                      f"passed as {source_name(fn.name)} may make on argument "
+                                      f"{i} of this call", arg.span)
+        from verifier.rules.call_facts import call_precondition
+        pre = call_precondition(self.b, fn.name, values, self.run, rtype=fn.rtype, env=fn.env)
+        what = (f"the arguments of {short(e)} are in the domain of the type of "
+                f"{source_name(fn.name)} (where the function passed is shown to terminate "
+                "without error)")
+        if pre is None:
+            self.require(ctx, T.boolean(False), what + ", which the logic cannot state", e.span)
+        elif pre:
+            self.require(ctx, T.and_(*pre), what, e.span)
+        return elem_of_rtype(cod)
 
 
 def _at(span) -> tuple:
