@@ -27,7 +27,7 @@ from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
 from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
-from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, NamedFun, Scalar,
+from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic, NamedFun, Scalar,
                                            SymValue, TupleV, UnitV)
 from verifier.translation.translate import (CallCheck, Decision, LocalFunction, RangeCheck,
                                             StoredComputation, bind_pattern, flatten_app)
@@ -546,6 +546,8 @@ class Safety:
             fn = self.value(ctx, head)
         if isinstance(fn, NamedFun) and not fn.args:
             return self._val_call(ctx, e, fn.name, args)
+        if isinstance(fn, FunParam):
+            return self._parameter_call(ctx, e, fn, args)
         if isinstance(fn, LocalRec):
             return self.local_computation(ctx, e, fn, args)
         if isinstance(fn, Closure):
@@ -664,6 +666,10 @@ class Safety:
             base = refinement_parts(dom)[1]
             terms.append(None)
             values.append(None)
+            if isinstance(base, A.RArrow):
+                self._passed_function(ctx, arg)
+                tags.append(None)
+                continue
             if isinstance(base, A.RMonad):
                 elem = self.monadic(ctx, arg)
                 value, facts = self.drawn(elem, None)
@@ -694,6 +700,49 @@ class Safety:
             raise Reject(f"{source_name(name)} does not return a computation", e.span)
         elem = elem_of_rtype(refinement_parts(rt)[1])
         return elem if draws is None else Elem(elem.make, rational=draws)
+
+
+    def _passed_function(self, ctx: Ctx, arg: A.Expr) -> None:
+        """A function passed to a val (its type is S-Fun's, relational): the first arguments
+        it is applied to are evaluated here, in its val's domain, rational where its terms
+        need; a function parameter passed on needs nothing here."""
+        head, partial = flatten_app(arg)
+        fn = self.value(ctx, head)
+        if isinstance(fn, FunParam) and not partial:
+            return
+        if not (isinstance(fn, NamedFun) and not fn.args and self.p.val_of(fn.name) is not None):
+            raise Reject("a function passed to a val must be a top-level function with a val "
+                         "or a function parameter", arg.span)
+        values = [self.value(ctx, a) for a in partial]
+        self.in_domain(ctx, fn.name, values, f"{source_name(fn.name)} (…)", arg.span)
+        self.dec.arguments_of_call(fn.name, [self.dec.of_value(v) for v in values], arg.span)
+
+    def _parameter_call(self, ctx: Ctx, e: A.App, fn: FunParam, args: List[A.Expr]) -> Elem:
+        """A call of a function parameter: the function passed is verified (its callers'
+        S-Fun and the dependency on its claim), so it terminates without error on arguments in
+        its type's domain (demanded at ``(a, a)``); its arguments are rational; it draws values
+        of its type, not known to be rational."""
+        from checker.higher_order import call_type
+        doms, cod = call_type(fn)
+        if len(doms) != len(args):
+            raise Reject(f"{source_name(fn.name)} is applied to {len(args)} arguments; its type "
+                         f"has {len(doms)}", e.span)
+        values: List[Optional[SymValue]] = []
+        for i, (arg, dom) in enumerate(zip(args, doms), 1):
+            value = self.value(ctx, arg)
+            values.append(value)
+            self.has_type(ctx, value, simple_of(refinement_parts(dom)[1]), f"argument {i} of "
+                          f"{source_name(fn.name)} has the type of the parameter", arg.span,
+                          "Range")
+            self.dec.argument_of_parameter(self.dec.of_value(value), f"argument {i} of the call "
+                                           f"of {source_name(fn.name)}", arg.span)
+        pre = self.p.domain(fn.name, values, self.run, rtype=fn.rtype, env=fn.env)
+        what = (f"the arguments of {source_name(fn.name)} (…) are in the domain of its type "
+                "(where the function passed terminates without error)")
+        if pre != []:
+            self.require(ctx, T.and_(*pre) if pre else T.FALSE,
+                         what if pre else what + ", which the logic cannot state", e.span)
+        return elem_of_rtype(cod)
 
 
 def check_safety(p: Proof, ctx: Ctx, body: A.Expr, monadic: bool,

@@ -548,7 +548,8 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
         arguments[-1]["obligations"] = len(obligations) - start
     if not isinstance(rt, A.RMonad):
         raise NoRule(f"{name} does not return a distribution", e.span)
-    cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span, related=True)
+    cost = _instantiated_cost(b, env, rt, f"{name} ({'val' if param is None else 'its type'})",
+                              e.span, related=True)
     if param is None:
         node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}", subsumptions,
                       obligations=obligations, uses=name, arguments=arguments)
