@@ -16,10 +16,12 @@ from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.translation.calls import from_terms, leaves
 from verifier.translation.ranges import value_facts
-from verifier.translation.symbolic import Env, FunParam, NamedFun
+from obligations.records import replace
+from verifier.language.free_vars import free_vars
+from verifier.translation.symbolic import Closure, Env, FunParam, NamedFun
 from verifier.translation.translate import bind_pattern, flatten_app
-from checker.judgement import (Ctx, Proof, Reject, instantiated_cost, refinement_parts,
-                               says_equal, simple_of, translated)
+from checker.judgement import (Ctx, Node, Proof, Reject, expect, instantiated_cost,
+                               make_claim, refinement_parts, says_equal, simple_of, translated)
 
 E, R = ObligationKind.ENTAILMENT, ObligationKind.RANGE
 
@@ -57,19 +59,26 @@ def bind(p: Proof, ctx: Ctx, pattern: A.Pattern, dom: A.RType, val_env: Env, pna
 
 
 def passed_function(p: Proof, ctx: Ctx, arg: A.Expr, want: A.RType, want_env: Env, i: int,
-                    what: str) -> None:
-    """S-Fun: the function ``arg`` has the type ``want`` of argument ``i`` of ``what``."""
+                    what: str, node: Node) -> None:
+    """S-Fun (``node``): the function ``arg`` has the type ``want`` of argument ``i`` of
+    ``what``."""
     from checker.relational import first_order_argument
     want_doms, want_cod = parameter_type(want, arg.span)
     head, partial = flatten_app(arg)
     pair = ctx.env.lookup(head.name) if isinstance(head, A.Var) else None
     where = f"argument {i} of {what}"
-    if pair is not None and isinstance(pair[0], FunParam) and isinstance(pair[1], FunParam) \
-            and not partial:
+    named = pair is not None and isinstance(pair[0], NamedFun) and pair[0] == pair[1] \
+        and not pair[0].args and p.val_of(pair[0].name) is not None
+    passed_on = pair is not None and isinstance(pair[0], FunParam) \
+        and isinstance(pair[1], FunParam) and not partial
+    (premise,) = expect(node, ("S-Fun",), arg, where, premises=0 if named or passed_on else 1) \
+        or (None,)
+    if premise is not None:
+        return fun_argument(p, ctx, arg, want_doms, want_cod, want_env, where, premise)
+    if passed_on:
         have_doms, have_cod = parameter_type(pair[0].rtype, arg.span)
         have_env = pair[0].env
-    elif pair is not None and isinstance(pair[0], NamedFun) and pair[0] == pair[1] \
-            and not pair[0].args and p.val_of(pair[0].name) is not None:
+    else:
         doms, cod = [], p.val_of(pair[0].name).rtype
         while isinstance(cod, A.RArrow):
             doms.append(cod.dom)
@@ -85,9 +94,6 @@ def passed_function(p: Proof, ctx: Ctx, arg: A.Expr, want: A.RType, want_env: En
         for d in reversed(doms[len(partial):]):
             rest = A.RArrow(d, rest, d.span)
         have_doms, have_cod = parameter_type(rest, arg.span)
-    else:
-        raise Reject(f"{where}: only a top-level function with a val or a function parameter "
-                     "may be passed where a val expects a function", arg.span)
     if len(have_doms) != len(want_doms):
         raise Reject(f"{where} takes another number of arguments than expected", arg.span)
     inner = ctx
@@ -139,6 +145,53 @@ def passed_function(p: Proof, ctx: Ctx, arg: A.Expr, want: A.RType, want_env: En
         p.oblige(inner, E, g, f"{where} costs at most the expected type's index (covariance)",
                  arg.span, "S-Fun")
     _output_ranges(p, inner, have_cod, want_cod, where, arg.span)
+
+
+def fun_argument(p: Proof, ctx: Ctx, arg: A.Expr, want_doms: List[A.RType], want_cod: A.RMonad,
+                 want_env: Env, where: str, premise: Node) -> None:
+    """S-Fun for a ``fun`` (or a helper without a val, possibly applied): one code in both
+    runs, each run's captured values its own; its body, with its parameters fresh values of
+    the expected domains (ranges and refinements assumed), is checked (``premise``) against
+    the expected codomain as a claim of its own."""
+    from checker.relational import check
+    c1, c2 = translated(lambda: p.pair(ctx, arg), arg.span)
+    if not (isinstance(c1, Closure) and isinstance(c2, Closure) and c1.params == c2.params
+            and c1.body == c2.body and len(c1.params) == len(want_doms)) \
+            or isinstance(c1.body, A.Fun):
+        raise Reject(f"{where}: not a function of the expected arity the kernel can check",
+                     arg.span)
+    if ctx.function is not None and ctx.function in free_vars(c1.body):
+        raise Reject(f"{where}: a fun that calls the recursive definition being proved",
+                     arg.span)
+    env = c1.env
+    bound = {n for q in c1.params for n in A.pattern_names(q)}
+    for name in sorted(free_vars(c1.body) - bound):  # what each run's closure captures
+        v1, v2 = c1.env.lookup(name), c2.env.lookup(name)
+        if (v1 is None) != (v2 is None):
+            raise Reject(f"{where}: a name captured in one run only", arg.span)
+        if v1 is not None:
+            env = env.bind(name, v1[0], v2[1])
+    inner = ctx
+    for k, (pattern, wd) in enumerate(zip(c1.params, want_doms), 1):
+        wvar, wbase, wass = refinement_parts(wd)
+        sorts = leaves(wbase.type)
+        shared = wvar is not None and says_equal(wvar, wass)
+        made = [p.fresh_pair(f"{wvar or 'x'}{k}", s, shared) for s in sorts]
+        left = from_terms(wbase.type, [x for x, _ in made])
+        right = from_terms(wbase.type, [y for _, y in made])
+        facts = _facts(wbase.type, left) + ([] if shared else _facts(wbase.type, right))
+        if facts:
+            inner = inner.assume(f"h_sfun_range{k}", T.and_(*facts))
+        if wvar is not None:
+            want_env = want_env.bind(wvar, left, right)
+        for a in wass:
+            if not isinstance(a, A.SameRuns):
+                inner = inner.assume(f"h_sfun_dom{k}", translated(
+                    lambda: p.assertion(want_env, a, refined=wvar), a.span))
+        env = translated(lambda: bind_pattern(env, pattern, left, right, arg.span), arg.span)
+    claim = make_claim(p, want_env, want_cod)
+    check(p, replace(inner, env=env, claim=claim, costs=(), function=None, induction=None,
+                     binder=None), c1.body, premise)
 
 
 def _output_ranges(p: Proof, ctx: Ctx, have: A.RMonad, want: A.RMonad, where: str,

@@ -667,9 +667,8 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
             if not subsumptions:
                 raise Reject(f"argument {i} of {what} is a function: an S-Fun premise of "
                              "App-Val", arg.span)
-            expect(subsumptions.pop(0), ("S-Fun",), arg, f"argument {i} of {what}", premises=0)
             from checker.higher_order import passed_function
-            passed_function(p, ctx, arg, dom, env, i, what)
+            passed_function(p, ctx, arg, dom, env, i, what, subsumptions.pop(0))
             continue
         if isinstance(base, A.RMonad):
             if not monad_is_equality(p, env, base):

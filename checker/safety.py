@@ -667,7 +667,7 @@ class Safety:
             terms.append(None)
             values.append(None)
             if isinstance(base, A.RArrow):
-                self._passed_function(ctx, arg)
+                self._passed_function(ctx, arg, base)
                 tags.append(None)
                 continue
             if isinstance(base, A.RMonad):
@@ -702,20 +702,51 @@ class Safety:
         return elem if draws is None else Elem(elem.make, rational=draws)
 
 
-    def _passed_function(self, ctx: Ctx, arg: A.Expr) -> None:
-        """A function passed to a val (its type is S-Fun's, relational): the first arguments
-        it is applied to are evaluated here, in its val's domain, rational where its terms
-        need; a function parameter passed on needs nothing here."""
+    def _passed_function(self, ctx: Ctx, arg: A.Expr, want: A.RType) -> None:
+        """A function passed to a val where it expects one of type ``want`` (its type is
+        S-Fun's, relational): the first arguments a function with a val is applied to are
+        evaluated here, in its val's domain, rational where its terms need; a function
+        parameter passed on needs nothing here; a fun's body is walked here."""
         head, partial = flatten_app(arg)
         fn = self.value(ctx, head)
         if isinstance(fn, FunParam) and not partial:
             return
         if not (isinstance(fn, NamedFun) and not fn.args and self.p.val_of(fn.name) is not None):
-            raise Reject("a function passed to a val must be a top-level function with a val "
-                         "or a function parameter", arg.span)
+            self._fun_body(ctx, arg, want)
+            return
         values = [self.value(ctx, a) for a in partial]
         self.in_domain(ctx, fn.name, values, f"{source_name(fn.name)} (…)", arg.span)
         self.dec.arguments_of_call(fn.name, [self.dec.of_value(v) for v in values], arg.span)
+
+    def _fun_body(self, ctx: Ctx, arg: A.Expr, want: A.RType) -> None:
+        """A fun passed to a val runs there on arguments of ``want``'s domain, any number of
+        times: its body on fresh arguments with the domain's ranges (its annotations are
+        conditions), rational (a parameter's calls pass rational arguments), not reached alike;
+        what it returns has the type's ranges."""
+        from checker.higher_order import parameter_type
+        fn = self.value(ctx, arg)
+        doms, cod = parameter_type(want, arg.span)
+        if not isinstance(fn, Closure) or len(fn.params) != len(doms) \
+                or isinstance(fn.body, A.Fun):
+            raise Reject("a function passed to a val must be a top-level function with a val, a "
+                         "function parameter or a fun of as many parameters", arg.span)
+        if ctx.function is not None and ctx.function in free_vars(fn.body):
+            raise Reject("a fun passed to a val calls the enclosing recursive definition",
+                         arg.span)
+        inner = ctx.with_env(fn.env)
+        for q, d in zip(fn.params, doms):
+            v, facts = fresh_value(self.p, simple_of(refinement_parts(d)[1]),
+                                   q.name if isinstance(q, A.PVar) else "x")
+            if facts:
+                inner = inner.assume("h_param", T.and_(*facts))
+            self.dec.fresh(v, frozenset())
+            self.annotations(inner, q, v, arg.span)
+            inner = inner.with_env(bind_pattern(inner.env, q, v, v, arg.span))
+        self.dec.depth += 1  # run where the callee likes, as often as it likes
+        try:
+            self.monadic(inner, fn.body, simple_of(cod.body))
+        finally:
+            self.dec.depth -= 1
 
     def _parameter_call(self, ctx: Ctx, e: A.App, fn: FunParam, args: List[A.Expr]) -> Elem:
         """A call of a function parameter: the function passed is verified (its callers'

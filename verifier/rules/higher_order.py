@@ -44,7 +44,8 @@ from verifier.rules.context import Ctx
 from verifier.rules.derivation import Derivation
 from verifier.translation.calls import from_terms, leaves
 from verifier.translation.ranges import value_facts
-from verifier.translation.symbolic import Env, FunParam, NamedFun
+from verifier.language.free_vars import free_vars
+from verifier.translation.symbolic import Closure, Env, FunParam, NamedFun
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app
 
 
@@ -114,9 +115,7 @@ def function_argument(b: Builder, ctx: Ctx, arg: A.Expr, want: A.RType, want_env
             obligations += obs
         have_doms, have_cod = function_type(_arrow(doms[len(partial):], cod), arg.span)
     else:
-        raise NoRule(f"{what} must be a top-level function with a val (possibly applied to its "
-                     "first arguments) or a function parameter: a fun or a helper without a "
-                     "val passed where a val expects a function is not supported", arg.span)
+        return _closure_argument(b, ctx, arg, want_doms, want_cod, want_env, what)
     if len(have_doms) != len(want_doms):
         raise NoRule(f"{what} takes {len(have_doms)} arguments; its val expects a function of "
                      f"{len(want_doms)}", arg.span)
@@ -176,6 +175,66 @@ def function_argument(b: Builder, ctx: Ctx, arg: A.Expr, want: A.RType, want_env
     obligations += _output_ranges(b, inner, have_cod, want_cod, what, arg.span)
     return b.node("S-Fun", ctx, arg.span, f"{what} has the function type its val expects",
                   obligations=obligations)
+
+
+def closure_pair(c1, c2, what: str, span) -> Tuple[Closure, Env]:
+    """A ``fun`` (or a helper without a val, possibly applied to its first arguments) as the
+    two runs see it: one code, and the relational environment of what it captures — run 1's
+    value of each captured name as run 1's closure sees it, run 2's as run 2's does."""
+    if not (isinstance(c1, Closure) and isinstance(c2, Closure) and c1.params == c2.params
+            and c1.body == c2.body and c1.params):
+        raise NoRule(f"{what} must be a top-level function with a val (possibly applied to its "
+                     "first arguments), a function parameter, or a fun", span)
+    env = c1.env
+    bound = {n for q in c1.params for n in A.pattern_names(q)}
+    for name in sorted(free_vars(c1.body) - bound):
+        p1, p2 = c1.env.lookup(name), c2.env.lookup(name)
+        if p1 is not None and p2 is not None:
+            env = env.bind(name, p1[0], p2[1])
+        elif p1 is not None or p2 is not None:
+            raise NoRule(f"{what}: the function captures a name bound in one run only", span)
+    return c1, env
+
+
+def _closure_argument(b: Builder, ctx: Ctx, arg: A.Expr, want_doms: List[A.RType],
+                      want_cod: A.RMonad, want_env: Env, what: str) -> Derivation:
+    """S-Fun for a ``fun`` (HOARe²'s abstraction, checked in place): its body, with its
+    parameters bound to fresh values of the expected domains (their ranges and refinements
+    assumed), has the expected codomain — within its index (a claim of its own: the costs of
+    the caller's path are not counted), with outputs equal in both runs."""
+    from obligations.records import replace
+    from verifier.rules.core_rules import _shared, make_claim
+    (c1, c2), ranges = b.translate_pair(ctx, arg)
+    fn, env = closure_pair(c1, c2, what, arg.span)
+    if len(fn.params) != len(want_doms) or isinstance(fn.body, A.Fun):
+        raise NoRule(f"{what} takes another number of arguments than its val expects "
+                     f"({len(want_doms)})", arg.span)
+    if ctx.function is not None and ctx.function in free_vars(fn.body):
+        raise NoRule(f"{what} calls {written(ctx.function)}, whose termination is shown only "
+                     "for its own calls", arg.span)
+    inner = ctx
+    for k, (p, wd) in enumerate(zip(fn.params, want_doms), 1):
+        wvar, wbase, wass = refinement_parts(wd)
+        sorts = leaves(wbase.type)
+        shared = wvar is not None and _shared(wvar, wass)
+        pairs = [b.fresh_pair(f"{wvar or 'x'}{k}", s, shared) for s in sorts]
+        left = from_terms(wbase.type, [x for x, _ in pairs])
+        right = from_terms(wbase.type, [y for _, y in pairs])
+        facts = value_facts(wbase.type, left) + ([] if shared else value_facts(wbase.type, right))
+        if facts:
+            inner = inner.assume(f"h_sfun_range{k}", T.and_(*facts))
+        if wvar is not None:
+            want_env = want_env.bind(wvar, left, right)
+        for a in wass:
+            if not isinstance(a, A.SameRuns):
+                inner = inner.assume(f"h_sfun_dom{k}", b.assertion(want_env, a, refined=wvar))
+        env = bind_pattern(env, p, left, right, arg.span)
+    claim = make_claim(b, want_env, want_cod)
+    body = replace(inner, env=env, claim=claim, costs=(), function=None, induction=None,
+                   binder=None)
+    premise = b.check_monadic(body, fn.body)
+    return b.node("S-Fun", ctx, arg.span, f"{what}: the fun has the function type its val "
+                  f"expects (its body within {claim.text})", [premise], obligations=ranges)
 
 
 def _output_ranges(b: Builder, ctx: Ctx, have: A.RMonad, want: A.RMonad, what: str,

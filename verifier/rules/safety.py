@@ -15,6 +15,7 @@ from obligations import terms as T
 from obligations.candidates import literal_members
 from obligations.model import Obligation, ObligationKind
 from obligations.records import record
+from verifier.language.free_vars import free_vars
 from verifier.language import ast as A
 from verifier.translation import logic as L
 from verifier.rules.builder import Builder, short, simple_of
@@ -672,7 +673,7 @@ class Safety:
             terms.append(None)
             values.append(None)
             if isinstance(base, A.RArrow):
-                self._function_argument(ctx, arg)
+                self._function_argument(ctx, arg, base)
                 rational.append(None)
                 continue
             if isinstance(base, A.RMonad):
@@ -706,21 +707,51 @@ class Safety:
         return elem if draws is None else Elem(elem.make, rational=draws)
 
 
-    def _function_argument(self, ctx: Ctx, arg: A.Expr) -> None:
-        """A function passed where a val expects one (its type is shown relationally, S-Fun):
-        the first arguments it is applied to here are evaluated now, in its val's domain and
-        rational where its contract needs them; a function parameter passed on needs
-        nothing."""
+    def _function_argument(self, ctx: Ctx, arg: A.Expr, want: A.RType) -> None:
+        """A function passed where a val expects one of type ``want`` (its type is shown
+        relationally, S-Fun): the first arguments a function with a val is applied to here
+        are evaluated now, in its val's domain and rational where its contract needs them; a
+        function parameter passed on needs nothing; a ``fun`` is walked here (``_fun_body``)."""
         head, partial = flatten_app(arg)
         fn = self.value(ctx, head)
         if isinstance(fn, FunParam) and not partial:
             return
         if not (isinstance(fn, NamedFun) and not fn.args and self.b.val_of(fn.name) is not None):
-            raise NoRule("a function passed where a val expects one must be a top-level "
-                         "function with a val or a function parameter", arg.span)
+            self._fun_body(ctx, arg, want)
+            return
         values = [self.value(ctx, a) for a in partial]
         self._in_domain(ctx, fn.name, values, short(arg), arg.span)
         self.dec.call(fn.name, [self.dec.tags(v) for v in values], arg.span)
+
+    def _fun_body(self, ctx: Ctx, arg: A.Expr, want: A.RType) -> None:
+        """A ``fun`` passed where a val expects a function: the callee runs it on arguments of
+        its type's domain, as often as it likes, where it likes — so its body is walked here
+        on fresh arguments with the domain's ranges (its annotations conditions on them),
+        rational (the callee's calls pass rational arguments), not reached alike in both runs;
+        what it returns has the ranges the type says."""
+        from verifier.rules.higher_order import function_type
+        from obligations.decidable import NO_TAGS
+        fn = self.value(ctx, arg)
+        doms, cod = function_type(want, arg.span)
+        if not isinstance(fn, Closure) or len(fn.params) != len(doms) \
+                or isinstance(fn.body, A.Fun):
+            raise NoRule("a function passed where a val expects one must be a top-level "
+                         "function with a val (possibly applied to its first arguments), a "
+                         "function parameter, or a fun of as many parameters", arg.span)
+        if ctx.function is not None and ctx.function in free_vars(fn.body):
+            raise NoRule(f"the fun passed calls {source_name(ctx.function)}, whose termination "
+                         "is shown only for its own calls", arg.span)
+        inner = ctx.with_env(fn.env)
+        for p, d in zip(fn.params, doms):
+            v, facts = fresh_value(self.b, simple_of(_strip(d)),
+                                   p.name if isinstance(p, A.PVar) else "x")
+            if facts:
+                inner = inner.assume("h_param", T.and_(*facts))
+            self.dec.register(v, NO_TAGS)
+            self.annotations(inner, p, v, arg.span)
+            inner = inner.with_env(bind_pattern(inner.env, p, v, v, arg.span))
+        with self.dec.apart():
+            self.monadic(inner, fn.body, simple_of(cod.body))
 
     def _parameter_call(self, ctx: Ctx, e: A.App, fn: FunParam, args: List[A.Expr]) -> Elem:
         """A call of a parameter of function type (``higher_order``): a verified function
