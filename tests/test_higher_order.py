@@ -43,6 +43,7 @@ def verdict(text: str, name: str) -> str:
 # ---- what verifies --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("file", ["classic/higher_order_twice.pinf",
+                                  "classic/higher_order_fun_argument.pinf",
                                   "classic/higher_order_repeat.pinf"])
 def test_the_classic_programs_verify_and_the_kernel_accepts_them(file):
     got = verdicts((PROGRAMS / file).read_text())
@@ -52,6 +53,7 @@ def test_the_classic_programs_verify_and_the_kernel_accepts_them(file):
 @pytest.mark.parametrize("file", ["mistakes/higher_order_three_calls.pinf",
                                   "mistakes/higher_order_argument_costs_more.pinf",
                                   "mistakes/higher_order_domain_too_strong.pinf",
+                                  "mistakes/higher_order_fun_captures_data.pinf",
                                   "unsound/higher_order_functions_assumed_equal.pinf"])
 def test_the_mistakes_are_not_verified(file):
     got = verdicts((PROGRAMS / file).read_text())
@@ -123,15 +125,38 @@ def test_the_calls_draws_are_not_rational():
 
 # ---- what is refused (V003) -----------------------------------------------------------------
 
-@pytest.mark.parametrize("arg, reason", [
-    ("(fun d -> lapMech (e, count d))", "a fun or a helper without a val"),
-    ("helper", "a fun or a helper without a val"),
-])
-def test_a_fun_or_a_helper_without_a_val_as_argument_is_refused(arg, reason):
-    text = OK.replace("ARG", arg).replace("(noisyCount e)", arg) \
-        .replace("val main", "let helper d = lapMech (1.0, count d)\n\nval main")
+FUNS = OK.replace("val main", """let helper e d = lapMech (e, count d)
+let helper2 x d = lapMech (1.0, count x + count d)
+
+val main""")
+
+
+@pytest.mark.parametrize("arg", ["(fun d -> lapMech (e, count d))", "(helper e)",
+                                 "(fun (d : bool list) -> mlet z = lapMech (e, count d) in "
+                                 "return (z + 1.0))"])
+def test_a_fun_or_a_helper_without_a_val_passed_is_checked_in_place(arg):
+    assert verdict(FUNS.replace("(noisyCount e)", arg), "main") == VERIFIED
+
+
+@pytest.mark.parametrize("arg", ["(fun d -> lapMech (e, count db + count d))",
+                                 "(helper2 db)", "(fun d -> lapMech (e, 2 * count d))",
+                                 "(fun d -> return (count d))"])
+def test_a_fun_that_costs_more_than_the_type_allows_is_not_verified(arg):
+    # each run's closure reads its own db: the two runs' functions differ by more than the
+    # type allows
+    text = FUNS.replace("(noisyCount e)", arg).replace("2.0 * e)] {r :: real list | =}\nlet main",
+                                                       "2.0)] {r :: real list | =}\nlet main")
+    text = text.replace("let main e db = twice e", "let main e db = twice 1.0") \
+        .replace("lapMech (e,", "lapMech (1.0,")
+    assert verdict(text, "main") != VERIFIED
+
+
+def test_a_fun_that_calls_the_recursive_definition_is_refused():
+    text = (PROGRAMS / "classic/higher_order_repeat.pinf").read_text().replace(
+        "repeat e m rest db",
+        "repeat e (fun d -> mlet l = repeat e m [] d in return 0.0) rest db")
     got = verdicts(text)
-    assert got["main"][0] != VERIFIED and reason in got["main"][1], got
+    assert got["repeat"][0] != VERIFIED and "termination" in got["repeat"][1], got
 
 
 def test_a_parameter_with_a_pure_result_is_refused():
@@ -183,6 +208,21 @@ def test_the_kernel_refuses_a_builder_that_skips_contravariance(monkeypatch):
         patch.setattr(higher_order, "function_argument", lax)
     text = (PROGRAMS / "mistakes/higher_order_domain_too_strong.pinf").read_text()
     kernel_refuses(monkeypatch, text, "main", bug, "S-Fun")
+
+
+def test_the_kernel_refuses_a_builder_that_reads_a_funs_captures_in_one_run(monkeypatch):
+    from verifier.rules import higher_order
+
+    def bug(patch):
+        original = higher_order.closure_pair
+
+        def run_one(c1, c2, what, span):  # run 1's captured values in both runs
+            return original(c1, c1, what, span)
+        patch.setattr(higher_order, "closure_pair", run_one)
+    text = FUNS.replace("(noisyCount e)", "(helper2 db)").replace(
+        "2.0 * e)] {r :: real list | =}\nlet main", "2.0)] {r :: real list | =}\nlet main") \
+        .replace("let main e db = twice e", "let main e db = twice 1.0")
+    kernel_refuses(monkeypatch, text, "main", bug, "")
 
 
 def test_the_kernel_refuses_a_builder_that_takes_the_runs_functions_as_equal(monkeypatch):
