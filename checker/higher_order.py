@@ -62,7 +62,7 @@ def passed_function(p: Proof, ctx: Ctx, arg: A.Expr, want: A.RType, want_env: En
                     what: str, node: Node) -> None:
     """S-Fun (``node``): the function ``arg`` has the type ``want`` of argument ``i`` of
     ``what``."""
-    from checker.relational import first_order_argument
+    from checker.relational import first_order_argument, refinement_goal
     want_doms, want_cod = parameter_type(want, arg.span)
     head, partial = flatten_app(arg)
     pair = ctx.env.lookup(head.name) if isinstance(head, A.Var) else None
@@ -98,40 +98,16 @@ def passed_function(p: Proof, ctx: Ctx, arg: A.Expr, want: A.RType, want_env: En
         raise Reject(f"{where} takes another number of arguments than expected", arg.span)
     inner = ctx
     for k, (wd, hd) in enumerate(zip(want_doms, have_doms), 1):
-        wvar, wbase, wass = refinement_parts(wd)
+        inner, want_env, wtype, left, right = _fresh_domain(p, inner, k, wd, want_env)
         hvar, hbase, hass = refinement_parts(hd)
-        sorts = leaves(wbase.type)
-        if sorts != leaves(hbase.type):
+        if leaves(wtype) != leaves(hbase.type):
             raise Reject(f"{where}: a parameter of another type than expected", arg.span)
-        shared = wvar is not None and says_equal(wvar, wass)
-        made = [p.fresh_pair(f"{wvar or 'x'}{k}", s, shared) for s in sorts]
-        left = from_terms(wbase.type, [x for x, _ in made])
-        right = from_terms(wbase.type, [y for _, y in made])
-        facts = _facts(wbase.type, left) + ([] if shared else _facts(wbase.type, right))
-        if facts:
-            inner = inner.assume(f"h_sfun_range{k}", T.and_(*facts))
-        if wvar is not None:
-            want_env = want_env.bind(wvar, left, right)
-        for a in wass:
-            if not isinstance(a, A.SameRuns):
-                inner = inner.assume(f"h_sfun_dom{k}", translated(
-                    lambda: p.assertion(want_env, a, refined=wvar), a.span))
         goals = _facts(hbase.type, left) + _facts(hbase.type, right)
         if hvar is not None:
             have_env = have_env.bind(hvar, left, right)
-        for a in hass:
-            if isinstance(a, A.SameRuns):
-                from checker.relational import equal_term
-                goal = equal_term(left, right)
-                if goal is None:
-                    raise Reject("cannot compare these values in the logic", arg.span)
-                goals.append(goal)
-            else:
-                goals.append(translated(lambda: p.assertion(have_env, a, refined=hvar), a.span))
+        goals += [refinement_goal(p, have_env, a, hvar, left, right, arg.span) for a in hass]
         if hvar is not None and says_equal(hvar, hass):
             have_env = have_env.bind(hvar, left, left)
-        if shared:
-            want_env = want_env.bind(wvar, left, left)
         for g in goals:
             p.oblige(inner, E, g, f"{where}: its parameter {k} accepts the expected domain "
                      "(contravariance)", arg.span, "S-Fun")
@@ -145,6 +121,26 @@ def passed_function(p: Proof, ctx: Ctx, arg: A.Expr, want: A.RType, want_env: En
         p.oblige(inner, E, g, f"{where} costs at most the expected type's index (covariance)",
                  arg.span, "S-Fun")
     _output_ranges(p, inner, have_cod, want_cod, where, arg.span)
+
+
+def _fresh_domain(p: Proof, ctx: Ctx, k: int, dom: A.RType, env: Env):
+    """Fresh values for the expected domain ``dom`` (one shared when it says ``=``), with its
+    ranges and refinements assumed and its variable bound: (ctx, env, type, left, right)."""
+    var, base, assertions = refinement_parts(dom)
+    shared = var is not None and says_equal(var, assertions)
+    made = [p.fresh_pair(f"{var or 'x'}{k}", s, shared) for s in leaves(base.type)]
+    left = from_terms(base.type, [x for x, _ in made])
+    right = from_terms(base.type, [y for _, y in made])
+    facts = _facts(base.type, left) + ([] if shared else _facts(base.type, right))
+    if facts:
+        ctx = ctx.assume(f"h_sfun_range{k}", T.and_(*facts))
+    if var is not None:
+        env = env.bind(var, left, right)
+    for a in assertions:
+        if not isinstance(a, A.SameRuns):
+            ctx = ctx.assume(f"h_sfun_dom{k}", translated(
+                lambda: p.assertion(env, a, refined=var), a.span))
+    return ctx, env, base.type, left, right
 
 
 def fun_argument(p: Proof, ctx: Ctx, arg: A.Expr, want_doms: List[A.RType], want_cod: A.RMonad,
@@ -173,21 +169,7 @@ def fun_argument(p: Proof, ctx: Ctx, arg: A.Expr, want_doms: List[A.RType], want
             env = env.bind(name, v1[0], v2[1])
     inner = ctx
     for k, (pattern, wd) in enumerate(zip(c1.params, want_doms), 1):
-        wvar, wbase, wass = refinement_parts(wd)
-        sorts = leaves(wbase.type)
-        shared = wvar is not None and says_equal(wvar, wass)
-        made = [p.fresh_pair(f"{wvar or 'x'}{k}", s, shared) for s in sorts]
-        left = from_terms(wbase.type, [x for x, _ in made])
-        right = from_terms(wbase.type, [y for _, y in made])
-        facts = _facts(wbase.type, left) + ([] if shared else _facts(wbase.type, right))
-        if facts:
-            inner = inner.assume(f"h_sfun_range{k}", T.and_(*facts))
-        if wvar is not None:
-            want_env = want_env.bind(wvar, left, right)
-        for a in wass:
-            if not isinstance(a, A.SameRuns):
-                inner = inner.assume(f"h_sfun_dom{k}", translated(
-                    lambda: p.assertion(want_env, a, refined=wvar), a.span))
+        inner, want_env, _, left, right = _fresh_domain(p, inner, k, wd, want_env)
         env = translated(lambda: bind_pattern(env, pattern, left, right, arg.span), arg.span)
     claim = make_claim(p, want_env, want_cod)
     check(p, replace(inner, env=env, claim=claim, costs=(), function=None, induction=None,

@@ -703,21 +703,25 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
         o1 = S.fresh_value(p, base.type, name)[0]
         o2 = S.fresh_value(p, base.type, name)[0]
         related = env.bind(var, o1, o2)
-        facts = []
-        for a in lifted:
-            if isinstance(a, A.SameRuns):
-                goal = equal_term(o1, o2)
-                if goal is None:
-                    raise Reject("cannot compare these values in the logic", e.span)
-                facts.append(goal)
-            else:
-                facts.append(translated(lambda: p.assertion(related, a, refined=var), a.span))
+        facts = [refinement_goal(p, related, a, var, o1, o2, e.span) for a in lifted]
         return Synth(cost, (o1, o2), tuple(facts))
     if isinstance(base, A.RSimple) and leaves(base.type) is not None:
         output: SymValue = S.fresh_value(p, base.type, ctx.binder or "out")[0]
     else:
         output = Monadic(None, None, equal_in_runs=True, name=f"out{next(_OPAQUE)}")
     return Synth(cost, (output, output))
+
+
+def refinement_goal(p: Proof, env: Env, a: A.Expr, var: Optional[str], left: SymValue,
+                    right: SymValue, span) -> T.Term:
+    """The assertion ``a`` of a refinement of ``var`` (bound in ``env`` to ``left``,
+    ``right``): ``=`` is the equality of the two runs' values."""
+    if isinstance(a, A.SameRuns):
+        goal = equal_term(left, right)
+        if goal is None:
+            raise Reject("cannot compare these values in the logic", span)
+        return goal
+    return translated(lambda: p.assertion(env, a, refined=var), a.span)
 
 
 def first_order_argument(p: Proof, ctx: Ctx, arg: A.Expr, dom: A.RType, env: Env, what: str,
@@ -736,13 +740,8 @@ def first_order_argument(p: Proof, ctx: Ctx, arg: A.Expr, dom: A.RType, env: Env
                 p.oblige(ctx, R, T.and_(*facts), f"{what} has the type of its val (run {run})",
                          arg.span, rule)
     for a in assertions:
-        if isinstance(a, A.SameRuns):
-            goal = equal_term(left, right)
-            if goal is None:
-                raise Reject("cannot compare these values in the logic", arg.span)
-        else:
-            goal = translated(lambda: p.assertion(env, a, refined=var), a.span)
-        p.oblige(ctx, E, goal, f"{what} satisfies its refinement", arg.span, rule)
+        p.oblige(ctx, E, refinement_goal(p, env, a, var, left, right, arg.span),
+                 f"{what} satisfies its refinement", arg.span, rule)
     if var is not None and says_equal(var, assertions):
         env = env.bind(var, left, left)  # demanded equal above: one value, as in its val
     return env
@@ -827,13 +826,8 @@ def check_pure(p: Proof, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType, node
         return
     env = val_env.bind(var, left, right)
     for a in assertions:
-        if isinstance(a, A.SameRuns):
-            goal = equal_term(left, right)
-            if goal is None:
-                raise Reject("cannot compare these values in the logic", body.span)
-        else:
-            goal = translated(lambda: p.assertion(env, a, refined=var), a.span)
-        p.oblige(ctx, E, goal, "the result satisfies the claim's refinement", body.span, "Sub")
+        p.oblige(ctx, E, refinement_goal(p, env, a, var, left, right, body.span),
+                 "the result satisfies the claim's refinement", body.span, "Sub")
 
 
 def _largest(terms):

@@ -178,36 +178,23 @@ def test_verified_programs_run(capsys):
 
 # ---- the kernel refuses what a buggy builder verifies ---------------------------------------
 
-def test_the_kernel_refuses_a_builder_that_skips_the_cost_of_a_passed_function(monkeypatch):
+@pytest.mark.parametrize("file, skipped", [
+    ("mistakes/higher_order_argument_costs_more.pinf", "costs at most"),
+    ("mistakes/higher_order_domain_too_strong.pinf", "contravariant"),
+])
+def test_the_kernel_refuses_a_builder_that_skips_an_s_fun_obligation(monkeypatch, file, skipped):
     from verifier.rules import higher_order
 
-    def bug(patch):
+    def bug(patch):  # the builder drops the S-Fun obligations named ``skipped``
         original = higher_order.function_argument
 
         def lax(b, ctx, arg, want, env, i, name):
             node = original(b, ctx, arg, want, env, i, name)
             node.obligations[:] = [ob for ob in node.obligations
-                                   if "costs at most" not in ob.provenance.description]
+                                   if skipped not in ob.provenance.description]
             return node
         patch.setattr(higher_order, "function_argument", lax)
-    text = (PROGRAMS / "mistakes/higher_order_argument_costs_more.pinf").read_text()
-    kernel_refuses(monkeypatch, text, "main", bug, "S-Fun")
-
-
-def test_the_kernel_refuses_a_builder_that_skips_contravariance(monkeypatch):
-    from verifier.rules import higher_order
-
-    def bug(patch):
-        original = higher_order.function_argument
-
-        def lax(b, ctx, arg, want, env, i, name):
-            node = original(b, ctx, arg, want, env, i, name)
-            node.obligations[:] = [ob for ob in node.obligations
-                                   if "contravariant" not in ob.provenance.description]
-            return node
-        patch.setattr(higher_order, "function_argument", lax)
-    text = (PROGRAMS / "mistakes/higher_order_domain_too_strong.pinf").read_text()
-    kernel_refuses(monkeypatch, text, "main", bug, "S-Fun")
+    kernel_refuses(monkeypatch, (PROGRAMS / file).read_text(), "main", bug, "S-Fun")
 
 
 def test_the_kernel_refuses_a_builder_that_reads_a_funs_captures_in_one_run(monkeypatch):

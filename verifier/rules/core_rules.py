@@ -283,12 +283,7 @@ def check_pure(b: Builder, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType) ->
     if var is not None:
         env = val_env.bind(var, left, right)
         for a in assertions:
-            if isinstance(a, A.SameRuns):
-                goal = equal_term(left, right)
-                if goal is None:
-                    raise NoRule("cannot compare these values in the logic", body.span)
-            else:
-                goal = b.assertion(env, a, refined=var)
+            goal = refinement_goal(b, env, a, var, left, right, body.span)
             obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
                                         f"the result satisfies {pretty_rtype(rt)}", body.span,
                                         "Sub"))
@@ -574,6 +569,18 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
     return Synth(node, cost, (output, output))
 
 
+def refinement_goal(b: Builder, env: Env, a: A.Expr, var: Optional[str], left: SymValue,
+                    right: SymValue, span) -> T.Term:
+    """The assertion ``a`` of a refinement of ``var`` (bound in ``env`` to ``left``,
+    ``right``) as a formula: ``=`` is the equality of the two runs' values."""
+    if isinstance(a, A.SameRuns):
+        goal = equal_term(left, right)
+        if goal is None:
+            raise NoRule("cannot compare these values in the logic", span)
+        return goal
+    return b.assertion(env, a, refined=var)
+
+
 def first_order_argument(b: Builder, ctx: Ctx, arg: A.Expr, dom: A.RType, env: Env, what: str,
                          rule: str) -> Tuple[Env, List, Tuple[SymValue, SymValue]]:
     """A first-order argument ``arg`` of a val's domain ``dom`` (read in ``env``): the
@@ -593,13 +600,8 @@ def first_order_argument(b: Builder, ctx: Ctx, arg: A.Expr, dom: A.RType, env: E
                     ctx, ObligationKind.RANGE, T.and_(*facts),
                     f"{what} has type {pretty_rtype(base)} (run {run})", arg.span, rule))
     for a in assertions:
-        if isinstance(a, A.SameRuns):
-            goal = equal_term(left, right)
-            if goal is None:
-                raise NoRule("cannot compare these values in the logic", arg.span)
-        else:
-            goal = b.assertion(env, a, refined=var)
-        obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
+        obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT,
+                                    refinement_goal(b, env, a, var, left, right, arg.span),
                                     f"{what} satisfies its refinement {pretty_rtype(dom)}",
                                     arg.span, rule))
     if var is not None and _shared(var, assertions):
@@ -629,15 +631,7 @@ def _related_outputs(b: Builder, ctx: Ctx, e: A.App, node: Derivation, cost: Cos
     base = ctx.binder or "out"
     o1, o2 = fresh_value(b, drawn, base)[0], fresh_value(b, drawn, base)[0]
     related = env.bind(var, o1, o2)
-    facts = []
-    for a in assertions:
-        if isinstance(a, A.SameRuns):
-            goal = equal_term(o1, o2)
-            if goal is None:
-                raise NoRule("cannot compare these values in the logic", e.span)
-            facts.append(goal)
-        else:
-            facts.append(b.assertion(related, a, refined=var))
+    facts = [refinement_goal(b, related, a, var, o1, o2, e.span) for a in assertions]
     node.judgement["related"] = True
     return Synth(node, cost, (o1, o2), tuple(facts))
 

@@ -89,7 +89,7 @@ def function_argument(b: Builder, ctx: Ctx, arg: A.Expr, want: A.RType, want_env
     """S-Fun: ``arg`` has the function type ``want`` (read in ``want_env``), the type of
     argument ``i`` of ``name``'s val: its obligations, contravariant in the domains and
     covariant in the codomain."""
-    from verifier.rules.core_rules import first_order_argument
+    from verifier.rules.core_rules import _shared, first_order_argument, refinement_goal
     want_doms, want_cod = function_type(want, arg.span)
     head, partial = flatten_app(arg)
     pair = ctx.env.lookup(head.name) if isinstance(head, A.Var) else None
@@ -121,41 +121,17 @@ def function_argument(b: Builder, ctx: Ctx, arg: A.Expr, want: A.RType, want_env
                      f"{len(want_doms)}", arg.span)
     inner = ctx
     for k, (wd, hd) in enumerate(zip(want_doms, have_doms), 1):
-        wvar, wbase, wass = refinement_parts(wd)
+        inner, want_env, wtype, left, right = _fresh_domain(b, inner, k, wd, want_env)
         hvar, hbase, hass = refinement_parts(hd)
-        sorts = leaves(wbase.type)
-        if sorts != leaves(hbase.type):
+        if leaves(wtype) != leaves(hbase.type):
             raise NoRule(f"{what}: its parameter {k} has another type than the expected one",
                          arg.span)
-        from verifier.rules.core_rules import _shared
-        shared = wvar is not None and _shared(wvar, wass)
-        pairs = [b.fresh_pair(f"{wvar or 'x'}{k}", s, shared) for s in sorts]
-        left = from_terms(wbase.type, [x for x, _ in pairs])
-        right = from_terms(wbase.type, [y for _, y in pairs])
-        facts = value_facts(wbase.type, left) + ([] if shared else value_facts(wbase.type, right))
-        if facts:
-            inner = inner.assume(f"h_sfun_range{k}", T.and_(*facts))
-        if wvar is not None:
-            want_env = want_env.bind(wvar, left, right)
-        for a in wass:
-            if not isinstance(a, A.SameRuns):
-                inner = inner.assume(f"h_sfun_dom{k}", b.assertion(want_env, a, refined=wvar))
         goals = value_facts(hbase.type, left) + value_facts(hbase.type, right)
         if hvar is not None:
             have_env = have_env.bind(hvar, left, right)
-        for a in hass:
-            if isinstance(a, A.SameRuns):
-                from verifier.rules.builder import equal_term
-                goal = equal_term(left, right)
-                if goal is None:
-                    raise NoRule("cannot compare these values in the logic", arg.span)
-                goals.append(goal)
-            else:
-                goals.append(b.assertion(have_env, a, refined=hvar))
+        goals += [refinement_goal(b, have_env, a, hvar, left, right, arg.span) for a in hass]
         if hvar is not None and _shared(hvar, hass):
             have_env = have_env.bind(hvar, left, left)
-        if wvar is not None and shared:
-            want_env = want_env.bind(wvar, left, left)
         for g in goals:
             obligations.append(b.oblige(inner, ObligationKind.ENTAILMENT, g,
                                         f"{what}: its parameter {k} accepts what the expected "
@@ -175,6 +151,27 @@ def function_argument(b: Builder, ctx: Ctx, arg: A.Expr, want: A.RType, want_env
     obligations += _output_ranges(b, inner, have_cod, want_cod, what, arg.span)
     return b.node("S-Fun", ctx, arg.span, f"{what} has the function type its val expects",
                   obligations=obligations)
+
+
+def _fresh_domain(b: Builder, ctx: Ctx, k: int, dom: A.RType, env: Env):
+    """Fresh values, one per run (one shared when the refinement says ``=``), for the
+    expected domain ``dom`` (its ``k``-th): its ranges and refinements assumed in ``ctx``, its
+    variable bound in ``env``. Returns the context, the env, the simple type and the values."""
+    from verifier.rules.core_rules import _shared
+    var, base, assertions = refinement_parts(dom)
+    shared = var is not None and _shared(var, assertions)
+    pairs = [b.fresh_pair(f"{var or 'x'}{k}", s, shared) for s in leaves(base.type)]
+    left = from_terms(base.type, [x for x, _ in pairs])
+    right = from_terms(base.type, [y for _, y in pairs])
+    facts = value_facts(base.type, left) + ([] if shared else value_facts(base.type, right))
+    if facts:
+        ctx = ctx.assume(f"h_sfun_range{k}", T.and_(*facts))
+    if var is not None:
+        env = env.bind(var, left, right)
+    for a in assertions:
+        if not isinstance(a, A.SameRuns):
+            ctx = ctx.assume(f"h_sfun_dom{k}", b.assertion(env, a, refined=var))
+    return ctx, env, base.type, left, right
 
 
 def closure_pair(c1, c2, what: str, span) -> Tuple[Closure, Env]:
@@ -203,7 +200,7 @@ def _closure_argument(b: Builder, ctx: Ctx, arg: A.Expr, want_doms: List[A.RType
     assumed), has the expected codomain — within its index (a claim of its own: the costs of
     the caller's path are not counted), with outputs equal in both runs."""
     from obligations.records import replace
-    from verifier.rules.core_rules import _shared, make_claim
+    from verifier.rules.core_rules import make_claim
     (c1, c2), ranges = b.translate_pair(ctx, arg)
     fn, env = closure_pair(c1, c2, what, arg.span)
     if len(fn.params) != len(want_doms) or isinstance(fn.body, A.Fun):
@@ -214,20 +211,7 @@ def _closure_argument(b: Builder, ctx: Ctx, arg: A.Expr, want_doms: List[A.RType
                      "for its own calls", arg.span)
     inner = ctx
     for k, (p, wd) in enumerate(zip(fn.params, want_doms), 1):
-        wvar, wbase, wass = refinement_parts(wd)
-        sorts = leaves(wbase.type)
-        shared = wvar is not None and _shared(wvar, wass)
-        pairs = [b.fresh_pair(f"{wvar or 'x'}{k}", s, shared) for s in sorts]
-        left = from_terms(wbase.type, [x for x, _ in pairs])
-        right = from_terms(wbase.type, [y for _, y in pairs])
-        facts = value_facts(wbase.type, left) + ([] if shared else value_facts(wbase.type, right))
-        if facts:
-            inner = inner.assume(f"h_sfun_range{k}", T.and_(*facts))
-        if wvar is not None:
-            want_env = want_env.bind(wvar, left, right)
-        for a in wass:
-            if not isinstance(a, A.SameRuns):
-                inner = inner.assume(f"h_sfun_dom{k}", b.assertion(want_env, a, refined=wvar))
+        inner, want_env, _, left, right = _fresh_domain(b, inner, k, wd, want_env)
         env = bind_pattern(env, p, left, right, arg.span)
     claim = make_claim(b, want_env, want_cod)
     body = replace(inner, env=env, claim=claim, costs=(), function=None, induction=None,
