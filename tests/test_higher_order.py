@@ -227,3 +227,25 @@ def test_the_kernel_refuses_a_builder_that_takes_the_runs_functions_as_equal(mon
         patch.setattr(monadic_rules, "equality_goals", same)
     text = (PROGRAMS / "unsound/higher_order_functions_assumed_equal.pinf").read_text()
     kernel_refuses(monkeypatch, text, "apply0", bug, "")
+
+
+NEVER_RUN = """
+val never :: {e :: real+ | =} -> ({d :: bool list | length d<1> > 3 /\\ d<1> = d<2>} -> M[DP(e)] {r :: real | =})
+          -> {db :: bool list | length db<1> > 3 /\\ db<1> = db<2>} -> {q :: bool list | q<1> = q<2>}
+          -> M[DP(e)] {r :: real | =}
+let never e m db q = let c = m q in m db
+"""
+
+
+def test_the_kernel_refuses_a_builder_that_calls_a_parameter_outside_its_domain(monkeypatch):
+    # m q is made (applied) and never run: only the Safety walk sees it, and q need not be in
+    # m's domain, where the function passed is shown to terminate without error
+    from verifier.rules import call_facts
+
+    def bug(patch):
+        original = call_facts.call_precondition
+
+        def lax(builder, name, args, run=1, rtype=None, env=None):
+            return [] if rtype is not None else original(builder, name, args, run)
+        patch.setattr(call_facts, "call_precondition", lax)
+    kernel_refuses(monkeypatch, NEVER_RUN, "never", bug, "domain")
