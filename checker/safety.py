@@ -27,8 +27,8 @@ from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
 from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
-from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic, NamedFun, Scalar,
-                                           SymValue, TupleV, UnitV)
+from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
+                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.translation.translate import (CallCheck, Decision, LocalFunction, RangeCheck,
                                             StoredComputation, bind_pattern, flatten_app)
 from checker.judgement import Ctx, Proof, Reject, arrows, refinement_parts, simple_of

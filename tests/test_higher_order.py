@@ -97,16 +97,18 @@ def test_a_helper_without_a_val_that_calls_the_parameter_is_unfolded():
                                 "M[DP(e)] {r :: real list | =}\nlet twice"), "twice") != VERIFIED
 
 
+DISTANT = """
+val twice :: {e :: real+ | =} -> ({d :: bool list | adj (d<1>, d<2>)} -> M[DP(e)] {r :: real | =})
+          -> {db :: bool list | adj (db<1>, db<2>)} -> {q :: bool list | dist (q<1>, q<2>) <= 2}
+          -> M[DP(2.0 * e)] {r :: real list | =}
+let twice e m db q = mlet a = m db in mlet b = m q in return [a; b]
+"""
+
+
 def test_the_parameters_domain_is_required_where_it_is_called():
-    # m is called on a list that is not adjacent to its other run's (the tail of db may differ
-    # from db by more than one record is not the point: the public list pub is not adjacent
-    # to db)
-    text = OK.replace("-> {db :: bool list | adj (db<1>, db<2>)} -> M[DP(2.0 * e)] {r :: real list | =}\nlet twice e m db",
-                      "-> {db :: bool list | adj (db<1>, db<2>)} -> {q :: bool list | dist (q<1>, q<2>) <= 2} -> M[DP(2.0 * e)] {r :: real list | =}\nlet twice e m db q") \
-        .replace("mlet b = m db", "mlet b = m q").replace("twice e (noisyCount e) db",
-                                                         "twice e (noisyCount e) db db")
-    got = verdicts(text)
-    assert got["twice"][0] != VERIFIED and "argument 1 of m" in got["twice"][1]
+    # m is called on lists two records apart, where its type speaks of adjacent ones only
+    got = verdicts(DISTANT)
+    assert got["twice"][0] != VERIFIED and "argument 1 of m" in got["twice"][1], got
 
 
 def test_the_runs_functions_are_not_assumed_equal():

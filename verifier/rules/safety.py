@@ -20,8 +20,8 @@ from verifier.language import ast as A
 from verifier.translation import logic as L
 from verifier.rules.builder import Builder, short, simple_of
 from verifier.rules.context import Ctx
-from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic, NamedFun, Scalar,
-                                           SymValue, TupleV, UnitV)
+from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
+                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation.calls import element_value
 from verifier.translation.ranges import (OPAQUE_VALUE, fresh_like, has_ranges, value_facts,
