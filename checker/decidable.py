@@ -155,6 +155,17 @@ class Decisions:
                              "one input and not on its neighbour would leak (Decidable)", span)
 
 
+    def argument_of_parameter(self, tags: Optional[D.Tags], what: str, span) -> None:
+        """An argument of a call of a function parameter: rational, whatever the function
+        passed compares (its callers pass a verified function, whose terms are then met)."""
+        if tags is not None:
+            self.needs |= tags
+        elif not self.summary:
+            raise Reject(f"{what} need not be rational, and the function passed may compare it:"
+                         " R011 on one input and not on its neighbour would leak (Decidable)",
+                         span)
+
+
 # ---- what a val's definition needs of its callers -------------------------------------------------
 
 Terms = Tuple[FrozenSet[int], bool]

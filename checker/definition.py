@@ -136,6 +136,10 @@ def bind_parameters(p: Proof, val: A.ValDecl, decl: A.LetDecl, position: Optiona
             ctx = _bind(ctx, pattern, value, value)
             val_env = val_env.bind(var, value, value) if var else val_env
             terms.append(None)
+        elif isinstance(base, A.RArrow):  # a function, related in the two runs by its type
+            from checker.higher_order import bind as bind_function
+            ctx = bind_function(p, ctx, pattern, dom, val_env, pname)
+            terms.append(None)
         else:
             sorts = leaves(base.type) if isinstance(base, A.RSimple) else None
             if sorts is None:

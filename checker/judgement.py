@@ -603,23 +603,30 @@ class Proof:
             return T.and_(*(T.eq(p, q) for p, q in zip(xs, ys) if p != q))
         return self.assertion(env, e, refined=var)
 
-    def domain(self, name: str, args: Sequence[Optional[SymValue]], run: int = 1
+    def domain(self, name: str, args: Sequence[Optional[SymValue]], run: int = 1,
+               rtype: Optional[A.RType] = None, env: Optional[Env] = None
                ) -> Optional[List[T.Term]]:
         """What a call of ``name``'s val on ``args`` (one value per parameter) in run ``run``
         needs on its own (to be safe and to terminate): the val's domain at a pair whose run
         ``run`` half is ``a`` — its derivation assumed the domain of its parameters. The other
         half is ``a`` too, except for a number whose refinement reads both of its runs: an
         existential witness there. None when the logic cannot state it; a monadic domain is
-        skipped (its draws are checked where passed)."""
-        val = self.vals.get(name)
-        doms = arrows(val.rtype)[0] if val is not None else []
-        if val is None or len(doms) < len(args):
+        skipped (its draws are checked where passed), and so is a function (S-Fun). With
+        ``rtype`` (read in ``env``): the type of the function parameter ``name``."""
+        if rtype is None:
+            val = self.vals.get(name)
+            if val is None:
+                return None
+            doms, env = arrows(val.rtype)[0], self.top_env
+        else:
+            doms = arrows(refinement_parts(rtype)[1])[0]
+        if len(doms) < len(args):
             return None
-        env, same, pre, witnesses, inside, diagonal = self.top_env, self.top_env, [], [], [], []
+        same, pre, witnesses, inside, diagonal = env, [], [], [], []
         try:
             for dom, a in zip(doms, args):
                 var, base, assertions = refinement_parts(dom)
-                if isinstance(base, A.RMonad):
+                if isinstance(base, (A.RMonad, A.RArrow)):
                     continue
                 if a is None or not isinstance(base, A.RSimple):
                     return None

@@ -27,8 +27,8 @@ from verifier.language.builtins import BUILTINS
 from verifier.language.free_vars import free_vars
 from verifier.language.resolve import source_name
 from verifier.translation import logic as L
-from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
-                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
+from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, FunParam, LocalRec,
+                                           Monadic, NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.translation.calls import element_value, leaves
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app, ite_value
 from verifier.translation.typing_bridge import monad_elem_sort
@@ -597,6 +597,11 @@ def application(p: Proof, ctx: Ctx, e: A.App, node: Node) -> Synth:
                          "identity", e.span)
         p.lemmas.add(entry.theorem)
         return RULES[head.name](p, ctx, e, tuple(parts))
+    bound = ctx.env.lookup(head.name) if isinstance(head, A.Var) else None
+    if bound is not None and isinstance(bound[0], FunParam):
+        # a parameter of function type: App-Val against its declared type (higher_order)
+        premises = expect(node, ("App-Val",), e, f"a call of {source_name(head.name)}")
+        return app_val(p, ctx, e, head.name, args, premises, param=bound[0])
     f1, f2 = translated(lambda: p.pair(ctx, head), head.span)
     if isinstance(f1, Closure) and f1 == f2:
         fn, same = f1, []
@@ -626,20 +631,27 @@ def application(p: Proof, ctx: Ctx, e: A.App, node: Node) -> Synth:
 
 
 def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
-            premises: Sequence[Node] = ()) -> Synth:
+            premises: Sequence[Node] = (), param: Optional[FunParam] = None) -> Synth:
     """App-Val: the arguments satisfy the domain of ``name``'s val (ranges, refinements,
-    computations within the bound it expects: an S-M premise each); the call costs the val's
-    index, instantiated at the arguments; a recursive call is on a shorter list (the
-    induction hypothesis)."""
+    computations within the bound it expects: an S-M premise each, functions of the type it
+    expects: an S-Fun premise each); the call costs the val's index, instantiated at the
+    arguments; a recursive call is on a shorter list (the induction hypothesis). With
+    ``param``, ``name`` is a parameter of function type, called against its declared type."""
     subsumptions = list(premises)
-    val = p.val_of(name)
-    if val is None:
-        raise Reject(f"the recursive function {source_name(name)} needs a val", e.span)
-    doms, rt = arrows(val.rtype)
+    if param is None:
+        val = p.val_of(name)
+        if val is None:
+            raise Reject(f"the recursive function {source_name(name)} needs a val", e.span)
+        doms, rt = arrows(val.rtype)
+        env = p.top_env
+        p.called.add(name)
+    else:
+        from checker.higher_order import call_type
+        doms, rt = call_type(param)
+        env = param.env
     if len(args) != len(doms):
         raise Reject(f"{source_name(name)} is applied to {len(args)} arguments; its val has "
                      f"{len(doms)}", e.span)
-    p.called.add(name)
     what = source_name(name)
     if name == ctx.function:
         if ctx.induction is None:
@@ -649,9 +661,15 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
         a1, a2 = translated(lambda: p.term_pair(ctx, args[position]), e.span)
         p.oblige(ctx, E, L.shorter((a1, a2), (x1, x2)), "the recursive call is on a shorter "
                  "list (structural recursion: induction on its length)", e.span, "App-Val")
-    env = p.top_env
     for i, (arg, dom) in enumerate(zip(args, doms), 1):
         var, base, assertions = refinement_parts(dom)
+        if isinstance(base, A.RArrow):
+            if not subsumptions:
+                raise Reject(f"argument {i} of {what} is a function: an S-Fun premise of "
+                             "App-Val", arg.span)
+            from checker.higher_order import passed_function
+            passed_function(p, ctx, arg, dom, env, i, what, subsumptions.pop(0))
+            continue
         if isinstance(base, A.RMonad):
             if not monad_is_equality(p, env, base):
                 if not subsumptions:
@@ -666,26 +684,7 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
                 value = Monadic(None, None, equal_in_runs=True, name=f"arg{i}")
             env = env.bind(var, value, value) if var else env
             continue
-        left, right = translated(lambda: p.pair(ctx, arg), arg.span)
-        if var is not None:
-            env = env.bind(var, left, right)
-        for run, value in ((1, left), (2, right)):
-            if isinstance(value, Scalar):
-                facts = L.range_facts(simple_of(base), value.term)
-                if facts:
-                    p.oblige(ctx, R, T.and_(*facts), f"argument {i} of {what} has the type of "
-                             f"its val (run {run})", arg.span, "App-Val")
-        for a in assertions:
-            if isinstance(a, A.SameRuns):
-                goal = equal_term(left, right)
-                if goal is None:
-                    raise Reject("cannot compare these values in the logic", arg.span)
-            else:
-                goal = translated(lambda: p.assertion(env, a, refined=var), a.span)
-            p.oblige(ctx, E, goal, f"argument {i} of {what} satisfies its refinement",
-                     arg.span, "App-Val")
-        if var is not None and says_equal(var, assertions):
-            env = env.bind(var, left, left)  # demanded equal above: one value, as in its val
+        env = first_order_argument(p, ctx, arg, dom, env, f"argument {i} of {what}", "App-Val")
     if subsumptions:
         raise Reject(f"App-Val of {what} has premises for no argument passed within a bound",
                      e.span)
@@ -704,21 +703,48 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
         o1 = S.fresh_value(p, base.type, name)[0]
         o2 = S.fresh_value(p, base.type, name)[0]
         related = env.bind(var, o1, o2)
-        facts = []
-        for a in lifted:
-            if isinstance(a, A.SameRuns):
-                goal = equal_term(o1, o2)
-                if goal is None:
-                    raise Reject("cannot compare these values in the logic", e.span)
-                facts.append(goal)
-            else:
-                facts.append(translated(lambda: p.assertion(related, a, refined=var), a.span))
+        facts = [refinement_goal(p, related, a, var, o1, o2, e.span) for a in lifted]
         return Synth(cost, (o1, o2), tuple(facts))
     if isinstance(base, A.RSimple) and leaves(base.type) is not None:
         output: SymValue = S.fresh_value(p, base.type, ctx.binder or "out")[0]
     else:
         output = Monadic(None, None, equal_in_runs=True, name=f"out{next(_OPAQUE)}")
     return Synth(cost, (output, output))
+
+
+def refinement_goal(p: Proof, env: Env, a: A.Expr, var: Optional[str], left: SymValue,
+                    right: SymValue, span) -> T.Term:
+    """The assertion ``a`` of a refinement of ``var`` (bound in ``env`` to ``left``,
+    ``right``): ``=`` is the equality of the two runs' values."""
+    if isinstance(a, A.SameRuns):
+        goal = equal_term(left, right)
+        if goal is None:
+            raise Reject("cannot compare these values in the logic", span)
+        return goal
+    return translated(lambda: p.assertion(env, a, refined=var), a.span)
+
+
+def first_order_argument(p: Proof, ctx: Ctx, arg: A.Expr, dom: A.RType, env: Env, what: str,
+                         rule: str) -> Env:
+    """A first-order argument of a val's domain ``dom`` (read in ``env``): its ranges in each
+    run and its refinements demanded; ``env`` with the domain's variable bound to it (one
+    value when the refinement says ``=``)."""
+    var, base, assertions = refinement_parts(dom)
+    left, right = translated(lambda: p.pair(ctx, arg), arg.span)
+    if var is not None:
+        env = env.bind(var, left, right)
+    for run, value in ((1, left), (2, right)):
+        if isinstance(value, Scalar):
+            facts = L.range_facts(simple_of(base), value.term)
+            if facts:
+                p.oblige(ctx, R, T.and_(*facts), f"{what} has the type of its val (run {run})",
+                         arg.span, rule)
+    for a in assertions:
+        p.oblige(ctx, E, refinement_goal(p, env, a, var, left, right, arg.span),
+                 f"{what} satisfies its refinement", arg.span, rule)
+    if var is not None and says_equal(var, assertions):
+        env = env.bind(var, left, left)  # demanded equal above: one value, as in its val
+    return env
 
 
 def passed_within(p: Proof, ctx: Ctx, arg: A.Expr, dom: A.RMonad, env: Env, i: int,
@@ -800,13 +826,8 @@ def check_pure(p: Proof, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType, node
         return
     env = val_env.bind(var, left, right)
     for a in assertions:
-        if isinstance(a, A.SameRuns):
-            goal = equal_term(left, right)
-            if goal is None:
-                raise Reject("cannot compare these values in the logic", body.span)
-        else:
-            goal = translated(lambda: p.assertion(env, a, refined=var), a.span)
-        p.oblige(ctx, E, goal, "the result satisfies the claim's refinement", body.span, "Sub")
+        p.oblige(ctx, E, refinement_goal(p, env, a, var, left, right, body.span),
+                 "the result satisfies the claim's refinement", body.span, "Sub")
 
 
 def _largest(terms):

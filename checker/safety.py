@@ -27,8 +27,8 @@ from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
 from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
-from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, NamedFun, Scalar,
-                                           SymValue, TupleV, UnitV)
+from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
+                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.translation.translate import (CallCheck, Decision, LocalFunction, RangeCheck,
                                             StoredComputation, bind_pattern, flatten_app)
 from checker.judgement import Ctx, Proof, Reject, arrows, refinement_parts, simple_of
@@ -546,6 +546,8 @@ class Safety:
             fn = self.value(ctx, head)
         if isinstance(fn, NamedFun) and not fn.args:
             return self._val_call(ctx, e, fn.name, args)
+        if isinstance(fn, FunParam):
+            return self._parameter_call(ctx, e, fn, args)
         if isinstance(fn, LocalRec):
             return self.local_computation(ctx, e, fn, args)
         if isinstance(fn, Closure):
@@ -664,6 +666,10 @@ class Safety:
             base = refinement_parts(dom)[1]
             terms.append(None)
             values.append(None)
+            if isinstance(base, A.RArrow):
+                self._passed_function(ctx, arg, base)
+                tags.append(None)
+                continue
             if isinstance(base, A.RMonad):
                 elem = self.monadic(ctx, arg)
                 value, facts = self.drawn(elem, None)
@@ -694,6 +700,80 @@ class Safety:
             raise Reject(f"{source_name(name)} does not return a computation", e.span)
         elem = elem_of_rtype(refinement_parts(rt)[1])
         return elem if draws is None else Elem(elem.make, rational=draws)
+
+
+    def _passed_function(self, ctx: Ctx, arg: A.Expr, want: A.RType) -> None:
+        """A function passed to a val where it expects one of type ``want`` (its type is
+        S-Fun's, relational): the first arguments a function with a val is applied to are
+        evaluated here, in its val's domain, rational where its terms need; a function
+        parameter passed on needs nothing here; a fun's body is walked here."""
+        head, partial = flatten_app(arg)
+        fn = self.value(ctx, head)
+        if isinstance(fn, FunParam) and not partial:
+            return
+        if not (isinstance(fn, NamedFun) and not fn.args and self.p.val_of(fn.name) is not None):
+            self._fun_body(ctx, arg, want)
+            return
+        values = [self.value(ctx, a) for a in partial]
+        self.in_domain(ctx, fn.name, values, f"{source_name(fn.name)} (…)", arg.span)
+        self.dec.arguments_of_call(fn.name, [self.dec.of_value(v) for v in values], arg.span)
+
+    def _fun_body(self, ctx: Ctx, arg: A.Expr, want: A.RType) -> None:
+        """A fun passed to a val runs there on arguments of ``want``'s domain, any number of
+        times: its body on fresh arguments with the domain's ranges (its annotations are
+        conditions), rational (a parameter's calls pass rational arguments), not reached alike;
+        what it returns has the type's ranges."""
+        from checker.higher_order import parameter_type
+        fn = self.value(ctx, arg)
+        doms, cod = parameter_type(want, arg.span)
+        if not isinstance(fn, Closure) or len(fn.params) != len(doms) \
+                or isinstance(fn.body, A.Fun):
+            raise Reject("a function passed to a val must be a top-level function with a val, a "
+                         "function parameter or a fun of as many parameters", arg.span)
+        if ctx.function is not None and ctx.function in free_vars(fn.body):
+            raise Reject("a fun passed to a val calls the enclosing recursive definition",
+                         arg.span)
+        inner = ctx.with_env(fn.env)
+        for q, d in zip(fn.params, doms):
+            v, facts = fresh_value(self.p, simple_of(refinement_parts(d)[1]),
+                                   q.name if isinstance(q, A.PVar) else "x")
+            if facts:
+                inner = inner.assume("h_param", T.and_(*facts))
+            self.dec.fresh(v, frozenset())
+            self.annotations(inner, q, v, arg.span)
+            inner = inner.with_env(bind_pattern(inner.env, q, v, v, arg.span))
+        self.dec.depth += 1  # run where the callee likes, as often as it likes
+        try:
+            self.monadic(inner, fn.body, simple_of(cod.body))
+        finally:
+            self.dec.depth -= 1
+
+    def _parameter_call(self, ctx: Ctx, e: A.App, fn: FunParam, args: List[A.Expr]) -> Elem:
+        """A call of a function parameter: the function passed is verified (its callers'
+        S-Fun and the dependency on its claim), so it terminates without error on arguments in
+        its type's domain (demanded at ``(a, a)``); its arguments are rational; it draws values
+        of its type, not known to be rational."""
+        from checker.higher_order import call_type
+        doms, cod = call_type(fn)
+        if len(doms) != len(args):
+            raise Reject(f"{source_name(fn.name)} is applied to {len(args)} arguments; its type "
+                         f"has {len(doms)}", e.span)
+        values: List[Optional[SymValue]] = []
+        for i, (arg, dom) in enumerate(zip(args, doms), 1):
+            value = self.value(ctx, arg)
+            values.append(value)
+            self.has_type(ctx, value, simple_of(refinement_parts(dom)[1]), f"argument {i} of "
+                          f"{source_name(fn.name)} has the type of the parameter", arg.span,
+                          "Range")
+            self.dec.argument_of_parameter(self.dec.of_value(value), f"argument {i} of the call "
+                                           f"of {source_name(fn.name)}", arg.span)
+        pre = self.p.domain(fn.name, values, self.run, rtype=fn.rtype, env=fn.env)
+        what = (f"the arguments of {source_name(fn.name)} (…) are in the domain of its type "
+                "(where the function passed terminates without error)")
+        if pre != []:
+            self.require(ctx, T.and_(*pre) if pre else T.FALSE,
+                         what if pre else what + ", which the logic cannot state", e.span)
+        return elem_of_rtype(cod)
 
 
 def check_safety(p: Proof, ctx: Ctx, body: A.Expr, monadic: bool,

@@ -378,6 +378,14 @@ def guarantee_text(val: A.ValDecl) -> str:
     rt, position, relations, conditions = val.rtype, 0, [], []
     while isinstance(rt, A.RArrow):
         position += 1
+        dom = rt.dom
+        while isinstance(dom, A.RRefine):
+            dom = dom.base
+        if isinstance(dom, A.RArrow):  # HOARe²'s logical relation: any functions of the type
+            relations.append(f"any two functions of its type as its {ordinal(position)} "
+                             "argument (related inputs giving related outputs)")
+            rt = rt.cod
+            continue
         rel, cond = _describe_parameter(rt.dom, public)
         if rel == ["any change"]:
             relations.append(f"any change of its {ordinal(position)} argument")

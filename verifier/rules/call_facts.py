@@ -152,8 +152,8 @@ def _fact_parts(builder, name: str, left: Tuple[T.Term, ...], right: Tuple[T.Ter
     return pre, post, (a_args, b_args)
 
 
-def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], run: int = 1
-                      ) -> Optional[List[T.Term]]:
+def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], run: int = 1,
+                      rtype: Optional[A.RType] = None, env=None) -> Optional[List[T.Term]]:
     """What a call ``f(a)`` of a val, run on its own in run ``run``, needs to be safe and to
     terminate: its domain's ranges and refinements at a pair of which ``a`` is run ``run``'s
     half (``args``: the argument values, one per parameter). The val's derivation shows
@@ -165,17 +165,23 @@ def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], ru
     its two runs (``t<2> = t<1> + 1.0``: a coupled threshold) gets an existential witness
     instead, which the refinement need not hold of ``(a, a)``. A monadic domain is skipped
     (``None`` argument: its draws are checked where it is passed). None when the domain
-    cannot be stated in the logic."""
+    cannot be stated in the logic. With ``rtype`` (read in ``env``), the call is of a
+    parameter of function type ``name`` (``higher_order``): its type's domain. A domain of
+    function type is skipped (the function passed is shown to have it relationally, S-Fun)."""
     from verifier.rules.builder import refinement_parts, simple_of
-    val = builder.val_of(name)
+    if rtype is None:
+        val = builder.val_of(name)
+        rt = val.rtype if val is not None else None
+        env = builder.top_env
+    else:
+        rt = refinement_parts(rtype)[1]
     doms = []
-    rt = val.rtype if val is not None else None
     while isinstance(rt, A.RArrow):
         doms.append(rt.dom)
         rt = rt.cod
-    if val is None or len(doms) < len(args):
+    if (rtype is None and val is None) or len(doms) < len(args):
         return None
-    env, same_env = builder.top_env, builder.top_env
+    same_env = env
     pre: List[T.Term] = []
     witnesses: List[T.Var] = []
     related: List[T.Term] = []   # P(a, w), with w existential
@@ -183,7 +189,7 @@ def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], ru
     try:
         for dom, a in zip(doms, args):
             var, base, assertions = refinement_parts(dom)
-            if isinstance(base, A.RMonad):
+            if isinstance(base, (A.RMonad, A.RArrow)):
                 continue
             if a is None or not isinstance(base, A.RSimple):
                 return None

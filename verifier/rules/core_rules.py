@@ -19,7 +19,7 @@ from verifier.rules.context import Claim, Cost, Ctx, zero_cost
 from verifier.rules.derivation import Derivation
 from verifier.rules.monadic_rules import fresh_output, short
 from verifier.rules.registry import monadic_rule, synthesis_rule
-from verifier.translation.symbolic import DistV, Env, Monadic, Scalar, SymValue
+from verifier.translation.symbolic import DistV, Env, FunParam, Monadic, Scalar, SymValue
 from verifier.translation.calls import element_value, from_terms, leaves
 from verifier.translation.ranges import value_facts
 from verifier.translation.translate import (NoRule, NotApplicable, bind_pattern, ite_value,
@@ -196,8 +196,12 @@ def bind_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RTyp
         value = Monadic(None, None, equal_in_runs=equal, rtype=base, name=pname, cost=cost)
         ctx = _bind_both(ctx, p, value, value)
         return ctx, val_env.bind(var, value, value) if var else val_env, None
+    if isinstance(base, A.RArrow):
+        # a function, related in the two runs by its type (HOARe²'s logical relation)
+        from verifier.rules.higher_order import bind_function_parameter
+        return bind_function_parameter(b, ctx, val_env, p, dom, pname), val_env, None
     if not isinstance(base, A.RSimple):
-        raise NoRule("parameters of function type are not supported by the verifier", dom.span)
+        raise NoRule(f"parameters of type {pretty_rtype(base)} are not supported", dom.span)
     sorts = leaves(base.type)
     if sorts is None:
         raise NoRule(f"parameters of type {pretty_rtype(base)} are not supported", dom.span)
@@ -279,12 +283,7 @@ def check_pure(b: Builder, ctx: Ctx, val_env: Env, body: A.Expr, rt: A.RType) ->
     if var is not None:
         env = val_env.bind(var, left, right)
         for a in assertions:
-            if isinstance(a, A.SameRuns):
-                goal = equal_term(left, right)
-                if goal is None:
-                    raise NoRule("cannot compare these values in the logic", body.span)
-            else:
-                goal = b.assertion(env, a, refined=var)
+            goal = refinement_goal(b, env, a, var, left, right, body.span)
             obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
                                         f"the result satisfies {pretty_rtype(rt)}", body.span,
                                         "Sub"))
@@ -485,13 +484,18 @@ def case_cost(guard: T.Term, c1: Cost, c2: Cost, e: A.Expr) -> Cost:
 
 # ---- application of a function with a val --------------------------------------------------
 
-def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr]) -> Synth:
+def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
+              param: Optional[FunParam] = None) -> Synth:
     """App-Val: the arguments satisfy the domain refinements of ``name``'s val; the result has
-    the val's monadic type, instantiated with the arguments."""
-    val = b.val_of(name)
-    if val is None:
-        raise missing_val(name, e.span)
-    rt = val.rtype
+    the val's monadic type, instantiated with the arguments. With ``param``, ``name`` is a
+    parameter of function type, applied against its declared type (``higher_order``)."""
+    if param is None:
+        val = b.val_of(name)
+        if val is None:
+            raise missing_val(name, e.span)
+        rt, env = val.rtype, b.top_env
+    else:
+        rt, env = param.rtype, param.env
     doms = []
     while isinstance(rt, A.RArrow):
         doms.append(rt.dom)
@@ -499,7 +503,6 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     if len(args) != len(doms):
         raise NoRule(f"{name} is applied to {len(args)} arguments; its val has {len(doms)}",
                      e.span)
-    env = b.top_env
     obligations = [] if name != ctx.function else [_decreasing(b, ctx, e, args)]
     subsumptions: List[Derivation] = []  # S-M, for each computation passed within a bound
     arguments: List[dict] = []  # judgement: each argument's terms and how many obligations
@@ -527,42 +530,28 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
             value = Monadic(None, None, equal_in_runs=True, name=f"arg{i}")
             env = env.bind(var, value, value) if var else env
             continue
-        (left, right), ranges = b.translate_pair(ctx, arg)
+        if isinstance(base, A.RArrow):
+            # a function passed where the val expects one: S-Fun (``higher_order``)
+            from verifier.rules.higher_order import function_argument
+            subsumptions.append(function_argument(b, ctx, arg, dom, env, i, name))
+            continue
+        env, obs, (left, right) = first_order_argument(b, ctx, arg, dom, env,
+                                                       f"argument {i} of {name}", "App-Val")
         if isinstance(left, (Scalar, DistV)) and isinstance(right, (Scalar, DistV)):
             arguments[-1].update(left=left.term, right=right.term)
-        obligations += ranges
-        if var is not None:
-            env = env.bind(var, left, right)
-        simple = simple_of(base)
-        for run, value in ((1, left), (2, right)):
-            if isinstance(value, Scalar):
-                facts = L.range_facts(simple, value.term)
-                if facts:
-                    obligations.append(b.oblige(
-                        ctx, ObligationKind.RANGE, T.and_(*facts),
-                        f"argument {i} of {name} has type {pretty_rtype(base)} (run {run})",
-                        arg.span, "App-Val"))
-        for a in assertions:
-            if isinstance(a, A.SameRuns):
-                goal = equal_term(left, right)
-                if goal is None:
-                    raise NoRule("cannot compare these values in the logic", arg.span)
-            else:
-                goal = b.assertion(env, a, refined=var)
-            obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT, goal,
-                                        f"argument {i} of {name} satisfies its refinement "
-                                        f"{pretty_rtype(dom)}", arg.span, "App-Val"))
-        if var is not None and _shared(var, assertions):
-            # proved equal in both runs (above): the val's later types read it as one value,
-            # as its own derivation did (one shared variable): ``M[DP(eps)]`` with ``eps``
-            # given as ``1.0 / length db`` on adjacent lists
-            env = env.bind(var, left, left)
+        obligations += obs
         arguments[-1]["obligations"] = len(obligations) - start
     if not isinstance(rt, A.RMonad):
         raise NoRule(f"{name} does not return a distribution", e.span)
-    cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span, related=True)
-    node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}", subsumptions,
-                  obligations=obligations, uses=name, arguments=arguments)
+    cost = _instantiated_cost(b, env, rt, f"{name} ({'val' if param is None else 'its type'})",
+                              e.span, related=True)
+    if param is None:
+        node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}", subsumptions,
+                      obligations=obligations, uses=name, arguments=arguments)
+    else:
+        node = b.node("App-Val", ctx, e.span, f"{short(e)} by the type of the parameter "
+                      f"{written(name)}", subsumptions, obligations=obligations,
+                      parameter=name, arguments=arguments)
     drawn = _out_type(rt)
     var, _, lifted = refinement_parts(rt.body)
     if not monad_is_equality(b, env, rt) and not _says_equal_only(var, lifted):
@@ -578,6 +567,49 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     else:
         output = Monadic(None, None, equal_in_runs=True, name=f"out{node.id}")
     return Synth(node, cost, (output, output))
+
+
+def refinement_goal(b: Builder, env: Env, a: A.Expr, var: Optional[str], left: SymValue,
+                    right: SymValue, span) -> T.Term:
+    """The assertion ``a`` of a refinement of ``var`` (bound in ``env`` to ``left``,
+    ``right``) as a formula: ``=`` is the equality of the two runs' values."""
+    if isinstance(a, A.SameRuns):
+        goal = equal_term(left, right)
+        if goal is None:
+            raise NoRule("cannot compare these values in the logic", span)
+        return goal
+    return b.assertion(env, a, refined=var)
+
+
+def first_order_argument(b: Builder, ctx: Ctx, arg: A.Expr, dom: A.RType, env: Env, what: str,
+                         rule: str) -> Tuple[Env, List, Tuple[SymValue, SymValue]]:
+    """A first-order argument ``arg`` of a val's domain ``dom`` (read in ``env``): the
+    obligations that it has the domain's ranges (each run) and refinements, and ``env`` with
+    the domain's variable bound to it (one value when the refinement says ``=``)."""
+    var, base, assertions = refinement_parts(dom)
+    (left, right), ranges = b.translate_pair(ctx, arg)
+    obligations = list(ranges)
+    if var is not None:
+        env = env.bind(var, left, right)
+    simple = simple_of(base)
+    for run, value in ((1, left), (2, right)):
+        if isinstance(value, Scalar):
+            facts = L.range_facts(simple, value.term)
+            if facts:
+                obligations.append(b.oblige(
+                    ctx, ObligationKind.RANGE, T.and_(*facts),
+                    f"{what} has type {pretty_rtype(base)} (run {run})", arg.span, rule))
+    for a in assertions:
+        obligations.append(b.oblige(ctx, ObligationKind.ENTAILMENT,
+                                    refinement_goal(b, env, a, var, left, right, arg.span),
+                                    f"{what} satisfies its refinement {pretty_rtype(dom)}",
+                                    arg.span, rule))
+    if var is not None and _shared(var, assertions):
+        # proved equal in both runs (above): the val's later types read it as one value, as
+        # its own derivation did (one shared variable): ``M[DP(eps)]`` with ``eps`` given as
+        # ``1.0 / length db`` on adjacent lists
+        env = env.bind(var, left, left)
+    return env, obligations, (left, right)
 
 
 def _says_equal_only(var: Optional[str], assertions: Sequence[A.Expr]) -> bool:
@@ -599,15 +631,7 @@ def _related_outputs(b: Builder, ctx: Ctx, e: A.App, node: Derivation, cost: Cos
     base = ctx.binder or "out"
     o1, o2 = fresh_value(b, drawn, base)[0], fresh_value(b, drawn, base)[0]
     related = env.bind(var, o1, o2)
-    facts = []
-    for a in assertions:
-        if isinstance(a, A.SameRuns):
-            goal = equal_term(o1, o2)
-            if goal is None:
-                raise NoRule("cannot compare these values in the logic", e.span)
-            facts.append(goal)
-        else:
-            facts.append(b.assertion(related, a, refined=var))
+    facts = [refinement_goal(b, related, a, var, o1, o2, e.span) for a in assertions]
     node.judgement["related"] = True
     return Synth(node, cost, (o1, o2), tuple(facts))
 

@@ -19,7 +19,7 @@ from verifier.rules.context import Cost, Ctx, zero_cost
 from verifier.rules.equality import equality_goals, variable_goals
 from verifier.language.free_vars import free_vars
 from verifier.rules.registry import monadic_rule
-from verifier.translation.symbolic import (Closure, LocalRec, Monadic, NamedFun, Scalar,
+from verifier.translation.symbolic import (Closure, FunParam, LocalRec, Monadic, NamedFun, Scalar,
                                            SymValue)
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app
 
@@ -285,6 +285,11 @@ def _application(b: Builder, ctx: Ctx, e: A.App) -> Synth:
             raise NoRule(f"{head.name} takes its arguments as one tuple", e.span)
         parts = args[0].items if isinstance(args[0], A.TupleLit) else (args[0],)
         return registry.mechanism(head.name, e)(b, ctx, e, tuple(parts))
+    pair = ctx.env.lookup(head.name) if isinstance(head, A.Var) else None
+    if pair is not None and isinstance(pair[0], FunParam):
+        # a parameter of function type: App-Val against its type (``higher_order``)
+        from verifier.rules.core_rules import apply_val
+        return apply_val(b, ctx, e, head.name, args, param=pair[0])
     fn, same = _same_function(b, ctx, head)
     if isinstance(fn, NamedFun) and not fn.args and not same:
         from verifier.rules.core_rules import apply_val

@@ -15,12 +15,13 @@ from obligations import terms as T
 from obligations.candidates import literal_members
 from obligations.model import Obligation, ObligationKind
 from obligations.records import record
+from verifier.language.free_vars import free_vars
 from verifier.language import ast as A
 from verifier.translation import logic as L
 from verifier.rules.builder import Builder, short, simple_of
 from verifier.rules.context import Ctx
-from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, NamedFun, Scalar,
-                                           SymValue, TupleV, UnitV)
+from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
+                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation.calls import element_value
 from verifier.translation.ranges import (OPAQUE_VALUE, fresh_like, has_ranges, value_facts,
@@ -520,6 +521,8 @@ class Safety:
             fn = self.value(ctx, head)
         if isinstance(fn, NamedFun) and not fn.args:
             return self._val_call(ctx, e, fn.name, args)
+        if isinstance(fn, FunParam):
+            return self._parameter_call(ctx, e, fn, args)
         if isinstance(fn, LocalRec):
             return self._local_call(ctx, e, fn, args)
         if isinstance(fn, Closure):
@@ -669,6 +672,10 @@ class Safety:
             base = _strip(dom)
             terms.append(None)
             values.append(None)
+            if isinstance(base, A.RArrow):
+                self._function_argument(ctx, arg, base)
+                rational.append(None)
+                continue
             if isinstance(base, A.RMonad):
                 drawn = self.monadic(ctx, arg)
                 value, facts = self.drawn(drawn, None)
@@ -698,6 +705,84 @@ class Safety:
             raise NoRule(f"{name} does not return a computation", e.span)
         elem = elem_of_rtype(rt)
         return elem if draws is None else Elem(elem.make, rational=draws)
+
+
+    def _function_argument(self, ctx: Ctx, arg: A.Expr, want: A.RType) -> None:
+        """A function passed where a val expects one of type ``want`` (its type is shown
+        relationally, S-Fun): the first arguments a function with a val is applied to here
+        are evaluated now, in its val's domain and rational where its contract needs them; a
+        function parameter passed on needs nothing; a ``fun`` is walked here (``_fun_body``)."""
+        head, partial = flatten_app(arg)
+        fn = self.value(ctx, head)
+        if isinstance(fn, FunParam) and not partial:
+            return
+        if not (isinstance(fn, NamedFun) and not fn.args and self.b.val_of(fn.name) is not None):
+            self._fun_body(ctx, arg, want)
+            return
+        values = [self.value(ctx, a) for a in partial]
+        self._in_domain(ctx, fn.name, values, short(arg), arg.span)
+        self.dec.call(fn.name, [self.dec.tags(v) for v in values], arg.span)
+
+    def _fun_body(self, ctx: Ctx, arg: A.Expr, want: A.RType) -> None:
+        """A ``fun`` passed where a val expects a function: the callee runs it on arguments of
+        its type's domain, as often as it likes, where it likes — so its body is walked here
+        on fresh arguments with the domain's ranges (its annotations conditions on them),
+        rational (the callee's calls pass rational arguments), not reached alike in both runs;
+        what it returns has the ranges the type says."""
+        from verifier.rules.higher_order import function_type
+        from obligations.decidable import NO_TAGS
+        fn = self.value(ctx, arg)
+        doms, cod = function_type(want, arg.span)
+        if not isinstance(fn, Closure) or len(fn.params) != len(doms) \
+                or isinstance(fn.body, A.Fun):
+            raise NoRule("a function passed where a val expects one must be a top-level "
+                         "function with a val (possibly applied to its first arguments), a "
+                         "function parameter, or a fun of as many parameters", arg.span)
+        if ctx.function is not None and ctx.function in free_vars(fn.body):
+            raise NoRule(f"the fun passed calls {source_name(ctx.function)}, whose termination "
+                         "is shown only for its own calls", arg.span)
+        inner = ctx.with_env(fn.env)
+        for p, d in zip(fn.params, doms):
+            v, facts = fresh_value(self.b, simple_of(_strip(d)),
+                                   p.name if isinstance(p, A.PVar) else "x")
+            if facts:
+                inner = inner.assume("h_param", T.and_(*facts))
+            self.dec.register(v, NO_TAGS)
+            self.annotations(inner, p, v, arg.span)
+            inner = inner.with_env(bind_pattern(inner.env, p, v, v, arg.span))
+        with self.dec.apart():
+            self.monadic(inner, fn.body, simple_of(cod.body))
+
+    def _parameter_call(self, ctx: Ctx, e: A.App, fn: FunParam, args: List[A.Expr]) -> Elem:
+        """A call of a parameter of function type (``higher_order``): a verified function
+        (callers pass only those), safe and terminating on arguments in its type's domain, which
+        the walk requires at ``(a, a)``; what it draws has its type's ranges and is not known
+        to be rational; its arguments must be rational (whatever contract the passed function
+        has is then met)."""
+        from verifier.rules.higher_order import parameter_call_arguments
+        doms, cod = parameter_call_arguments(fn)
+        if len(doms) != len(args):
+            raise NoRule(f"{source_name(fn.name)} is applied to {len(args)} arguments; its type "
+                         f"has {len(doms)}", e.span)
+        values: List[Optional[SymValue]] = []
+        for i, (arg, dom) in enumerate(zip(args, doms), 1):
+            value = self.value(ctx, arg)
+            values.append(value)
+            self.has_type(ctx, value, simple_of(_strip(dom)), f"argument {i} of "
+                          f"{source_name(fn.name)} has the type its type says", arg.span, "Range")
+            self.dec.require_rational(self.dec.tags(value), f"the comparisons the function "
+                                      f"passed as {source_name(fn.name)} may make on argument "
+                                      f"{i} of this call", arg.span)
+        from verifier.rules.call_facts import call_precondition
+        pre = call_precondition(self.b, fn.name, values, self.run, rtype=fn.rtype, env=fn.env)
+        what = (f"the arguments of {short(e)} are in the domain of the type of "
+                f"{source_name(fn.name)} (where the function passed is shown to terminate "
+                "without error)")
+        if pre is None:
+            self.require(ctx, T.boolean(False), what + ", which the logic cannot state", e.span)
+        elif pre:
+            self.require(ctx, T.and_(*pre), what, e.span)
+        return elem_of_rtype(cod)
 
 
 def _at(span) -> tuple:

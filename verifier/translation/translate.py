@@ -21,8 +21,8 @@ from verifier.language import ast as A
 from verifier.translation import logic as L
 from verifier.translation.calls import (call_value, element_key_of_sort, element_term,
                                         flat_terms)
-from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
-                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
+from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, FunParam, LocalRec,
+                                           Monadic, NamedFun, Scalar, SymValue, TupleV, UnitV)
 
 
 class NoRule(Exception):
@@ -657,6 +657,8 @@ class Translator:
         if isinstance(fn, NamedFun) and not fn.args:
             arity, sort = self._signature(fn.name)
             return sort is None and arity == n and self._returns_computation(fn.name)
+        if isinstance(fn, FunParam):  # a saturated call of a function parameter (monadic)
+            return function_arity(fn.rtype) == n
         return False
 
     def _apply1(self, fn: SymValue, arg: SymValue, run: int, span: A.Span) -> SymValue:
@@ -677,6 +679,10 @@ class Translator:
         if isinstance(fn, LocalRec):
             raise NoRule(f"the local recursive function {_written(fn.name)} is used here other "
                          "than in a call on all its arguments", span)
+        if isinstance(fn, FunParam):
+            raise NoRule(f"the function parameter {_written(fn.name)} is applied here other than "
+                         "in a call on all its arguments (a call of a parameter whose type "
+                         "returns a computation is App-Val against that type)", span)
         raise NoRule(f"applying {_describe(fn)}", span)
 
     def _check_annotation(self, p: A.Pattern, arg: SymValue, run: int, span: A.Span) -> None:
@@ -959,6 +965,17 @@ class Translator:
 
 
 # ---- module helpers ---------------------------------------------------------------------
+
+def function_arity(rt: A.RType) -> int:
+    """The number of arrows of a function type (refinements skipped)."""
+    n = 0
+    while True:
+        while isinstance(rt, A.RRefine):
+            rt = rt.base
+        if not isinstance(rt, A.RArrow):
+            return n
+        n, rt = n + 1, rt.cod
+
 
 def flatten_app(e: A.Expr) -> Tuple[A.Expr, List[A.Expr]]:
     """``f a b c`` as ``(f, [a, b, c])``."""
