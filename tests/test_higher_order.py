@@ -251,3 +251,22 @@ def test_the_kernel_refuses_a_builder_that_calls_a_parameter_outside_its_domain(
             return [] if rtype is not None else original(builder, name, args, run)
         patch.setattr(call_facts, "call_precondition", lax)
     kernel_refuses(monkeypatch, NEVER_RUN, "never", bug, "domain")
+
+
+def test_run_refuses_a_function_given_on_the_command_line(tmp_path):
+    """The claim holds for functions of the parameter's type; one written on the command line
+    cannot be checked against it (a raw count would be released): U002, exit 2. The entry
+    that passes a verified function runs."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    program = Path(__file__).resolve().parent.parent / "benchmarks" / "programs" / "classic" / \
+        "higher_order_twice.pinf"
+    base = [sys.executable, "-m", "verifier.cli", "run", str(program)]
+    out = subprocess.run(base + ["twice", "--arg", "e=1.0", "--arg",
+                                 "m=fun d -> return (count d)", "--arg", "db=[true; false]"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "U002" in out.stderr and "Traceback" not in out.stderr
+    out = subprocess.run(base + ["main", "--arg", "e=1.0", "--arg", "db=[true; false]"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr

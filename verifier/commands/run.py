@@ -178,6 +178,9 @@ class Parameter:
     position: int  # 1-based
     type: Optional[ty.Type]
     written: Optional[ast.SimpleType]
+    #: the entry's val gives this parameter a function type (a relational one, which a
+    #: function written on the command line cannot be checked against)
+    claimed_function: bool = False
 
     @property
     def label(self) -> str:
@@ -195,6 +198,7 @@ def entry_parameters(program: ast.Program, typed: Optional[TypedProgram], decl: 
                 break
             inferred[i], t = t.dom, t.cod
     declared = _val_parameter_types(program.find_val(decl.name), len(decl.params))
+    functions = _function_domains(program.find_val(decl.name), len(decl.params))
     params = []
     for i, p in enumerate(decl.params):
         name = p.name if isinstance(p, ast.PVar) else f"#{i + 1}"
@@ -202,8 +206,27 @@ def entry_parameters(program: ast.Program, typed: Optional[TypedProgram], decl: 
         # a written type is at least as precise as the inferred one (`k : [3]` in a val may be
         # used as a real in the body)
         simple = ty.from_syntax(written) if written is not None else inferred[i]
-        params.append(Parameter(name, i + 1, simple, written))
+        params.append(Parameter(name, i + 1, simple, written, i in functions))
     return params
+
+
+def _function_domains(val: Optional[ast.ValDecl], count: int) -> set:
+    """The positions (0-based) among the first ``count`` of a ``val``'s arrow chain whose
+    domain is a function type."""
+    out, rt = set(), val.rtype if val is not None else None
+    for i in range(count):
+        while isinstance(rt, ast.RRefine):
+            rt = rt.base
+        if not isinstance(rt, ast.RArrow):
+            break
+        dom = rt.dom
+        while isinstance(dom, ast.RRefine):
+            dom = dom.base
+        if isinstance(dom, ast.RArrow) or isinstance(dom, ast.RSimple) and \
+                isinstance(dom.type, ast.TArrow):
+            out.add(i)
+        rt = rt.cod
+    return out
 
 
 def _val_parameter_types(val: Optional[ast.ValDecl], count: int) -> List[Optional[ast.SimpleType]]:
@@ -280,6 +303,13 @@ def _type_text(p: Parameter) -> str:
 
 def _argument_value(param: Parameter, text: str) -> Value:
     where = f"--arg {param.name}"
+    if param.claimed_function:
+        raise error("U002", f"{where}: the entry's val gives {param.name} a function type, and a "
+                            "function given on the command line cannot be checked against it "
+                            "(the claim holds for functions of that type only)",
+                    hint="run a definition that passes a function with a verified val (or a fun "
+                         "the verifier checks in place), as main does in "
+                         "benchmarks/programs/classic/higher_order_twice.pinf")
     try:
         expr = parse_expr(text, f"<{where}>")
         free = _free_names(expr) - set(BUILTINS) - set(CONSTANTS)
