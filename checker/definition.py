@@ -15,11 +15,11 @@ from typing import List, Optional, Tuple
 from obligations import terms as T
 from obligations.records import replace
 from verifier.language import ast as A
-from verifier.language.resolve import matched_parameter, recursive_call_sites, source_name
+from verifier.language.resolve import counted_parameter, matched_parameter, recursive_call_sites, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import from_terms, leaves
 from verifier.translation.ranges import value_facts
-from verifier.translation.symbolic import Env, Monadic, Scalar, SymValue
+from verifier.translation.symbolic import Env, Monadic, SymValue
 from verifier.translation.translate import bind_pattern
 from checker import safety as S
 from checker.exact import exact_finite
@@ -86,7 +86,9 @@ def _result_type(rt: A.RType) -> Optional[A.SimpleType]:
 def induction_position(decl: A.LetDecl) -> Optional[int]:
     """The parameter a recursive definition is proved by induction on: the first one its body
     matches on (any list parameter gives a sound measure; this one is likely to decrease)."""
-    return matched_parameter(decl.params, decl.body)
+    position = matched_parameter(decl.params, decl.body)
+    return position if position is not None else counted_parameter(decl.params, decl.body,
+                                                                     decl.name)
 
 
 def every_recursive_call_terminates(p: Proof, val: A.ValDecl, decl: A.LetDecl) -> None:
@@ -162,7 +164,8 @@ def bind_parameters(p: Proof, val: A.ValDecl, decl: A.LetDecl, position: Optiona
                 if not isinstance(a, A.SameRuns):
                     ctx = ctx.assume(_hyp(pname), translated(
                         lambda: p.assertion(val_env, a, refined=var), a.span))
-            if len(sorts) == 1 and k == position and L.list_key_of(sorts[0]):
+            if len(sorts) == 1 and k == position and (L.list_key_of(sorts[0])
+                                                      or sorts[0] == T.INT):
                 ctx = replace(ctx, induction=(position, *made[0]))
             terms.append(made[0] if len(sorts) == 1 else None)
         k += 1

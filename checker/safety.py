@@ -345,9 +345,9 @@ class Safety:
         position, *lists = ctx.induction
         if args[position] is None:
             raise Reject(f"the list of the recursive call {call} is not a value", span)
-        self.require(ctx, T.lt(L.length(args[position]), L.length(lists[self.run - 1])),
-                     f"the recursive call {call} is on a shorter list (structural recursion: "
-                     "termination)", span, guard=guard)
+        self.require(ctx, L.below(args[position], lists[self.run - 1]),
+                     f"the recursive call {call} is on a shorter list or a smaller counter "
+                     "(structural recursion: termination)", span, guard=guard)
 
     def drawn(self, elem: Elem, name: Optional[str]) -> Tuple[SymValue, List[T.Term]]:
         """A value ``elem`` draws, made fresh, recorded for the Decidable condition."""

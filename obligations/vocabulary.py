@@ -313,12 +313,20 @@ def opaque(name: str, args: Tuple[T.Term, ...], rng: T.Sort) -> T.Term:
     return _fn(program_function(name), tuple(a.sort for a in args), rng)(*args)
 
 
+def below(a: T.Term, x: T.Term) -> T.Term:
+    """``a`` is below ``x`` in the measure of an induction: a shorter list (``length a <
+    length x``), or for an integer counter a natural number below it (``0 <= a < x``, a
+    well-founded order on the integers whatever ``x`` is)."""
+    if a.sort == T.INT:
+        return T.and_(T.le(0, a), T.lt(a, x))
+    return T.lt(length(a), length(x))
+
+
 def shorter(args: Tuple[T.Term, T.Term], params: Tuple[T.Term, T.Term]) -> T.Term:
-    """``length a1 < length x1 /\\ length a2 < length x2``: a recursive call on the lists
-    ``args`` (run 1, run 2) is below the call on ``params`` in the measure of structural
-    induction on a list parameter: the product order on the two runs' lengths, which is
-    well-founded, and in which each run's call is on a shorter list (so each run
-    terminates)."""
+    """``below(a1, x1) /\\ below(a2, x2)``: a recursive call on ``args`` (run 1, run 2) is
+    below the call on ``params`` in the measure of the induction (on a list parameter's
+    length, or on an integer counter): the product order on the two runs' measures, which is
+    well-founded, and in which each run's call is below its own (so each run terminates)."""
     (a1, a2), (x1, x2) = args, params
-    first = T.lt(length(a1), length(x1))
-    return first if (a1, x1) == (a2, x2) else T.and_(first, T.lt(length(a2), length(x2)))
+    first = below(a1, x1)
+    return first if (a1, x1) == (a2, x2) else T.and_(first, below(a2, x2))

@@ -282,6 +282,27 @@ def matched_parameter(params, body: A.Expr) -> Optional[int]:
     return None
 
 
+def counted_parameter(params, body: A.Expr, name: str) -> Optional[int]:
+    """The position of the first parameter (a name) that a recursive call of ``name`` in
+    ``body`` counts down, passing ``k - c`` for a positive integer literal ``c`` in its place:
+    the counter a recursive function that matches on no list is proved terminating by
+    induction on (the measure is its value as a natural number: ``vocabulary.below``; that
+    every recursive call decreases it is an obligation, not read off this shape)."""
+    names = [p.name if isinstance(p, A.PVar) else None for p in params]
+    calls, _ = call_sites(name, body, len(names))
+    for call in calls:
+        args, head = [], call
+        while isinstance(head, A.App):
+            args.append(head.arg)
+            head = head.fn
+        for i, arg in enumerate(reversed(args)):
+            if names[i] is not None and isinstance(arg, A.BinOp) and arg.op == "-" \
+                    and arg.left == A.Var(names[i]) and isinstance(arg.right, A.IntLit) \
+                    and arg.right.value >= 1:
+                return i
+    return None
+
+
 def call_sites(name: str, body: A.Expr, arity: int) -> Tuple[List[A.App], List[A.Var]]:
     """The applications of the function ``name`` (a binder of the resolved core) to ``arity``
     arguments in ``body``, and the other occurrences of the name there."""

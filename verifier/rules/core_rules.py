@@ -12,7 +12,7 @@ from obligations.model import ObligationKind
 from obligations.records import replace
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
-from verifier.language.resolve import matched_parameter, recursive_call_sites, written
+from verifier.language.resolve import counted_parameter, matched_parameter, recursive_call_sites, written
 from verifier.translation import logic as L
 from verifier.rules.builder import Builder, Synth, equal_term, refinement_parts, simple_of
 from verifier.rules.context import Claim, Cost, Ctx, zero_cost
@@ -129,7 +129,8 @@ def bind_parameters(b: Builder, val: A.ValDecl, decl: A.LetDecl,
             else:
                 raise NoRule(f"{decl.name} takes fewer parameters than its val says", decl.span)
         ctx, val_env, terms = bind_parameter(b, ctx, val_env, params.pop(0), rt.dom)
-        if len(parameters) == position and terms and L.list_key_of(terms[0].sort):
+        if len(parameters) == position and terms and (L.list_key_of(terms[0].sort)
+                                                       or terms[0].sort == T.INT):
             ctx = replace(ctx, induction=(position, *terms))
         parameters.append({"var": refinement_parts(rt.dom)[0], "left": terms and terms[0],
                            "right": terms and terms[1]})
@@ -154,7 +155,9 @@ def abstraction(b: Builder, val: A.ValDecl, decl: A.LetDecl, ctx: Ctx,
 def induction_position(decl: A.LetDecl) -> Optional[int]:
     """The parameter a recursive definition is proved by induction on: the first one its body
     matches on (any list parameter gives a sound measure; this one is likely to decrease)."""
-    return matched_parameter(decl.params, decl.body)
+    position = matched_parameter(decl.params, decl.body)
+    return position if position is not None else counted_parameter(decl.params, decl.body,
+                                                                     decl.name)
 
 
 def _shared(var: str, assertions: Sequence[A.Expr]) -> bool:
@@ -694,5 +697,5 @@ def _decreasing(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]):
     position, x1, x2 = ctx.induction
     a1, a2 = b.term_pair(ctx, args[position])
     return b.oblige(ctx, ObligationKind.ENTAILMENT, L.shorter((a1, a2), (x1, x2)),
-                    f"the recursive call {short(e)} is on a shorter list (structural recursion: "
-                    "induction on its length)", e.span, "App-Val")
+                    f"the recursive call {short(e)} is on a shorter list or a smaller counter "
+                    "(structural recursion: induction on its measure)", e.span, "App-Val")

@@ -24,7 +24,7 @@ from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, M
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation.calls import element_value
-from verifier.translation.ranges import (OPAQUE_VALUE, fresh_like, has_ranges, value_facts,
+from verifier.translation.ranges import (fresh_like, has_ranges, value_facts,
                                          value_sorts, without_ranges)
 from verifier.translation.translate import (CallCheck, Decision, LocalFunction, NoRule,
                                             RangeCheck, StoredComputation, bind_pattern,
@@ -165,14 +165,14 @@ class Safety:
         if ctx.induction is None:
             raise NoRule(f"the recursive call {call} needs structural recursion: "
                          f"{source_name(ctx.function)} must match on a list parameter and recur "
-                         "on its tail", span)
+                         "on its tail, or count an integer parameter down (f (k - 1))", span)
         position, *lists = ctx.induction
         if args[position] is None:
             raise NoRule(f"the list of the recursive call {call} must be a value", span)
-        goal = T.lt(L.length(args[position]), L.length(lists[self.run - 1]))
+        goal = L.below(args[position], lists[self.run - 1])
         self.require(ctx, goal if guard == T.boolean(True) else T.implies(guard, goal),
-                     f"the recursive call {call} is on a shorter list (structural recursion: "
-                     "termination)", span)
+                     f"the recursive call {call} is on a shorter list or a smaller counter "
+                     "(structural recursion: termination)", span)
 
     def apply(self, ctx: Ctx, fn: SymValue, args: Sequence[SymValue], span) -> SymValue:
         checks: List[RangeCheck] = []

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from obligations import terms as T
-from obligations.vocabulary import (DIST, adj, adj_within, all_in, all_within, cons,  # noqa: F401
+from obligations.vocabulary import (DIST, adj, adj_within, all_in, all_within, below, cons,  # noqa: F401
                                     count,
                                     count_of, dist_ctor, divergence, hockey_stick, kl, elem_sort, fin_size, hamming, hellinger,
                                     implied_by_sort, in_range, length, list_key_of, list_sort, nil,
