@@ -646,8 +646,9 @@ class Proof:
 
 
 def _reads_both(var: str, assertions: Sequence[A.Expr]) -> bool:
-    """A conjunct of ``var``'s refinement equates an expression of ``var<1>`` with one of
-    ``var<2>`` (not ``var<1> = var<2>``, and no conjunct says the runs are equal): the diagonal
+    """A conjunct of ``var``'s refinement (or the conclusion of an implication) relates an
+    expression of ``var<1>`` to one of ``var<2>`` by = or an inequality (not ``var<1> =
+    var<2>``, and no conjunct says the runs are equal): the diagonal
     ``(a, a)`` may not satisfy it."""
     if says_equal(var, assertions):
         return False
@@ -657,7 +658,10 @@ def _reads_both(var: str, assertions: Sequence[A.Expr]) -> bool:
         if isinstance(a, A.Conj):
             todo += [a.left, a.right]
             continue
-        if not (isinstance(a, A.BinOp) and a.op == "="):
+        if isinstance(a, A.Implies):  # a relation of the runs under a condition
+            todo.append(a.right)
+            continue
+        if not (isinstance(a, A.BinOp) and a.op in ("=", "<=", ">=", "<", ">")):
             continue
         runs = []
         for side in (a.left, a.right):

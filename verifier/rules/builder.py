@@ -100,6 +100,8 @@ class Builder:
         #: the coupling search in progress (``verifier.rules.couplings.Search``), or None: the
         #: rules couple mechanisms' outputs by the identity (``Shift`` choices only there)
         self.search = None
+        #: under Pointwise-Value: the invariants stated for helpers without a val, by name
+        self.invariants: Dict[str, A.ValDecl] = {}
 
     # ---- names ----------------------------------------------------------------------------
 

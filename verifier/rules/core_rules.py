@@ -52,7 +52,10 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
     if isinstance(rt, A.RMonad):
         claim = make_claim(b, val_env, rt, relation=True)
         index = claim.as_judgement()
-        if pointwise:
+        if pointwise == "value":
+            from verifier.rules.couplings import PointwiseValue
+            premises.append(PointwiseValue(b, replace(ctx, claim=claim), body, rt))
+        elif pointwise:
             from verifier.rules.couplings import Pointwise
             premises.append(Pointwise(b, replace(ctx, claim=claim), body, rt))
         else:

@@ -1,0 +1,200 @@
+"""Invariants that depend on the output value ``v`` of the Pointwise rule (docs/verifier.md,
+"Couplings": Pointwise-Value).
+
+Under the pointwise rule the claim ``M[DP(eps)] {r :: T | =}`` is proved, for every value
+``v`` of the output, as the lifting of ``r<1> = v => r<2> = v``. A recursive helper without a
+val that the body calls (a loop) then needs an induction hypothesis that depends on ``v``:
+this module states it, as a ``val`` whose assertions mention ``v`` (the name ``POINT``, which
+no program can write). Whoever uses the val proves it (the helper's definition against it, by
+induction, in the same proof and for the same ``v``): what it states is a hint, not a trust.
+
+One template is known, the *argmax loop* (Barthe, Gaboardi, Grégoire, Hsu and Strub, LICS
+2016, §6, Report Noisy Max): a helper ``let rec f … l … i … bi … bv … = match l with [] ->
+return bi | x :: rest -> …`` whose recursive calls pass ``rest``, ``i + 1`` at the counter
+``i``, the other parameters unchanged or (``bi``: an integer, ``bv``: a real) updated; the
+answers of ``l`` move by at most ``c`` (``allWithin``). With ``K`` the cost of shifting the
+winner's noise, the invariant reads: the best indices are below the counter; before the
+counter reaches ``v``, run 2's best value is at most run 1's plus ``c``; after it, run 1's best
+index being ``v`` implies run 2's is, with run 2's best value at least run 1's plus ``c``; the
+cost is ``K`` while ``v`` is ahead and 0 once it is passed.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Dict, List, Optional, Sequence
+
+from obligations.records import record
+from verifier.language import ast as A
+
+#: the name of the output value ``v`` in the assertions of an invariant (``#0`` is never the
+#: suffix of a name resolution gives, nor anything the lexer reads)
+POINT = "v#0"
+
+
+@record
+class ArgmaxRoles:
+    """The parameters of an argmax loop, by position: the list walked, the counter, the best
+    index, the best value and the parameters passed unchanged."""
+
+    items: int
+    counter: int
+    index: int
+    value: int
+    same: tuple
+
+
+def argmax_roles(decl: A.LetDecl) -> Optional[ArgmaxRoles]:
+    """The roles of ``decl``'s parameters when it is an argmax loop (module docstring)."""
+    params = decl.params
+    if not decl.recursive or not all(isinstance(p, A.PVar) for p in params) \
+            or not isinstance(decl.body, A.Match) or not isinstance(decl.body.scrutinee, A.Var):
+        return None
+    names = [p.name for p in params]
+    m = decl.body
+    if m.scrutinee.name not in names or not isinstance(m.nil_body, A.Return) \
+            or not isinstance(m.nil_body.value, A.Var) or m.nil_body.value.name not in names:
+        return None
+    items, index = names.index(m.scrutinee.name), names.index(m.nil_body.value.name)
+    calls = [args for args in _calls(m.cons_body, decl.name) if len(args) == len(names)]
+    if not calls or len(calls) != sum(1 for _ in _calls(m.cons_body, decl.name)):
+        return None
+    counter, same, updated = None, [], []
+    for k, name in enumerate(names):
+        at = [args[k] for args in calls]
+        if k == items:
+            if not all(isinstance(a, A.Var) and a.name == m.tail for a in at):
+                return None
+        elif all(isinstance(a, A.Var) and a.name == name for a in at):
+            same.append(k)
+        elif all(isinstance(a, A.BinOp) and a.op == "+" and isinstance(a.left, A.Var)
+                 and a.left.name == name and isinstance(a.right, A.IntLit)
+                 and a.right.value == 1 for a in at) and counter is None:
+            counter = k
+        else:
+            updated.append(k)
+    if counter is None or index not in updated or len(updated) != 2:
+        return None
+    value = updated[0] if updated[1] == index else updated[1]
+    return ArgmaxRoles(items, counter, index, value, tuple(same))
+
+
+def _calls(e: A.Expr, name: str):
+    """The argument lists of the applications of ``name`` in ``e``."""
+    from verifier.translation.translate import flatten_app
+    nodes = list(A.descendants(e))
+    inner = {id(n.fn) for n in nodes if isinstance(n, A.App)}
+    for node in nodes:
+        if isinstance(node, A.App) and id(node) not in inner:
+            head, args = flatten_app(node)
+            if isinstance(head, A.Var) and head.name == name:
+                yield list(args)
+
+
+def argmax_invariant(decl: A.LetDecl, roles: ArgmaxRoles, bound: Fraction,
+                     types: Sequence[A.SimpleType], cost: A.Expr) -> A.ValDecl:
+    """The val the argmax template states for ``decl`` (module docstring): ``bound`` is ``c``,
+    ``types`` the simple type of each parameter, ``cost`` the index ``K`` (an expression over
+    the parameters)."""
+    names = [p.name for p in decl.params]
+    span = decl.span
+    c = A.RealLit(bound, str(float(bound)), span)
+    v = A.Var(POINT, span)
+    i, bi, bv = (A.Var(names[k], span) for k in (roles.counter, roles.index, roles.value))
+
+    def run(x: A.Var, k: int) -> A.RunVar:
+        return A.RunVar(x.name, k, span)
+
+    def op(o: str, x, y):
+        return A.BinOp(o, x, y, span)
+
+    ahead = op("<=", i, v)
+    passed = op("<", v, i)
+    kept = op("=", run(bi, 1), v)
+    assertions: Dict[int, A.Expr] = {
+        roles.items: A.App(A.Var("allWithin", span),
+                           A.TupleLit((A.RunVar(names[roles.items], 1, span),
+                                       A.RunVar(names[roles.items], 2, span), c), span), span),
+        roles.index: A.Conj(A.Conj(op("<", run(bi, 1), i), op("<", run(bi, 2), i), span),
+                            A.Implies(passed, A.Implies(kept, op("=", run(bi, 2), v), span),
+                                      span), span),
+        roles.value: A.Conj(A.Implies(ahead, op("<=", run(bv, 2), op("+", run(bv, 1), c)), span),
+                            A.Implies(passed, A.Implies(kept, op(">=", run(bv, 2),
+                                                                 op("+", run(bv, 1), c)),
+                                                        span), span), span),
+    }
+    out = "r#0"
+    body: A.RType = A.RRefine(out, A.RSimple(types[roles.index], span),
+                              A.Implies(op("=", A.RunVar(out, 1, span), v),
+                                        op("=", A.RunVar(out, 2, span), v), span), span)
+    index = A.If(ahead, cost, A.RealLit(Fraction(0), "0.0", span), span)
+    rt: A.RType = A.RMonad(A.Divergence("DP", index, span), None, body, span)
+    for k in reversed(range(len(names))):
+        assertion = A.SameRuns(span) if k in roles.same or k == roles.counter \
+            else assertions[k]
+        rt = A.RArrow(A.RRefine(names[k], A.RSimple(types[k], span), assertion, span), rt, span)
+    return A.ValDecl(decl.name, rt, span)
+
+
+def lap_epsilons(e: A.Expr) -> List[A.Expr]:
+    """The epsilons of the ``lapMech`` calls in ``e``."""
+    from verifier.translation.translate import flatten_app
+    out = []
+    for node in A.descendants(e):
+        if isinstance(node, A.App) and not isinstance(node.fn, A.App):
+            head, args = flatten_app(node)
+            if isinstance(head, A.Var) and head.name == "lapMech" and args \
+                    and isinstance(args[0], A.TupleLit) and len(args[0].items) == 2:
+                out.append(args[0].items[0])
+    return out
+
+
+def allwithin_bound(val: A.ValDecl) -> Optional[Fraction]:
+    """The constant ``c`` of the first ``allWithin (l<1>, l<2>, c)`` of ``val``'s
+    refinements (how far the answers of the runs may be apart)."""
+    for node in A.descendants(val.rtype):
+        if isinstance(node, A.App) and isinstance(node.fn, A.Var) \
+                and node.fn.name == "allWithin" and isinstance(node.arg, A.TupleLit) \
+                and len(node.arg.items) == 3 \
+                and isinstance(node.arg.items[2], (A.IntLit, A.RealLit)):
+            c = Fraction(node.arg.items[2].value)
+            return c if c > 0 else None
+    return None
+
+
+def argmax_val(helper: A.LetDecl, outer: A.LetDecl, val: A.ValDecl, simple_type
+               ) -> Optional[A.ValDecl]:
+    """The argmax invariant of ``helper`` as called by ``outer`` (whose claim is ``val``), or
+    None when the template does not apply: ``c`` is ``val``'s allWithin bound, ``K`` the
+    helper's Laplace epsilon times ``2c`` (the winner's noise shifted by ``2c``), and each
+    parameter's type its annotation, else the type of ``outer``'s parameter passed there, else
+    ``simple_type`` of the argument of the call."""
+    roles = argmax_roles(helper)
+    bound = allwithin_bound(val)
+    if roles is None or bound is None:
+        return None
+    epsilons = lap_epsilons(helper.body)
+    calls = list(_calls(outer.body, helper.name))
+    if len(epsilons) != 1 or not calls or len(calls[0]) != len(helper.params):
+        return None
+    outer_params = [p.name if isinstance(p, A.PVar) else None for p in outer.params]
+    doms = []
+    rt = val.rtype
+    while isinstance(rt, A.RArrow):
+        doms.append(rt.dom)
+        rt = rt.cod
+    types = []
+    for param, arg in zip(helper.params, calls[0]):
+        t = param.annot
+        if t is None and isinstance(arg, A.Var) and arg.name in outer_params \
+                and outer_params.index(arg.name) < len(doms):
+            base = doms[outer_params.index(arg.name)]
+            while isinstance(base, A.RRefine):
+                base = base.base
+            t = base.type if isinstance(base, A.RSimple) else None
+        t = t or simple_type(arg)
+        if t is None:
+            return None
+        types.append(t)
+    cost = A.BinOp("*", epsilons[0], A.RealLit(2 * bound, str(float(2 * bound)), helper.span),
+                   helper.span)
+    return argmax_invariant(helper, roles, bound, types, cost)
