@@ -43,6 +43,12 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
         raise Reject(f"node {root.id}: premises Safety, the body and the observe-folds, or "
                      "ExactFinite", decl.span)
     position = induction_position(decl) if decl.recursive else None
+    by_value = premises[1].rule == "Pointwise-Value"
+    if by_value:  # v and the helpers' invariants, before the parameters and Safety read them
+        from checker.couplings import assume_point
+        if p.point is not None:
+            raise Reject("Pointwise-Value is not nested", decl.span)
+        assume_point(p, val, decl, premises[1])
     ctx, val_env, body, rt, _ = bind_parameters(p, val, decl, position)
     expect(premises[0], ("Safety",), body, "the Safety premise", premises=0)
     monadic = isinstance(rt, A.RMonad)
@@ -54,7 +60,10 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
         every_recursive_call_terminates(p, val, decl)
     if monadic:
         claim = make_claim(p, val_env, rt, relation=True)
-        if premises[1].rule == "Pointwise":
+        if by_value:
+            from checker.couplings import pointwise_value
+            pointwise_value(p, replace(ctx, claim=claim), body, rt, premises[1], check, derive)
+        elif premises[1].rule == "Pointwise":
             from checker.couplings import pointwise
             pointwise(p, replace(ctx, claim=claim), body, rt, premises[1], check)
         else:

@@ -184,8 +184,10 @@ class Node:
     rule: str
     at: Optional[Tuple[int, int, int, int]]
     premises: Tuple["Node", ...]
-    #: the certificate's shift of a LapMech-Shift node: (offset as text, scale)
-    coupling: Optional[Tuple[str, int]] = None
+    #: the certificate's shift of a LapMech-Shift node: (offset as text, scale, and under
+    #: Pointwise-Value the integer the output value must equal for the offset to apply, or
+    #: None)
+    coupling: Optional[Tuple[str, int, Optional[str]]] = None
 
 
 def expect(node: Node, rules: Sequence[str], e: Optional[A.Node], what: str,
@@ -332,6 +334,10 @@ class Proof:
         self.obligations: List[Obligation] = []
         self.lemmas: Set[str] = set()
         self.called: Set[str] = set()      # functions whose val an obligation assumes
+        #: under Pointwise-Value: the output value v, and the helpers whose invariant (their
+        #: val in this proof) is proved in this proof
+        self.point: Optional[T.Term] = None
+        self.proved_here: Set[str] = set()
         self.witnesses: Set[T.Var] = set()
         #: the inductions of observe-folds and the observes the proof used: key -> (rule,
         #: where), the root's premises after the body

@@ -176,7 +176,10 @@ def uses_of(claim: ClaimReport) -> set:
     returns, with the call facts of ``verifier.rules.call_facts``)."""
     nodes = {source_name(n.judgement["uses"]) for n in claim.derivation.walk()
              if "uses" in n.judgement}
-    return nodes | set(claim.called) | set(claim.referenced)
+    # helpers used through an invariant whose derivation is in this one (Pointwise-Value)
+    proved_here = {source_name(i["function"]) for n in claim.derivation.walk()
+                   for i in n.judgement.get("invariants", ())}
+    return (nodes | set(claim.called) | set(claim.referenced)) - proved_here
 
 
 def redefined_claims(program: A.Program) -> set:

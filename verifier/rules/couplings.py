@@ -61,7 +61,7 @@ MAX_STEPS = 200000
 #: Pointwise-Value (the output value named, helpers through invariants relative to it) is
 #: tried by the search only when this is set: the builder side is complete, the kernel does
 #: not check it yet (checker/couplings.py), so a certificate of it would be refused
-POINTWISE_VALUE = False
+POINTWISE_VALUE = True
 #: the offsets every site tries, in order of preference (then the claim's constants)
 OFFSETS = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2))
 
