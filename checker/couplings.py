@@ -1,4 +1,5 @@
-"""The kernel's coupling rules: Pointwise and Case-Output (docs/certificates.md, "Couplings").
+"""The kernel's coupling rules: Pointwise, Pointwise-Value and Case-Output (docs/verifier.md,
+"Couplings").
 
 Its own implementation of the rules the builder applies in ``verifier.rules.couplings`` (it
 imports nothing of the builder):
@@ -13,7 +14,12 @@ imports nothing of the builder):
   reaches through ``A``): Case-Then demands ``C<1> ⇒ C<2>``, checks ``A`` where both runs
   take it, and an S-M for the paths where run 1 takes ``else`` (they end in outputs whose ``D``
   is not ``v``: the outputs through ``A`` and through ``B`` are disjoint, demanded at the
-  node); Case-Else is the mirror image.
+  node); Case-Else is the mirror image;
+* **Pointwise-Value** (``coupling.pointwise`` with the output value ``v`` named): the body
+  checked against the lifting of ``x<1> = v => x<2> = v`` for a fresh ``v``, each helper it
+  uses through an invariant relative to ``v`` — stated here from the source
+  (``verifier.language.invariants``), never read from the certificate — checked against it by
+  induction in the same proof.
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Couplings other than the identity: shifted Laplace noise, the pointwise rule, and the
+"""Couplings other than the identity: shifted Laplace noise, the pointwise rules, and the
 search that finds the shifts (docs/verifier.md, "Couplings").
 
 The monadic rules couple the two runs' outputs of a mechanism by the identity: ``lapMech (eps,
-v)`` outputs one fresh value in both runs, at cost ``eps · |v<1> - v<2>|``. Three rules here
+v)`` outputs one fresh value in both runs, at cost ``eps · |v<1> - v<2>|``. Four rules here
 prove what that cannot:
 
 * **LapMech-Shift** (``mechanism_rules.lap_mech_shift``; the general Lap rule of Barthe,
@@ -22,6 +22,11 @@ prove what that cannot:
   branches are disjoint: an obligation), so only run 1 taking ``then`` needs a coupling, and
   it must keep run 2 on ``then`` (``C<1> ⇒ C<2>``); case *else* likewise. This is the apRHL
   case rule with the vacuous (product) coupling of the paths that cannot output ``v``.
+* **Pointwise-Value**: the pointwise rule with the output value ``v`` named (a fresh
+  variable, ``invariants.POINT``): the body is checked against the lifting of ``x<1> = v =>
+  x<2> = v``; shifts may be guarded by ``v`` (``Shift.at``), and a recursive helper without
+  a val is used through an invariant relative to ``v`` (the argmax template of
+  ``verifier.language.invariants``), proved by induction as a premise of the node.
 
 Shifts are found by ``prove_by_coupling``: the derivation is rebuilt with a shift per
 ``lapMech`` site (templates ``offset + scale · (v<2> - v<1>)`` over small offsets and the
@@ -58,9 +63,8 @@ from verifier.translation.translate import NoRule, NotApplicable, bind_pattern, 
 MAX_ATTEMPTS = 40
 #: at most this many partial assignments are tried when looking for the next one
 MAX_STEPS = 200000
-#: Pointwise-Value (the output value named, helpers through invariants relative to it) is
-#: tried by the search only when this is set: the builder side is complete, the kernel does
-#: not check it yet (checker/couplings.py), so a certificate of it would be refused
+#: whether the search tries Pointwise-Value (the output value named, helpers through
+#: invariants relative to it), after the other modes
 POINTWISE_VALUE = True
 #: the offsets every site tries, in order of preference (then the claim's constants)
 OFFSETS = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2))
