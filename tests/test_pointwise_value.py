@@ -44,6 +44,17 @@ def test_ties_broken_towards_the_later_index_are_verified_too():
     assert claims[NAME].verdict == VERIFIED, claims[NAME].failure
 
 
+def test_the_template_reads_the_roles_not_the_positions():
+    """The best value before the best index: the invariant is stated on the later one."""
+    text = (NOISY_MAX.replace("(bi : int) (bv : real)", "(bv : real) (bi : int)")
+            .replace("loop rest (i + 1) i x eps", "loop rest (i + 1) x i eps")
+            .replace("loop rest (i + 1) bi bv eps", "loop rest (i + 1) bv bi eps")
+            .replace("loop rest 1 0 x eps", "loop rest 1 x 0 eps"))
+    assert "loop rest 1 x 0 eps" in text and "(bv : real) (bi : int)" in text
+    claims, _ = checked(text)
+    assert claims[NAME].verdict == VERIFIED, claims[NAME].failure
+
+
 @pytest.mark.parametrize("change", [
     ("lapMech (eps / 2.0, q)", "lapMech (eps, q)"),           # noise Lap(1/eps), claimed eps
     ("M[DP(eps)]", "M[DP(eps / 2.0)]"),                       # the claim eps/2

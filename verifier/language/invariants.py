@@ -117,11 +117,14 @@ def argmax_invariant(decl: A.LetDecl, roles: ArgmaxRoles, bound: Fraction,
         roles.index: A.Conj(A.Conj(op("<", run(bi, 1), i), op("<", run(bi, 2), i), span),
                             A.Implies(passed, A.Implies(kept, op("=", run(bi, 2), v), span),
                                       span), span),
-        roles.value: A.Conj(A.Implies(ahead, op("<=", run(bv, 2), op("+", run(bv, 1), c)), span),
-                            A.Implies(passed, A.Implies(kept, op(">=", run(bv, 2),
-                                                                 op("+", run(bv, 1), c)),
-                                                        span), span), span),
+        roles.value: A.Implies(ahead, op("<=", run(bv, 2), op("+", run(bv, 1), c)), span),
     }
+    # run 1 keeping v keeps run 2 ahead: on the later of the best index and the best value
+    # (a refinement reads the parameters bound before it)
+    later = max(roles.index, roles.value)
+    assertions[later] = A.Conj(assertions[later], A.Implies(
+        passed, A.Implies(kept, op(">=", run(bv, 2), op("+", run(bv, 1), c)), span), span),
+        span)
     out = "r#0"
     body: A.RType = A.RRefine(out, A.RSimple(types[roles.index], span),
                               A.Implies(op("=", A.RunVar(out, 1, span), v),
