@@ -58,6 +58,10 @@ class Cost:
     #: one Laplace release coupled equal (the kernel's LapMech): its cost bounds the step's
     #: privacy loss in both directions, as advanced composition (S-M-Adv) needs
     two_sided: bool = False
+    #: a call of a release loop (App-Steps): ``count`` steps each at most ``step``; ``eps`` is
+    #: their sum, what every rule but S-M-Adv and S-M-Steps reads
+    count: Optional[T.Term] = None
+    step: Optional[T.Term] = None
 
 
 ZERO = Cost("ZERO", T.real(0), T.real(0))
@@ -119,6 +123,9 @@ class Claim:
     relation: Tuple[A.Expr, ...] = ()
     env: Optional[Env] = field(default=None, compare=False)
     pointwise: Optional[Tuple[Optional[int], ...]] = None
+    #: the claim of a release loop: every path is ``count`` steps each at most ``bound``
+    #: (S-M-Steps): (bound, count)
+    steps: Optional[Tuple[T.Term, T.Term]] = None
 
 
 @record
@@ -338,6 +345,10 @@ class Proof:
         #: val in this proof) is proved in this proof
         self.point: Optional[T.Term] = None
         self.proved_here: Set[str] = set()
+        #: release loops (App-Steps): name -> (position of the list, epsilon of a step), and
+        #: those whose derivation (S-M-Steps) was checked
+        self.steps: Dict[str, Tuple[int, A.Expr]] = {}
+        self.steps_derived: Set[str] = set()
         self.witnesses: Set[T.Var] = set()
         #: the inductions of observe-folds and the observes the proof used: key -> (rule,
         #: where), the root's premises after the body

@@ -21,7 +21,7 @@ cost is ``K`` while ``v`` is ahead and 0 once it is passed.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from obligations.records import record
 from verifier.language import ast as A
@@ -201,3 +201,104 @@ def argmax_val(helper: A.LetDecl, outer: A.LetDecl, val: A.ValDecl, simple_type
     cost = A.BinOp("*", epsilons[0], A.RealLit(2 * bound, str(float(2 * bound)), helper.span),
                    helper.span)
     return argmax_invariant(helper, roles, bound, types, cost)
+
+
+# ---- k-fold composition through a recursion (S-M-Adv over a helper) ----------------------------
+
+def steps_val(helper: A.LetDecl, outer: A.LetDecl, val: A.ValDecl, type_of
+              ) -> Optional[Tuple[A.ValDecl, int, A.Expr]]:
+    """The val of a *release loop*: a recursive helper without a val that matches on a list
+    parameter, recurs on its tail with every other parameter passed unchanged, and applies
+    ``lapMech`` once (docs/verifier.md, "Advanced composition"). Its val states the domain
+    ``outer`` gives it (each parameter's refinement copied from ``outer``'s val where an
+    argument of the call is ``outer``'s parameter, ``=`` elsewhere: the list is public) and
+    the index ``E * length l`` (basic composition, true of one release per element), ``E``
+    the epsilon of its ``lapMech``; with the position of the list and ``E``. A derivation that uses it as a
+    batch of ``length l`` steps each at most ``E`` proves the helper so (S-M-Steps). None
+    when the helper is not such a loop."""
+    params = helper.params
+    if not helper.recursive or not all(isinstance(p, A.PVar) for p in params) \
+            or not isinstance(helper.body, A.Match) \
+            or not isinstance(helper.body.scrutinee, A.Var):
+        return None
+    names = [p.name for p in params]
+    m = helper.body
+    if m.scrutinee.name not in names:
+        return None
+    position = names.index(m.scrutinee.name)
+    calls = list(_calls(m.cons_body, helper.name)) + list(_calls(m.nil_body, helper.name))
+    if not calls or any(len(args) != len(names) for args in calls):
+        return None
+    for args in calls:
+        for k, (arg, name) in enumerate(zip(args, names)):
+            wanted = m.tail if k == position else name
+            if not (isinstance(arg, A.Var) and arg.name == wanted):
+                return None
+    from verifier.language.pretty import pretty_expr
+    epsilons = lap_epsilons(helper.body)
+    outer_calls = list(_calls(outer.body, helper.name))
+    if not epsilons or len({pretty_expr(x) for x in epsilons}) != 1 \
+            or len(outer_calls) != 1 or len(outer_calls[0]) != len(names):
+        return None
+    outer_params = [p.name if isinstance(p, A.PVar) else None for p in outer.params]
+    doms = []
+    rt = val.rtype
+    while isinstance(rt, A.RArrow):
+        doms.append(rt.dom)
+        rt = rt.cod
+    span = helper.span
+    parts = []
+    for k, (name, arg) in enumerate(zip(names, outer_calls[0])):
+        refinement: Optional[A.RType] = None
+        if k != position and isinstance(arg, A.Var) and arg.name in outer_params \
+                and outer_params.index(arg.name) < len(doms):
+            dom = doms[outer_params.index(arg.name)]
+            if isinstance(dom, A.RRefine) and isinstance(dom.base, A.RSimple):
+                refinement = A.RRefine(name, dom.base, _renamed(dom.assertion, dom.var, name),
+                                       span)
+        if refinement is None:
+            t = params[k].annot or type_of(arg)
+            if t is None:
+                return None
+            refinement = A.RRefine(name, A.RSimple(t, span), A.SameRuns(span), span)
+        parts.append(refinement)
+    out_type = _result_type(val)
+    if out_type is None:
+        return None
+    count = A.App(A.Var("length", span), A.Var(names[position], span), span)
+    index = A.BinOp("*", epsilons[0], count, span)
+    result: A.RType = A.RMonad(A.Divergence("DP", index, span), None,
+                               A.RRefine("r#0", A.RSimple(out_type, span), A.SameRuns(span),
+                                         span), span)
+    for part in reversed(parts):
+        result = A.RArrow(part, result, span)
+    return A.ValDecl(helper.name, result, span), position, epsilons[0]
+
+
+def _result_type(val: A.ValDecl) -> Optional[A.SimpleType]:
+    rt = val.rtype
+    while isinstance(rt, A.RArrow):
+        rt = rt.cod
+    if not isinstance(rt, A.RMonad):
+        return None
+    body = rt.body
+    while isinstance(body, A.RRefine):
+        body = body.base
+    return body.type if isinstance(body, A.RSimple) else None
+
+
+def _renamed(e: A.Expr, old: str, new: str) -> A.Expr:
+    """``e`` with the variable ``old`` (plain or of one run) renamed ``new``."""
+    if isinstance(e, (A.Var, A.RunVar)) and e.name == old:
+        return A.replace_fields(e, name=new)
+    changes = {}
+    for name in A.record_fields(e):
+        if name == "span":
+            continue
+        value = getattr(e, name)
+        if isinstance(value, A.Expr):
+            changes[name] = _renamed(value, old, new)
+        elif isinstance(value, tuple) and any(isinstance(v, A.Expr) for v in value):
+            changes[name] = tuple(_renamed(v, old, new) if isinstance(v, A.Expr) else v
+                                  for v in value)
+    return A.replace_fields(e, **changes) if changes else e

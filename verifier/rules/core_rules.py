@@ -31,7 +31,7 @@ EQUAL_FAMILIES = ("SD", "HD", "KL")
 # ---- definitions against their val ----------------------------------------------------------
 
 def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
-                     pointwise: bool = False) -> Derivation:
+                     pointwise: bool = False, steps: bool = False) -> Derivation:
     """Abstraction: ``let f p1 … pn = body`` has the type ``val f :: D1 -> … -> R`` when the
     body has type R in the context of the parameters' refinements (with f's own val assumed
     for structurally smaller recursive calls). ``pointwise``: the body's derivation is the
@@ -52,6 +52,10 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
     if isinstance(rt, A.RMonad):
         claim = make_claim(b, val_env, rt, relation=True)
         index = claim.as_judgement()
+        if steps:  # a release loop: every path is length l steps (S-M-Steps)
+            position, eps = b.steps[decl.name]
+            claim = replace(claim, steps=(b.index_term(val_env, eps), b.index_term(
+                val_env, steps_count(decl, position))))
         if pointwise == "value":
             from verifier.rules.couplings import PointwiseValue
             premises.append(PointwiseValue(b, replace(ctx, claim=claim), body, rt))
@@ -63,6 +67,12 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
     else:
         premises.append(check_pure(b, ctx, val_env, body, rt))
     return abstraction(b, val, decl, ctx, premises, index, parameters)
+
+
+def steps_count(decl: A.LetDecl, position: int) -> A.Expr:
+    """``length l`` for the list parameter at ``position`` of a release loop."""
+    s = decl.span
+    return A.App(A.Var("length", s), A.Var(decl.params[position].name, s), s)
 
 
 def _parameter_patterns(decl: A.LetDecl) -> List[A.Pattern]:
@@ -564,8 +574,23 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     if not isinstance(rt, A.RMonad):
         raise NoRule(f"{name} does not return a distribution", e.span)
     cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span, related=True)
-    node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}", subsumptions,
+    rule = "App-Val"
+    if name in b.steps:  # a release loop: a batch of length l steps (S-M-Steps)
+        position, eps = b.steps[name]
+        step = b.index_term(env, eps)
+        count = b.index_term(env, steps_count(b.let_of(name), position))
+        cost = Cost("DP", T.mul(T.to_real(count), step), T.real(0),
+                    f"{name}: length {short(args[position])} steps", e.span, two_sided=True,
+                    count=count, step=step)
+        if name != ctx.function:
+            rule = "App-Steps"
+            if name not in b.steps_proved:  # its derivation, once: by induction on the list
+                b.steps_proved.add(name)
+                subsumptions.append(check_definition(b, val, b.let_of(name), steps=True))
+    node = b.node(rule, ctx, e.span, f"{short(e)} by the val of {name}", subsumptions,
                   obligations=obligations, uses=name, arguments=arguments)
+    if rule == "App-Steps":  # the helper's val is proved in this derivation
+        node.judgement["invariants"] = [{"function": name, "val": pretty_rtype(val.rtype)}]
     drawn = _out_type(rt)
     var, _, lifted = refinement_parts(rt.body)
     if not monad_is_equality(b, env, rt) and not _says_equal_only(var, lifted):
