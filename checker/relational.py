@@ -154,6 +154,7 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
         if result.facts:
             ctx = ctx.assume("h_candidate", T.and_(*result.facts))
         return budget(p, ctx, result, e, advanced=subsumption.rule == "S-M-Adv")
+    if isinstance(e, A.MLet) and node.rule == "Case-Output":
         from checker.couplings import case_output
         return case_output(p, ctx, e, node, synth, check, spent)
     if isinstance(e, A.MLet):
