@@ -179,18 +179,11 @@ def argmax_val(helper: A.LetDecl, outer: A.LetDecl, val: A.ValDecl, simple_type
     calls = list(_calls(outer.body, helper.name))
     if len(epsilons) != 1 or not calls or len(calls[0]) != len(helper.params):
         return None
-    outer_params = [p.name if isinstance(p, A.PVar) else None for p in outer.params]
-    doms = []
-    rt = val.rtype
-    while isinstance(rt, A.RArrow):
-        doms.append(rt.dom)
-        rt = rt.cod
     types = []
     for param, arg in zip(helper.params, calls[0]):
         t = param.annot
-        if t is None and isinstance(arg, A.Var) and arg.name in outer_params \
-                and outer_params.index(arg.name) < len(doms):
-            base = doms[outer_params.index(arg.name)]
+        base = _outer_domain(outer, val, arg)
+        if t is None and base is not None:
             while isinstance(base, A.RRefine):
                 base = base.base
             t = base.type if isinstance(base, A.RSimple) else None
@@ -240,19 +233,12 @@ def steps_val(helper: A.LetDecl, outer: A.LetDecl, val: A.ValDecl, type_of
     if not epsilons or len({pretty_expr(x) for x in epsilons}) != 1 \
             or len(outer_calls) != 1 or len(outer_calls[0]) != len(names):
         return None
-    outer_params = [p.name if isinstance(p, A.PVar) else None for p in outer.params]
-    doms = []
-    rt = val.rtype
-    while isinstance(rt, A.RArrow):
-        doms.append(rt.dom)
-        rt = rt.cod
     span = helper.span
     parts = []
     for k, (name, arg) in enumerate(zip(names, outer_calls[0])):
         refinement: Optional[A.RType] = None
-        if k != position and isinstance(arg, A.Var) and arg.name in outer_params \
-                and outer_params.index(arg.name) < len(doms):
-            dom = doms[outer_params.index(arg.name)]
+        dom = _outer_domain(outer, val, arg) if k != position else None
+        if dom is not None:
             if isinstance(dom, A.RRefine) and isinstance(dom.base, A.RSimple):
                 refinement = A.RRefine(name, dom.base, _renamed(dom.assertion, dom.var, name),
                                        span)
@@ -273,6 +259,20 @@ def steps_val(helper: A.LetDecl, outer: A.LetDecl, val: A.ValDecl, type_of
     for part in reversed(parts):
         result = A.RArrow(part, result, span)
     return A.ValDecl(helper.name, result, span), position, epsilons[0]
+
+
+def _outer_domain(outer: A.LetDecl, val: A.ValDecl, arg: A.Expr) -> Optional[A.RType]:
+    """The domain ``val`` (``outer``'s claim) gives the parameter of ``outer`` that ``arg``
+    names, or None (``arg`` is not a parameter)."""
+    names = [p.name if isinstance(p, A.PVar) else None for p in outer.params]
+    doms = []
+    rt = val.rtype
+    while isinstance(rt, A.RArrow):
+        doms.append(rt.dom)
+        rt = rt.cod
+    if isinstance(arg, A.Var) and arg.name in names and names.index(arg.name) < len(doms):
+        return doms[names.index(arg.name)]
+    return None
 
 
 def _result_type(val: A.ValDecl) -> Optional[A.SimpleType]:

@@ -576,17 +576,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     cost = _instantiated_cost(b, env, rt, f"{name} (val)", e.span, related=True)
     rule = "App-Val"
     if name in b.steps:  # a release loop: a batch of length l steps (S-M-Steps)
-        position, eps = b.steps[name]
-        step = b.index_term(env, eps)
-        count = b.index_term(env, steps_count(b.let_of(name), position))
-        cost = Cost("DP", T.mul(T.to_real(count), step), T.real(0),
-                    f"{name}: length {short(args[position])} steps", e.span, two_sided=True,
-                    count=count, step=step)
-        if name != ctx.function:
-            rule = "App-Steps"
-            if name not in b.steps_proved:  # its derivation, once: by induction on the list
-                b.steps_proved.add(name)
-                subsumptions.append(check_definition(b, val, b.let_of(name), steps=True))
+        cost, rule = app_steps(b, ctx, e, name, args, val, env, subsumptions)
     node = b.node(rule, ctx, e.span, f"{short(e)} by the val of {name}", subsumptions,
                   obligations=obligations, uses=name, arguments=arguments)
     if rule == "App-Steps":  # the helper's val is proved in this derivation
@@ -606,6 +596,29 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr])
     else:
         output = Monadic(None, None, equal_in_runs=True, name=f"out{node.id}")
     return Synth(node, cost, (output, output))
+
+
+def app_steps(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
+              val: A.ValDecl, env: Env, premises: List[Derivation]) -> Tuple[Cost, str]:
+    """App-Steps: a call of the release loop ``name`` (its val stated by
+    ``invariants.steps_val``, ``b.steps``) is a batch of ``length l`` steps, each at most the
+    loop's epsilon, whose ``eps`` is their sum (what every rule but S-M-Adv and S-M-Steps
+    reads); ``env``: the val's parameters bound to the arguments. Outside the loop, the first
+    call carries the loop's derivation (appended to ``premises``: by induction on the list,
+    every path closed by S-M-Steps); inside, the call is the induction hypothesis (App-Val).
+    The cost, and the rule of the node."""
+    position, eps = b.steps[name]
+    step = b.index_term(env, eps)
+    count = b.index_term(env, steps_count(b.let_of(name), position))
+    cost = Cost("DP", T.mul(T.to_real(count), step), T.real(0),
+                f"{name}: length {short(args[position])} steps", e.span, two_sided=True,
+                count=count, step=step)
+    if name == ctx.function:
+        return cost, "App-Val"
+    if name not in b.steps_proved:  # its derivation, once
+        b.steps_proved.add(name)
+        premises.append(check_definition(b, val, b.let_of(name), steps=True))
+    return cost, "App-Steps"
 
 
 def _says_equal_only(var: Optional[str], assertions: Sequence[A.Expr]) -> bool:
