@@ -80,6 +80,8 @@ def _add_tree(claim: str, root: Any, nodes: List[Dict[str, Any]]) -> str:
         if isinstance(coupling, dict) and "offset" in coupling:
             # a shift the verifier chose (one written in the source, the kernel reads there)
             entry["coupling"] = {"offset": coupling["offset"], "scale": coupling["scale"]}
+            if coupling.get("at") is not None:
+                entry["coupling"]["at"] = coupling["at"]
         nodes.append(entry)
     return ids[id(order[0])]
 

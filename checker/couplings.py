@@ -1,4 +1,5 @@
-"""The kernel's coupling rules: Pointwise and Case-Output (docs/certificates.md, "Couplings").
+"""The kernel's coupling rules: Pointwise, Pointwise-Value and Case-Output (docs/verifier.md,
+"Couplings").
 
 Its own implementation of the rules the builder applies in ``verifier.rules.couplings`` (it
 imports nothing of the builder):
@@ -13,7 +14,12 @@ imports nothing of the builder):
   reaches through ``A``): Case-Then demands ``C<1> ⇒ C<2>``, checks ``A`` where both runs
   take it, and an S-M for the paths where run 1 takes ``else`` (they end in outputs whose ``D``
   is not ``v``: the outputs through ``A`` and through ``B`` are disjoint, demanded at the
-  node); Case-Else is the mirror image.
+  node); Case-Else is the mirror image;
+* **Pointwise-Value** (``coupling.pointwise`` with the output value ``v`` named): the body
+  checked against the lifting of ``x<1> = v => x<2> = v`` for a fresh ``v``, each helper it
+  uses through an invariant relative to ``v`` — stated here from the source
+  (``verifier.language.invariants``), never read from the certificate — checked against it by
+  induction in the same proof.
 """
 from __future__ import annotations
 
@@ -23,6 +29,9 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import replace
 from verifier.language import ast as A
+from verifier.language.invariants import POINT, argmax_val
+from verifier.language.resolve import source_name
+from verifier.translation import logic as L
 from verifier.translation.symbolic import Closure, Monadic, Scalar, SymValue, TupleV, UnitV
 from verifier.translation.symbolic import value_terms
 from verifier.translation.translate import bind_pattern, flatten_app
@@ -92,6 +101,70 @@ def pointwise(p: Proof, ctx: Ctx, body: A.Expr, rt: A.RMonad, node: Node, check)
         raise Reject("Pointwise needs delta 0", body.span)
     p.lemmas.add("coupling.pointwise")
     check(p, replace(ctx, claim=replace(claim, pointwise=part)), body, inner)
+
+
+def assume_point(p: Proof, val: A.ValDecl, decl: A.LetDecl, node: Node) -> None:
+    """Before a derivation by Pointwise-Value (``node``): the output value ``v``, a fresh
+    variable bound to ``POINT`` at the top level, and the invariant of each helper whose
+    derivation is a premise of ``node`` after the body — a recursive definition without a
+    val, its invariant stated by the kernel from the source (``invariants.argmax_val``: the
+    certificate only says which helpers), as its val in this proof. The helpers' derivations
+    are checked by ``pointwise_value``; what the invariants state is proved there, for the
+    same ``v``."""
+    t = val.rtype
+    while isinstance(t, A.RArrow):
+        t = t.cod
+    base = t.body if isinstance(t, A.RMonad) else None
+    while isinstance(base, A.RRefine):
+        base = base.base
+    drawn = base.type if isinstance(base, A.RSimple) else None
+    if countable_part(drawn) != (None,):
+        raise Reject("Pointwise-Value proves a claim whose output is countable", decl.span)
+    point = p.fresh("v", translated(lambda: L.sort_of_type(drawn), decl.span))
+    p.point = point
+    p.top_env = p.top_env.bind(POINT, Scalar(point), Scalar(point))
+    for helper_node in node.premises[1:]:
+        helper = [d for d in p.program.lets()
+                  if helper_node.at == (d.span.line, d.span.col, d.span.end_line,
+                                        d.span.end_col)]
+        if len(helper) != 1 or not helper[0].recursive or helper[0].name in p.vals \
+                or helper[0].name in p.proved_here or helper[0] is decl:
+            raise Reject(f"node {helper_node.id}: a premise of Pointwise-Value after the body "
+                         "is the derivation of a recursive helper without a val", decl.span)
+        inv = argmax_val(helper[0], decl, val, p.type_of)
+        if inv is None:
+            raise Reject(f"node {helper_node.id}: no invariant template fits "
+                         f"{source_name(helper[0].name)}", helper[0].span)
+        p.vals[helper[0].name] = inv
+        p.proved_here.add(helper[0].name)
+
+
+def pointwise_value(p: Proof, ctx: Ctx, body: A.Expr, rt: A.RMonad, node: Node, check,
+                    derive) -> None:
+    """Pointwise-Value (``coupling.pointwise``, LICS 2016 Prop. 8): for the output value
+    ``v`` (``assume_point``), the body is checked against the lifting of ``x<1> = v => x<2> =
+    v`` at the claimed cost, and each helper against its invariant (``derive``: its
+    LetRec-Induction, for the same ``v``)."""
+    inner = node.premises[0] if node.premises else None
+    if node.rule != "Pointwise-Value" or inner is None or p.point is None:
+        raise Reject(f"node {node.id}: Pointwise-Value needs the body's derivation",
+                     body.span)
+    claim = ctx.claim
+    if claim.family != "DP" or claim.relation or claim.var is None:
+        raise Reject("Pointwise-Value proves a claim M[DP(eps)] {x :: T | =}", body.span)
+    if claim.delta != T.real(0):
+        raise Reject("Pointwise-Value needs delta 0", body.span)
+    p.lemmas.add("coupling.pointwise")
+    s = body.span
+    relation = A.Implies(A.BinOp("=", A.RunVar(claim.var, 1, s), A.Var(POINT, s), s),
+                         A.BinOp("=", A.RunVar(claim.var, 2, s), A.Var(POINT, s), s), s)
+    check(p, replace(ctx, claim=replace(claim, relation=(relation,))), body, inner)
+    helpers = {d.name: d for d in p.program.lets()}
+    for helper_node in node.premises[1:]:
+        (name,) = [n for n in p.proved_here if helper_node.at == (
+            helpers[n].span.line, helpers[n].span.col, helpers[n].span.end_line,
+            helpers[n].span.end_col)]
+        derive(p, p.vals[name], helpers[name], helper_node)
 
 
 def case_output(p: Proof, ctx: Ctx, e: A.MLet, node: Node, synth, check, spent) -> None:
@@ -211,4 +284,4 @@ def _any(p: Proof, e: A.Expr) -> SymValue:
     return S.fresh_value(p, t.elem, "w")[0]
 
 
-__all__ = ["pointwise", "case_output", "outputs", "countable_part", "part_terms"]
+__all__ = ["pointwise", "pointwise_value", "assume_point", "case_output", "outputs", "countable_part", "part_terms"]

@@ -29,7 +29,8 @@ from checker.judgement import (Ctx, Node, Proof, Reject, arrows, expect, instant
 from checker.relational import check, check_pure
 
 
-def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
+def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node, steps: bool = False
+           ) -> None:
     """The derivation of ``val`` for ``decl``: Abs (LetRec-Induction for a recursive
     definition) with the Safety premise, the body's derivation and the inductions of the
     observe-folds it uses — or ExactFinite alone. Its obligations are left in ``p``."""
@@ -43,6 +44,15 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
         raise Reject(f"node {root.id}: premises Safety, the body and the observe-folds, or "
                      "ExactFinite", decl.span)
     position = induction_position(decl) if decl.recursive else None
+    outermost = not p.steps and not steps and p.point is None
+    if outermost:  # the release loops the derivation calls (App-Steps), before Safety
+        release_loops(p, val, decl, root)
+    by_value = premises[1].rule == "Pointwise-Value"
+    if by_value:  # v and the helpers' invariants, before the parameters and Safety read them
+        from checker.couplings import assume_point
+        if p.point is not None:
+            raise Reject("Pointwise-Value is not nested", decl.span)
+        assume_point(p, val, decl, premises[1])
     ctx, val_env, body, rt, _ = bind_parameters(p, val, decl, position)
     expect(premises[0], ("Safety",), body, "the Safety premise", premises=0)
     monadic = isinstance(rt, A.RMonad)
@@ -54,18 +64,58 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
         every_recursive_call_terminates(p, val, decl)
     if monadic:
         claim = make_claim(p, val_env, rt, relation=True)
-        if premises[1].rule == "Pointwise":
+        if steps:  # a release loop: every path is length l steps (S-M-Steps)
+            at, eps = p.steps[decl.name]
+            length = A.App(A.Var("length", decl.span), A.Var(decl.params[at].name, decl.span),
+                           decl.span)
+            claim = replace(claim, steps=(
+                translated(lambda: p.index_term(val_env, eps), decl.span),
+                translated(lambda: p.index_term(val_env, length), decl.span)))
+        if by_value:
+            from checker.couplings import pointwise_value
+            pointwise_value(p, replace(ctx, claim=claim), body, rt, premises[1], check, derive)
+        elif premises[1].rule == "Pointwise":
             from checker.couplings import pointwise
             pointwise(p, replace(ctx, claim=claim), body, rt, premises[1], check)
         else:
             check(p, replace(ctx, claim=claim), body, premises[1])
     else:
         check_pure(p, ctx, val_env, body, rt, premises[1])
+    if outermost and set(p.steps) != p.steps_derived:
+        raise Reject("a release loop is used without its derivation (the first App-Steps of "
+                     "each carries it)", decl.span)
     recorded = sorted((n.rule, n.at or ()) for n in premises[2:])
     if any(n.premises for n in premises[2:]) or recorded != sorted(p.folds.values()):
         raise Reject(f"node {root.id}: the observe-folds and observes the proof uses are "
                      f"{sorted(r for r, _ in p.folds.values())}, not "
                      f"{[r for r, _ in recorded]}", decl.span)
+
+
+def release_loops(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node) -> None:
+    """The release loops of the derivation ``root``: each App-Steps node whose first premise
+    is a LetRec-Induction names a recursive helper without a val (by where that derivation
+    is); the kernel states its val itself from the source (``invariants.steps_val``) and uses
+    it in this proof only, proved where App-Steps carries its derivation."""
+    from verifier.language.invariants import steps_val
+    todo = [root]
+    while todo:
+        n = todo.pop()
+        todo.extend(n.premises)
+        if n.rule != "App-Steps" or not n.premises or n.premises[0].rule != "LetRec-Induction":
+            continue
+        at = n.premises[0].at
+        helper = [d for d in p.program.lets() if d.recursive and at == (
+            d.span.line, d.span.col, d.span.end_line, d.span.end_col)]
+        if len(helper) != 1 or helper[0].name in p.vals or helper[0] is decl:
+            raise Reject(f"node {n.id}: App-Steps carries the derivation of a recursive "
+                         "helper without a val", decl.span)
+        found = steps_val(helper[0], decl, val, p.type_of)
+        if found is None:
+            raise Reject(f"node {n.id}: {source_name(helper[0].name)} is not a release loop",
+                         helper[0].span)
+        p.vals[helper[0].name] = found[0]
+        p.steps[helper[0].name] = found[1:]
+        p.proved_here.add(helper[0].name)
 
 
 def _parameter_patterns(decl: A.LetDecl) -> List[A.Pattern]:

@@ -58,6 +58,10 @@ class Cost:
     #: one Laplace release coupled equal (the kernel's LapMech): its cost bounds the step's
     #: privacy loss in both directions, as advanced composition (S-M-Adv) needs
     two_sided: bool = False
+    #: a call of a release loop (App-Steps): ``count`` steps each at most ``step``; ``eps`` is
+    #: their sum, what every rule but S-M-Adv and S-M-Steps reads
+    count: Optional[T.Term] = None
+    step: Optional[T.Term] = None
 
 
 ZERO = Cost("ZERO", T.real(0), T.real(0))
@@ -119,6 +123,9 @@ class Claim:
     relation: Tuple[A.Expr, ...] = ()
     env: Optional[Env] = field(default=None, compare=False)
     pointwise: Optional[Tuple[Optional[int], ...]] = None
+    #: the claim of a release loop: every path is ``count`` steps each at most ``bound``
+    #: (S-M-Steps): (bound, count)
+    steps: Optional[Tuple[T.Term, T.Term]] = None
 
 
 @record
@@ -184,8 +191,10 @@ class Node:
     rule: str
     at: Optional[Tuple[int, int, int, int]]
     premises: Tuple["Node", ...]
-    #: the certificate's shift of a LapMech-Shift node: (offset as text, scale)
-    coupling: Optional[Tuple[str, int]] = None
+    #: the certificate's shift of a LapMech-Shift node: (offset as text, scale, and under
+    #: Pointwise-Value the integer the output value must equal for the offset to apply, or
+    #: None)
+    coupling: Optional[Tuple[str, int, Optional[str]]] = None
 
 
 def expect(node: Node, rules: Sequence[str], e: Optional[A.Node], what: str,
@@ -332,6 +341,14 @@ class Proof:
         self.obligations: List[Obligation] = []
         self.lemmas: Set[str] = set()
         self.called: Set[str] = set()      # functions whose val an obligation assumes
+        #: under Pointwise-Value: the output value v, and the helpers whose invariant (their
+        #: val in this proof) is proved in this proof
+        self.point: Optional[T.Term] = None
+        self.proved_here: Set[str] = set()
+        #: release loops (App-Steps): name -> (position of the list, epsilon of a step), and
+        #: those whose derivation (S-M-Steps) was checked
+        self.steps: Dict[str, Tuple[int, A.Expr]] = {}
+        self.steps_derived: Set[str] = set()
         self.witnesses: Set[T.Var] = set()
         #: the inductions of observe-folds and the observes the proof used: key -> (rule,
         #: where), the root's premises after the body
@@ -653,8 +670,9 @@ class Proof:
 
 
 def _reads_both(var: str, assertions: Sequence[A.Expr]) -> bool:
-    """A conjunct of ``var``'s refinement equates an expression of ``var<1>`` with one of
-    ``var<2>`` (not ``var<1> = var<2>``, and no conjunct says the runs are equal): the diagonal
+    """A conjunct of ``var``'s refinement (or the conclusion of an implication) relates an
+    expression of ``var<1>`` to one of ``var<2>`` by = or an inequality (not ``var<1> =
+    var<2>``, and no conjunct says the runs are equal): the diagonal
     ``(a, a)`` may not satisfy it."""
     if says_equal(var, assertions):
         return False
@@ -664,7 +682,10 @@ def _reads_both(var: str, assertions: Sequence[A.Expr]) -> bool:
         if isinstance(a, A.Conj):
             todo += [a.left, a.right]
             continue
-        if not (isinstance(a, A.BinOp) and a.op == "="):
+        if isinstance(a, A.Implies):  # a relation of the runs under a condition
+            todo.append(a.right)
+            continue
+        if not (isinstance(a, A.BinOp) and a.op in ("=", "<=", ">=", "<", ">")):
             continue
         runs = []
         for side in (a.left, a.right):

@@ -321,8 +321,8 @@ class _Kernel:
         n = self.nodes[nid]
         return Node(nid, n["rule"], tuple(n["at"]) if n["at"] is not None else None,
                     tuple(self.tree(p) for p in n["premises"]),
-                    (n["coupling"]["offset"], n["coupling"]["scale"]) if "coupling" in n
-                    else None)
+                    (n["coupling"]["offset"], n["coupling"]["scale"], n["coupling"].get("at"))
+                    if "coupling" in n else None)
 
     def check_unverified(self, claim) -> None:
         """A claim that is not verified says why (a reason and its code); a refuted one also
@@ -369,7 +369,7 @@ class _Kernel:
         # what the proof assumes of other vals (calls, App-Val) and what the definition may
         # call: those functions must terminate and meet their claims
         vals = {v.name for v in self.program.vals()}
-        uses = proof.called | referenced_vals(self.program, decls[0], vals)
+        uses = (proof.called | referenced_vals(self.program, decls[0], vals)) - proof.proved_here
         by_core = dict(zip((v.name for v in self.program.vals()),
                            (c["name"] for c in self.data["claims"])))
         for callee in sorted(uses - {val.name}):

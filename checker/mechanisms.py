@@ -7,6 +7,8 @@ runs' outputs as equal (a fresh value). Their range conditions are Safety's
 """
 from __future__ import annotations
 
+import re
+
 from fractions import Fraction
 from typing import Tuple
 
@@ -166,7 +168,7 @@ def lap_mech_shift(p: Proof, ctx: Ctx, e: A.App, args, node) -> Synth:
         if node.coupling is None:
             raise Reject(f"node {node.id}: LapMech-Shift without a shift (none written in the "
                          "source, none in the certificate)", e.span)
-        text, scale = node.coupling
+        text, scale, at = node.coupling
         try:
             offset = Fraction(text)
         except (ValueError, ZeroDivisionError):
@@ -175,12 +177,29 @@ def lap_mech_shift(p: Proof, ctx: Ctx, e: A.App, args, node) -> Synth:
         if scale not in (0, 1):
             raise Reject(f"node {node.id}: a shift's scale is 0 or 1", e.span)
         change = T.sub(v2, v1)
-        k = T.real(offset) if not scale else change if not offset else \
-            T.add(T.real(offset), change)
+        shift = T.real(offset) if at is None else \
+            T.ite(_guard(p, ctx, at, node, e), T.real(offset), T.real(0))
+        k = shift if not scale else change if not offset else T.add(shift, change)
     sh = p.fresh("sh", T.REAL)
     z = p.fresh(ctx.binder or "z", T.REAL)
     cost = Cost("DP", T.mul(eps, T.abs_(T.add(sh, T.sub(v1, v2)))), T.real(0))
     return Synth(cost, (Scalar(z), Scalar(T.add(z, sh))), (T.eq(sh, k),))
+
+
+def _guard(p: Proof, ctx: Ctx, at: str, node, e: A.App) -> T.Term:
+    """``t = v`` for a shift guarded by the output value ``v`` of Pointwise-Value: ``t`` an
+    integer literal, or a name in scope whose value is one integer term in both runs."""
+    if p.point is None:
+        raise Reject(f"node {node.id}: a shift guarded by the output value is used below "
+                     "Pointwise-Value only", e.span)
+    if re.fullmatch(r"-?[0-9]+", at):
+        return T.eq(T.integer(int(at)), p.point)
+    pair = ctx.env.lookup(at)
+    if pair is None or not isinstance(pair[0], Scalar) or pair[0] != pair[1] \
+            or pair[0].term.sort != T.INT:
+        raise Reject(f"node {node.id}: the shift's guard {at!r} is not an integer equal in "
+                     "both runs", e.span)
+    return T.eq(pair[0].term, p.point)
 
 
 def _written_shift(p: Proof, ctx: Ctx, note: A.Annotation) -> T.Term:

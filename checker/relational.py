@@ -139,8 +139,11 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
     """``ctx ⊢ e :: ctx.claim``: every path ends in a Budget."""
     if node.rule == "Budget":
         inner, subsumption = expect(node, ("Budget",), e, "the end of a path", premises=2)
-        expect(subsumption, ("S-M", "S-M-Adv"), e, "the subsumption of the path's index",
-               premises=0)
+        expect(subsumption, ("S-M", "S-M-Adv", "S-M-Steps"), e,
+               "the subsumption of the path's index", premises=0)
+        if (subsumption.rule == "S-M-Steps") != (ctx.claim.steps is not None):
+            raise Reject(f"node {subsumption.id}: S-M-Steps closes the paths of a release "
+                         "loop, and only it does", e.span)
         if inner.rule == "EqualInputs":
             result = equal_inputs(p, ctx, e, inner)
         elif isinstance(e, (A.Return, A.App, A.Var, A.Ran, A.Observe, A.Infer)):
@@ -195,7 +198,9 @@ def budget(p: Proof, ctx: Ctx, result: Synth, e: A.Expr, advanced: bool = False)
     or with ``advanced`` S-M-Adv (``advanced_composition``) — and the output is equal in both
     runs (the claim's ``=``)."""
     claim = ctx.claim
-    if advanced:
+    if claim.steps is not None:
+        release_steps(p, ctx.spend(result.cost), e)
+    elif advanced:
         advanced_composition(p, ctx.spend(result.cost), e)
     else:
         spent(p, ctx.spend(result.cost), e)
@@ -227,6 +232,30 @@ def relation_goal(p: Proof, claim, output: Tuple[SymValue, SymValue], e: A.Expr)
     return T.and_(*parts)
 
 
+def release_steps(p: Proof, ctx: Ctx, e: A.Expr) -> None:
+    """S-M-Steps, the end of a path of a release loop (its claim's ``steps``: a bound and a
+    count): the path's steps — Laplace releases coupled equal, one each, and the batches of
+    the loop's recursive calls — are ``count`` in all, each costing at most ``bound`` both
+    ways, with no delta, their parameters fixed in advance (no cost and no hypothesis of the
+    path mentions an output of the path)."""
+    bound, count = ctx.claim.steps
+    steps = [c for c in ctx.costs if c.family != "ZERO"]
+    if not all(c.two_sided and c.family == "DP" and c.delta == T.real(0) for c in steps):
+        raise Reject("a release loop composes Laplace releases coupled equal only", e.span)
+    history = set(ctx.outputs)
+    if any(history & set(T.free_vars(c.eps, c.delta)) for c in steps) or \
+            any(history & set(T.free_vars(h)) for _, h in ctx.hyps):
+        raise Reject("the steps of a release loop depend on an earlier output", e.span)
+    made = [T.to_real(c.count) if c.count is not None else T.real(1) for c in steps]
+    total = T.add(*made) if len(made) > 1 else (made[0] if made else T.real(0))
+    p.lemmas.add("composition.advanced")
+    p.oblige(ctx, E, T.eq(total, T.to_real(count)), "the path makes as many steps as the "
+             "loop's list is long", e.span, "S-M-Steps")
+    p.oblige(ctx, E, T.and_(*[T.le(c.step if c.count is not None else c.eps, bound)
+                              for c in steps]),
+             "each step costs at most the loop's bound", e.span, "S-M-Steps")
+
+
 def advanced_composition(p: Proof, ctx: Ctx, e: A.Expr) -> None:
     """S-M-Adv (``composition.advanced``: Dwork, Rothblum and Vadhan, FOCS 2010, Thm III.3):
     the path's k steps, each a Laplace release coupled equal (``Cost.two_sided``: its cost
@@ -252,9 +281,15 @@ def advanced_composition(p: Proof, ctx: Ctx, e: A.Expr) -> None:
         raise Reject("the path depends on an earlier output: advanced composition needs "
                      "parameters fixed in advance", e.span)
     k = len(steps)
-    top = _largest([c.eps for c in steps])
-    bound = T.add(T.mul(T.sqrt(T.mul(T.real(2 * k), T.log(T.div(T.real(1), claim.delta)))), top),
-                  T.mul(T.real(k), T.mul(top, T.sub(T.exp(top), T.real(1)))))
+    top = _largest([c.step if c.count is not None else c.eps for c in steps])
+    if all(c.count is None for c in steps):
+        twice, many = T.real(2 * k), T.real(k)
+    else:  # batches of release loops: count steps each
+        counts = [T.to_real(c.count) if c.count is not None else T.real(1) for c in steps]
+        many = T.add(*counts) if len(counts) > 1 else counts[0]
+        twice = T.mul(T.real(2), many)
+    bound = T.add(T.mul(T.sqrt(T.mul(twice, T.log(T.div(T.real(1), claim.delta)))), top),
+                  T.mul(many, T.mul(top, T.sub(T.exp(top), T.real(1)))))
     p.lemmas.add("composition.advanced")
     p.oblige(ctx, E, T.and_(T.lt(T.real(0), claim.delta), T.lt(claim.delta, T.real(1))),
              "the claimed delta is in (0, 1) (advanced composition's delta')", e.span, "S-M-Adv")
@@ -612,6 +647,8 @@ def application(p: Proof, ctx: Ctx, e: A.App, node: Node) -> Synth:
                          head.span)
         fn = f1
     if isinstance(fn, NamedFun) and not fn.args and not same:
+        if node.rule == "App-Steps":
+            return app_steps(p, ctx, e, fn.name, args, node)
         premises = expect(node, ("App-Val",), e, f"a call of {source_name(fn.name)}")
         return app_val(p, ctx, e, fn.name, args, premises)
     if isinstance(fn, Closure):
@@ -628,6 +665,24 @@ def application(p: Proof, ctx: Ctx, e: A.App, node: Node) -> Synth:
             env = _bind_pattern(env, param, left, right, arg.span)
         return synth(p, ctx.with_env(env), fn.body, inner)
     raise Reject("no rule for this monadic application", e.span)
+
+
+def app_steps(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
+              node: Node) -> Synth:
+    """App-Steps: a call of a release loop (``p.steps``: its val stated by the kernel from
+    the source) outside itself, a batch of ``length l`` steps; the first call carries the
+    loop's derivation, checked here (S-M-Steps on every path, by induction on the list)."""
+    premises = list(node.premises)
+    if name not in p.steps or name == ctx.function:
+        raise Reject(f"node {node.id}: App-Steps calls a release loop from outside it", e.span)
+    if name not in p.steps_derived:
+        if not premises or premises[0].rule != "LetRec-Induction":
+            raise Reject(f"node {node.id}: the first App-Steps of {source_name(name)} carries "
+                         "its derivation", e.span)
+        from checker.definition import derive
+        p.steps_derived.add(name)
+        derive(p, p.vals[name], p.lets[name], premises.pop(0), steps=True)
+    return app_val(p, ctx, e, name, args, premises)
 
 
 def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
@@ -691,6 +746,12 @@ def app_val(p: Proof, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
     if not isinstance(rt, A.RMonad):
         raise Reject(f"{what} does not return a distribution", e.span)
     cost = instantiated_cost(p, env, rt, related=True)
+    if name in p.steps:  # a release loop: a batch of length l steps
+        position, eps = p.steps[name]
+        step = translated(lambda: p.index_term(env, eps), e.span)
+        count = translated(lambda: p.index_term(env, _length(p.lets[name], position)), e.span)
+        cost = Cost("DP", T.mul(T.to_real(count), step), T.real(0), two_sided=True,
+                    count=count, step=step)
     var, base, lifted = refinement_parts(rt.body)
     only_equal = var is not None and len(lifted) == 1 and isinstance(lifted[0], A.SameRuns)
     if not monad_is_equality(p, env, rt) and not only_equal:
@@ -837,3 +898,9 @@ def _largest(terms):
         return terms[0]
     half = len(terms) // 2
     return T.max_(_largest(terms[:half]), _largest(terms[half:]))
+
+
+def _length(decl: A.LetDecl, position: int) -> A.Expr:
+    """``length l`` for the list parameter at ``position`` of a release loop."""
+    s = decl.span
+    return A.App(A.Var("length", s), A.Var(decl.params[position].name, s), s)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 
 from checker import kernel
+from obligations import terms as T
+from obligations.records import replace
 from verifier.rules import context, core_rules
 from verifier.verification import VERIFIED
 from verify_helpers import claims_and_certificate
@@ -136,3 +138,94 @@ def test_the_kernel_refuses_advanced_composition_of_val_calls(monkeypatch):
     assert not outcome.valid and "Laplace releases coupled equal" in outcome.reason, \
         outcome.reason
     assert claims_and_certificate(HELPER)[0]["many"].verdict != VERIFIED
+
+
+# ---- k-fold composition through a recursion (App-Steps, S-M-Steps) -----------------------------
+
+LOOP = """
+let rec releases db (qs : int list) eps = match qs with
+  | [] -> return []
+  | q :: rest ->
+    mlet x = lapMech (eps, count db) in
+    mlet r = releases db rest eps in
+    return (x :: r)
+
+val many :: {l :: bool list | adj (l<1>, l<2>)} -> {qs :: int list | =} -> {eps :: real+ | =}
+         -> M[DP(sqrt (2.0 * K * log 1000.0) * eps + K * eps * (exp eps - 1.0)), 0.001]
+            {r :: real list | =}
+let many db qs eps = releases db qs eps
+"""
+
+
+def loop(k: str = "length qs", body: str = None) -> str:
+    text = LOOP.replace("K", k)
+    return text if body is None else text.replace(
+        "    mlet x = lapMech (eps, count db) in\n", body)
+
+
+def test_a_release_loop_is_composed_by_advanced_composition():
+    claim, cert, outcome = check(loop())
+    assert claim.verdict == VERIFIED, claim.failure
+    assert outcome.valid, outcome.reason
+    rules = {n["rule"] for n in cert["nodes"]}
+    assert {"App-Steps", "S-M-Steps", "S-M-Adv", "LetRec-Induction"} <= rules
+
+
+@pytest.mark.parametrize("text", [
+    loop("(length qs - 1)"),                                  # one step fewer than it makes
+    loop(body="    mlet x = lapMech (eps, count db) in\n"     # two releases per element
+              "    mlet y = lapMech (eps, count db) in\n"),
+    loop().replace("releases db rest eps", "releases db rest (if x > 0.0 then 2.0 * eps "
+                   "else eps)"),                              # parameters adapted to outputs
+    loop().replace("releases db rest eps", "releases db rest (2.0 * eps)"),
+    loop().replace("{qs :: int list | =}", "{qs :: int list | length qs<1> = length qs<2>}"),
+])
+def test_release_loops_that_are_not_composed_so(text):
+    claim, _, outcome = check(text)
+    assert outcome.valid, outcome.reason
+    assert claim.verdict != VERIFIED
+
+
+def test_the_kernel_counts_the_steps_of_a_loop_itself(monkeypatch):
+    """Simulated builder bug: S-M-Steps without its count; two releases per element pass."""
+    from verify_helpers import kernel_refuses
+    from verifier.rules.builder import Builder
+    text = loop(body="    mlet x = lapMech (eps, count db) in\n"
+                     "    mlet y = lapMech (eps, count db) in\n")
+
+    def bug(patch):
+        real = Builder.steps_subsumption
+
+        def uncounted(self, ctx, costs, e):  # one release per element, whatever it makes
+            ones = sum(1 for c in costs if c.family != "ZERO" and c.count is None)
+            bound, count = ctx.claim.steps
+            steps = (bound, T.add(T.to_real(count), T.real(ones - 1)) if ones > 1 else count)
+            return real(self, replace(ctx, claim=replace(ctx.claim, steps=steps)), costs, e)
+        patch.setattr(Builder, "steps_subsumption", uncounted)
+    kernel_refuses(monkeypatch, text, "many", bug, "as many steps")
+
+
+def test_a_release_loop_without_its_derivation_is_refused():
+    _, cert, outcome = check(loop())
+    assert outcome.valid
+    for n in cert["nodes"]:
+        if n["rule"] == "App-Steps":
+            n["premises"] = n["premises"][1:]
+    assert not kernel.check(cert).valid
+
+
+def test_a_release_loop_charged_as_one_step_is_refused(monkeypatch):
+    """Simulated builder bug: the batch's count dropped (one step of eps)."""
+    from verify_helpers import kernel_refuses
+    text = loop("1.0")
+
+    def bug(patch):
+        from verifier.rules.builder import Builder
+        real = Builder.advanced_subsumption
+
+        def one_step(self, ctx, costs, e):
+            costs = tuple(replace(c, count=None, eps=c.step) if c.count is not None else c
+                          for c in costs)
+            return real(self, ctx, costs, e)
+        patch.setattr(Builder, "advanced_subsumption", one_step)
+    kernel_refuses(monkeypatch, text, "many", bug, "advanced composition")

@@ -122,11 +122,12 @@ def test_the_search_is_where_the_witness_comes_from(monkeypatch):
 
 
 def test_report_noisy_max_with_laplace_noise_is_not_refuted():
-    """Its claim is true; the verifier does not prove it yet (the benchmark expects unknown)."""
+    """Its claim is true: verified (Pointwise-Value), and the witness search finds nothing."""
     path = COUPLINGS / "noisy_max_laplace.pinf"
     program = parse_program(path.read_text(), str(path))
     (claim,) = verify_program(program, typecheck_program(program)).claims
-    assert claim.verdict == "unknown"
+    assert claim.verdict == "verified"
+    assert witness_search(path, "reportNoisyMax") is None
 
 
 SHIFTS = """

@@ -176,7 +176,10 @@ def uses_of(claim: ClaimReport) -> set:
     returns, with the call facts of ``verifier.rules.call_facts``)."""
     nodes = {source_name(n.judgement["uses"]) for n in claim.derivation.walk()
              if "uses" in n.judgement}
-    return nodes | set(claim.called) | set(claim.referenced)
+    # helpers used through an invariant whose derivation is in this one (Pointwise-Value)
+    proved_here = {source_name(i["function"]) for n in claim.derivation.walk()
+                   for i in n.judgement.get("invariants", ())}
+    return (nodes | set(claim.called) | set(claim.referenced)) - proved_here
 
 
 def redefined_claims(program: A.Program) -> set:
@@ -233,6 +236,7 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
         # advanced composition: the paths' steps by S-M-Adv instead of their sum
         advanced = Builder(program, typed, rlimit=rlimit, session=session)
         advanced.advanced = True
+        release_loops(advanced, program, val)
         try:
             root = advanced.prove_claim(val)
         except NoRule:
@@ -257,6 +261,24 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
         refute(report, program, typed, val)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def release_loops(b: Builder, program: A.Program, val: A.ValDecl) -> None:
+    """For advanced composition: each recursive helper without a val that ``val``'s definition
+    calls and that is a release loop (``invariants.steps_val``) gets the val the template
+    states, used as a batch of steps (App-Steps) and proved by induction (S-M-Steps)."""
+    from verifier.language.invariants import steps_val
+    decl = program.find_let(val.name)
+    vals = {v.name for v in program.vals()}
+    called = {n.name for n in A.descendants(decl.body) if isinstance(n, A.Var)}
+    for helper in program.lets():
+        if helper is decl or not helper.recursive or helper.name in vals \
+                or helper.name not in called:
+            continue
+        found = steps_val(helper, decl, val, b.type_of)
+        if found is not None:
+            b._vals[helper.name] = found[0]
+            b.steps[helper.name] = found[1:]
 
 
 def _approximate_dp(val: A.ValDecl) -> bool:

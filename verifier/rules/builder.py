@@ -100,6 +100,12 @@ class Builder:
         #: the coupling search in progress (``verifier.rules.couplings.Search``), or None: the
         #: rules couple mechanisms' outputs by the identity (``Shift`` choices only there)
         self.search = None
+        #: under Pointwise-Value: the invariants stated for helpers without a val, by name
+        self.invariants: Dict[str, A.ValDecl] = {}
+        #: release loops used as batches of steps (S-M-Adv over a recursion): name -> (the
+        #: position of the list, the epsilon of a step), and those whose derivation is built
+        self.steps: Dict[str, Tuple[int, A.Expr]] = {}
+        self.steps_proved: set = set()
 
     # ---- names ----------------------------------------------------------------------------
 
@@ -514,6 +520,8 @@ class Builder:
         when its index is below the claim's (an SD cost d is (0, d) in DP): the node, with
         the obligations that the costs fit."""
         claim = ctx.claim
+        if claim.steps is not None:
+            return self.steps_subsumption(ctx, costs, e)
         if self.advanced:
             adv = self.advanced_subsumption(ctx, costs, e)
             if adv is not None:
@@ -544,6 +552,39 @@ class Builder:
         return self.node("S-M", ctx, e.span, f"M[{spent}] is below M[{claim.text}]",
                          obligations=index)
 
+    def steps_subsumption(self, ctx: Ctx, costs: Tuple[Cost, ...], e: A.Expr) -> Derivation:
+        """S-M-Steps, the end of a path of a release loop (``composition.advanced`` needs it
+        of each step): the path is ``count`` steps — its Laplace releases coupled equal, one
+        step each, and the batches of the loop's recursive calls — each costing at most
+        ``bound`` in both directions, with no delta, their parameters fixed in advance (no
+        cost and no hypothesis of the path mentions an output of the path)."""
+        bound, count = ctx.claim.steps
+        steps = [c for c in costs if c.family != "ZERO"]
+        if not all(c.two_sided and c.family == "DP" and c.delta == T.real(0) for c in steps):
+            raise NoRule("a release loop composes Laplace releases coupled equal only (each "
+                         "step's cost must bound its privacy loss in both directions)", e.span)
+        history = set(ctx.outputs)
+        if any(history & set(T.free_vars(c.eps, c.delta)) for c in steps) or \
+                any(history & set(T.free_vars(h)) for _, h in ctx.hyps):
+            raise NoRule("the steps of a release loop must be fixed in advance: a cost or a "
+                         "branch of the path depends on an earlier output", e.span)
+        made = [T.to_real(c.count) if c.count is not None else T.real(1) for c in steps]
+        spent = " + ".join(c.what for c in steps) or "nothing"
+        obligations = [
+            self.oblige(ctx, ObligationKind.ENTAILMENT,
+                        T.eq(T.add(*made) if len(made) > 1 else
+                             (made[0] if made else T.real(0)), T.to_real(count)),
+                        f"the path makes as many steps as the loop's list is long ({spent})",
+                        e.span, "S-M-Steps"),
+            self.oblige(ctx, ObligationKind.ENTAILMENT,
+                        T.and_(*[T.le(c.step if c.count is not None else c.eps, bound)
+                                 for c in steps]),
+                        "each step costs at most the loop's bound", e.span,
+                        "S-M-Steps"),
+        ]
+        return self.node("S-M-Steps", ctx, e.span, f"{spent}: steps of a release loop",
+                         obligations=obligations, lemma="composition.advanced")
+
     def advanced_subsumption(self, ctx: Ctx, costs: Tuple[Cost, ...], e: A.Expr
                              ) -> Optional[Derivation]:
         """S-M-Adv, advanced composition (``composition.advanced``: Dwork, Rothblum and
@@ -565,9 +606,18 @@ class Builder:
                 any(history & set(T.free_vars(h)) for _, h in ctx.hyps):
             return None
         k = len(steps)
-        top = _largest([c.eps for c in steps])
-        bound = T.add(T.mul(T.sqrt(T.mul(T.real(2 * k), T.log(T.div(T.real(1), claim.delta)))), top),
-                      T.mul(T.real(k), T.mul(top, T.sub(T.exp(top), T.real(1)))))
+        top = _largest([c.step if c.count is not None else c.eps for c in steps])
+        if all(c.count is None for c in steps):
+            twice, many = T.real(2 * k), T.real(k)
+        else:  # batches of a release loop: k steps in all, a term
+            ones = sum(1 for c in steps if c.count is None)
+            counts = ([T.integer(ones)] if ones else []) + \
+                [c.count for c in steps if c.count is not None]
+            counts = [T.to_real(c) for c in counts]
+            many = T.add(*counts) if len(counts) > 1 else counts[0]
+            twice, k = T.mul(T.real(2), many), T.pretty(many)
+        bound = T.add(T.mul(T.sqrt(T.mul(twice, T.log(T.div(T.real(1), claim.delta)))), top),
+                      T.mul(many, T.mul(top, T.sub(T.exp(top), T.real(1)))))
         spent = " + ".join(c.what for c in steps)
         index = [
             self.oblige(ctx, ObligationKind.ENTAILMENT,

@@ -216,9 +216,9 @@ def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], ru
 
 
 def _relates_runs(var: str, assertions: Sequence[A.Expr]) -> bool:
-    """Some conjunct of the refinement of ``var`` is an equation between an expression of
-    ``var<1>`` and one of ``var<2>`` other than ``var<1> = var<2>`` (``t<2> = t<1> + 1.0``: a
-    coupled threshold), which the diagonal ``(a, a)`` does not satisfy: the other run's value is
+    """Some conjunct of the refinement of ``var`` (or the conclusion of an implication) is an
+    equation or an inequality between an expression of ``var<1>`` and one of ``var<2>`` other
+    than ``var<1> = var<2>`` (``t<2> = t<1> + 1.0``: a coupled threshold), which the diagonal ``(a, a)`` does not satisfy: the other run's value is
     then an existential witness (and none when a conjunct says the runs are equal)."""
     from verifier.rules.core_rules import _shared
     if _shared(var, assertions):
@@ -228,7 +228,9 @@ def _relates_runs(var: str, assertions: Sequence[A.Expr]) -> bool:
         a = todo.pop()
         if isinstance(a, A.Conj):
             todo += [a.left, a.right]
-        elif isinstance(a, A.BinOp) and a.op == "=":
+        elif isinstance(a, A.Implies):  # a relation of the runs under a condition
+            todo.append(a.right)
+        elif isinstance(a, A.BinOp) and a.op in ("=", "<=", ">=", "<", ">"):
             sides = [{n.run for n in A.descendants(side)
                       if isinstance(n, A.RunVar) and n.name == var} for side in (a.left, a.right)]
             if {frozenset(x) for x in sides} == {frozenset({1}), frozenset({2})}:

@@ -26,6 +26,11 @@ class Cost:
     #: one Laplace release whose outputs are coupled equal: its cost bounds the privacy loss
     #: of the step in *both* directions (what advanced composition needs of each step)
     two_sided: bool = False
+    #: a batch of ``count`` steps (a term), each costing at most ``step`` (a call of a release
+    #: loop, S-M-Steps), whose ``eps`` is their sum ``count * step`` (what every rule but
+    #: S-M-Adv and S-M-Steps reads); None: one step
+    count: Optional[T.Term] = None
+    step: Optional[T.Term] = None
 
     def as_judgement(self) -> dict:
         """The cost as structured judgement data (terms; ``what`` is for readers)."""
@@ -60,6 +65,9 @@ class Claim:
     relation: Tuple[A.Expr, ...] = ()
     env: Optional[Env] = field(default=None, compare=False)
     pointwise: Optional[Tuple[Optional[int], ...]] = None
+    #: the claim of a release loop (S-M-Steps): every path is ``count`` steps, each a Laplace
+    #: release coupled equal at cost at most ``bound``: (bound, count)
+    steps: Optional[Tuple[T.Term, T.Term]] = None
 
     def as_judgement(self) -> dict:
         """The claimed index as structured judgement data (``eps`` is None unless DP)."""

@@ -31,7 +31,7 @@ EQUAL_FAMILIES = ("SD", "HD", "KL")
 # ---- definitions against their val ----------------------------------------------------------
 
 def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
-                     pointwise: bool = False) -> Derivation:
+                     pointwise: bool = False, steps: bool = False) -> Derivation:
     """Abstraction: ``let f p1 … pn = body`` has the type ``val f :: D1 -> … -> R`` when the
     body has type R in the context of the parameters' refinements (with f's own val assumed
     for structurally smaller recursive calls). ``pointwise``: the body's derivation is the
@@ -52,7 +52,14 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
     if isinstance(rt, A.RMonad):
         claim = make_claim(b, val_env, rt, relation=True)
         index = claim.as_judgement()
-        if pointwise:
+        if steps:  # a release loop: every path is length l steps (S-M-Steps)
+            position, eps = b.steps[decl.name]
+            claim = replace(claim, steps=(b.index_term(val_env, eps), b.index_term(
+                val_env, steps_count(decl, position))))
+        if pointwise == "value":
+            from verifier.rules.couplings import PointwiseValue
+            premises.append(PointwiseValue(b, replace(ctx, claim=claim), body, rt))
+        elif pointwise:
             from verifier.rules.couplings import Pointwise
             premises.append(Pointwise(b, replace(ctx, claim=claim), body, rt))
         else:
@@ -60,6 +67,12 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
     else:
         premises.append(check_pure(b, ctx, val_env, body, rt))
     return abstraction(b, val, decl, ctx, premises, index, parameters)
+
+
+def steps_count(decl: A.LetDecl, position: int) -> A.Expr:
+    """``length l`` for the list parameter at ``position`` of a release loop."""
+    s = decl.span
+    return A.App(A.Var("length", s), A.Var(decl.params[position].name, s), s)
 
 
 def _parameter_patterns(decl: A.LetDecl) -> List[A.Pattern]:
@@ -549,8 +562,13 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
     cost = _instantiated_cost(b, env, rt, f"{name} ({'val' if param is None else 'its type'})",
                               e.span, related=True)
     if param is None:
-        node = b.node("App-Val", ctx, e.span, f"{short(e)} by the val of {name}", subsumptions,
+        rule = "App-Val"
+        if name in b.steps:  # a release loop: a batch of length l steps (S-M-Steps)
+            cost, rule = app_steps(b, ctx, e, name, args, val, env, subsumptions)
+        node = b.node(rule, ctx, e.span, f"{short(e)} by the val of {name}", subsumptions,
                       obligations=obligations, uses=name, arguments=arguments)
+        if rule == "App-Steps":  # the helper's val is proved in this derivation
+            node.judgement["invariants"] = [{"function": name, "val": pretty_rtype(val.rtype)}]
     else:
         node = b.node("App-Val", ctx, e.span, f"{short(e)} by the type of the parameter "
                       f"{written(name)}", subsumptions, obligations=obligations,
@@ -613,6 +631,29 @@ def first_order_argument(b: Builder, ctx: Ctx, arg: A.Expr, dom: A.RType, env: E
         # ``1.0 / length db`` on adjacent lists
         env = env.bind(var, left, left)
     return env, obligations, (left, right)
+
+
+def app_steps(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
+              val: A.ValDecl, env: Env, premises: List[Derivation]) -> Tuple[Cost, str]:
+    """App-Steps: a call of the release loop ``name`` (its val stated by
+    ``invariants.steps_val``, ``b.steps``) is a batch of ``length l`` steps, each at most the
+    loop's epsilon, whose ``eps`` is their sum (what every rule but S-M-Adv and S-M-Steps
+    reads); ``env``: the val's parameters bound to the arguments. Outside the loop, the first
+    call carries the loop's derivation (appended to ``premises``: by induction on the list,
+    every path closed by S-M-Steps); inside, the call is the induction hypothesis (App-Val).
+    The cost, and the rule of the node."""
+    position, eps = b.steps[name]
+    step = b.index_term(env, eps)
+    count = b.index_term(env, steps_count(b.let_of(name), position))
+    cost = Cost("DP", T.mul(T.to_real(count), step), T.real(0),
+                f"{name}: length {short(args[position])} steps", e.span, two_sided=True,
+                count=count, step=step)
+    if name == ctx.function:
+        return cost, "App-Val"
+    if name not in b.steps_proved:  # its derivation, once
+        b.steps_proved.add(name)
+        premises.append(check_definition(b, val, b.let_of(name), steps=True))
+    return cost, "App-Steps"
 
 
 def _says_equal_only(var: Optional[str], assertions: Sequence[A.Expr]) -> bool:

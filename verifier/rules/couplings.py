@@ -1,8 +1,8 @@
-"""Couplings other than the identity: shifted Laplace noise, the pointwise rule, and the
+"""Couplings other than the identity: shifted Laplace noise, the pointwise rules, and the
 search that finds the shifts (docs/verifier.md, "Couplings").
 
 The monadic rules couple the two runs' outputs of a mechanism by the identity: ``lapMech (eps,
-v)`` outputs one fresh value in both runs, at cost ``eps · |v<1> - v<2>|``. Three rules here
+v)`` outputs one fresh value in both runs, at cost ``eps · |v<1> - v<2>|``. Four rules here
 prove what that cannot:
 
 * **LapMech-Shift** (``mechanism_rules.lap_mech_shift``; the general Lap rule of Barthe,
@@ -22,6 +22,11 @@ prove what that cannot:
   branches are disjoint: an obligation), so only run 1 taking ``then`` needs a coupling, and
   it must keep run 2 on ``then`` (``C<1> ⇒ C<2>``); case *else* likewise. This is the apRHL
   case rule with the vacuous (product) coupling of the paths that cannot output ``v``.
+* **Pointwise-Value**: the pointwise rule with the output value ``v`` named (a fresh
+  variable, ``invariants.POINT``): the body is checked against the lifting of ``x<1> = v =>
+  x<2> = v``; shifts may be guarded by ``v`` (``Shift.at``), and a recursive helper without
+  a val is used through an invariant relative to ``v`` (the argmax template of
+  ``verifier.language.invariants``), proved by induction as a premise of the node.
 
 Shifts are found by ``prove_by_coupling``: the derivation is rebuilt with a shift per
 ``lapMech`` site (templates ``offset + scale · (v<2> - v<1>)`` over small offsets and the
@@ -41,14 +46,15 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import field, record, replace
 from verifier.language import ast as A
-from verifier.language.pretty import pretty_expr
+from verifier.language.invariants import POINT, argmax_val
+from verifier.language.pretty import pretty_expr, pretty_rtype
 from verifier.language.resolve import written
 from verifier.rules.builder import Builder, short
 from verifier.rules.context import Ctx
 from verifier.rules.derivation import Derivation
 from verifier.rules import monadic_rules  # noqa: F401  (BindM first: Case-Output goes before it)
 from verifier.rules.registry import monadic_rule
-from verifier.translation.symbolic import (Closure, Monadic, SymValue, TupleV,
+from verifier.translation.symbolic import (Closure, Monadic, Scalar, SymValue, TupleV,
                                            UnitV)
 from verifier.translation.translate import NoRule, NotApplicable, bind_pattern, flatten_app
 
@@ -57,6 +63,9 @@ from verifier.translation.translate import NoRule, NotApplicable, bind_pattern, 
 MAX_ATTEMPTS = 40
 #: at most this many partial assignments are tried when looking for the next one
 MAX_STEPS = 200000
+#: whether the search tries Pointwise-Value (the output value named, helpers through
+#: invariants relative to it), after the other modes
+POINTWISE_VALUE = True
 #: the offsets every site tries, in order of preference (then the claim's constants)
 OFFSETS = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2))
 
@@ -72,18 +81,30 @@ class Shift:
 
     offset: Fraction
     scale: int
+    #: under Pointwise-Value: the offset applies only where the output value v is this
+    #: integer (a literal, or a name of a value equal in both runs); 0 elsewhere
+    at: Optional[str] = None
 
-    def term(self, v1: T.Term, v2: T.Term) -> T.Term:
-        parts = [T.real(self.offset)] if self.offset or not self.scale else []
+    def term(self, v1: T.Term, v2: T.Term, guard: Optional[T.Term] = None) -> T.Term:
+        """``guard``: the condition ``at = v`` (required when ``at`` is set)."""
+        offset = T.real(self.offset)
+        if self.at is not None:
+            offset = T.ite(guard, offset, T.real(0))
+        parts = [offset] if self.offset or not self.scale else []
         if self.scale:
             parts.append(T.sub(v2, v1))
         return parts[0] if len(parts) == 1 else T.add(*parts)
 
     def as_json(self) -> dict:
-        return {"offset": _fraction_text(self.offset), "scale": self.scale}
+        out = {"offset": _fraction_text(self.offset), "scale": self.scale}
+        if self.at is not None:
+            out["at"] = self.at
+        return out
 
     def text(self) -> str:
         offset = _fraction_text(self.offset)
+        if self.at is not None:
+            offset = f"({offset} if v = {written(self.at)} else 0)"
         if not self.scale:
             return f"x<2> = x<1> + {offset}"
         return f"noise<2> = noise<1> + {offset}"
@@ -119,8 +140,14 @@ class Search:
     #: the value of the mechanism in the two runs, by shift variable
     values: Dict[str, Tuple[T.Term, T.Term]] = field(default_factory=dict)
     constants: Tuple[Fraction, ...] = ()
-    pointwise: bool = False
+    pointwise: object = False
     final: bool = False
+    #: under Pointwise-Value: the output value v, and the integer literals a shift may be
+    #: guarded by (``Shift.at``)
+    point: Optional[T.Term] = None
+    literals: Tuple[int, ...] = ()
+    #: the guard terms of each site (``site_guards``)
+    guards: Dict[Tuple, Dict[str, T.Term]] = field(default_factory=dict)
 
 
 def site_key(e: A.Expr, ctx: Ctx) -> Tuple:
@@ -150,12 +177,31 @@ def lap_coupling(b: Builder, ctx: Ctx, e: A.App, v1: T.Term, v2: T.Term
     if search is None:
         return None
     key = site_key(e, ctx)
+    guards = site_guards(search, ctx)
     if key not in search.sites:
-        search.sites[key] = Site(key, e.span, candidates(search, v1, v2))
+        search.sites[key] = Site(key, e.span, candidates(search, v1, v2, tuple(guards)))
     shift = search.assignment.get(key, IDENTITY)
     if search.final and shift == IDENTITY:
         return None
-    return shift.term(v1, v2), shift.as_json(), shift.text()
+    if shift.at is not None and shift.at not in guards:
+        raise NoRule(f"the shift guarded by {written(shift.at)} = v has no such value here",
+                     e.span)
+    search.guards[key] = guards
+    return shift.term(v1, v2, guards.get(shift.at)), shift.as_json(), shift.text()
+
+
+def site_guards(search: Search, ctx: Ctx) -> Dict[str, T.Term]:
+    """Under Pointwise-Value: the conditions ``t = v`` a shift at this site may be guarded
+    by, for the integer literals of the program and the integer names in scope whose value
+    is the same term in both runs (a counter), by the text of ``t``."""
+    if search.point is None:
+        return {}
+    out = {str(n): T.eq(T.integer(n), search.point) for n in search.literals}
+    for name, (left, right) in ctx.env.bindings:
+        if isinstance(left, Scalar) and left == right and left.term.sort == T.INT \
+                and name not in out and "#0" not in name:
+            out[name] = T.eq(left.term, search.point)
+    return out
 
 
 def _chosen(ctx: Ctx, payload: A.Expr) -> A.Expr:
@@ -177,13 +223,20 @@ def _annotated_shift(b: Builder, ctx: Ctx, note: A.Annotation) -> T.Term:
     return b.index_term(ctx.env, _chosen(ctx, note.value))
 
 
-def candidates(search: Search, v1: T.Term, v2: T.Term) -> Tuple[Shift, ...]:
+def candidates(search: Search, v1: T.Term, v2: T.Term, guards: Tuple[str, ...] = ()
+               ) -> Tuple[Shift, ...]:
     """The shifts a site tries, in order: the identity, then small offsets of the noise and
     of the output, then the constants of the claim (when the value is the same term in both
-    runs, noise and output shifts are one thing)."""
+    runs, noise and output shifts are one thing). Under Pointwise-Value, the noise's
+    identity first, then positive offsets of the noise where v is one of ``guards`` (the
+    winner's noise shifted), then the others."""
     offsets = list(OFFSETS) + [c for c in search.constants if c not in OFFSETS]
     scales = (0,) if v1 == v2 else (0, 1)
     out = [Shift(o, s) for o in offsets for s in scales]
+    if search.point is not None:
+        noise = scales[-1]
+        guarded = [Shift(o, noise, g) for g in guards for o in offsets if o > 0]
+        out = [Shift(Fraction(0), noise)] + guarded + [s for s in out if s != Shift(0, noise)]
     return tuple(out)
 
 
@@ -280,6 +333,70 @@ def Pointwise(b: Builder, ctx: Ctx, body: A.Expr, rt: A.RMonad) -> Derivation:
     return b.node("Pointwise", ctx, body.span,
                   f"for every value v of {what}: x<1> has it => x<1> = x<2>", [inner],
                   lemma="coupling.pointwise", part=list(part))
+
+
+def PointwiseValue(b: Builder, ctx: Ctx, body: A.Expr, rt: A.RMonad) -> Derivation:
+    """The pointwise rule with the output value named (``coupling.pointwise``, LICS 2016
+    Prop. 8, as the paper states it): the claim ``M[DP(eps)] {x :: T | =}`` with delta 0 and a
+    countable ``T`` holds when, for a value ``v`` nothing is known of (``invariants.POINT``,
+    bound by the search), the outputs are coupled at cost eps by ``x<1> = v => x<2> = v``.
+    The body is checked against that lifting; a recursive helper it calls without a val is
+    used through the invariant the search states for it (``invariants.argmax_val``), whose
+    derivation — the helper's definition against it, by induction, for the same ``v`` — is
+    a premise of this node."""
+    from verifier.rules.core_rules import check_definition
+    claim = ctx.claim
+    search = b.search
+    if claim is None or claim.family != "DP" or claim.relation or claim.var is None \
+            or discrete_part(_drawn_type(rt)) != (None,) or search is None \
+            or search.point is None:
+        raise NoRule("Pointwise-Value proves claims M[DP(eps)] {x :: T | =} with a countable T",
+                     body.span)
+    if claim.delta != T.real(0):
+        raise NoRule("the pointwise rule needs delta 0 (a delta per output value would add "
+                     "up over the outputs)", body.span)
+    s = body.span
+    relation = A.Implies(A.BinOp("=", A.RunVar(claim.var, 1, s), A.Var(POINT, s), s),
+                         A.BinOp("=", A.RunVar(claim.var, 2, s), A.Var(POINT, s), s), s)
+    inner = b.check_monadic(replace(ctx, claim=replace(claim, relation=(relation,))), body)
+    helpers = []
+    for name, inv in b.invariants.items():
+        helpers.append(check_definition(b, inv, b.let_of(name)))
+    return b.node("Pointwise-Value", ctx, body.span,
+                  "for every value v of the output: x<1> = v => x<2> = v"
+                  + (f", with the invariant of {', '.join(written(n) for n in b.invariants)} "
+                     "relative to v" if b.invariants else ""),
+                  [inner, *helpers], lemma="coupling.pointwise",
+                  invariants=[{"function": n, "val": written(pretty_rtype(v.rtype))}
+                              for n, v in b.invariants.items()])
+
+
+def assume_point(b: Builder, program: A.Program, val: A.ValDecl) -> None:
+    """Prepare ``b`` for Pointwise-Value on ``val``: the output value ``v`` (a fresh variable
+    of the output's sort, bound to ``POINT`` at the top level) and, for each recursive helper
+    without a val that the definition reaches, the invariant the argmax template states (as
+    its val in this derivation only)."""
+    from verifier.translation import logic as L
+    rt = val.rtype
+    while isinstance(rt, A.RArrow):
+        rt = rt.cod
+    sort = L.sort_of_type(_drawn_type(rt))
+    point = b.fresh("v", sort)
+    b.top_env = b.top_env.bind(POINT, Scalar(point), Scalar(point))
+    b.search.point = point
+    decl = program.find_let(val.name)
+    b.search.literals = tuple(sorted({n.value for d in _reached(program, decl)
+                                      for n in A.descendants(d.body)
+                                      if isinstance(n, A.IntLit)}))[:4]
+    b.invariants = {}
+    vals = {v.name for v in program.vals()}
+    for helper in _reached(program, decl):
+        if helper is decl or not helper.recursive or helper.name in vals:
+            continue
+        inv = argmax_val(helper, decl, val, b.type_of)
+        if inv is not None:
+            b.invariants[helper.name] = inv
+            b._vals[helper.name] = inv
 
 
 def _drawn_type(rt: A.RMonad) -> Optional[A.SimpleType]:
@@ -476,12 +593,24 @@ def prove_by_coupling(program: A.Program, typed, val: A.ValDecl, *, rlimit=None,
         modes.append(False)
     if _pointwise_applies(rt) and _splits(program, decl):
         modes.append(True)
+    if POINTWISE_VALUE and _pointwise_applies(rt) and _helper_loops(program, decl, val):
+        modes.append("value")
     constants = claim_constants(val)
     for pointwise in modes:
         found = _search(program, typed, val, pointwise, constants, rlimit, session)
         if found is not None:
             return found
     return None
+
+
+def _helper_loops(program: A.Program, decl: A.LetDecl, val: A.ValDecl) -> bool:
+    """The definition reaches a recursive helper without a val that the argmax template
+    fits (Pointwise-Value may then prove it)."""
+    from verifier.language.invariants import allwithin_bound, argmax_roles
+    vals = {v.name for v in program.vals()}
+    return allwithin_bound(val) is not None and any(
+        d is not decl and d.recursive and d.name not in vals and argmax_roles(d) is not None
+        for d in _reached(program, decl))
 
 
 def _pointwise_applies(rt: A.RMonad) -> bool:
@@ -631,6 +760,8 @@ def _build(program, typed, val, pointwise, constants, assignment, cache, rlimit,
     b.search = Search(assignment=dict(assignment), constants=constants, pointwise=pointwise,
                       final=final)
     try:
+        if pointwise == "value":
+            assume_point(b, program, val)
         root = b.prove_claim(val, pointwise=pointwise)
     except NoRule:
         return None
@@ -655,7 +786,9 @@ def _learn(b: Builder, failing, assignment: Dict[Tuple, Shift], options
             if not deps:
                 return None
             nogoods.append(frozenset((k, assignment.get(k, IDENTITY)) for k in deps))
-            if len(deps) == 1:
+            if len(deps) == 1 and search.point is None:
+                # (under Pointwise-Value a conjunct judged alone may miss the facts of the
+                # guard's v that the other sites' hypotheses carry: no elimination on the spot)
                 (site,) = deps
                 current = assignment.get(site, IDENTITY)
                 for shift in options.get(site, ()):
@@ -704,7 +837,10 @@ def _holds_with(b: Builder, ob, site: Tuple, shift: Shift) -> bool:
                 and search.shift_vars.get(term.args[0].name) == site \
                 and term.args[0].name in search.values:
             v1, v2 = search.values[term.args[0].name]
-            term = T.eq(term.args[0], shift.term(v1, v2))
+            guards = search.guards.get(site, {})
+            if shift.at is not None and shift.at not in guards:
+                return False
+            term = T.eq(term.args[0], shift.term(v1, v2, guards.get(shift.at)))
         hyps.append((h.name, term))
     sub = Obligation(kind=ob.kind, hypotheses=tuple(hyps), goal=ob.goal,
                      axioms=AX.instantiate([t for _, t in hyps] + [ob.goal]),

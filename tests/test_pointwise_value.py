@@ -1,0 +1,157 @@
+"""Pointwise-Value (verifier/rules/couplings.py, checker/couplings.py): Report Noisy Max with
+Laplace noise written as an argmax loop (issue #23), its broken twins, and builder bugs the
+kernel refuses."""
+from pathlib import Path
+
+import pytest
+
+from checker import kernel
+from obligations import terms as T
+from verifier.language import invariants as I
+from verifier.language.parser import parse_file
+from verifier.language.resolve import resolve
+from verifier.rules import couplings as C
+from verifier.rules import mechanism_rules
+from verifier.verification import VERIFIED
+
+from verify_helpers import claims_and_certificate, kernel_refuses
+
+ROOT = Path(__file__).resolve().parent.parent / "benchmarks" / "programs"
+NOISY_MAX = (ROOT / "couplings" / "noisy_max_laplace.pinf").read_text()
+NAME = "reportNoisyMax"
+
+
+def checked(text: str):
+    """The claims of ``text`` by name and its certificate, which the kernel accepts."""
+    claims, cert = claims_and_certificate(text)
+    outcome = kernel.check(cert)
+    assert outcome.valid, outcome.reason
+    return claims, cert
+
+
+def test_report_noisy_max_with_laplace_noise_is_verified():
+    claims, cert = checked(NOISY_MAX)
+    assert claims[NAME].verdict == VERIFIED, claims[NAME].failure
+    rules = [n["rule"] for n in cert["nodes"]]
+    assert "Pointwise-Value" in rules and "LetRec-Induction" in rules
+    guards = {n["coupling"].get("at") for n in cert["nodes"] if "coupling" in n}
+    assert {"0", "i"} <= guards  # the winner's noise shifted: the first answer's, the loop's
+
+
+def test_ties_broken_towards_the_later_index_are_verified_too():
+    """Ties have probability 0 under continuous noise: x >= bv is as private as x > bv."""
+    claims, _ = checked(NOISY_MAX.replace("if x > bv", "if x >= bv"))
+    assert claims[NAME].verdict == VERIFIED, claims[NAME].failure
+
+
+def test_the_template_reads_the_roles_not_the_positions():
+    """The best value before the best index: the invariant is stated on the later one."""
+    text = (NOISY_MAX.replace("(bi : int) (bv : real)", "(bv : real) (bi : int)")
+            .replace("loop rest (i + 1) i x eps", "loop rest (i + 1) x i eps")
+            .replace("loop rest (i + 1) bi bv eps", "loop rest (i + 1) bv bi eps")
+            .replace("loop rest 1 0 x eps", "loop rest 1 x 0 eps"))
+    assert "loop rest 1 x 0 eps" in text and "(bv : real) (bi : int)" in text
+    claims, _ = checked(text)
+    assert claims[NAME].verdict == VERIFIED, claims[NAME].failure
+
+
+@pytest.mark.parametrize("change", [
+    ("lapMech (eps / 2.0, q)", "lapMech (eps, q)"),           # noise Lap(1/eps), claimed eps
+    ("M[DP(eps)]", "M[DP(eps / 2.0)]"),                       # the claim eps/2
+    ("allWithin (qs<1>, qs<2>, 1.0)", "allWithin (qs<1>, qs<2>, 2.0)"),  # 2-sensitive
+])
+def test_broken_twins_are_not_verified(change):
+    claims, _ = checked(NOISY_MAX.replace(*change))
+    assert claims[NAME].verdict != VERIFIED
+
+
+@pytest.mark.parametrize("path", ["mistakes/noisy_max_noise_too_small.pinf",
+                                  "mistakes/noisy_max_releases_value.pinf"])
+def test_mistakes_are_not_verified(path):
+    claims, _ = checked((ROOT / path).read_text())
+    assert claims[NAME].verdict != VERIFIED
+
+
+def test_a_wrong_invariant_is_not_proved(monkeypatch):
+    """The invariant is a hint: stated with a smaller bound c, its obligations fail."""
+    original = I.allwithin_bound
+    monkeypatch.setattr(I, "allwithin_bound", lambda val: original(val) / 2)
+    claims, _ = checked(NOISY_MAX)
+    assert claims[NAME].verdict != VERIFIED
+
+
+#: the loop's noise Lap(1/eps) (the first answer's Lap(2/eps)): the winner's shift costs 2 eps
+LOOP_TOO_NOISY = NOISY_MAX.replace("lapMech (eps / 2.0, q)", "lapMech (eps, q)", 1)
+
+
+def _stated_free(patch):
+    """Simulated builder bug: the loop's invariant stated at cost 0."""
+    real_val = C.argmax_val
+
+    def free(helper, outer, val, simple_type):
+        inv = real_val(helper, outer, val, simple_type)
+        return None if inv is None else _free_invariant(inv)
+    patch.setattr(C, "argmax_val", free)
+
+
+def test_a_guarded_shift_charged_nothing_is_refused(monkeypatch):
+    """Simulated builder bug: the winner's shifted noise is not paid for (and the loop's
+    invariant is stated accordingly free). The kernel states the invariant itself."""
+    def bug(patch):
+        real = mechanism_rules.lap_mech_shift
+
+        def free(b, ctx, e, eps_pair, obligations, v1, v2, k, coupling, text):
+            if coupling.get("at") is not None:
+                eps_pair = (T.real(0),) + tuple(eps_pair[1:])
+            return real(b, ctx, e, eps_pair, obligations, v1, v2, k, coupling, text)
+        patch.setattr(mechanism_rules, "lap_mech_shift", free)
+        _stated_free(patch)
+    kernel_refuses(monkeypatch, LOOP_TOO_NOISY, NAME, bug, "privacy cost")
+
+
+def test_an_invariant_not_proved_by_induction_is_refused(monkeypatch):
+    """Simulated builder bug: the loop's invariant is used without its derivation (and
+    stated free, which its induction would not prove)."""
+    def bug(patch):
+        real = C.PointwiseValue
+
+        def skip(b, ctx, body, rt):
+            node = real(b, ctx, body, rt)
+            del node.premises[1:]
+            return node
+        patch.setattr(C, "PointwiseValue", skip)
+        _stated_free(patch)
+    kernel_refuses(monkeypatch, LOOP_TOO_NOISY, NAME, bug, "needs a val")
+
+
+def test_a_loop_too_noisy_is_not_verified():
+    claims, _ = checked(LOOP_TOO_NOISY)
+    assert claims[NAME].verdict != VERIFIED
+
+
+def _free_invariant(inv):
+    """``inv`` with the index 0 (the loop stated free)."""
+    from verifier.language import ast as A
+    rt, doms = inv.rtype, []
+    while isinstance(rt, A.RArrow):
+        doms.append(rt.dom)
+        rt = rt.cod
+    rt = A.replace_fields(rt, div=A.replace_fields(rt.div, eps=A.RealLit(0, "0.0", rt.span)))
+    for dom in reversed(doms):
+        rt = A.RArrow(dom, rt, rt.span)
+    return A.replace_fields(inv, rtype=rt)
+
+
+def test_a_certificate_with_another_guard_is_refused():
+    _, cert = checked(NOISY_MAX)
+    for n in cert["nodes"]:
+        if n.get("coupling", {}).get("at") == "i":
+            n["coupling"]["at"] = "0"
+    assert not kernel.check(cert).valid
+
+
+def test_roles_of_the_argmax_loop():
+    program = resolve(parse_file(str(ROOT / "couplings/noisy_max_laplace.pinf")))
+    roles = I.argmax_roles(program.find_let("loop"))
+    assert (roles.items, roles.counter, roles.index, roles.value, roles.same) == (0, 1, 2, 3, (4,))
+    assert I.argmax_roles(program.find_let("reportNoisyMax")) is None

@@ -1,0 +1,304 @@
+"""Invariants that depend on the output value ``v`` of the Pointwise rule (docs/verifier.md,
+"Couplings": Pointwise-Value).
+
+Under the pointwise rule the claim ``M[DP(eps)] {r :: T | =}`` is proved, for every value
+``v`` of the output, as the lifting of ``r<1> = v => r<2> = v``. A recursive helper without a
+val that the body calls (a loop) then needs an induction hypothesis that depends on ``v``:
+this module states it, as a ``val`` whose assertions mention ``v`` (the name ``POINT``, which
+no program can write). Whoever uses the val proves it (the helper's definition against it, by
+induction, in the same proof and for the same ``v``): what it states is a hint, not a trust.
+
+One template is known, the *argmax loop* (Barthe, Gaboardi, Grégoire, Hsu and Strub, LICS
+2016, §6, Report Noisy Max): a helper ``let rec f … l … i … bi … bv … = match l with [] ->
+return bi | x :: rest -> …`` whose recursive calls pass ``rest``, ``i + 1`` at the counter
+``i``, the other parameters unchanged or (``bi``: an integer, ``bv``: a real) updated; the
+answers of ``l`` move by at most ``c`` (``allWithin``). With ``K`` the cost of shifting the
+winner's noise, the invariant reads: the best indices are below the counter; before the
+counter reaches ``v``, run 2's best value is at most run 1's plus ``c``; after it, run 1's best
+index being ``v`` implies run 2's is, with run 2's best value at least run 1's plus ``c``; the
+cost is ``K`` while ``v`` is ahead and 0 once it is passed.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from obligations.records import record
+from verifier.language import ast as A
+
+#: the name of the output value ``v`` in the assertions of an invariant (``#0`` is never the
+#: suffix of a name resolution gives, nor anything the lexer reads)
+POINT = "v#0"
+
+
+@record
+class ArgmaxRoles:
+    """The parameters of an argmax loop, by position: the list walked, the counter, the best
+    index, the best value and the parameters passed unchanged."""
+
+    items: int
+    counter: int
+    index: int
+    value: int
+    same: tuple
+
+
+def argmax_roles(decl: A.LetDecl) -> Optional[ArgmaxRoles]:
+    """The roles of ``decl``'s parameters when it is an argmax loop (module docstring)."""
+    params = decl.params
+    if not decl.recursive or not all(isinstance(p, A.PVar) for p in params) \
+            or not isinstance(decl.body, A.Match) or not isinstance(decl.body.scrutinee, A.Var):
+        return None
+    names = [p.name for p in params]
+    m = decl.body
+    if m.scrutinee.name not in names or not isinstance(m.nil_body, A.Return) \
+            or not isinstance(m.nil_body.value, A.Var) or m.nil_body.value.name not in names:
+        return None
+    items, index = names.index(m.scrutinee.name), names.index(m.nil_body.value.name)
+    calls = [args for args in _calls(m.cons_body, decl.name) if len(args) == len(names)]
+    if not calls or len(calls) != sum(1 for _ in _calls(m.cons_body, decl.name)):
+        return None
+    counter, same, updated = None, [], []
+    for k, name in enumerate(names):
+        at = [args[k] for args in calls]
+        if k == items:
+            if not all(isinstance(a, A.Var) and a.name == m.tail for a in at):
+                return None
+        elif all(isinstance(a, A.Var) and a.name == name for a in at):
+            same.append(k)
+        elif all(isinstance(a, A.BinOp) and a.op == "+" and isinstance(a.left, A.Var)
+                 and a.left.name == name and isinstance(a.right, A.IntLit)
+                 and a.right.value == 1 for a in at) and counter is None:
+            counter = k
+        else:
+            updated.append(k)
+    if counter is None or index not in updated or len(updated) != 2:
+        return None
+    value = updated[0] if updated[1] == index else updated[1]
+    return ArgmaxRoles(items, counter, index, value, tuple(same))
+
+
+def _calls(e: A.Expr, name: str):
+    """The argument lists of the applications of ``name`` in ``e``."""
+    from verifier.translation.translate import flatten_app
+    nodes = list(A.descendants(e))
+    inner = {id(n.fn) for n in nodes if isinstance(n, A.App)}
+    for node in nodes:
+        if isinstance(node, A.App) and id(node) not in inner:
+            head, args = flatten_app(node)
+            if isinstance(head, A.Var) and head.name == name:
+                yield list(args)
+
+
+def argmax_invariant(decl: A.LetDecl, roles: ArgmaxRoles, bound: Fraction,
+                     types: Sequence[A.SimpleType], cost: A.Expr) -> A.ValDecl:
+    """The val the argmax template states for ``decl`` (module docstring): ``bound`` is ``c``,
+    ``types`` the simple type of each parameter, ``cost`` the index ``K`` (an expression over
+    the parameters)."""
+    names = [p.name for p in decl.params]
+    span = decl.span
+    c = A.RealLit(bound, str(float(bound)), span)
+    v = A.Var(POINT, span)
+    i, bi, bv = (A.Var(names[k], span) for k in (roles.counter, roles.index, roles.value))
+
+    def run(x: A.Var, k: int) -> A.RunVar:
+        return A.RunVar(x.name, k, span)
+
+    def op(o: str, x, y):
+        return A.BinOp(o, x, y, span)
+
+    ahead = op("<=", i, v)
+    passed = op("<", v, i)
+    kept = op("=", run(bi, 1), v)
+    assertions: Dict[int, A.Expr] = {
+        roles.items: A.App(A.Var("allWithin", span),
+                           A.TupleLit((A.RunVar(names[roles.items], 1, span),
+                                       A.RunVar(names[roles.items], 2, span), c), span), span),
+        roles.index: A.Conj(A.Conj(op("<", run(bi, 1), i), op("<", run(bi, 2), i), span),
+                            A.Implies(passed, A.Implies(kept, op("=", run(bi, 2), v), span),
+                                      span), span),
+        roles.value: A.Implies(ahead, op("<=", run(bv, 2), op("+", run(bv, 1), c)), span),
+    }
+    # run 1 keeping v keeps run 2 ahead: on the later of the best index and the best value
+    # (a refinement reads the parameters bound before it)
+    later = max(roles.index, roles.value)
+    assertions[later] = A.Conj(assertions[later], A.Implies(
+        passed, A.Implies(kept, op(">=", run(bv, 2), op("+", run(bv, 1), c)), span), span),
+        span)
+    out = "r#0"
+    body: A.RType = A.RRefine(out, A.RSimple(types[roles.index], span),
+                              A.Implies(op("=", A.RunVar(out, 1, span), v),
+                                        op("=", A.RunVar(out, 2, span), v), span), span)
+    index = A.If(ahead, cost, A.RealLit(Fraction(0), "0.0", span), span)
+    rt: A.RType = A.RMonad(A.Divergence("DP", index, span), None, body, span)
+    for k in reversed(range(len(names))):
+        assertion = A.SameRuns(span) if k in roles.same or k == roles.counter \
+            else assertions[k]
+        rt = A.RArrow(A.RRefine(names[k], A.RSimple(types[k], span), assertion, span), rt, span)
+    return A.ValDecl(decl.name, rt, span)
+
+
+def lap_epsilons(e: A.Expr) -> List[A.Expr]:
+    """The epsilons of the ``lapMech`` calls in ``e``."""
+    from verifier.translation.translate import flatten_app
+    out = []
+    for node in A.descendants(e):
+        if isinstance(node, A.App) and not isinstance(node.fn, A.App):
+            head, args = flatten_app(node)
+            if isinstance(head, A.Var) and head.name == "lapMech" and args \
+                    and isinstance(args[0], A.TupleLit) and len(args[0].items) == 2:
+                out.append(args[0].items[0])
+    return out
+
+
+def allwithin_bound(val: A.ValDecl) -> Optional[Fraction]:
+    """The constant ``c`` of the first ``allWithin (l<1>, l<2>, c)`` of ``val``'s
+    refinements (how far the answers of the runs may be apart)."""
+    for node in A.descendants(val.rtype):
+        if isinstance(node, A.App) and isinstance(node.fn, A.Var) \
+                and node.fn.name == "allWithin" and isinstance(node.arg, A.TupleLit) \
+                and len(node.arg.items) == 3 \
+                and isinstance(node.arg.items[2], (A.IntLit, A.RealLit)):
+            c = Fraction(node.arg.items[2].value)
+            return c if c > 0 else None
+    return None
+
+
+def argmax_val(helper: A.LetDecl, outer: A.LetDecl, val: A.ValDecl, simple_type
+               ) -> Optional[A.ValDecl]:
+    """The argmax invariant of ``helper`` as called by ``outer`` (whose claim is ``val``), or
+    None when the template does not apply: ``c`` is ``val``'s allWithin bound, ``K`` the
+    helper's Laplace epsilon times ``2c`` (the winner's noise shifted by ``2c``), and each
+    parameter's type its annotation, else the type of ``outer``'s parameter passed there, else
+    ``simple_type`` of the argument of the call."""
+    roles = argmax_roles(helper)
+    bound = allwithin_bound(val)
+    if roles is None or bound is None:
+        return None
+    epsilons = lap_epsilons(helper.body)
+    calls = list(_calls(outer.body, helper.name))
+    if len(epsilons) != 1 or not calls or len(calls[0]) != len(helper.params):
+        return None
+    types = []
+    for param, arg in zip(helper.params, calls[0]):
+        t = param.annot
+        base = _outer_domain(outer, val, arg)
+        if t is None and base is not None:
+            while isinstance(base, A.RRefine):
+                base = base.base
+            t = base.type if isinstance(base, A.RSimple) else None
+        t = t or simple_type(arg)
+        if t is None:
+            return None
+        types.append(t)
+    cost = A.BinOp("*", epsilons[0], A.RealLit(2 * bound, str(float(2 * bound)), helper.span),
+                   helper.span)
+    return argmax_invariant(helper, roles, bound, types, cost)
+
+
+# ---- k-fold composition through a recursion (S-M-Adv over a helper) ----------------------------
+
+def steps_val(helper: A.LetDecl, outer: A.LetDecl, val: A.ValDecl, type_of
+              ) -> Optional[Tuple[A.ValDecl, int, A.Expr]]:
+    """The val of a *release loop*: a recursive helper without a val that matches on a list
+    parameter, recurs on its tail with every other parameter passed unchanged, and applies
+    ``lapMech`` once (docs/verifier.md, "Advanced composition"). Its val states the domain
+    ``outer`` gives it (each parameter's refinement copied from ``outer``'s val where an
+    argument of the call is ``outer``'s parameter, ``=`` elsewhere: the list is public) and
+    the index ``E * length l`` (basic composition, true of one release per element), ``E``
+    the epsilon of its ``lapMech``; with the position of the list and ``E``. A derivation that uses it as a
+    batch of ``length l`` steps each at most ``E`` proves the helper so (S-M-Steps). None
+    when the helper is not such a loop."""
+    params = helper.params
+    if not helper.recursive or not all(isinstance(p, A.PVar) for p in params) \
+            or not isinstance(helper.body, A.Match) \
+            or not isinstance(helper.body.scrutinee, A.Var):
+        return None
+    names = [p.name for p in params]
+    m = helper.body
+    if m.scrutinee.name not in names:
+        return None
+    position = names.index(m.scrutinee.name)
+    calls = list(_calls(m.cons_body, helper.name)) + list(_calls(m.nil_body, helper.name))
+    if not calls or any(len(args) != len(names) for args in calls):
+        return None
+    for args in calls:
+        for k, (arg, name) in enumerate(zip(args, names)):
+            wanted = m.tail if k == position else name
+            if not (isinstance(arg, A.Var) and arg.name == wanted):
+                return None
+    from verifier.language.pretty import pretty_expr
+    epsilons = lap_epsilons(helper.body)
+    outer_calls = list(_calls(outer.body, helper.name))
+    if not epsilons or len({pretty_expr(x) for x in epsilons}) != 1 \
+            or len(outer_calls) != 1 or len(outer_calls[0]) != len(names):
+        return None
+    span = helper.span
+    parts = []
+    for k, (name, arg) in enumerate(zip(names, outer_calls[0])):
+        refinement: Optional[A.RType] = None
+        dom = _outer_domain(outer, val, arg) if k != position else None
+        if dom is not None:
+            if isinstance(dom, A.RRefine) and isinstance(dom.base, A.RSimple):
+                refinement = A.RRefine(name, dom.base, _renamed(dom.assertion, dom.var, name),
+                                       span)
+        if refinement is None:
+            t = params[k].annot or type_of(arg)
+            if t is None:
+                return None
+            refinement = A.RRefine(name, A.RSimple(t, span), A.SameRuns(span), span)
+        parts.append(refinement)
+    out_type = _result_type(val)
+    if out_type is None:
+        return None
+    count = A.App(A.Var("length", span), A.Var(names[position], span), span)
+    index = A.BinOp("*", epsilons[0], count, span)
+    result: A.RType = A.RMonad(A.Divergence("DP", index, span), None,
+                               A.RRefine("r#0", A.RSimple(out_type, span), A.SameRuns(span),
+                                         span), span)
+    for part in reversed(parts):
+        result = A.RArrow(part, result, span)
+    return A.ValDecl(helper.name, result, span), position, epsilons[0]
+
+
+def _outer_domain(outer: A.LetDecl, val: A.ValDecl, arg: A.Expr) -> Optional[A.RType]:
+    """The domain ``val`` (``outer``'s claim) gives the parameter of ``outer`` that ``arg``
+    names, or None (``arg`` is not a parameter)."""
+    names = [p.name if isinstance(p, A.PVar) else None for p in outer.params]
+    doms = []
+    rt = val.rtype
+    while isinstance(rt, A.RArrow):
+        doms.append(rt.dom)
+        rt = rt.cod
+    if isinstance(arg, A.Var) and arg.name in names and names.index(arg.name) < len(doms):
+        return doms[names.index(arg.name)]
+    return None
+
+
+def _result_type(val: A.ValDecl) -> Optional[A.SimpleType]:
+    rt = val.rtype
+    while isinstance(rt, A.RArrow):
+        rt = rt.cod
+    if not isinstance(rt, A.RMonad):
+        return None
+    body = rt.body
+    while isinstance(body, A.RRefine):
+        body = body.base
+    return body.type if isinstance(body, A.RSimple) else None
+
+
+def _renamed(e: A.Expr, old: str, new: str) -> A.Expr:
+    """``e`` with the variable ``old`` (plain or of one run) renamed ``new``."""
+    if isinstance(e, (A.Var, A.RunVar)) and e.name == old:
+        return A.replace_fields(e, name=new)
+    changes = {}
+    for name in A.record_fields(e):
+        if name == "span":
+            continue
+        value = getattr(e, name)
+        if isinstance(value, A.Expr):
+            changes[name] = _renamed(value, old, new)
+        elif isinstance(value, tuple) and any(isinstance(v, A.Expr) for v in value):
+            changes[name] = tuple(_renamed(v, old, new) if isinstance(v, A.Expr) else v
+                                  for v in value)
+    return A.replace_fields(e, **changes) if changes else e
