@@ -1,0 +1,190 @@
+"""The paper's Infer rule without a closed form (§5, Fig. 5): shared by the derivation builder
+(``verifier.rules.infer_rule``) and the kernel (``checker.folds``).
+
+``infer e`` is a deterministic function of what the model ``e`` reads: the first-order values
+of its free variables, through the closures, stored computations and functions they are
+bound to (the code itself is the same in both runs). So without knowing the posterior, the
+verifier names it by an uninterpreted symbol ``infer'L<line>'C<col>`` applied to those values
+in each run (``infer_symbol``): equal inputs give equal symbols, by congruence — the Infer
+rule read at ``M[F, 0] {x | =}`` (a computation with equal inputs has divergence 0 for every
+F, so the two inferred distributions are equal: ``{d :: D[T] | =}``, ``Delta[F] (d<1>, d<2>) <= 0``).
+Inputs that differ leave two unrelated symbols: nothing is known of them.
+
+``privinfer run`` must compute what was verified, so the model must be one it infers exactly
+(``run_infers``): an ``observe`` chain (through calls of program functions, ``match`` and
+stored computations) on ``ran`` of a finite distribution (exact sums) or of a ``beta`` /
+``uniform`` prior observed through ``bernoulli`` likelihoods (the posterior kept as prior times
+likelihood, ``verifier.semantics.posterior``); a draw from such a posterior is refused
+(``draws_refused``), the finite case excepted.
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Optional, Set
+
+from obligations import terms as T
+from verifier.language import ast as A
+from verifier.language.free_vars import free_vars
+from verifier.translation import logic as L
+from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
+                                           NamedFun, Scalar, TupleV, UnitV)
+from verifier.translation.translate import NoRule, flatten_app
+
+PREFIX = "infer'L"
+
+
+def symbol_name(e: A.Expr) -> str:
+    return f"{PREFIX}{e.span.line}'C{e.span.col}"
+
+
+def is_inferred(term: T.Term) -> bool:
+    """``term`` is the symbol of an ``infer`` without closed form."""
+    return isinstance(term, T.Apply) and term.func.name.startswith(PREFIX)
+
+
+def model_inputs(e: A.Expr, run: int, env: Env) -> List[T.Term]:
+    """The first-order values model ``e`` reads in run ``run`` (``run`` 0: the one-run walk
+    of Safety), as terms in a fixed order; ``NoRule`` for a computation known only by its type
+    (a parameter ``M[...]``), which the symbol could not name."""
+    out: List[T.Term] = []
+    seen: List[object] = []
+    side = run - 1 if run else 0
+
+    def code(body: A.Expr, bound: Set[str], where: Optional[Env]) -> None:
+        for name in sorted(free_vars(body) - bound):
+            pair = where.lookup(name) if where is not None else None
+            if pair is not None:
+                value(pair[side])
+
+    def value(v) -> None:
+        if isinstance(v, (Scalar, DistV)):
+            out.append(v.term)
+        elif isinstance(v, TupleV):
+            for item in v.items:
+                value(item)
+        elif isinstance(v, Builtin):
+            for item in v.args:
+                value(item)
+        elif isinstance(v, NamedFun):
+            for item, _ in v.args:
+                value(item)
+        elif isinstance(v, (Closure, LocalRec, Monadic)):
+            if any(v is x for x in seen):
+                return
+            seen.append(v)
+            if isinstance(v, Monadic):
+                if v.expr is None:
+                    raise NoRule("infer without a closed form of a model that reads a "
+                                 "computation known only by its type", e.span)
+                code(v.expr, set(), v.env)
+                return
+            bound = {n for p in v.params for n in A.pattern_names(p)}
+            code(v.body, bound | ({v.name} if isinstance(v, LocalRec) else set()), v.env)
+        elif not isinstance(v, UnitV):
+            raise NoRule("infer without a closed form of a model that reads a value the "
+                         "logic cannot name", e.span)
+
+    code(e, set(), env)
+    return out
+
+
+def infer_symbol(e: A.Expr, run: int, env: Env) -> Scalar:
+    """``infer e`` as the symbol of the Infer rule in run ``run``."""
+    args = tuple(model_inputs(e, run, env))
+    return Scalar(T.FuncDecl(symbol_name(e), tuple(a.sort for a in args), L.DIST)(*args))
+
+
+def run_infers(e: A.Expr, env: Env, run: int, lets: Callable[[str], Optional[A.LetDecl]],
+               dist_of: Callable[[A.Expr, Env], object]) -> None:
+    """``NoRule`` unless ``privinfer run`` infers model ``e`` exactly (module docstring).
+    ``lets(name)``: a program function's definition; ``dist_of(expr, env)``: the value of pure
+    ``expr`` (a ``DistV`` when its family is known)."""
+    side = run - 1 if run else 0
+    visiting: Set[str] = set()
+
+    def refuse(why: str, at: A.Expr):
+        raise NoRule("infer without a closed form needs a model privinfer run infers exactly "
+                     "(observe with bernoulli likelihoods on a beta or uniform prior, or on a "
+                     f"finite prior): {why}", at.span)
+
+    def model(m: A.Expr, where: Env, continuous: Optional[bool]) -> bool:
+        """Checks ``m``; returns whether its law is continuous (a beta prior)."""
+        if isinstance(m, A.Ran):
+            d = dist_of(m.value, where)
+            if not isinstance(d, DistV):
+                refuse("a prior whose family is not known", m)
+            if d.family in ("bernoulli", "categorical"):
+                return False
+            if d.family == "beta":
+                return True
+            refuse(f"a {d.family} prior", m)
+        if isinstance(m, A.Observe):
+            cont = model(m.prior, where, continuous)
+            if cont and not _bernoulli_likelihood(m.likelihood):
+                refuse("on a beta prior, the likelihood must be fun r -> mlet z = ran "
+                       "(bernoulli P) in return (D = z) (or z = D)", m.likelihood)
+            return cont
+        if isinstance(m, A.Match):
+            kinds = {model(body, where, continuous) for body in (m.nil_body, m.cons_body)}
+            return True in kinds
+        if isinstance(m, A.Var):
+            pair = where.lookup(m.name)
+            v = pair[side] if pair else None
+            if isinstance(v, Monadic) and v.expr is not None:
+                return model(v.expr, v.env, continuous)
+            if v is not None and continuous is not None:  # a parameter of a function: the
+                return continuous                         # prior the caller passes
+            refuse(f"{m.name} is not a computation the verifier sees", m)
+        head, args = flatten_app(m)
+        if isinstance(head, A.Var) and m is not head:
+            decl = lets(head.name)
+            if decl is None or len(decl.params) != len(args):
+                refuse("a call of a function that is not a program function applied to all "
+                       "its parameters", m)
+            priors = [a for a in args if _is_computation(a, where, side)]
+            if len(priors) != 1:
+                refuse("a call that passes no prior, or several", m)
+            cont = model(priors[0], where, continuous)
+            if head.name in visiting:
+                return cont
+            visiting.add(head.name)
+            inner = Env()
+            for p, a in zip(decl.params, args):
+                if isinstance(p, A.PVar):
+                    marker = Monadic(None, None) if a is priors[0] else Scalar(T.boolean(True))
+                    inner = inner.bind(p.name, marker, marker)
+            model(decl.body, inner, cont)
+            visiting.discard(head.name)
+            return cont
+        refuse(f"{type(m).__name__.lower()} in the model", m)
+
+    model(e, env, None)
+
+
+def _is_computation(a: A.Expr, env: Env, side: int) -> bool:
+    if isinstance(a, (A.Ran, A.Observe, A.MLet, A.Return)):
+        return True
+    if isinstance(a, A.Var):
+        pair = env.lookup(a.name)
+        return bool(pair) and isinstance(pair[side], Monadic)
+    return False
+
+
+def _bernoulli_likelihood(lik: A.Expr) -> bool:
+    """``fun r -> mlet z = ran (bernoulli P) in return (D = z)`` (or ``z = D``), D not reading
+    ``z``: the likelihood of ``r`` is a probability (in [0, 1])."""
+    if not (isinstance(lik, A.Fun) and len(lik.params) == 1):
+        return False
+    body = lik.body
+    if not (isinstance(body, A.MLet) and isinstance(body.pattern, A.PVar)
+            and isinstance(body.value, A.Ran) and isinstance(body.body, A.Return)):
+        return False
+    draw = body.value.value
+    if not (isinstance(draw, A.App) and isinstance(draw.fn, A.Var) and draw.fn.name == "bernoulli"):
+        return False
+    z, ret = body.pattern.name, body.body.value
+    if ret == A.Var(z):
+        return True
+    if not (isinstance(ret, A.BinOp) and ret.op == "=" and A.Var(z) in (ret.left, ret.right)):
+        return False
+    datum = ret.right if ret.left == A.Var(z) else ret.left
+    return z not in free_vars(datum)
