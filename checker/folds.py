@@ -122,8 +122,8 @@ def Infer(p: Proof, e: A.Expr, run: int, env: Env) -> Scalar:
     """The Infer rule without a closed form: the model's code is walked by Safety where
     ``infer`` is evaluated (a computation made there, ``infer e``)."""
     tr = p.translator
-    run_infers(e, env, run, p.lets.get, lambda x, where: tr.expr(x, run, where))
-    value = infer_symbol(e, run, env)
+    continuous = run_infers(e, env, run, p.lets.get, lambda x, where: tr.expr(x, run, where))
+    value = infer_symbol(e, run, env, continuous)
     guard = T.and_(*tr._guards) if tr._guards else T.boolean(True)
     tr._stored_sink(StoredComputation(A.Infer(e, e.span), env, guard, run or None))
     p.folds.setdefault(f"infer@{e.span.line}:{e.span.col}", ("Infer", _at(e.span)))

@@ -26,7 +26,7 @@ from verifier.language.free_vars import free_vars
 from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
-from verifier.translation.inferred import is_inferred
+from verifier.translation.inferred import draws_refused
 from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
 from verifier.translation.symbolic import (Closure, DistV, LocalRec, Monadic, NamedFun, Scalar,
                                            SymValue, TupleV, UnitV)
@@ -476,7 +476,7 @@ class Safety:
         if isinstance(d, DistV):
             return self._draw(draw_of(d), d.family)
         t = self.p.type_of(e)  # a distribution of unknown family: its type, ranges dropped
-        if isinstance(d, Scalar) and is_inferred(d.term):
+        if isinstance(d, Scalar) and draws_refused(d.term):
             raise Reject("run cannot draw from a posterior without a closed form", e.span)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
             return self._draw(of_type(without_ranges(t.elem), "x"), None)

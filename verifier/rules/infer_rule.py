@@ -33,8 +33,8 @@ def Infer(b, e: A.Expr, run: int, env: Env):
     ``infer`` is evaluated: it is reported as a computation made here (Safety walks it, as
     ``infer e``)."""
     tr = b.translator
-    run_infers(e, env, run, b.let_of, lambda x, where: tr.expr(x, run, where))
-    value = infer_symbol(e, run, env)
+    continuous = run_infers(e, env, run, b.let_of, lambda x, where: tr.expr(x, run, where))
+    value = infer_symbol(e, run, env, continuous)
     guard = T.and_(*tr._guards) if tr._guards else T.boolean(True)
     tr._stored_sink(StoredComputation(A.Infer(e, e.span), env, guard, run or None))
     where = f"infer@{e.span.line}:{e.span.col}"

@@ -29,7 +29,7 @@ from verifier.translation.translate import (CallCheck, Decision, LocalFunction, 
                                             RangeCheck, StoredComputation, bind_pattern,
                                             flatten_app, missing_val)
 from verifier.rules.decidable import Decidability, is_entry
-from verifier.translation.inferred import is_inferred
+from verifier.translation.inferred import draws_refused
 
 
 @record
@@ -439,7 +439,7 @@ class Safety:
         if isinstance(d, DistV):
             return _decidable_draw(draw_of(d), d.family, self.dec.in_likelihood)
         t = self.b.type_of(e)
-        if isinstance(d, Scalar) and is_inferred(d.term):
+        if isinstance(d, Scalar) and draws_refused(d.term):
             raise NoRule("run cannot draw from a posterior without a closed form (infer of a "
                          "model with no conjugate likelihood; docs/reals.md)", e.span)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):

@@ -29,16 +29,24 @@ from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRe
                                            NamedFun, Scalar, TupleV, UnitV)
 from verifier.translation.translate import NoRule, flatten_app
 
-PREFIX = "infer'L"
+PREFIX = "infer'"
 
 
-def symbol_name(e: A.Expr) -> str:
-    return f"{PREFIX}{e.span.line}'C{e.span.col}"
+def symbol_name(e: A.Expr, continuous: bool) -> str:
+    """``infer'C<line>'<col>`` for a model of a continuous (beta) prior, whose posterior
+    ``run`` cannot draw from, ``infer'F<line>'<col>`` for a finite one."""
+    return f"{PREFIX}{'C' if continuous else 'F'}{e.span.line}'{e.span.col}"
 
 
 def is_inferred(term: T.Term) -> bool:
     """``term`` is the symbol of an ``infer`` without closed form."""
     return isinstance(term, T.Apply) and term.func.name.startswith(PREFIX)
+
+
+def draws_refused(term: T.Term) -> bool:
+    """``term`` is the symbol of a posterior without closed form that ``run`` cannot draw from
+    (``verifier.semantics.posterior``): ``ran`` of it is refused."""
+    return is_inferred(term) and term.func.name.startswith(PREFIX + "C")
 
 
 def model_inputs(e: A.Expr, run: int, env: Env) -> List[T.Term]:
@@ -87,15 +95,18 @@ def model_inputs(e: A.Expr, run: int, env: Env) -> List[T.Term]:
     return out
 
 
-def infer_symbol(e: A.Expr, run: int, env: Env) -> Scalar:
-    """``infer e`` as the symbol of the Infer rule in run ``run``."""
+def infer_symbol(e: A.Expr, run: int, env: Env, continuous: bool) -> Scalar:
+    """``infer e`` as the symbol of the Infer rule in run ``run`` (``continuous``: what
+    ``run_infers`` says of the model)."""
     args = tuple(model_inputs(e, run, env))
-    return Scalar(T.FuncDecl(symbol_name(e), tuple(a.sort for a in args), L.DIST)(*args))
+    return Scalar(T.FuncDecl(symbol_name(e, continuous), tuple(a.sort for a in args),
+                             L.DIST)(*args))
 
 
 def run_infers(e: A.Expr, env: Env, run: int, lets: Callable[[str], Optional[A.LetDecl]],
-               dist_of: Callable[[A.Expr, Env], object]) -> None:
-    """``NoRule`` unless ``privinfer run`` infers model ``e`` exactly (module docstring).
+               dist_of: Callable[[A.Expr, Env], object]) -> bool:
+    """``NoRule`` unless ``privinfer run`` infers model ``e`` exactly (module docstring);
+    whether its prior is continuous (a beta: ``run`` cannot draw from its posterior).
     ``lets(name)``: a program function's definition; ``dist_of(expr, env)``: the value of pure
     ``expr`` (a ``DistV`` when its family is known)."""
     side = run - 1 if run else 0
@@ -157,7 +168,7 @@ def run_infers(e: A.Expr, env: Env, run: int, lets: Callable[[str], Optional[A.L
             return cont
         refuse(f"{type(m).__name__.lower()} in the model", m)
 
-    model(e, env, None)
+    return model(e, env, None)
 
 
 def _is_computation(a: A.Expr, env: Env, side: int) -> bool:
