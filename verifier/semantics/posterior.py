@@ -27,7 +27,7 @@ probability, so ``0 <= w <= 1`` holds where the evaluator cannot decide.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Tuple
 
 from flint import arb
 

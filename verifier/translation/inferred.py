@@ -25,9 +25,8 @@ from obligations import terms as T
 from verifier.language import ast as A
 from verifier.language.free_vars import free_vars
 from verifier.translation import logic as L
-from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
-                                           NamedFun, Scalar, TupleV, UnitV)
-from verifier.translation.translate import NoRule, flatten_app
+from verifier.translation.symbolic import DistV, Env, Monadic, Scalar
+from verifier.translation.translate import NoRule, flatten_app, read_terms
 
 PREFIX = "infer'"
 
@@ -51,48 +50,11 @@ def draws_refused(term: T.Term) -> bool:
 
 def model_inputs(e: A.Expr, run: int, env: Env) -> List[T.Term]:
     """The first-order values model ``e`` reads in run ``run`` (``run`` 0: the one-run walk
-    of Safety), as terms in a fixed order; ``NoRule`` for a computation known only by its type
-    (a parameter ``M[...]``), which the symbol could not name."""
-    out: List[T.Term] = []
-    seen: List[object] = []
-    side = run - 1 if run else 0
-
-    def code(body: A.Expr, bound: Set[str], where: Optional[Env]) -> None:
-        for name in sorted(free_vars(body) - bound):
-            pair = where.lookup(name) if where is not None else None
-            if pair is not None:
-                value(pair[side])
-
-    def value(v) -> None:
-        if isinstance(v, (Scalar, DistV)):
-            out.append(v.term)
-        elif isinstance(v, TupleV):
-            for item in v.items:
-                value(item)
-        elif isinstance(v, Builtin):
-            for item in v.args:
-                value(item)
-        elif isinstance(v, NamedFun):
-            for item, _ in v.args:
-                value(item)
-        elif isinstance(v, (Closure, LocalRec, Monadic)):
-            if any(v is x for x in seen):
-                return
-            seen.append(v)
-            if isinstance(v, Monadic):
-                if v.expr is None:
-                    raise NoRule("infer without a closed form of a model that reads a "
-                                 "computation known only by its type", e.span)
-                code(v.expr, set(), v.env)
-                return
-            bound = {n for p in v.params for n in A.pattern_names(p)}
-            code(v.body, bound | ({v.name} if isinstance(v, LocalRec) else set()), v.env)
-        elif not isinstance(v, UnitV):
-            raise NoRule("infer without a closed form of a model that reads a value the "
-                         "logic cannot name", e.span)
-
-    code(e, set(), env)
-    return out
+    of Safety), as terms in a fixed order, through closures, functions and stored
+    computations; ``NoRule`` for a computation known only by its type (a parameter
+    ``M[...]``), which the symbol could not name."""
+    return read_terms(e, set(), env, run, e.span, "infer without a closed form of a model",
+                      computations=True)
 
 
 def infer_symbol(e: A.Expr, run: int, env: Env, continuous: bool) -> Scalar:

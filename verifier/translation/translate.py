@@ -519,40 +519,9 @@ class Translator:
         terms, in a fixed order: those of the names its body uses, through the closures and
         functions they are bound to (whose code is the same in both runs). A computation it
         captures is refused: the symbol could not name it."""
-        from verifier.language.free_vars import free_vars
-        out: List[T.Term] = []
-        seen: List[SymValue] = []
-
-        def code(body: A.Expr, bound, env: Optional[Env]) -> None:
-            for name in sorted(free_vars(body) - bound):
-                pair = env.lookup(name) if env is not None else None
-                if pair is not None:
-                    value(pair[run - 1])
-
-        def value(v: SymValue) -> None:
-            if isinstance(v, (Scalar, DistV)):
-                out.append(v.term)
-            elif isinstance(v, TupleV):
-                for item in v.items:
-                    value(item)
-            elif isinstance(v, Builtin):
-                for item in v.args:
-                    value(item)
-            elif isinstance(v, NamedFun):
-                for item, _ in v.args:
-                    value(item)
-            elif isinstance(v, (Closure, LocalRec)):
-                if any(v is x for x in seen):
-                    return
-                seen.append(v)
-                bound = {n for p in v.params for n in A.pattern_names(p)}
-                code(v.body, bound | ({v.name} if isinstance(v, LocalRec) else set()), v.env)
-            elif not isinstance(v, UnitV):
-                raise NoRule("a local recursive function that captures a computation", span)
-
-        seen.append(fn)
-        code(fn.body, {n for p in fn.params for n in A.pattern_names(p)} | {fn.name}, fn.env)
-        return out
+        bound = {n for p in fn.params for n in A.pattern_names(p)} | {fn.name}
+        return read_terms(fn.body, bound, fn.env, run, span, "a local recursive function",
+                          seen=[fn])
 
     def _match(self, e: A.Match, run, env):
         raise NoRule("a 'match' inside an expression is not supported here; "
@@ -1066,3 +1035,52 @@ def _describe(v: SymValue) -> str:
             Closure: "a function", NamedFun: "a function", Builtin: "a built-in",
             LocalRec: "a local recursive function",
             Monadic: "a monadic computation"}.get(type(v), type(v).__name__)
+
+
+def read_terms(body: A.Expr, bound, env: Optional[Env], run: int, span, who: str,
+               seen: Optional[List[SymValue]] = None, computations: bool = False
+               ) -> List[T.Term]:
+    """The first-order values code ``body`` reads in run ``run`` (``run`` 0: run 1's), as
+    terms, in a fixed order: those of its free names (but ``bound``), through the closures,
+    functions and — with ``computations`` — stored computations they are bound to (whose code
+    is the same in both runs). Anything else (a computation known only by its type) is
+    refused (``who`` says whose symbol could not name it)."""
+    from verifier.language.free_vars import free_vars
+    out: List[T.Term] = []
+    seen = list(seen or ())
+    side = run - 1 if run else 0
+
+    def code(part: A.Expr, names, where: Optional[Env]) -> None:
+        for name in sorted(free_vars(part) - names):
+            pair = where.lookup(name) if where is not None else None
+            if pair is not None:
+                value(pair[side])
+
+    def value(v: SymValue) -> None:
+        if isinstance(v, (Scalar, DistV)):
+            out.append(v.term)
+        elif isinstance(v, TupleV):
+            for item in v.items:
+                value(item)
+        elif isinstance(v, Builtin):
+            for item in v.args:
+                value(item)
+        elif isinstance(v, NamedFun):
+            for item, _ in v.args:
+                value(item)
+        elif isinstance(v, (Closure, LocalRec)) or (computations and isinstance(v, Monadic)
+                                                     and v.expr is not None):
+            if any(v is x for x in seen):
+                return
+            seen.append(v)
+            if isinstance(v, Monadic):
+                code(v.expr, set(), v.env)
+                return
+            names = {n for p in v.params for n in A.pattern_names(p)}
+            code(v.body, names | ({v.name} if isinstance(v, LocalRec) else set()), v.env)
+        elif not isinstance(v, UnitV):
+            raise NoRule(f"{who} that reads a computation known only by its type" if
+                         computations else f"{who} that captures a computation", span)
+
+    code(body, set(bound), env)
+    return out
