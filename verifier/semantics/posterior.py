@@ -82,10 +82,15 @@ class Posterior(Distribution):
     # ---- what run shows ---------------------------------------------------------------
 
     def format(self) -> str:
-        z, mean = self.enclosures(PRINT_INTERVALS)
+        """What it is (cheap: messages name it); ``show`` adds the enclosures."""
         n = len(self.likelihoods)
         return (f"posterior({self.prior.format()}, {n} observation{'s' if n != 1 else ''}; "
-                f"no closed form: mean in [{_lo(mean)}, {_hi(mean)}], normaliser in "
+                "no closed form)")
+
+    def show(self) -> str:
+        """``format`` with the enclosures of its mean and normaliser (what ``run`` prints)."""
+        z, mean = self.enclosures(PRINT_INTERVALS)
+        return (self.format()[:-1] + f": mean in [{_lo(mean)}, {_hi(mean)}], normaliser in "
                 f"[{_lo(z)}, {_hi(z)}])")
 
     def to_json(self):
@@ -159,6 +164,23 @@ class Posterior(Distribution):
         return w
 
 
+def holds_posterior(value: Any) -> bool:
+    """``value`` is or contains (in a tuple or list) a posterior without closed form: a value
+    equal to another only when made of the same closures, so a law over such values (the
+    refuter's, ``audit``'s) would call two equal posteriors different."""
+    from verifier.semantics.values import ConsList
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Posterior):
+            return True
+        if isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif isinstance(v, ConsList):
+            stack.extend(iter(v))
+    return False
+
+
 def _probability(lik: Callable, t) -> Any:
     from verifier.semantics import monad
     with monad._fresh_budget():
@@ -195,4 +217,4 @@ def _decimal(end: arb, down: bool, digits: int = 6) -> str:
     return f"{sign}{k // 10 ** digits}.{k % 10 ** digits:0{digits}d}"
 
 
-__all__ = ["Posterior", "likelihood_shape", "Uniform", "Beta"]
+__all__ = ["Posterior", "likelihood_shape", "holds_posterior"]
