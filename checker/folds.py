@@ -21,7 +21,7 @@ from verifier.language import ast as A
 from verifier.language.builtins import CONJUGATE
 from verifier.language.free_vars import free_vars
 from verifier.translation import logic as L
-from verifier.translation.inferred import infer_symbol, run_infers
+from verifier.translation.inferred import infer_symbol, model_call, run_infers
 from verifier.translation.symbolic import DistV, Env, Monadic, NamedFun, Scalar
 from verifier.translation.translate import NoRule, StoredComputation, bind_pattern, flatten_app
 from checker.judgement import Ctx, Proof
@@ -123,7 +123,7 @@ def Infer(p: Proof, e: A.Expr, run: int, env: Env) -> Scalar:
     ``infer`` is evaluated (a computation made there, ``infer e``)."""
     tr = p.translator
     continuous = run_infers(e, env, run, p.lets.get, lambda x, where: tr.expr(x, run, where))
-    value = infer_symbol(e, run, env, continuous)
+    value = infer_symbol(e, run, env, continuous, model_call(tr, e, run, env, p.vals.get))
     guard = T.and_(*tr._guards) if tr._guards else T.boolean(True)
     tr._stored_sink(StoredComputation(A.Infer(e, e.span), env, guard, run or None))
     p.folds.setdefault(f"infer@{e.span.line}:{e.span.col}", ("Infer", _at(e.span)))

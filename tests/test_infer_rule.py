@@ -99,7 +99,7 @@ def test_the_kernel_refuses_infer_on_private_data_taken_as_equal(monkeypatch):
     from verifier.translation.symbolic import Scalar
 
     def bug(patch):  # the builder names the posterior without its inputs: equal in both runs
-        patch.setattr(infer_rule, "infer_symbol", lambda e, run, env, continuous: Scalar(
+        patch.setattr(infer_rule, "infer_symbol", lambda e, run, env, continuous, call: Scalar(
             T.FuncDecl(symbol_name(e, continuous), (), L.DIST)()))
     kernel_refuses(monkeypatch, PRIVATE, "main", bug, "equal in both runs")
 
@@ -204,3 +204,55 @@ def test_a_true_claim_about_posteriors_without_closed_form_is_never_refuted():
     claims, cert = claims_and_certificate(text)
     assert claims["main"].verdict == "unknown"
     assert kernel.check(cert).valid
+
+
+# ---- the Infer rule's bound: a model of type M[F, delta] {x | =} -------------------------------
+
+VOTE = (PROGRAMS / "classic" / "infer_dp_model.pinf").read_text()
+VOTE_EQUAL = VOTE.split("val release")[0].replace(
+    "{d :: D[bool] | Delta[DP(eps)] (d<1>, d<2>) <= 0.0}", "{d :: D[bool] | =}")
+
+
+def test_the_bound_of_a_dp_model_carries_to_its_posteriors_and_their_draws():
+    verdicts, cert = verified(VOTE)
+    assert verdicts == {"vote": VERIFIED, "main": VERIFIED, "release": VERIFIED}
+    assert "Infer" in rules(cert) and "Ran-DP" in rules(cert)
+
+
+def test_a_better_bound_than_the_models_is_not_verified():
+    claims, cert = claims_and_certificate(
+        (PROGRAMS / "mistakes" / "infer_dp_model_bound.pinf").read_text())
+    assert claims["main"].verdict != VERIFIED and claims["release"].verdict == "refuted"
+    assert kernel.check(cert).valid
+    claims, _ = claims_and_certificate(VOTE_EQUAL)  # eps-DP posteriors are not equal
+    assert claims["main"].verdict != VERIFIED
+
+
+def test_the_bound_needs_the_models_val_verified():
+    broken = VOTE.replace("let vote db eps = expMech (eps, score, db)",
+                          "let vote db eps = expMech (eps + eps, score, db)")
+    claims, _ = claims_and_certificate(broken)
+    assert claims["vote"].verdict != VERIFIED
+    assert claims["main"].verdict != VERIFIED and claims["release"].verdict != VERIFIED
+
+
+def test_the_kernel_refuses_a_bound_the_val_does_not_give(monkeypatch):
+    from verifier.rules import call_facts, context
+
+    def bug(patch):  # the builder reads the model's index as "equal laws"
+        original = call_facts.infer_bound
+
+        def zero(builder, name, left, right):
+            parts = original(builder, name, left, right)
+            return None if parts is None else (parts[0], context.zero_cost("bug", None))
+        patch.setattr(call_facts, "infer_bound", zero)
+    kernel_refuses(monkeypatch, VOTE_EQUAL, "main", bug, "not proved")
+
+
+def test_run_computes_the_posterior_of_a_dp_model_exactly():
+    program = parse_program(VOTE, "test.pinf")
+    d = run_program(program, typecheck_program(program), "main",
+                    ["db=[true; false; true]", "eps=1.0"], [], seeded_source(1)).value
+    from verifier.semantics import reals
+    p = d.pmf()[True]  # e^1 / (e^1 + e^0.5)
+    assert abs(float(reals.ball_of(p, 64).mid()) - 1 / (1 + math.exp(-0.5))) < 1e-12

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from verifier.language import ast as A
 from verifier.rules import registry
-from verifier.translation.inferred import infer_symbol, run_infers
+from verifier.translation.inferred import infer_symbol, model_call, run_infers
 from verifier.translation.symbolic import Env
 from verifier.translation.translate import StoredComputation
 from obligations import terms as T
@@ -34,7 +34,7 @@ def Infer(b, e: A.Expr, run: int, env: Env):
     ``infer e``)."""
     tr = b.translator
     continuous = run_infers(e, env, run, b.let_of, lambda x, where: tr.expr(x, run, where))
-    value = infer_symbol(e, run, env, continuous)
+    value = infer_symbol(e, run, env, continuous, model_call(tr, e, run, env, b.val_of))
     guard = T.and_(*tr._guards) if tr._guards else T.boolean(True)
     tr._stored_sink(StoredComputation(A.Infer(e, e.span), env, guard, run or None))
     where = f"infer@{e.span.line}:{e.span.col}"

@@ -19,16 +19,21 @@ likelihood, ``verifier.semantics.posterior``); a draw from such a posterior is r
 """
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Set
+from typing import Callable, List, Optional, Set, Tuple
 
 from obligations import terms as T
 from verifier.language import ast as A
 from verifier.language.free_vars import free_vars
 from verifier.translation import logic as L
-from verifier.translation.symbolic import DistV, Env, Monadic, Scalar
+from verifier.translation.calls import flat_terms
+from verifier.translation.symbolic import DistV, Env, Monadic, NamedFun, Scalar, SymValue
 from verifier.translation.translate import NoRule, flatten_app, read_terms
 
 PREFIX = "infer'"
+#: the built-in mechanisms whose law ``run`` computes exactly (finite outputs)
+FINITE_MECHANISMS = ("expMech", "hellingerMech", "hellingerMechPure")
+#: the tag of the symbol of a call of a function with a val (``val_symbol_name``)
+VAL_TAG = "v_"
 
 
 def symbol_name(e: A.Expr, continuous: bool) -> str:
@@ -40,6 +45,48 @@ def symbol_name(e: A.Expr, continuous: bool) -> str:
 def is_inferred(term: T.Term) -> bool:
     """``term`` is the symbol of an ``infer`` without closed form."""
     return isinstance(term, T.Apply) and term.func.name.startswith(PREFIX)
+
+
+def val_symbol_name(name: str, continuous: bool) -> str:
+    """The symbol of ``infer (f a1 … an)`` for a program function ``f`` with a val returning
+    ``M[F, δ] {x :: T | =}``, applied to all its parameters, all first-order: a function of the
+    arguments alone (``f``'s code is fixed), about which the val says ``Delta[F] <= δ`` (the
+    Infer rule's bound: ``infer_fact`` in the builder's and the kernel's call facts)."""
+    return (f"{PREFIX}{'C' if continuous else 'F'}{VAL_TAG}"
+            + name.replace("'", "'q").replace("#", "'h"))
+
+
+def val_model_name(symbol: str) -> Optional[str]:
+    """The function ``f`` of the symbol ``val_symbol_name(f, _)``, else None."""
+    head = PREFIX + "C" + VAL_TAG, PREFIX + "F" + VAL_TAG
+    if not symbol.startswith(head):
+        return None
+    return symbol[len(head[0]):].replace("'h", "#").replace("'q", "'")
+
+
+def val_call(e: A.Expr, env: Env, run: int, val_of: Callable[[str], Optional[A.ValDecl]]
+             ) -> Optional[Tuple[str, List[A.Expr]]]:
+    """``e`` is ``f a1 … an``, ``f`` a top-level function (not shadowed) whose val takes ``n``
+    parameters and returns ``M[F, δ] {x :: T | =}``: ``(f, [a1, …, an])``."""
+    head, args = flatten_app(e)
+    if not isinstance(head, A.Var) or head is e:
+        return None
+    pair = env.lookup(head.name)
+    fn = pair[run - 1 if run else 0] if pair else None
+    val = val_of(head.name)
+    if not isinstance(fn, NamedFun) or fn.args or val is None:
+        return None
+    rt, n = val.rtype, 0
+    while isinstance(rt, A.RArrow):
+        rt, n = rt.cod, n + 1
+    if n != len(args) or not isinstance(rt, A.RMonad) or not says_equal_only(rt.body):
+        return None
+    return head.name, list(args)
+
+
+def says_equal_only(rt: A.RType) -> bool:
+    """``rt`` is ``{x :: T | =}`` (the relation of the Infer rule's premise)."""
+    return isinstance(rt, A.RRefine) and isinstance(rt.assertion, A.SameRuns)
 
 
 def draws_refused(term: T.Term) -> bool:
@@ -57,12 +104,25 @@ def model_inputs(e: A.Expr, run: int, env: Env) -> List[T.Term]:
                       computations=True)
 
 
-def infer_symbol(e: A.Expr, run: int, env: Env, continuous: bool) -> Scalar:
+def model_call(tr, e: A.Expr, run: int, env: Env, val_of) -> Optional[Tuple[str, List[SymValue]]]:
+    """``val_call`` with the values of the arguments in run ``run`` (translator ``tr``)."""
+    call = val_call(e, env, run, val_of)
+    return None if call is None else (call[0], [tr.expr(a, run, env) for a in call[1]])
+
+
+def infer_symbol(e: A.Expr, run: int, env: Env, continuous: bool,
+                 call: Optional[Tuple[str, List[SymValue]]] = None) -> Scalar:
     """``infer e`` as the symbol of the Infer rule in run ``run`` (``continuous``: what
-    ``run_infers`` says of the model)."""
-    args = tuple(model_inputs(e, run, env))
-    return Scalar(T.FuncDecl(symbol_name(e, continuous), tuple(a.sort for a in args),
-                             L.DIST)(*args))
+    ``run_infers`` says of the model): of the model's inputs, or, for ``call`` (``f`` and the
+    values of its arguments, when ``val_call`` says so and they are first-order), of the
+    arguments (``val_symbol_name``)."""
+    flat = [flat_terms(v) for v in call[1]] if call is not None else [None]
+    if call is not None and None not in flat:
+        args = tuple(t for part in flat for t in part)
+        name = val_symbol_name(call[0], continuous)
+    else:
+        args, name = tuple(model_inputs(e, run, env)), symbol_name(e, continuous)
+    return Scalar(T.FuncDecl(name, tuple(a.sort for a in args), L.DIST)(*args))
 
 
 def run_infers(e: A.Expr, env: Env, run: int, lets: Callable[[str], Optional[A.LetDecl]],
@@ -107,27 +167,40 @@ def run_infers(e: A.Expr, env: Env, run: int, lets: Callable[[str], Optional[A.L
             if v is not None and continuous is not None:  # a parameter of a function: the
                 return continuous                         # prior the caller passes
             refuse(f"{m.name} is not a computation the verifier sees", m)
+        if isinstance(m, (A.Return, A.MLet, A.Let, A.If)):
+            # finite parts only: run enumerates them (a continuous law bound by mlet has no
+            # exact law in general)
+            parts = {A.Return: (), A.MLet: (m.value, m.body) if isinstance(m, A.MLet) else (),
+                     A.Let: (m.body,) if isinstance(m, A.Let) else (),
+                     A.If: (m.then, m.else_) if isinstance(m, A.If) else ()}[type(m)]
+            if any(model(part, where, continuous) for part in parts):
+                refuse("a continuous law inside mlet, let or if", m)
+            return False
         head, args = flatten_app(m)
+        if isinstance(head, A.Var) and m is not head and where.lookup(head.name) is None \
+                and head.name in FINITE_MECHANISMS:  # a built-in mechanism of finite law
+            return False
         if isinstance(head, A.Var) and m is not head:
             decl = lets(head.name)
             if decl is None or len(decl.params) != len(args):
                 refuse("a call of a function that is not a program function applied to all "
                        "its parameters", m)
             priors = [a for a in args if _is_computation(a, where, side)]
-            if len(priors) != 1:
-                refuse("a call that passes no prior, or several", m)
-            cont = model(priors[0], where, continuous)
+            if len(priors) > 1:
+                refuse("a call that passes several priors", m)
+            cont = model(priors[0], where, continuous) if priors else None
             if head.name in visiting:
-                return cont
+                return bool(cont)
             visiting.add(head.name)
             inner = Env()
             for p, a in zip(decl.params, args):
                 if isinstance(p, A.PVar):
-                    marker = Monadic(None, None) if a is priors[0] else Scalar(T.boolean(True))
+                    marker = Monadic(None, None) if priors and a is priors[0] \
+                        else Scalar(T.boolean(True))
                     inner = inner.bind(p.name, marker, marker)
-            model(decl.body, inner, cont)
+            result = model(decl.body, inner, cont)
             visiting.discard(head.name)
-            return cont
+            return result
         refuse(f"{type(m).__name__.lower()} in the model", m)
 
     return model(e, env, None)
