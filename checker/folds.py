@@ -107,7 +107,8 @@ def infer_value(p: Proof, e: A.Expr, run: int, env: Env):
              len(p._decisions))
     try:
         return infer_closed_form(p, e, run, env)
-    except NoRule:
+    except NoRule as exc:
+        why = exc.message
         p.folds.clear()
         p.folds.update(marks[0])
         p.lemmas.clear()
@@ -115,7 +116,9 @@ def infer_value(p: Proof, e: A.Expr, run: int, env: Env):
         for sink, mark in ((p._checks, marks[2]), (p._calls, marks[3]), (p._stored, marks[4]),
                            (p._decisions, marks[5])):
             del sink[mark:]
-    return Infer(p, e, run, env)
+    value = Infer(p, e, run, env)
+    p.translator.without_closed_form[value.term] = why
+    return value
 
 
 def Infer(p: Proof, e: A.Expr, run: int, env: Env) -> Scalar:

@@ -439,7 +439,10 @@ class Builder:
             marks = (dict(self.folds), len(self._range_checks), len(self._calls),
                      len(self._stored), len(self._decisions))
             try:
-                return rule(self, e, run, env)
+                value = rule(self, e, run, env)
+                if reasons and isinstance(value, Scalar):
+                    self.translator.without_closed_form[value.term] = reasons[0].message
+                return value
             except NoRule as exc:
                 self.folds.clear()
                 self.folds.update(marks[0])

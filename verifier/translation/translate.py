@@ -190,6 +190,8 @@ class Translator:
         self._list_key = list_key
         self._narrowed = narrowed
         self._guards: List[T.Term] = []
+        #: the posteriors of the Infer rule without a closed form -> why there is none
+        self.without_closed_form = {}
         self._dispatch = {
             A.Var: self._var, A.RunVar: self._runvar, A.UnitLit: self._unit,
             A.BoolLit: self._bool, A.IntLit: self._int, A.RealLit: self._real,
@@ -920,10 +922,11 @@ class Translator:
         l1, l2 = self._terms(args, span)
         return Scalar(L.hamming(l1, l2))
 
-    @staticmethod
-    def _as_dist(v: SymValue, span) -> DistV:
+    def _as_dist(self, v: SymValue, span) -> DistV:
         if not isinstance(v, DistV):
-            raise NoRule("the distribution's family is not known here", span)
+            why = self.without_closed_form.get(v.term) if isinstance(v, Scalar) else None
+            raise NoRule("the distribution's family is not known here" +
+                         (f" (infer has no closed form: {why})" if why else ""), span)
         return v
 
 
