@@ -603,6 +603,18 @@ class Proof:
         parts = self.infer_bound(name, d1, d2)
         return parts[1].eps if parts is not None and parts[1].family == "DP" else None
 
+    def domain_premises(self, env: Env, doms, types, xs, ys) -> Tuple[Env, List[T.Term]]:
+        """``P(a, b)`` of a val's domains for the arguments ``xs``, ``ys`` of two calls (the
+        ranges of their types and the refinements), and ``env`` with the parameters bound."""
+        pre: List[T.Term] = []
+        for dom, t, x, y in zip(doms, types, xs, ys):
+            var, _, assertions = refinement_parts(dom)
+            pre += _facts(t, x) + _facts(t, y)
+            if var is not None:
+                env = env.bind(var, x, y)
+            pre += [self._refinement(env, e, var, x, y) for e in assertions]
+        return env, pre
+
     def infer_bound(self, name: str, a: T.Term, b: T.Term):
         """The val's domain ``P(a, b)`` and the cost of its index, for two posteriors."""
         doms, rt = arrows(self.vals[name].rtype)
@@ -612,13 +624,7 @@ class Proof:
             xs, ys = split_arguments(types, a.args), split_arguments(types, b.args)
             if xs is None or ys is None or not isinstance(rt, A.RMonad):
                 return None
-            pre: List[T.Term] = []
-            for dom, t, x, y in zip(doms, types, xs, ys):
-                var, _, assertions = refinement_parts(dom)
-                pre += _facts(t, x) + _facts(t, y)
-                if var is not None:
-                    env = env.bind(var, x, y)
-                pre += [self._refinement(env, e, var, x, y) for e in assertions]
+            env, pre = self.domain_premises(env, doms, types, xs, ys)
             cost = instantiated_cost(self, env, rt)
         except (NoRule, Reject, T.SortError):
             return None
@@ -638,13 +644,7 @@ class Proof:
             fa, fb = call_value(name, a, out), call_value(name, b, out)
             if None in (xs, ys, fa, fb):
                 return None
-            pre: List[T.Term] = []
-            for dom, t, x, y in zip(doms, types, xs, ys):
-                var, _, assertions = refinement_parts(dom)
-                pre += _facts(t, x) + _facts(t, y)
-                if var is not None:
-                    env = env.bind(var, x, y)
-                pre += [self._refinement(env, e, var, x, y) for e in assertions]
+            env, pre = self.domain_premises(env, doms, types, xs, ys)
             var, _, assertions = refinement_parts(cod)
             post = _facts(out, fa) + _facts(out, fb)
             if var is not None:

@@ -167,13 +167,7 @@ def infer_bound(builder, name: str, left: T.Term, right: T.Term):
         xs, ys = split_arguments(types, left.args), split_arguments(types, right.args)
         if xs is None or ys is None:
             return None
-        env, pre = builder.top_env, []
-        for dom, t, x, y in zip(doms, types, xs, ys):
-            var, _, assertions = refinement_parts(dom)
-            pre += _ranges(t, x) + _ranges(t, y)
-            if var is not None:
-                env = env.bind(var, x, y)
-            pre += [_assertion(builder, env, a, var, x, y) for a in assertions]
+        env, pre = _domain_premises(builder, doms, types, xs, ys)
         cost = _instantiated_cost(builder, env, rt, f"infer ({source_name(name)} ...)", None)
     except (NoRule, T.SortError):
         return None
@@ -216,14 +210,7 @@ def _fact_parts(builder, name: str, left: Tuple[T.Term, ...], right: Tuple[T.Ter
         fa, fb = call_value(name, left, result), call_value(name, right, result)
         if a_args is None or b_args is None or fa is None or fb is None:
             return None
-        env = builder.top_env
-        pre: List[T.Term] = []
-        for dom, t, a, b in zip(doms, types, a_args, b_args):
-            var, _, assertions = refinement_parts(dom)
-            pre += _ranges(t, a) + _ranges(t, b)
-            if var is not None:
-                env = env.bind(var, a, b)
-            pre += [_assertion(builder, env, x, var, a, b) for x in assertions]
+        env, pre = _domain_premises(builder, doms, types, a_args, b_args)
         var, _, assertions = refinement_parts(cod)
         post = _ranges(result, fa) + _ranges(result, fb)
         if var is not None:
@@ -234,6 +221,20 @@ def _fact_parts(builder, name: str, left: Tuple[T.Term, ...], right: Tuple[T.Ter
     if not post:
         return None
     return pre, post, (a_args, b_args)
+
+
+def _domain_premises(builder, doms, types, xs, ys):
+    """``P(a, b)`` of a val's domains for the arguments ``xs``, ``ys`` of two calls (the ranges
+    of their types and the refinements), and the top environment with the parameters bound."""
+    from verifier.rules.builder import refinement_parts
+    env, pre = builder.top_env, []
+    for dom, t, x, y in zip(doms, types, xs, ys):
+        var, _, assertions = refinement_parts(dom)
+        pre += _ranges(t, x) + _ranges(t, y)
+        if var is not None:
+            env = env.bind(var, x, y)
+        pre += [_assertion(builder, env, a, var, x, y) for a in assertions]
+    return env, pre
 
 
 def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], run: int = 1

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from verifier.language import ast as A
 from verifier.rules import registry
-from verifier.translation.inferred import infer_symbol, model_call, run_infers
+from verifier.language.resolve import written
+from verifier.translation.inferred import infer_symbol, is_val_model, model_call, run_infers
 from verifier.translation.symbolic import Env
 from verifier.translation.translate import StoredComputation
 from obligations import terms as T
@@ -34,12 +35,16 @@ def Infer(b, e: A.Expr, run: int, env: Env):
     ``infer e``)."""
     tr = b.translator
     continuous = run_infers(e, env, run, b.let_of, lambda x, where: tr.expr(x, run, where))
-    value = infer_symbol(e, run, env, continuous, model_call(tr, e, run, env, b.val_of))
+    call = model_call(tr, e, run, env, b.val_of)
+    value = infer_symbol(e, run, env, continuous, call)
     guard = T.and_(*tr._guards) if tr._guards else T.boolean(True)
     tr._stored_sink(StoredComputation(A.Infer(e, e.span), env, guard, run or None))
     where = f"infer@{e.span.line}:{e.span.col}"
     if where not in b.folds:
+        bound = (f"; the posteriors of two calls of {written(call[0])} are within the bound of "
+                 "its val (Delta[F] <= delta)") if is_val_model(value.term) else ""
         b.folds[where] = b.node("Infer", None, e.span,
                                 f"infer at line {e.span.line}: the posterior of a model with "
-                                "equal inputs is the same in both runs (no closed form needed)")
+                                f"equal inputs is the same in both runs (no closed form needed)"
+                                + bound)
     return value

@@ -33,7 +33,7 @@ from flint import arb
 
 from verifier.errors import PrivInferError, error
 from verifier.semantics import reals
-from verifier.semantics.distributions import Beta, Distribution, Uniform
+from verifier.semantics.distributions import Distribution
 from verifier.semantics.values import SymbolicEscape
 
 #: the number of intervals of the enclosure ``run`` prints (width about 1/PRINT_INTERVALS)

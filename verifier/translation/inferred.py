@@ -64,6 +64,11 @@ def val_model_name(symbol: str) -> Optional[str]:
     return symbol[len(head[0]):].replace("'h", "#").replace("'q", "'")
 
 
+def is_val_model(term: T.Term) -> bool:
+    """``term`` is the posterior of a call of a val (``val_symbol_name``)."""
+    return isinstance(term, T.Apply) and val_model_name(term.func.name) is not None
+
+
 def val_call(e: A.Expr, env: Env, run: int, val_of: Callable[[str], Optional[A.ValDecl]]
              ) -> Optional[Tuple[str, List[A.Expr]]]:
     """``e`` is ``f a1 … an``, ``f`` a top-level function (not shadowed) whose val takes ``n``
