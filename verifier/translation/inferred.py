@@ -19,6 +19,7 @@ likelihood, ``verifier.semantics.posterior``); a draw from such a posterior is r
 """
 from __future__ import annotations
 
+import hashlib
 from typing import Callable, List, Optional, Set, Tuple
 
 from obligations import terms as T
@@ -37,9 +38,13 @@ VAL_TAG = "v_"
 
 
 def symbol_name(e: A.Expr, continuous: bool) -> str:
-    """``infer'C<line>'<col>`` for a model of a continuous (beta) prior, whose posterior
-    ``run`` cannot draw from, ``infer'F<line>'<col>`` for a finite one."""
-    return f"{PREFIX}{'C' if continuous else 'F'}{e.span.line}'{e.span.col}"
+    """``infer'C<line>'<col>'<code>`` for a model of a continuous (beta) prior, whose
+    posterior ``run`` cannot draw from, ``infer'F…`` for a finite one; ``<code>`` is a digest
+    of the model's code (its text in the resolved core), so that two models are one symbol
+    only when their code is the same (the place alone could be shared by two codes)."""
+    from verifier.language.pretty import pretty_expr
+    code = hashlib.sha256(pretty_expr(e).encode()).hexdigest()[:12]
+    return f"{PREFIX}{'C' if continuous else 'F'}{e.span.line}'{e.span.col}'{code}"
 
 
 def is_inferred(term: T.Term) -> bool:
