@@ -256,3 +256,27 @@ def test_run_computes_the_posterior_of_a_dp_model_exactly():
     from verifier.semantics import reals
     p = d.pmf()[True]  # e^1 / (e^1 + e^0.5)
     assert abs(float(reals.ball_of(p, 64).mid()) - 1 / (1 + math.exp(-0.5))) < 1e-12
+
+
+def test_a_true_pure_claim_about_a_posterior_without_closed_form_is_not_refuted():
+    text = """
+val post :: {l :: bool list | adj (l<1>, l<2>)} -> {d :: D[[0,1]] | =}
+let post db = infer (observe (fun r -> mlet z = ran (bernoulli (r * r)) in return (length db > 0 = z))
+                             (ran (beta (2.0, 2.0))))
+"""
+    claims, _ = claims_and_certificate(text)
+    assert claims["post"].verdict == "unknown", claims["post"].failure
+
+
+def test_comparing_posteriors_without_closed_form_is_refused():
+    text = ONE.replace("{d :: D[[0,1]] | =}", "{b :: bool | =}").replace(
+        "let main o = return (infer", "let main o = let m = (infer").replace(
+        "(ran (beta (2.0, 2.0)))))", "(ran (beta (2.0, 2.0))))) in return (m = m)")
+    claims, _ = claims_and_certificate(text)
+    assert claims["main"].verdict != VERIFIED and "cannot decide" in claims["main"].failure
+
+
+def test_run_dist_of_a_returned_posterior_is_its_point_mass():
+    d = run(ONE, "o=true", dist=True)
+    (value,) = d.pmf()
+    assert isinstance(value, Posterior)

@@ -89,7 +89,7 @@ from verifier.semantics.distributions import (
     Bernoulli, Beta, Categorical, Dirichlet, Distribution, InfiniteDensity, Normal, Uniform,
     make_finite, normalise,
 )
-from verifier.semantics.posterior import Posterior, holds_posterior, likelihood_shape
+from verifier.semantics.posterior import Posterior, likelihood_shape
 from verifier.semantics.values import (
     Symbolic, SymbolicEscape, Value, deep_recursion, format_value, is_number,
 )
@@ -451,9 +451,6 @@ def _analyse(m: MValue) -> Law:
     if isinstance(m, Return):
         if isinstance(m.value, Symbolic):
             raise SymbolicEscape(f"the model returns {m.value.describe()}")
-        if holds_posterior(m.value):  # equal only to itself: a law of such values
-            raise NotExact("the model returns a posterior without closed form, which is "  # would
-                           "known equal to another only when made of the same closures")  # mislead
         return {m.value: Fraction(1)}
     if isinstance(m, Ran):
         if isinstance(m.dist, Symbolic):

@@ -438,6 +438,11 @@ class Translator:
             operands = left_terms + right_terms if left_terms is not None \
                 and right_terms is not None else [self.as_term(lv, e.left),
                                                   self.as_term(rv, e.right)]
+            if run and any(t in self.without_closed_form for t in operands):
+                # two posteriors without a closed form are not compared by run: a range
+                # condition that cannot hold, so the claim is rejected with the reason
+                self._check(T.boolean(False), f"{_short(e)} compares a posterior without a "
+                            "closed form, which privinfer run cannot decide", e.span, run)
             self._decide(operands, f"the comparison {_short(e)}", e.span, run)
             return Scalar(eq if e.op == "=" else T.not_(eq))
         left, right = self.as_term(lv, e.left), self.as_term(rv, e.right)
