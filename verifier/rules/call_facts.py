@@ -223,20 +223,6 @@ def _fact_parts(builder, name: str, left: Tuple[T.Term, ...], right: Tuple[T.Ter
     return pre, post, (a_args, b_args)
 
 
-def _domain_premises(builder, doms, types, xs, ys):
-    """``P(a, b)`` of a val's domains for the arguments ``xs``, ``ys`` of two calls (the ranges
-    of their types and the refinements), and the top environment with the parameters bound."""
-    from verifier.rules.builder import refinement_parts
-    env, pre = builder.top_env, []
-    for dom, t, x, y in zip(doms, types, xs, ys):
-        var, _, assertions = refinement_parts(dom)
-        pre += _ranges(t, x) + _ranges(t, y)
-        if var is not None:
-            env = env.bind(var, x, y)
-        pre += [_assertion(builder, env, a, var, x, y) for a in assertions]
-    return env, pre
-
-
 def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], run: int = 1
                       ) -> Optional[List[T.Term]]:
     """What a call ``f(a)`` of a val, run on its own in run ``run``, needs to be safe and to
@@ -332,3 +318,17 @@ def _assertion(builder, env, a: A.Expr, var: Optional[str], left: SymValue,
             raise NoRule("cannot compare these values in the logic", a.span)
         return goal
     return builder.assertion(env, a, refined=var)
+
+
+def _domain_premises(builder, doms, types, xs, ys):
+    """``P(a, b)`` of a val's domains for the arguments ``xs``, ``ys`` of two calls (the ranges
+    of their types and the refinements), and the top environment with the parameters bound."""
+    from verifier.rules.builder import refinement_parts
+    env, pre = builder.top_env, []
+    for dom, t, x, y in zip(doms, types, xs, ys):
+        var, _, assertions = refinement_parts(dom)
+        pre += _ranges(t, x) + _ranges(t, y)
+        if var is not None:
+            env = env.bind(var, x, y)
+        pre += [_assertion(builder, env, a, var, x, y) for a in assertions]
+    return env, pre
