@@ -280,3 +280,27 @@ def test_run_dist_of_a_returned_posterior_is_its_point_mass():
     d = run(ONE, "o=true", dist=True)
     (value,) = d.pmf()
     assert isinstance(value, Posterior)
+
+
+STEP = """
+val main :: {o :: bool | =} -> M[DP(1.0)] {d :: D[[0,1]] | =}
+let main o = return (infer (observe (fun r -> mlet z = ran (bernoulli (if r < 0.5 then 0.1 else 0.9))
+                                              in return (z = o)) (ran (uniform ()))))
+"""
+
+
+def test_a_likelihood_that_branches_on_the_parameter_is_enclosed_soundly():
+    # uniform prior, weight 0.1 below 1/2 and 0.9 above: Z = 1/2, mean = 7/10 (the intervals
+    # around 1/2 cannot decide the branch: they take the bound [0, 1])
+    assert verified(STEP)[0]["main"] == VERIFIED
+    z, mean = run(STEP, "o=true").enclosures(512)
+    assert _contains(z, Fraction(1, 2)) and _contains(mean, Fraction(7, 10))
+    assert float(mean.rad()) < 0.01
+
+
+def test_a_distance_to_a_posterior_without_closed_form_is_not_verified():
+    text = ONE.replace("{d :: D[[0,1]] | =}", "{h :: [0,1] | =}").replace(
+        "return (infer", "return (hellinger (beta (1.0, 1.0), infer").replace(
+        "(beta (2.0, 2.0)))))", "(beta (2.0, 2.0))))))")
+    claims, _ = claims_and_certificate(text)
+    assert claims["main"].verdict != VERIFIED
