@@ -304,3 +304,28 @@ def test_a_distance_to_a_posterior_without_closed_form_is_not_verified():
         "(beta (2.0, 2.0)))))", "(beta (2.0, 2.0))))))")
     claims, _ = claims_and_certificate(text)
     assert claims["main"].verdict != VERIFIED
+
+
+def test_observations_of_probability_zero_leave_the_prior():
+    text = ONE.replace("bernoulli (r * r)", "bernoulli (r * 0.0)")
+    assert verified(text)[0]["main"] == VERIFIED
+    d = run(text, "o=true")
+    z, mean = d.enclosures(512)
+    assert _contains(mean, Fraction(1, 2)) and "of probability 0" in d.show()
+    assert d.density(Fraction(1, 2)) == d.prior.density(Fraction(1, 2))
+
+
+def test_an_observation_of_probability_zero_in_a_chain_changes_nothing():
+    # as the semantics renormalises at each observe: the impossible first observation is
+    # skipped, the second conditions the prior (Z = E[r^2] = 3/10, mean 2/3 under beta(2, 2))
+    text = """
+val main :: {o :: bool | =} -> M[DP(1.0)] {d :: D[[0,1]] | =}
+let main o = return (infer (observe (fun r -> mlet z = ran (bernoulli (r * r)) in return (z = o))
+                   (observe (fun r -> mlet z = ran (bernoulli (r * 0.0)) in return (z = o))
+                            (ran (beta (2.0, 2.0))))))
+"""
+    assert verified(text)[0]["main"] == VERIFIED
+    d = run(text, "o=true")
+    z, mean = d.enclosures(512)
+    assert d.active == (1,)
+    assert _contains(z, Fraction(3, 10)) and _contains(mean, Fraction(2, 3))

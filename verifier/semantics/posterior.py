@@ -64,6 +64,8 @@ class Posterior(Distribution):
         self.prior = prior.as_beta()
         self.likelihoods = tuple(likelihoods)
         self._sums = {}
+        #: the observations that count (one of probability 0 changes nothing: ``enclosures``)
+        self.active: Tuple[int, ...] = tuple(range(len(self.likelihoods)))
 
     def __eq__(self, other):
         return isinstance(other, Posterior) and self.prior == other.prior and \
@@ -90,6 +92,10 @@ class Posterior(Distribution):
     def show(self) -> str:
         """``format`` with the enclosures of its mean and normaliser (what ``run`` prints)."""
         z, mean = self.enclosures(PRINT_INTERVALS)
+        skipped = len(self.likelihoods) - len(self.active)
+        if skipped:
+            return (self.format()[:-1] + f": {skipped} of probability 0, which change nothing; "
+                    f"mean in [{_lo(mean)}, {_hi(mean)}], normaliser in [{_lo(z)}, {_hi(z)}])")
         return (self.format()[:-1] + f": mean in [{_lo(mean)}, {_hi(mean)}], normaliser in "
                 f"[{_lo(z)}, {_hi(z)}])")
 
@@ -108,11 +114,11 @@ class Posterior(Distribution):
         return reals.enclosed(enclose, "the mean of a posterior without closed form")
 
     def density(self, x):
-        z = self.enclosures(PRINT_INTERVALS)[0]
-        if not z > 0:
-            raise error("R012", "the normaliser of this posterior is not shown positive")
+        self.enclosures(PRINT_INTERVALS)  # (R012 when the normaliser is not shown positive)
+        if not self.active:  # every observation of probability 0: the prior
+            return self.prior.density(x)
         w = Fraction(1)
-        for lik in self.likelihoods:
+        for lik in (self.likelihoods[j] for j in self.active):
             w = reals.mul(w, _probability(lik, x))
         normaliser = reals.enclosed(lambda prec: self.enclosures(
             min(MAX_INTERVALS, PRINT_INTERVALS << max(0, (prec - 64) // 64)))[0],
@@ -127,41 +133,49 @@ class Posterior(Distribution):
     # ---- the enclosures ------------------------------------------------------------------
 
     def enclosures(self, n: int, prec: int = 96) -> Tuple[arb, arb]:
-        """Balls holding the normaliser ``Z`` and the mean, from ``n`` intervals."""
+        """Balls holding the normaliser ``Z`` and the mean, from ``n`` intervals. The
+        observations are taken in order, as the semantics conditions (renormalising at each
+        observe): one whose weight is exactly 0 wherever the distribution so far has mass
+        (probability 0) leaves it unchanged, so it is skipped; ``self.active`` says which
+        count."""
         if n not in self._sums:
             a, b = (reals.ball_of(x, prec) for x in (self.prior.a, self.prior.b))
-            z, first = arb(0), arb(0)
-            prev0, prev1 = arb(0), arb(0)
+            mass0, mass1, prev0, prev1 = [], [], arb(0), arb(0)
             for i in range(1, n + 1):
                 hi = arb(Fraction(i, n).numerator) / Fraction(i, n).denominator
                 cdf0 = arb(1) if i == n else hi.beta_lower(a, b, 1)
                 cdf1 = arb(1) if i == n else hi.beta_lower(a + 1, b, 1)
-                w = self._weight(Fraction(i - 1, n), Fraction(i, n), prec)
-                z += (cdf0 - prev0) * w
-                first += (cdf1 - prev1) * w
+                mass0.append(cdf0 - prev0)
+                mass1.append(cdf1 - prev1)
                 prev0, prev1 = cdf0, cdf1
-            first *= a / (a + b)
+            weights = [arb(1)] * n
+            active = []
+            for j, lik in enumerate(self.likelihoods):
+                trial = [w * self._weight(lik, Fraction(i, n), Fraction(i + 1, n), prec)
+                         for i, w in enumerate(weights)]
+                if sum((m * w for m, w in zip(mass0, trial)), arb(0)).is_zero():
+                    continue  # an observation of probability 0 (docs/reals.md)
+                weights, active = trial, active + [j]
+            z = sum((m * w for m, w in zip(mass0, weights)), arb(0))
+            first = sum((m * w for m, w in zip(mass1, weights)), arb(0)) * a / (a + b)
             if not z > 0:
                 raise error("R012", "the normaliser of this posterior is not shown positive "
                             f"with {n} intervals (an observation of probability 0?)")
+            self.active = tuple(active)
             self._sums[n] = (z, first / z)
         return self._sums[n]
 
-    def _weight(self, lo: Fraction, hi: Fraction, prec: int) -> arb:
-        """A ball holding ``w(t)`` for every ``t`` in ``[lo, hi]``."""
+    @staticmethod
+    def _weight(lik: Callable, lo: Fraction, hi: Fraction, prec: int) -> arb:
+        """A ball holding ``Pr[lik t = true]`` for every ``t`` in ``[lo, hi]``."""
         mid, rad = (lo + hi) / 2, (hi - lo) / 2
         t = reals.enclosed(lambda p: arb(mid.numerator) / mid.denominator
                            + arb(0, arb(rad.numerator) / rad.denominator),
                            "a point of an interval", key=("interval", lo, hi))
-        w = arb(1)
-        for lik in self.likelihoods:
-            try:
-                p = reals.ball_of(_probability(lik, t), prec)
-                p = _clamp(p)
-            except (reals.Undecided, PrivInferError, SymbolicEscape, ArithmeticError):
-                p = arb("0.5") + arb(0, "0.5")  # [0, 1]: a probability
-            w *= p
-        return w
+        try:
+            return _clamp(reals.ball_of(_probability(lik, t), prec))
+        except (reals.Undecided, PrivInferError, SymbolicEscape, ArithmeticError):
+            return arb("0.5") + arb(0, "0.5")  # [0, 1]: a probability
 
 
 def holds_posterior(value: Any) -> bool:
