@@ -26,8 +26,9 @@ from verifier.language.builtins import CONJUGATE
 from verifier.language.free_vars import free_vars
 from verifier.language.unfold import Lookup, unfold_function
 from verifier.translation import logic as L
-from verifier.translation.symbolic import DistV, Env, Monadic, NamedFun
-from verifier.translation.translate import NoRule, bind_pattern, flatten_app
+from verifier.translation.inferred import infer_symbol, model_call, run_infers
+from verifier.translation.symbolic import DistV, Env, Monadic, NamedFun, Scalar
+from verifier.translation.translate import NoRule, StoredComputation, bind_pattern, flatten_app
 from checker.judgement import Ctx, Proof
 
 Fold = Tuple[str, Tuple[str, ...], int, Optional[int], str, Optional[A.Expr], bool,
@@ -113,8 +114,43 @@ def fold_of(decl: A.LetDecl, lets: Lookup) -> Optional[Fold]:
     return decl.name, params, data, prior, family, variance, accumulator, built
 
 
+def infer_value(p: Proof, e: A.Expr, run: int, env: Env):
+    """``infer e`` in run ``run`` (the translator's infer hook): its closed form, else the
+    paper's Infer rule (``verifier.translation.inferred``: the symbol of the model's inputs,
+    equal in both runs when they are), once ``run`` is known to infer the model. What the
+    closed form recorded before it failed is dropped."""
+    marks = (dict(p.folds), set(p.lemmas), len(p._checks), len(p._calls), len(p._stored),
+             len(p._decisions))
+    try:
+        return infer_closed_form(p, e, run, env)
+    except NoRule as exc:
+        why = exc.message
+        p.folds.clear()
+        p.folds.update(marks[0])
+        p.lemmas.clear()
+        p.lemmas.update(marks[1])
+        for sink, mark in ((p._checks, marks[2]), (p._calls, marks[3]), (p._stored, marks[4]),
+                           (p._decisions, marks[5])):
+            del sink[mark:]
+    value = Infer(p, e, run, env)
+    p.translator.without_closed_form[value.term] = why
+    return value
+
+
+def Infer(p: Proof, e: A.Expr, run: int, env: Env) -> Scalar:
+    """The Infer rule without a closed form: the model's code is walked by Safety where
+    ``infer`` is evaluated (a computation made there, ``infer e``)."""
+    tr = p.translator
+    continuous = run_infers(e, env, run, p.lets.get, lambda x, where: tr.expr(x, run, where))
+    value = infer_symbol(e, run, env, continuous, model_call(tr, e, run, env, p.vals.get))
+    guard = T.and_(*tr._guards) if tr._guards else T.boolean(True)
+    tr._stored_sink(StoredComputation(A.Infer(e, e.span), env, guard, run or None))
+    p.folds.setdefault(f"infer@{e.span.line}:{e.span.col}", ("Infer", _at(e.span)))
+    return value
+
+
 def infer_closed_form(p: Proof, e: A.Expr, run: int, env: Env) -> DistV:
-    """The symbolic distribution ``infer e`` in run ``run`` (the translator's infer hook)."""
+    """The symbolic distribution ``infer e`` in run ``run``, in closed form."""
     tr = p.translator
     if isinstance(e, A.Ran):
         value = tr.expr(e.value, run, env)

@@ -25,6 +25,7 @@ from verifier.language import ast as A
 from verifier.language.resolve import source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import call_value, first_order, flat_terms, split_arguments
+from verifier.translation.inferred import val_model_name
 from verifier.translation.ranges import value_facts
 from verifier.translation.symbolic import Closure, Env, NamedFun, Scalar, SymValue
 from verifier.translation.translate import (CallCheck, Decision, Narrowing, NoRule, RangeCheck,
@@ -570,7 +571,81 @@ class Proof:
                     fact = self.call_fact(name, a, b, ctx.induction if name == own else None)
                     if fact is not None and fact != T.TRUE and fact not in facts:
                         facts.append(fact)
+        for fact in self.infer_facts(own, terms):
+            if fact not in facts:
+                facts.append(fact)
         return tuple((f"{CALL_FACT}{k}", fact) for k, fact in enumerate(facts, 1))
+
+    def infer_facts(self, own: Optional[str], terms: Sequence[T.Term]) -> List[T.Term]:
+        """The Infer rule's bound (§5): for every two posteriors ``infer (f a)``, ``infer (f
+        b)`` in ``terms`` of a call of a val ``... -> M[F, δ] {x :: T | =}`` (the symbol of
+        ``verifier.translation.inferred.val_symbol_name``), ``P(a, b) ==> Delta[F] (…) <= δ(a)``
+        (equal when the index says so); the claim depends on ``f``'s."""
+        found: Dict[str, List[T.Term]] = {}
+        for app in T.ground_applications(*terms):
+            name = val_model_name(app.func.name)
+            if name is not None and name != own and name in self.vals \
+                    and app not in found.setdefault(name, []):
+                found[name].append(app)
+        facts: List[T.Term] = []
+        for name, calls in found.items():
+            for a in calls[:MAX_CALLS]:
+                for b in calls[:MAX_CALLS]:
+                    fact = self.infer_fact(name, a, b) if a != b else None
+                    if fact is not None and fact not in facts:
+                        facts.append(fact)
+                        self.called.add(name)
+        return facts
+
+    def infer_fact(self, name: str, a: T.Term, b: T.Term) -> Optional[T.Term]:
+        parts = self.infer_bound(name, a, b)
+        if parts is None:
+            return None
+        pre, cost = parts
+        if cost.family == "ZERO":
+            post = T.eq(a, b)
+        else:
+            post = T.le(V.divergence(cost.family, a, b, cost.eps if cost.family == "DP" else None),
+                        cost.delta)
+        return T.implies(T.and_(*pre), post) if pre else post
+
+    def infer_dp_eps(self, d1: T.Term, d2: T.Term) -> Optional[T.Term]:
+        """The eps of the Infer rule's bound when ``d1``, ``d2`` are the posteriors of two
+        calls of one val with a DP index."""
+        names = {val_model_name(d.func.name) if isinstance(d, T.Apply) else None
+                 for d in (d1, d2)}
+        (name,) = names if len(names) == 1 else (None,)
+        if name is None or name not in self.vals:
+            return None
+        parts = self.infer_bound(name, d1, d2)
+        return parts[1].eps if parts is not None and parts[1].family == "DP" else None
+
+    def domain_premises(self, env: Env, doms, types, xs, ys) -> Tuple[Env, List[T.Term]]:
+        """``P(a, b)`` of a val's domains for the arguments ``xs``, ``ys`` of two calls (the
+        ranges of their types and the refinements), and ``env`` with the parameters bound."""
+        pre: List[T.Term] = []
+        for dom, t, x, y in zip(doms, types, xs, ys):
+            var, _, assertions = refinement_parts(dom)
+            pre += _facts(t, x) + _facts(t, y)
+            if var is not None:
+                env = env.bind(var, x, y)
+            pre += [self._refinement(env, e, var, x, y) for e in assertions]
+        return env, pre
+
+    def infer_bound(self, name: str, a: T.Term, b: T.Term):
+        """The val's domain ``P(a, b)`` and the cost of its index, for two posteriors."""
+        doms, rt = arrows(self.vals[name].rtype)
+        env = self.top_env
+        try:
+            types = [simple_of(refinement_parts(d)[1]) for d in doms]
+            xs, ys = split_arguments(types, a.args), split_arguments(types, b.args)
+            if xs is None or ys is None or not isinstance(rt, A.RMonad):
+                return None
+            env, pre = self.domain_premises(env, doms, types, xs, ys)
+            cost = instantiated_cost(self, env, rt)
+        except (NoRule, Reject, T.SortError):
+            return None
+        return [c for c in pre if c != T.TRUE], cost
 
     def call_fact(self, name: str, a: Tuple[T.Term, ...], b: Tuple[T.Term, ...],
                   induction) -> Optional[T.Term]:
@@ -586,13 +661,7 @@ class Proof:
             fa, fb = call_value(name, a, out), call_value(name, b, out)
             if None in (xs, ys, fa, fb):
                 return None
-            pre: List[T.Term] = []
-            for dom, t, x, y in zip(doms, types, xs, ys):
-                var, _, assertions = refinement_parts(dom)
-                pre += _facts(t, x) + _facts(t, y)
-                if var is not None:
-                    env = env.bind(var, x, y)
-                pre += [self._refinement(env, e, var, x, y) for e in assertions]
+            env, pre = self.domain_premises(env, doms, types, xs, ys)
             var, _, assertions = refinement_parts(cod)
             post = _facts(out, fa) + _facts(out, fb)
             if var is not None:

@@ -32,7 +32,7 @@ from checker.jsonschema_subset import Subset
 from checker.lemma_records import (LemmaFacts, LemmaRecord, artifact_sha256, facts_of,
                                    record_path)
 from checker.definition import derive
-from checker.folds import infer_closed_form
+from checker.folds import infer_value
 from checker.judgement import Node
 from obligations import terms as T
 from obligations.model import Obligation
@@ -347,7 +347,7 @@ class _Kernel:
         if len([d for d in self.written.lets() if d.name == name]) != 1 or len(decls) != 1:
             raise Invalid(f"claim {name}: the val needs exactly one definition")
         t = time.perf_counter()
-        proof = Proof(self.program, self.typed, val.name, infer_closed_form)
+        proof = Proof(self.program, self.typed, val.name, infer_value)
         try:
             derive(proof, val, decls[0], self.tree(claim["root"]))
         except (Reject, NoRule) as exc:  # the translator's refusal is the kernel's too

@@ -845,6 +845,8 @@ def ran(p: Proof, ctx: Ctx, e: A.Ran, node: Node) -> Synth:
                     if isinstance(h, T.Op) and h.op == T.OpKind.LE
                     and isinstance(h.args[0], T.Apply) and h.args[0].func.name == "hsdiv"
                     and h.args[0].args[1:] == (d1, d2)), None)
+        if eps is None:  # the Infer rule's bound on two posteriors (a call fact)
+            eps = p.infer_dp_eps(d1, d2)
         if eps is None:
             raise Reject("no hypothesis bounds the eps-distance of these distributions", e.span)
         p.oblige(ctx, SC, T.ge(eps, 0), "the eps of the eps-distance is not negative", e.span,

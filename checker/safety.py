@@ -26,6 +26,7 @@ from verifier.language.free_vars import free_vars
 from verifier.language.resolve import call_sites, matched_parameter, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
+from verifier.translation.inferred import draws_refused
 from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
 from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
@@ -187,6 +188,7 @@ class Safety:
         self.dec = dec if dec is not None else DC.Decisions(p, run, entry=False)
         self.locals: List[Tuple[LocalRec, object]] = []   # local functions checked
         self.local_calls: set = set()                      # (function, span) of their calls
+        self.inferring = False                             # walking the model of an infer
 
     def require(self, ctx: Ctx, goal: T.Term, what: str, span, rule: str = "Range",
                 guard: T.Term = T.TRUE) -> None:
@@ -474,6 +476,8 @@ class Safety:
         if isinstance(d, DistV):
             return self._draw(draw_of(d), d.family)
         t = self.p.type_of(e)  # a distribution of unknown family: its type, ranges dropped
+        if isinstance(d, Scalar) and draws_refused(d.term):
+            raise Reject("run cannot draw from a posterior without a closed form", e.span)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
             return self._draw(of_type(without_ranges(t.elem), "x"), None)
         raise Reject("ran of a value that is not a symbolic distribution", e.span)
@@ -505,11 +509,22 @@ class Safety:
         seen = e.prior
         while isinstance(seen, A.Observe):
             seen = seen.prior
-        if isinstance(seen, A.Ran):
+        if isinstance(seen, A.Ran) and not self.inferring:  # (a model is inferred, not drawn)
             d = self.value(ctx, seen.value)
-            if isinstance(d, DistV) and d.family in ("beta", "normal", "dirichlet"):
-                self.value(ctx, A.Infer(e, e.span))
+            if isinstance(d, DistV) and d.family in ("beta", "normal", "dirichlet") \
+                    and not isinstance(self.value(ctx, A.Infer(e, e.span)), DistV):
+                raise Reject("run draws from this observe by inferring its posterior exactly, "
+                             "which has no closed form here", e.span)
         return prior
+
+    def _m_Infer(self, ctx, e):
+        """The model of an ``infer`` without closed form, made where ``infer`` is evaluated:
+        its code runs, its observes are inferred (the Infer rule checked that run can)."""
+        inferring, self.inferring = self.inferring, True
+        try:
+            return self.monadic(ctx, e.value)
+        finally:
+            self.inferring = inferring
 
     def _m_LetRec(self, ctx, e, want=None):
         fn = LocalRec(e.name, e.params, e.value, ctx.env)

@@ -433,7 +433,12 @@ read_claim, ClaimEvaluator, equality_refinement = _read_claim, _ClaimEvaluator, 
 run_name = _run_name
 
 
-def _safe_equal(a: Value, b: Value) -> bool:
+def _safe_equal(a: Value, b: Value) -> Optional[bool]:
+    """The language's ``=``; ``None`` (not known) for posteriors without a closed form, which
+    are equal only when made of the same closures (docs/reals.md)."""
+    from verifier.semantics.posterior import holds_posterior
+    if a is not b and (holds_posterior(a) or holds_posterior(b)):
+        return None
     try:
         return values_equal(a, b)
     except TypeError:

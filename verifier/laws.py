@@ -31,6 +31,7 @@ from verifier.errors import PrivInferError, error
 from verifier.language import ast
 from verifier.semantics import compared, monad, reals, released
 from verifier.semantics.distributions import Distribution
+from verifier.semantics.posterior import holds_posterior
 from verifier.semantics.values import SymbolicEscape, Value, canonical, format_value
 
 #: Differences below this are treated as equality when comparing float laws with a claim.
@@ -121,7 +122,11 @@ def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Call
                 raise
             law = compared.compared_law(value, span, fallback=exc)
             return _compared_output(law)
+        if d.is_finite() and any(holds_posterior(v) for v in d.pmf()):
+            raise _incomparable(span)
         return ("law", _structural(d)), lambda: _distribution_law(d.pmf())
+    if holds_posterior(value):
+        raise _incomparable(span)
     value = canonical(value)
     try:
         hash(value)
@@ -129,6 +134,13 @@ def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Call
         raise error("R006", f"the audit needs an output that can be compared, got {format_value(value)}",
                     span) from None
     return ("value", value), lambda: _distribution_law({value: Fraction(1)})
+
+
+def _incomparable(span: Optional[ast.Span]) -> PrivInferError:
+    """Posteriors without a closed form are equal only when made of the same closures: a law
+    over them would call two equal posteriors different (docs/reals.md)."""
+    return error("R003", "the output holds a posterior without a closed form, which the laws "
+                 "of two runs cannot compare", span)
 
 
 def _noise_key(noise: released.Noise) -> Any:

@@ -68,6 +68,7 @@ from verifier.semantics.distributions import (
     Bernoulli, Beta, Categorical, Dirichlet, Distribution, Normal, Uniform, check_probabilities,
 )
 from verifier.semantics import reals
+from verifier.semantics.posterior import Posterior
 from verifier.semantics.evaluator import (
     BUILTINS, CONSTANTS, Evaluator, check_annotation, check_value, evaluate_expr, undecided_error,
 )
@@ -125,6 +126,8 @@ class RunResult:
 
     @property
     def printed(self) -> str:
+        if isinstance(self.value, Posterior):  # with the enclosures of its mean and normaliser
+            return self.value.show()
         return format_value(self.value)
 
     def to_json(self) -> Dict[str, Any]:

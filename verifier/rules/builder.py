@@ -436,8 +436,28 @@ class Builder:
     # ---- inference (observe-folds) -------------------------------------------------------------
 
     def _infer(self, e: A.Expr, run: int, env: Env) -> DistV:
-        from verifier.rules.observe_fold import infer_closed_form
-        return infer_closed_form(self, e, run, env)
+        """``infer e`` in run ``run``: the first infer rule of the registry that applies (the
+        closed forms, then the paper's Infer rule: ``verifier.rules.infer_rule``); what a rule
+        that does not apply recorded on the way is dropped."""
+        import verifier.rules.infer_rule  # noqa: F401  (registers the rules)
+        reasons = []
+        for rule in registry.infer_rules():
+            marks = (dict(self.folds), len(self._range_checks), len(self._calls),
+                     len(self._stored), len(self._decisions))
+            try:
+                value = rule(self, e, run, env)
+                if reasons and isinstance(value, Scalar):
+                    self.translator.without_closed_form[value.term] = reasons[0].message
+                return value
+            except NoRule as exc:
+                self.folds.clear()
+                self.folds.update(marks[0])
+                del self._range_checks[marks[1]:]
+                del self._calls[marks[2]:]
+                del self._stored[marks[3]:]
+                del self._decisions[marks[4]:]
+                reasons.append(exc)
+        raise NoRule("; ".join(r.message for r in reasons), reasons[0].span)
 
     # ---- checking ----------------------------------------------------------------------------
 

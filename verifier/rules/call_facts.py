@@ -93,7 +93,85 @@ def call_facts(builder, ctx, terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term
                 fact = _fact(builder, name, left, right, induction)
                 if fact is not None and fact != T.boolean(True) and fact not in facts:
                     facts.append(fact)
+    for fact in infer_facts(builder, own, terms):
+        if fact not in facts:
+            facts.append(fact)
     return tuple((f"{PREFIX}{k}", fact) for k, fact in enumerate(facts, 1))
+
+
+def infer_facts(builder, own: Optional[str], terms: Sequence[T.Term]) -> List[T.Term]:
+    """The paper's Infer rule with its bound (§5, Fig. 5: ``G ⊢ e : M[F, δ] {x | =}`` gives
+    ``Delta[F] (infer e<1>, infer e<2>) <= δ``), for models that are calls ``f a`` of a val
+    ``... -> M[F, δ] {x :: T | =}`` (``verifier.translation.inferred.val_symbol_name``): for
+    every two such posteriors in ``terms``, ``P(a, b) ==> Delta[F] (infer (f a), infer (f b))
+    <= δ(a)`` (``infer (f a) = infer (f b)`` when the index says the laws are equal). The
+    claim then depends on ``f``'s (``Builder.called``)."""
+    from verifier.translation.inferred import val_model_name
+    found: Dict[str, List[T.Term]] = {}
+    for app in T.ground_applications(*terms):
+        name = val_model_name(app.func.name)
+        if name is not None and name != own and builder.val_of(name) is not None:
+            calls = found.setdefault(name, [])
+            if app not in calls:
+                calls.append(app)
+    facts: List[T.Term] = []
+    for name, calls in found.items():
+        for left in calls[:MAX_CALLS]:
+            for right in calls[:MAX_CALLS]:
+                fact = _infer_fact(builder, name, left, right) if left != right else None
+                if fact is not None and fact not in facts:
+                    facts.append(fact)
+                    builder.called.add(name)
+    return facts
+
+
+def _infer_fact(builder, name: str, left: T.Term, right: T.Term) -> Optional[T.Term]:
+    parts = infer_bound(builder, name, left, right)
+    if parts is None:
+        return None
+    pre, cost = parts
+    if cost.family == "ZERO":
+        post = T.eq(left, right)
+    else:
+        post = T.le(L.divergence(cost.family, left, right,
+                                 cost.eps if cost.family == "DP" else None), cost.delta)
+    return T.implies(T.and_(*pre), post) if pre else post
+
+
+def infer_dp_eps(builder, d1: T.Term, d2: T.Term) -> Optional[T.Term]:
+    """The eps of the Infer rule's bound ``Delta[DP(eps)] (d1, d2) <= δ`` when ``d1``, ``d2``
+    are the posteriors of two calls of one val with a DP index (``infer_facts`` states it)."""
+    name = val_model_name_of(d1)
+    if name is None or name != val_model_name_of(d2) or builder.val_of(name) is None:
+        return None
+    parts = infer_bound(builder, name, d1, d2)
+    return parts[1].eps if parts is not None and parts[1].family == "DP" else None
+
+
+def val_model_name_of(t: T.Term) -> Optional[str]:
+    from verifier.translation.inferred import val_model_name
+    return val_model_name(t.func.name) if isinstance(t, T.Apply) else None
+
+
+def infer_bound(builder, name: str, left: T.Term, right: T.Term):
+    """The premises ``P(a, b)`` (the val's domain) and the cost its index gives (``ZERO`` when
+    it says the laws are equal) for the posteriors ``left``, ``right`` of two calls of ``name``."""
+    from verifier.rules.builder import refinement_parts, simple_of
+    from verifier.rules.core_rules import _instantiated_cost
+    doms, rt = [], builder.val_of(name).rtype
+    while isinstance(rt, A.RArrow):
+        doms.append(rt.dom)
+        rt = rt.cod
+    try:
+        types = [simple_of(refinement_parts(d)[1]) for d in doms]
+        xs, ys = split_arguments(types, left.args), split_arguments(types, right.args)
+        if xs is None or ys is None:
+            return None
+        env, pre = _domain_premises(builder, doms, types, xs, ys)
+        cost = _instantiated_cost(builder, env, rt, f"infer ({source_name(name)} ...)", None)
+    except (NoRule, T.SortError):
+        return None
+    return [c for c in pre if c != T.boolean(True)], cost
 
 
 def _fact(builder, name: str, left: Tuple[T.Term, ...], right: Tuple[T.Term, ...],
@@ -132,14 +210,7 @@ def _fact_parts(builder, name: str, left: Tuple[T.Term, ...], right: Tuple[T.Ter
         fa, fb = call_value(name, left, result), call_value(name, right, result)
         if a_args is None or b_args is None or fa is None or fb is None:
             return None
-        env = builder.top_env
-        pre: List[T.Term] = []
-        for dom, t, a, b in zip(doms, types, a_args, b_args):
-            var, _, assertions = refinement_parts(dom)
-            pre += _ranges(t, a) + _ranges(t, b)
-            if var is not None:
-                env = env.bind(var, a, b)
-            pre += [_assertion(builder, env, x, var, a, b) for x in assertions]
+        env, pre = _domain_premises(builder, doms, types, a_args, b_args)
         var, _, assertions = refinement_parts(cod)
         post = _ranges(result, fa) + _ranges(result, fb)
         if var is not None:
@@ -255,3 +326,17 @@ def _assertion(builder, env, a: A.Expr, var: Optional[str], left: SymValue,
             raise NoRule("cannot compare these values in the logic", a.span)
         return goal
     return builder.assertion(env, a, refined=var)
+
+
+def _domain_premises(builder, doms, types, xs, ys):
+    """``P(a, b)`` of a val's domains for the arguments ``xs``, ``ys`` of two calls (the ranges
+    of their types and the refinements), and the top environment with the parameters bound."""
+    from verifier.rules.builder import refinement_parts
+    env, pre = builder.top_env, []
+    for dom, t, x, y in zip(doms, types, xs, ys):
+        var, _, assertions = refinement_parts(dom)
+        pre += _ranges(t, x) + _ranges(t, y)
+        if var is not None:
+            env = env.bind(var, x, y)
+        pre += [_assertion(builder, env, a, var, x, y) for a in assertions]
+    return env, pre

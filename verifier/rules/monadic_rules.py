@@ -195,6 +195,9 @@ def Ran(b: Builder, ctx: Ctx, e: A.Ran) -> Synth:
         lemma = {"SD": "sd.metric", "HD": "fdiv.hd.one_minus_bc", "KL": "fdiv.kl.simplified"}[family]
     elif family == "DP":
         eps = dp_bound(ctx.hyps, d1, d2)
+        if eps is None:  # the Infer rule's bound on two posteriors (a call fact)
+            from verifier.rules.call_facts import infer_dp_eps
+            eps = infer_dp_eps(b, d1, d2)
         if eps is not None:
             rule, lemma = "Ran-DP", "fdiv.epsd.simplified"
             cost = Cost("DP", eps, L.hockey_stick(eps, d1, d2), f"ran at line {e.span.line}",

@@ -127,3 +127,20 @@ def _describe(node: A.Expr) -> str:
              A.Let: "a let", A.MLet: "an mlet", A.Return: "a return", A.Observe: "an observe",
              A.Ran: "ran", A.Infer: "infer"}
     return names.get(type(node), type(node).__name__)
+
+
+# ---- infer ------------------------------------------------------------------------------------
+
+_INFER: List[Callable] = []
+
+
+def infer_rule(fn: Callable) -> Callable:
+    """Register ``rule(builder, model, run, env) -> SymValue``, the value of ``infer model``
+    in run ``run``: the rules are tried in the order registered, the next one when a rule
+    raises ``NoRule`` (the closed forms first, then the paper's Infer rule)."""
+    _INFER.append(fn)
+    return fn
+
+
+def infer_rules() -> Tuple[Callable, ...]:
+    return tuple(_INFER)

@@ -30,6 +30,7 @@ from verifier.translation.translate import (CallCheck, Decision, LocalFunction, 
                                             RangeCheck, StoredComputation, bind_pattern,
                                             flatten_app, missing_val)
 from verifier.rules.decidable import Decidability, is_entry
+from verifier.translation.inferred import draws_refused
 
 
 @record
@@ -104,6 +105,8 @@ class Safety:
         self._locals: List[Tuple[LocalRec, object]] = []
         #: the spans of the calls of local recursive functions met on the way
         self._local_calls: set = set()
+        #: walking the model of an ``infer`` (its observes are inferred, not drawn from)
+        self._inferring = False
 
     # ---- pure code ------------------------------------------------------------------------
 
@@ -437,6 +440,9 @@ class Safety:
         if isinstance(d, DistV):
             return _decidable_draw(draw_of(d), d.family, self.dec.in_likelihood)
         t = self.b.type_of(e)
+        if isinstance(d, Scalar) and draws_refused(d.term):
+            raise NoRule("run cannot draw from a posterior without a closed form (infer of a "
+                         "model with no conjugate likelihood; docs/reals.md)", e.span)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
             return _decidable_draw(of_type(without_ranges(t.elem), "x"), None,
                                    self.dec.in_likelihood)
@@ -460,6 +466,8 @@ class Safety:
         sees such a prior, the posterior must have its closed form (``infer``'s, the Observe
         rule's); a prior the walk cannot see (a computation passed as a parameter) is not
         checked here (docs/verifier.md)."""
+        if self._inferring:
+            return
         prior = e.prior
         while isinstance(prior, A.Observe):
             prior = prior.prior
@@ -468,10 +476,13 @@ class Safety:
         d = self.value(ctx, prior.value)
         if isinstance(d, DistV) and d.family in ("beta", "normal", "dirichlet"):
             try:
-                self.value(ctx, A.Infer(e, e.span))
+                posterior = self.value(ctx, A.Infer(e, e.span))
             except NoRule as exc:
                 raise NoRule(f"run draws from this observe by inferring its posterior exactly, "
                              f"which it cannot do here: {exc.message}", e.span) from None
+            if not isinstance(posterior, DistV):
+                raise NoRule("run draws from this observe by inferring its posterior exactly, "
+                             "which has no closed form here", e.span)
 
     def _m_Var(self, ctx: Ctx, e: A.Var, want=None) -> Elem:
         pair = ctx.env.lookup(e.name)
@@ -492,8 +503,15 @@ class Safety:
         return self.monadic(ctx.bind(e.name, fn, fn), e.body, want)
 
     def _m_Infer(self, ctx: Ctx, e: A.Infer) -> Elem:
-        raise NoRule("infer gives a symbolic distribution, not a computation: use ran (infer …)",
-                     e.span)
+        """The model of an ``infer`` without closed form (reported by the Infer rule as a
+        computation made where ``infer`` is evaluated): its code must run without error in
+        this run; its observes are inferred, not drawn from (``_inferable`` does not apply:
+        the Infer rule checked that ``run`` infers the model)."""
+        inferring, self._inferring = self._inferring, True
+        try:
+            return self.monadic(ctx, e.value)  # (what it draws: unused, nothing is drawn)
+        finally:
+            self._inferring = inferring
 
     def _m_App(self, ctx: Ctx, e: A.App, want=None) -> Elem:
         if want is not None:

@@ -56,6 +56,7 @@ from verifier.language.ast import Span
 from verifier.semantics import monad, noise, reals
 from verifier.semantics.monad import NotExact
 from verifier.semantics.piecewise import Expo, NotForest, constraint_probability
+from verifier.semantics.posterior import holds_posterior
 from verifier.semantics.released import Noise
 from verifier.semantics.values import (ConsList, Placeholder, Symbolic, SymbolicEscape, Value, deep_recursion,
                                       format_value)
@@ -324,6 +325,9 @@ def _run(m: monad.MValue, path: _Path) -> Value:
         else:
             raise TypeError(f"not an M-value: {m!r}")
         if not pending:
+            if holds_posterior(value):
+                raise NotExact("the output holds a posterior without closed form, known equal "
+                               "to another only when made of the same closures")
             return value
         m = pending.pop()(value)
 

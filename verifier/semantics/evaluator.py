@@ -355,6 +355,7 @@ class Evaluator:
         def weigh(value: Value) -> MValue:
             result = self.apply(likelihood, value, e.likelihood)
             return self._m_value(result, "the likelihood of observe (of type T -> M[bool])", e.likelihood.span)
+        weigh.source = likelihood  # (its code: verifier.semantics.posterior.likelihood_shape)
         return weigh
 
     def _infer(self, e: ast.Infer, env: Env) -> Value:

@@ -89,6 +89,7 @@ from verifier.semantics.distributions import (
     Bernoulli, Beta, Categorical, Dirichlet, Distribution, InfiniteDensity, Normal, Uniform,
     make_finite, normalise,
 )
+from verifier.semantics.posterior import Posterior, likelihood_shape
 from verifier.semantics.values import (
     Symbolic, SymbolicEscape, Value, deep_recursion, format_value, is_number,
 )
@@ -552,12 +553,16 @@ def _condition(prior: Law, likelihood: Callable[[Value], MValue], span: Optional
         if sum(weights.values(), Fraction(0)) == 0:
             return prior  # an observation of probability 0 (module docstring)
         return normalise({v: w for v, w in weights.items() if w != 0})
+    if isinstance(prior, Posterior):
+        return _without_closed_form(prior.prior, prior, likelihood)
     theta = SymParam(prior)
     try:
         lik = likelihood(theta)
         shape = _observation_shape(lik)
     except SymbolicEscape as exc:
-        raise NotExact(f"the likelihood is not conjugate to the prior {prior.format()}: {exc.reason}") from None
+        return _without_closed_form(prior, None, likelihood,
+                                    f"the likelihood is not conjugate to the prior "
+                                    f"{prior.format()}: {exc.reason}")
     if shape is not None and shape[0] is None:
         return prior  # a constant likelihood: true changes nothing, false has probability 0
     if shape is not None and isinstance(shape[0], SymFamily) and shape[0].param is theta:
@@ -572,6 +577,20 @@ def _condition(prior: Law, likelihood: Callable[[Value], MValue], span: Optional
                        f"bernoulli, categorical or normal (θ, v) ({exc.reason}), so it is not conjugate to "
                        f"the prior {prior.format()}") from None
     return prior  # a likelihood that does not depend on θ (of probability 0 or not)
+
+
+def _without_closed_form(prior: Law, posterior: Optional["Posterior"], likelihood: Callable,
+                         why: str = "") -> Law:
+    """A ``beta``/``uniform`` prior (or such a posterior) observed through a likelihood that
+    is not conjugate to it, written ``fun r -> mlet z = ran (bernoulli P) in return (D = z)``:
+    the posterior kept as prior times likelihoods (``verifier.semantics.posterior``)."""
+    source = getattr(likelihood, "source", None)
+    if not (isinstance(prior, (Beta, Uniform)) and likelihood_shape(source)):
+        raise NotExact(why or f"the likelihood is not conjugate to {prior.format()} and not of "
+                       "the form fun r -> mlet z = ran (bernoulli P) in return (D = z)")
+    if posterior is not None:
+        return posterior.observed(likelihood)
+    return Posterior(prior, (likelihood,))
 
 
 def _observation_shape(lik: MValue) -> Optional[Tuple[Any, Value, bool]]:

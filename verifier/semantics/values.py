@@ -358,6 +358,8 @@ def values_equal(a: Value, b: Value) -> bool:
         return a == b
     from verifier.semantics.distributions import Distribution
     if isinstance(a, Distribution) and isinstance(b, Distribution):
+        if a is not b and "posterior" in (a.family, b.family):
+            raise TypeError("a posterior without a closed form is not compared (docs/reals.md)")
         return a == b
     if type(a) is not type(b):
         return False

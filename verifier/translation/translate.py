@@ -190,6 +190,8 @@ class Translator:
         self._list_key = list_key
         self._narrowed = narrowed
         self._guards: List[T.Term] = []
+        #: the posteriors of the Infer rule without a closed form -> why there is none
+        self.without_closed_form = {}
         self._dispatch = {
             A.Var: self._var, A.RunVar: self._runvar, A.UnitLit: self._unit,
             A.BoolLit: self._bool, A.IntLit: self._int, A.RealLit: self._real,
@@ -436,6 +438,11 @@ class Translator:
             operands = left_terms + right_terms if left_terms is not None \
                 and right_terms is not None else [self.as_term(lv, e.left),
                                                   self.as_term(rv, e.right)]
+            if run and any(t in self.without_closed_form for t in operands):
+                # two posteriors without a closed form are not compared by run: a range
+                # condition that cannot hold, so the claim is rejected with the reason
+                self._check(T.boolean(False), f"{_short(e)} compares a posterior without a "
+                            "closed form, which privinfer run cannot decide", e.span, run)
             self._decide(operands, f"the comparison {_short(e)}", e.span, run)
             return Scalar(eq if e.op == "=" else T.not_(eq))
         left, right = self.as_term(lv, e.left), self.as_term(rv, e.right)
@@ -519,40 +526,9 @@ class Translator:
         terms, in a fixed order: those of the names its body uses, through the closures and
         functions they are bound to (whose code is the same in both runs). A computation it
         captures is refused: the symbol could not name it."""
-        from verifier.language.free_vars import free_vars
-        out: List[T.Term] = []
-        seen: List[SymValue] = []
-
-        def code(body: A.Expr, bound, env: Optional[Env]) -> None:
-            for name in sorted(free_vars(body) - bound):
-                pair = env.lookup(name) if env is not None else None
-                if pair is not None:
-                    value(pair[run - 1])
-
-        def value(v: SymValue) -> None:
-            if isinstance(v, (Scalar, DistV)):
-                out.append(v.term)
-            elif isinstance(v, TupleV):
-                for item in v.items:
-                    value(item)
-            elif isinstance(v, Builtin):
-                for item in v.args:
-                    value(item)
-            elif isinstance(v, NamedFun):
-                for item, _ in v.args:
-                    value(item)
-            elif isinstance(v, (Closure, LocalRec)):
-                if any(v is x for x in seen):
-                    return
-                seen.append(v)
-                bound = {n for p in v.params for n in A.pattern_names(p)}
-                code(v.body, bound | ({v.name} if isinstance(v, LocalRec) else set()), v.env)
-            elif not isinstance(v, UnitV):
-                raise NoRule("a local recursive function that captures a computation", span)
-
-        seen.append(fn)
-        code(fn.body, {n for p in fn.params for n in A.pattern_names(p)} | {fn.name}, fn.env)
-        return out
+        bound = {n for p in fn.params for n in A.pattern_names(p)} | {fn.name}
+        return read_terms(fn.body, bound, fn.env, run, span, "a local recursive function",
+                          seen=[fn])
 
     def _match(self, e: A.Match, run, env):
         raise NoRule("a 'match' inside an expression is not supported here; "
@@ -957,10 +933,11 @@ class Translator:
         l1, l2 = self._terms(args, span)
         return Scalar(L.hamming(l1, l2))
 
-    @staticmethod
-    def _as_dist(v: SymValue, span) -> DistV:
+    def _as_dist(self, v: SymValue, span) -> DistV:
         if not isinstance(v, DistV):
-            raise NoRule("the distribution's family is not known here", span)
+            why = self.without_closed_form.get(v.term) if isinstance(v, Scalar) else None
+            raise NoRule("the distribution's family is not known here" +
+                         (f" (infer has no closed form: {why})" if why else ""), span)
         return v
 
 
@@ -1083,3 +1060,52 @@ def _describe(v: SymValue) -> str:
             Closure: "a function", NamedFun: "a function", Builtin: "a built-in",
             LocalRec: "a local recursive function",
             Monadic: "a monadic computation"}.get(type(v), type(v).__name__)
+
+
+def read_terms(body: A.Expr, bound, env: Optional[Env], run: int, span, who: str,
+               seen: Optional[List[SymValue]] = None, computations: bool = False
+               ) -> List[T.Term]:
+    """The first-order values code ``body`` reads in run ``run`` (``run`` 0: run 1's), as
+    terms, in a fixed order: those of its free names (but ``bound``), through the closures,
+    functions and — with ``computations`` — stored computations they are bound to (whose code
+    is the same in both runs). Anything else (a computation known only by its type) is
+    refused (``who`` says whose symbol could not name it)."""
+    from verifier.language.free_vars import free_vars
+    out: List[T.Term] = []
+    seen = list(seen or ())
+    side = run - 1 if run else 0
+
+    def code(part: A.Expr, names, where: Optional[Env]) -> None:
+        for name in sorted(free_vars(part) - names):
+            pair = where.lookup(name) if where is not None else None
+            if pair is not None:
+                value(pair[side])
+
+    def value(v: SymValue) -> None:
+        if isinstance(v, (Scalar, DistV)):
+            out.append(v.term)
+        elif isinstance(v, TupleV):
+            for item in v.items:
+                value(item)
+        elif isinstance(v, Builtin):
+            for item in v.args:
+                value(item)
+        elif isinstance(v, NamedFun):
+            for item, _ in v.args:
+                value(item)
+        elif isinstance(v, (Closure, LocalRec)) or (computations and isinstance(v, Monadic)
+                                                     and v.expr is not None):
+            if any(v is x for x in seen):
+                return
+            seen.append(v)
+            if isinstance(v, Monadic):
+                code(v.expr, set(), v.env)
+                return
+            names = {n for p in v.params for n in A.pattern_names(p)}
+            code(v.body, names | ({v.name} if isinstance(v, LocalRec) else set()), v.env)
+        elif not isinstance(v, UnitV):
+            raise NoRule(f"{who} that reads a computation known only by its type" if
+                         computations else f"{who} that captures a computation", span)
+
+    code(body, set(bound), env)
+    return out
