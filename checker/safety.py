@@ -23,7 +23,7 @@ from verifier.language.builtins import BUILTINS
 from verifier.language.parser import parse_simple_type
 from verifier.language.pretty import pretty_type
 from verifier.language.free_vars import free_vars
-from verifier.language.resolve import call_sites, matched_parameter, source_name
+from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
 from verifier.translation.inferred import draws_refused
@@ -288,9 +288,12 @@ class Safety:
             inner = inner.with_env(bind_pattern(inner.env, q, v, v, span))
             fresh.append(v)
         position = matched_parameter(fn.params, fn.body)
+        if position is None:
+            position = counted_parameter(fn.params, fn.body, fn.name)
         measure = None
         if position is not None and isinstance(fresh[position], Scalar) \
-                and L.list_key_of(fresh[position].term.sort):
+                and (L.list_key_of(fresh[position].term.sort)
+                     or fresh[position].term.sort == T.INT):
             measure = (position, fresh[position].term, fresh[position].term)
         inner = replace(inner, function=fn.name, induction=measure)
         self.dec.depth += 1  # run on any arguments, as often as its callers say

@@ -65,3 +65,24 @@ def test_the_kernel_refuses_a_builder_that_forgets_the_decrease(monkeypatch):
             ctx, ObligationKind.ENTAILMENT, T.boolean(True), "skipped", e.span, "App-Val"))
 
     kernel_refuses(monkeypatch, text, "counts", bug, "smaller counter")
+
+
+LOCAL = """
+val histo :: {db :: [4] list | adj (db<1>, db<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {r :: real list | =}
+let histo db eps =
+  let rec go k = if GUARD then return [] else
+    mlet c = lapMech (eps / 8.0, 0.0) in
+    mlet rest = go (k - 1) in return (c :: rest) in
+  go 4
+"""
+
+
+def test_a_local_recursive_function_may_count_down_too():
+    """A local ``let rec`` is shown total on every argument of its sorts: counted down to
+    ``k <= 0`` it is; stopping at ``k = 0`` only, it loops on a negative counter."""
+    claims, cert = claims_and_certificate(LOCAL.replace("GUARD", "k <= 0"))
+    assert claims["histo"].verdict == VERIFIED, claims["histo"].failure
+    assert kernel.check(cert).valid
+    claims, _ = claims_and_certificate(LOCAL.replace("GUARD", "k = 0"))
+    assert claims["histo"].verdict != VERIFIED
+    assert "smaller counter" in claims["histo"].failure

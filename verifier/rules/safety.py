@@ -22,7 +22,7 @@ from verifier.rules.builder import Builder, short, simple_of
 from verifier.rules.context import Ctx
 from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
-from verifier.language.resolve import call_sites, matched_parameter, source_name
+from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation.calls import element_value
 from verifier.translation.ranges import (fresh_like, has_ranges, value_facts,
                                          value_sorts, without_ranges)
@@ -249,9 +249,12 @@ class Safety:
             inner = inner.with_env(bind_pattern(inner.env, p, v, v, span))
             values.append(v)
         position = matched_parameter(fn.params, fn.body)
+        if position is None:
+            position = counted_parameter(fn.params, fn.body, fn.name)
         induction = None
         if position is not None and isinstance(values[position], Scalar) \
-                and L.list_key_of(values[position].term.sort):
+                and (L.list_key_of(values[position].term.sort)
+                     or values[position].term.sort == T.INT):
             x = values[position].term
             induction = (position, x, x)
         from obligations.records import replace
