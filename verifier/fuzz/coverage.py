@@ -39,7 +39,8 @@ REQUIRED = (
     "generator: call into a narrower element range", "generator: call into a wider element range",
     "generator: mechanism over data of a wider type",
     "refinement adj", "refinement adjWithin", "adjWithin with a non-positive bound", "refinement dist",
-    "refinement allWithin", "generator: sparse vector",
+    "refinement allWithin", "generator: sparse vector", "generator: counter recursion",
+    "generator: learner likelihood helper", "generator: learner prior in nil",
     "refinement =", "refinement true", "one-sided refinement", "public parameter refined with true",
     "generator: claim tight", "generator: claim loose", "generator: claim under",
 )

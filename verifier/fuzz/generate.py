@@ -713,11 +713,13 @@ class _Gen:
                                        (1.6, self.r_compare), (0.3, self.r_fin_eq), (0.3, self.r_fst)]
         if tag == "int":
             return generic + ranges + [(1.0, self.r_var), (1.6, self.r_count), (0.5, self.r_length),
-                                       (0.6, self.r_arith), (0.12, self.r_local_rec), (0.8, self.r_rec_helper)]
+                                       (0.6, self.r_arith), (0.12, self.r_local_rec), (0.8, self.r_rec_helper),
+                                       (0.3, self.r_counter_helper)]
         if tag == "real":
             return generic + ranges + [(1.0, self.r_var), (0.8, self.r_real_of_int), (0.6, self.r_arith),
                                        (0.5, self.r_sum), (0.3, self.r_abs_max), (0.2, self.r_mean),
-                                       (0.5, self.r_rec_helper), (0.5, self.r_learner)]
+                                       (0.5, self.r_rec_helper), (0.5, self.r_learner),
+                                       (0.2, self.r_counter_helper)]
         if tag == "fin":
             return generic + [(2.0, self.r_var)]
         if tag == "list":
@@ -956,6 +958,38 @@ class _Gen:
             self.before.append(decl)
         self.tops.append(TopDef(name, fn_type, len(params), has_val=with_val))
         return app(var(name), var(source.name), *(var(b.name) for b in others))
+
+    def r_counter_helper(self, t, ctx, depth):
+        """A call of a new top-level recursive helper with a ``val`` that counts a ``nat``
+        parameter down (``if k <= 0 then e else … h (k - s) …``; the guard ``k = 0`` or the
+        step 2 with ``k <= 0``/``k < 2`` too): induction on the counter. Its other parameters
+        (a list, a value) are passed unchanged."""
+        rng = self.rng
+        if self.helper_depth >= 2:
+            return None
+        others = [b for b in ctx.usable() if b.type[0] not in ("fun", "M") and self.chance(0.4)][:2]
+        name, k = self.fresh("c"), self.fresh("k")
+        params = [(k, NAT, False)] + [(b.name, b.type, b.private) for b in others]
+        fn_type = t
+        for _, pt, _ in reversed(params):
+            fn_type = FUN(pt, fn_type)
+        self.helper_depth += 1
+        ctx_in = Ctx()
+        for p, pt, private in params:
+            ctx_in = ctx_in.add(p, pt, private)
+        ctx_in = ctx_in.add(name, fn_type)
+        step = rng.choice((1, 1, 2))
+        guard = rng.choice((binop("<=", var(k), intlit(0)), binop("=", var(k), intlit(0)))) \
+            if step == 1 else binop("<", var(k), intlit(2))
+        rec_call = app(var(name), binop("-", var(k), intlit(step)), *(var(b.name) for b in others))
+        base = self.expr(t, ctx_in, 1)
+        body = ast.If(guard, base, self.place_call(rec_call, t, ctx_in, self.fresh("r"), 2))
+        self.helper_depth -= 1
+        decl = ast.LetDecl(name, tuple(pvar(p, pt) for p, pt, _ in params), body, recursive=True)
+        self.tags.add("counter recursion")
+        self.before += [self.helper_claim(name, params, t), decl]
+        self.tops.append(TopDef(name, fn_type, len(params), has_val=True))
+        return app(var(name), intlit(rng.choice((0, 1, 2, 3))), *(var(b.name) for b in others))
 
     # ---- proofs by coupling: the Sparse Vector family ----
 
