@@ -8,7 +8,8 @@ only the loop invariants and variants the certificate supplies as hints, which t
 themselves justify (they must hold on entry, be preserved, and the variant must decrease) — and
 
 * refuses the certificate when a ``Lap`` is recorded with a cost other than the rule's
-  ``|k + e<1> - e<2>| / b``, when one of its own obligations is missing from the certificate
+  ``|k + e<1> - e<2>| / b`` (``k`` the shift written in the source, or recorded by the
+  certificate: a hint that may mention only the state before the draw), when one of its own obligations is missing from the certificate
   or weakened there (the certificate's version must have the same goal and no hypothesis the
   kernel's lacks), or when the statement or guarantee differs from the source's;
 * discharges every obligation it derived with z3 itself: a verified claim stands only if every
@@ -107,6 +108,8 @@ def _check(data: Any, summary, discharged) -> None:
                           f"specification gives {guarantee!r}")
         hints = _hints(claim)
         d = _Derivation(proc, types[proc.name], hints)
+        d.shifts = {(c["line"], c["col"]): _terms(c["shift"])[0]
+                    for c in claim["costs"] if c.get("shift") is not None}
         try:
             d.derive()
         except _NoRule as exc:
@@ -184,6 +187,8 @@ class _Derivation:
         self.proc, self.types, self.hints = proc, types, hints
         self.obligations: List[Obligation] = []
         self.costs: Dict[Tuple[int, int], T.Term] = {}
+        #: the shifts recorded by the certificate for Lap statements written without one
+        self.shifts: Dict[Tuple[int, int], T.Term] = {}
 
     def ob(self, facts, kind, goal, what: str, span) -> None:
         hyps, seen = [], set()
@@ -350,7 +355,23 @@ class _Derivation:
             self.ob(facts, _SIDE, T.eq(b1, b2), "public scale", None)
             self.ob(facts, _RANGE, T.gt(b1, 0), "positive scale", None)
             z = T.var(WL.draw_name(s.target, s.span.line, s.span.col), T.REAL)
-            if s.shift is None:
+            key = (s.span.line, s.span.col)
+            if s.shift is None and key in self.shifts:
+                # a shift the builder's search chose (a hint): any function of the state
+                # before the draw couples the draws at the rule's cost, so it may mention
+                # only the terms of that state, never this draw or a later one
+                k = self.shifts[key]
+                if k.sort != T.REAL:
+                    raise _NoRule(f"the shift recorded at line {key[0]} is not a real")
+                known = set(T.free_vars(*[t for pair in vals.values() for t in pair], *facts))
+                known.discard(z)
+                stray = [v.name for v in T.free_vars(k) if v not in known]
+                if stray:
+                    raise _NoRule(f"the shift recorded at line {key[0]} mentions "
+                                  f"{', '.join(sorted(stray))}, which the state before the draw "
+                                  "does not")
+                out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))
+            elif s.shift is None:
                 k: T.Term = T.real(0)
                 out = (WL.released(b1, z), WL.released(b1, z))
             else:

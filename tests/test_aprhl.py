@@ -114,7 +114,7 @@ def test_course_programs_verify_at_the_notes_guarantee(path):
     for r in reports:
         assert all(res.verdict.value == "verified" for res in r.results.values())
         rules = {n.rule for n in r.derivation.walk()}
-        assert "Conseq" in rules and "Lap" in rules
+        assert "Conseq" in rules and rules & {"Lap", "Lap-Shift"}
 
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
@@ -471,12 +471,13 @@ def _replays(path, pairs=40):
     found, n = [], 0
     for p in prog.procs:
         rng = random.Random(1)
+        shifts = derive.verify_proc(p, types[p.name]).shifts   # the ones the search found
         for t in range(pairs):
             pair = random_inputs(p, rng)
             if pair is None:
                 continue
             n += 1
-            found += violations(p, coupled_run(p, types[p.name], *pair, seeded_source(t)))
+            found += violations(p, coupled_run(p, types[p.name], *pair, seeded_source(t), shifts))
     return n, found
 
 
@@ -516,3 +517,47 @@ def test_privinfer_fuzz_while(tmp_path):
     stats = json.loads(r.stdout)
     assert stats["mutants"] == 40 and stats["failures"] == []
     assert json.loads((tmp_path / "while_fuzz.json").read_text())["mutants"] == 40
+
+
+# ---- the shift search ------------------------------------------------------------------------
+
+def test_the_shift_search_finds_the_shifts_and_charges_them():
+    reports, ok = verify_file(str(APRHL / "shifted_release.pwhile"))
+    assert ok
+    by = {r.name: r for r in reports}
+    [(_, follow)] = by["FollowTheShift"].shifts.items()
+    [(_, one)] = by["ShiftByOne"].shifts.items()
+    assert (follow.offset, follow.scale) == (0, 1)      # the identity of the noise: cost 0
+    assert (one.offset, one.scale) == (1, 0)            # the output shifted by 1: cost eps
+    # at half the price no shift works: the search gives up and the first failure stands
+    [bad], ok = verify_file(str(APRHL / "mistakes" / "shift_undercharged.pwhile"))
+    assert not ok and bad.shifts == {} and "output relation" in bad.failure
+
+
+def test_a_builder_whose_shifts_cost_nothing_is_caught_by_the_kernel(monkeypatch):
+    path = APRHL / "mistakes" / "shift_undercharged.pwhile"
+    monkeypatch.setattr(derive, "lap_shift_cost", lambda k, v1, v2, scale: T.real(0))
+    cert, reports = _certificate(path)
+    assert reports[0].verdict == "verified" and reports[0].shifts   # the bug: a free shift
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "Lap rule charges" in outcome.reason
+
+
+def test_a_recorded_shift_that_reads_the_draw_is_refused():
+    cert, _ = _certificate(APRHL / "shifted_release.pwhile")
+    claim = next(c for c in cert["claims"] if c["name"] == "ShiftByOne")
+    [entry] = claim["costs"]
+    z = T.var("z'18d3", T.REAL)
+    k = T.mul(2, z)        # a "shift" that depends on the draw itself: not a coupling
+    entry["shift"] = {"vocabulary": T.vocabulary_of(k).to_json(), "terms": [T.term_to_json(k)],
+                      "text": [T.pretty(k)]}
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "z'18d3" in outcome.reason
+
+
+def test_the_grid_of_scales_below_the_bound_divides_1():
+    from fractions import Fraction
+    from obligations.whilelogic import GRID_UNIT_SCALE
+    from verifier.semantics.noise import grid
+    g = grid(Fraction(GRID_UNIT_SCALE) - Fraction(1, 10 ** 9))
+    assert g <= 1 and (1 / g).denominator == 1

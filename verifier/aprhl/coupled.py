@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from verifier.aprhl.run import Evaluator, _conform
 from verifier.errors import PrivInferError
+from verifier.semantics.noise import grid
 from verifier.language import whilelang as W
 
 
@@ -32,8 +33,9 @@ class Desync(Exception):
 
 
 class _Lockstep:
-    def __init__(self, proc: W.Proc, types: W.ProcTypes, source):
+    def __init__(self, proc: W.Proc, types: W.ProcTypes, source, shifts=None):
         self.proc, self.types, self.source = proc, types, source
+        self.shifts = dict(shifts or {})
         self.e1 = Evaluator(proc, types, source, max_steps=200_000)
         self.e2 = Evaluator(proc, types, source, max_steps=200_000)
         self.cost = Fraction(0)
@@ -63,10 +65,17 @@ class _Lockstep:
                 raise Desync(f"the scale of Lap at line {s.span.line} differs: {b1} and {b2}")
             if not b1 > 0:
                 raise Desync(f"the scale of Lap at line {s.span.line} is {b1}")
-            v = Fraction(self.source.laplace_exact(Fraction(c1), Fraction(b1)))
-            self.cost += abs(Fraction(c1) - Fraction(c2)) / Fraction(b1)
+            c1, c2, b1 = Fraction(c1), Fraction(c2), Fraction(b1)
+            v = Fraction(self.source.laplace_exact(c1, b1))
+            shift = self.shifts.get((s.span.line, s.span.col))
+            k = Fraction(0) if shift is None else shift.offset + shift.scale * (c2 - c1)
+            if k and (k.denominator != 1 or grid(b1) > 1):
+                # run 2's exact draw is run 1's plus k: its rounding is run 1's plus k only
+                # when the grid divides k
+                raise NotImplementedError("a shift the grid does not divide is not replayed")
+            self.cost += abs(k + c1 - c2) / b1
             env1[s.target] = v
-            env2[s.target] = v
+            env2[s.target] = v + k
             return
         if isinstance(s, W.If):
             g1, g2 = self.e1.eval(s.cond, env1), self.e2.eval(s.cond, env2)
@@ -184,9 +193,11 @@ def random_inputs(proc: W.Proc, rng: random.Random, tries: int = 200
     return None
 
 
-def coupled_run(proc: W.Proc, types: W.ProcTypes, env1, env2, source) -> Dict[str, Any]:
-    """Execute both runs in lockstep; what was seen (``desync``, ``error``, outputs, cost)."""
-    runner = _Lockstep(proc, types, source)
+def coupled_run(proc: W.Proc, types: W.ProcTypes, env1, env2, source, shifts=None
+                ) -> Dict[str, Any]:
+    """Execute both runs in lockstep; what was seen (``desync``, ``error``, outputs, cost).
+    ``shifts``: the shift the derivation chose at each ``Lap`` (``ProcReport.shifts``)."""
+    runner = _Lockstep(proc, types, source, shifts)
     out: Dict[str, Any] = {"desync": None, "error": None, "outputs": None, "cost": None}
     a1 = {k: _conform(v, types.vars[k]) for k, v in env1.items()}
     a2 = {k: _conform(v, types.vars[k]) for k, v in env2.items()}
@@ -266,7 +277,8 @@ def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20) -> Dict[str, 
             continue
         stats["well_typed"] += 1
         for p in prog.procs:
-            if p.spec is None or verify_proc(p, types[p.name]).verdict != "verified":
+            rep = None if p.spec is None else verify_proc(p, types[p.name])
+            if rep is None or rep.verdict != "verified":
                 continue
             stats["verified"] += 1
             prng = random.Random(k)
@@ -275,7 +287,7 @@ def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20) -> Dict[str, 
                 if pair is None:
                     break
                 try:
-                    seen = coupled_run(p, types[p.name], *pair, seeded_source(t))
+                    seen = coupled_run(p, types[p.name], *pair, seeded_source(t), rep.shifts)
                 except NotImplementedError:
                     break
                 stats["replays"] += 1

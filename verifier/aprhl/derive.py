@@ -39,6 +39,7 @@ from obligations.records import field, record, replace
 from obligations.smtlib import Z3Session
 from obligations.z3_backend import discharge
 from verifier.language import whilelang as W
+from verifier.shifts import IDENTITY, lap_shift_cost
 
 ENT, RANGE, SIDE, COMP = (ObligationKind.ENTAILMENT, ObligationKind.RANGE,
                           ObligationKind.SIDE_CONDITION, ObligationKind.COMPOSABILITY)
@@ -160,6 +161,13 @@ class Builder:
         self.cache: Dict[Tuple, bool] = {}
         #: loop (line, col) -> (invariant terms, variant term) actually used
         self.loops: Dict[Tuple[int, int], dict] = {}
+        #: the shift search (verifier.aprhl.search): the template chosen for each unannotated
+        #: ``Lap`` (by line, column; none: the identity), whether each is named by a shift
+        #: variable (``sh'LdC``, defined by a fact, so that a failing obligation names the
+        #: sites it depends on) and the sites met with whether their centers are one term
+        self.assignment: Dict[Tuple[int, int], object] = {}
+        self.shift_vars = False
+        self.sites: Dict[Tuple[int, int], bool] = {}
 
     # ---- obligations ------------------------------------------------------------------------
 
@@ -430,7 +438,25 @@ class Builder:
                     s.scale.span)
         self.oblige(node, st, RANGE, T.gt(b1, 0), "the scale of Lap is positive", s.scale.span)
         z = T.var(WL.draw_name(s.target, s.span.line, s.span.col), T.REAL)
+        key = (s.span.line, s.span.col)
+        searched = self.assignment.get(key) if s.shift is None else None
         if s.shift is None:
+            self.sites.setdefault(key, c1 == c2)
+        facts = st.facts
+        if searched is not None and (self.shift_vars or searched != IDENTITY):
+            # a shift found by the search: run 2's output is run 1's plus k
+            k = searched.term(c1, c2)
+            if self.shift_vars:
+                sh = T.var(f"sh'{key[0]}d{key[1]}", T.REAL)
+                facts = st.facts + [T.eq(sh, k)]
+                k = sh
+            node.rule = "Lap-Shift"
+            out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))
+            node.text = (f"{s.target} := $ Lap ({W.pretty_expr(s.scale)}, {W.pretty_expr(s.center)}):"
+                         f" coupled by {searched.text()} (found by the shift search), cost "
+                         "|k + y<1> - y<2>| / b")
+            node.data["shift"] = k
+        elif s.shift is None:
             k = T.real(0)
             out = (WL.released(b1, z), WL.released(b1, z))
             node.text = (f"{s.target} := $ Lap ({W.pretty_expr(s.scale)}, {W.pretty_expr(s.center)}):"
@@ -442,11 +468,11 @@ class Builder:
             out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))
             node.text = (f"{s.target} := $ Lap (...) shift {W.pretty_expr(s.shift)}: noise<2> = "
                          "noise<1> + shift, cost |shift| / b")
-        cost = T.div(T.abs_(T.add(k, T.sub(c1, c2))), b1)
+        cost = lap_shift_cost(k, c1, c2, scale=b1)
         node.data["cost"] = cost
         vals = dict(st.vals)
         vals[s.target] = out
-        return node, State(vals, st.facts, T.add(st.cost, cost))
+        return node, State(vals, facts, T.add(st.cost, cost))
 
     def rule_cond(self, s: W.If, st: State) -> Tuple[Node, State]:
         side: List = []
@@ -746,6 +772,10 @@ class ProcReport:
     results: Dict[str, object] = field(default_factory=dict)
     loops: Dict = field(default_factory=dict)
     seconds: float = 0.0
+    #: the first obligation that is not verified (the shift search learns from it)
+    data_failing: Optional[Obligation] = None
+    #: the shift the search chose at each unannotated Lap (line, col) -> verifier.shifts.Shift
+    shifts: Dict = field(default_factory=dict)
 
 
 def claim_text(proc: W.Proc) -> str:
@@ -757,12 +787,37 @@ def claim_text(proc: W.Proc) -> str:
 
 def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] = None,
                 rlimit: Optional[int] = None) -> ProcReport:
+    """The verdict of a procedure's claim: the derivation with every unannotated ``Lap``
+    coupled by the identity of the draws; when it fails, the shift search
+    (``verifier.aprhl.search``) looks for shifts under which every obligation holds; when it
+    finds none, the first derivation's failure stands."""
+    start = time.perf_counter()
+    session = session or Z3Session()
+    report, builder = attempt(proc, types, session, rlimit)
+    if report.verdict != "verified" and builder is not None and builder.sites:
+        from verifier.aprhl.search import search_shifts
+        found = search_shifts(proc, types, session, rlimit, builder)
+        if found is not None:
+            report = found
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Optional[int] = None,
+            assignment: Optional[Dict] = None, shift_vars: bool = False, first_failure: bool = False
+            ) -> Tuple[ProcReport, Optional[Builder]]:
+    """One derivation, its obligations discharged: the unannotated ``Lap`` statements coupled
+    by ``assignment``'s shifts (the identity elsewhere); ``shift_vars``: each named by a shift
+    variable (the search's builds); ``first_failure``: stop at the first obligation that is not
+    verified."""
     start = time.perf_counter()
     s = proc.spec
     # what the claim means in words (the guarantee it states; verified or not)
     report = ProcReport(proc.name, claim_text(proc), "unknown",
                         guarantee=f"({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)})-DP")
     b = Builder(proc, types, session, rlimit)
+    b.assignment = dict(assignment or {})
+    b.shift_vars = shift_vars
     try:
         root, _ = b.derive()
     except (NoRule, T.SortError) as exc:
@@ -770,9 +825,10 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
         report.failure_span = getattr(exc, "span", None)
         report.code = "V003"
         report.seconds = time.perf_counter() - start
-        return report
+        return report, None
     report.derivation = root
     report.loops = b.loops
+    report.shifts = {k: v for k, v in b.assignment.items() if v != IDENTITY}
     report.obligations = b.obligations
     kw = {} if rlimit is None else {"rlimit": rlimit}
     failing = None
@@ -784,13 +840,15 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
         # uninterpreted, and a model's values for them confirm nothing
         opaque = any(f.name == "lapgrid" or WL.elem_key(f.range) or
                      any(WL.elem_key(s) for s in f.domain) for f in ob.vocabulary.functions)
-        r = discharge(ob, session=b.session, confirm=not opaque, **kw)
+        r = discharge(ob, session=b.session, confirm=not opaque and not first_failure, **kw)
         if opaque and r.verdict == Verdict.UNKNOWN and r.reason.startswith("z3: sat"):
             r = replace(r, reason="z3 found a candidate counterexample; it is not confirmed (the "
                         "list functions are uninterpreted), so the obligation is not verified")
         report.results[ob.id] = r
         if r.verdict != Verdict.VERIFIED and failing is None:
             failing = (ob, r)
+            if first_failure:
+                break
     if failing is None:
         report.verdict = "verified"
     else:
@@ -799,5 +857,6 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
                          f"{T.pretty(ob.goal)} is {r.verdict.value} ({r.reason})"
         report.failure_span = ob.provenance.span
         report.code = "V001" if r.verdict == Verdict.REFUTED else "V002"
+        report.data_failing = ob
     report.seconds = time.perf_counter() - start
-    return report
+    return report, b

@@ -51,50 +51,16 @@ from verifier.rules.registry import monadic_rule
 from verifier.translation.symbolic import (Closure, Monadic, SymValue, TupleV,
                                            UnitV)
 from verifier.translation.translate import NoRule, NotApplicable, bind_pattern, flatten_app
+from verifier.shifts import IDENTITY, OFFSETS, Shift, shift_templates  # noqa: F401
 
 #: at most this many derivations are built by one search (one mode): a count, not a time, so
 #: that a verdict does not depend on the machine's load (the suite's searches build at most 18)
 MAX_ATTEMPTS = 40
 #: at most this many partial assignments are tried when looking for the next one
 MAX_STEPS = 200000
-#: the offsets every site tries, in order of preference (then the claim's constants)
-OFFSETS = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2))
 
 
-# ---- shifts ---------------------------------------------------------------------------------
-
-@record
-class Shift:
-    """A coupling of ``lapMech (eps, v)``: run 2's output is run 1's plus
-    ``offset + scale · (v<2> - v<1>)``. Scale 0 shifts the *output* by ``offset``; scale 1
-    shifts the *noise* (the identity of the noise when offset is 0: outputs ``v<2> - v<1>``
-    apart at no cost)."""
-
-    offset: Fraction
-    scale: int
-
-    def term(self, v1: T.Term, v2: T.Term) -> T.Term:
-        parts = [T.real(self.offset)] if self.offset or not self.scale else []
-        if self.scale:
-            parts.append(T.sub(v2, v1))
-        return parts[0] if len(parts) == 1 else T.add(*parts)
-
-    def as_json(self) -> dict:
-        return {"offset": _fraction_text(self.offset), "scale": self.scale}
-
-    def text(self) -> str:
-        offset = _fraction_text(self.offset)
-        if not self.scale:
-            return f"x<2> = x<1> + {offset}"
-        return f"noise<2> = noise<1> + {offset}"
-
-
-IDENTITY = Shift(Fraction(0), 0)
-
-
-def _fraction_text(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-
+# ---- shifts (the templates and the cost formula: verifier/shifts.py) -------------------
 
 @record(frozen=False)
 class Site:
@@ -178,13 +144,9 @@ def _annotated_shift(b: Builder, ctx: Ctx, note: A.Annotation) -> T.Term:
 
 
 def candidates(search: Search, v1: T.Term, v2: T.Term) -> Tuple[Shift, ...]:
-    """The shifts a site tries, in order: the identity, then small offsets of the noise and
-    of the output, then the constants of the claim (when the value is the same term in both
-    runs, noise and output shifts are one thing)."""
-    offsets = list(OFFSETS) + [c for c in search.constants if c not in OFFSETS]
-    scales = (0,) if v1 == v2 else (0, 1)
-    out = [Shift(o, s) for o in offsets for s in scales]
-    return tuple(out)
+    """The shifts a site tries, in order (``verifier.shifts.shift_templates``): the identity,
+    then small offsets of the noise and of the output, then the constants of the claim."""
+    return shift_templates(v1 == v2, search.constants)
 
 
 def claim_constants(val: A.ValDecl) -> Tuple[Fraction, ...]:
