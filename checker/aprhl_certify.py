@@ -51,6 +51,7 @@ def certificate(prog, reports, source_name: str) -> Dict[str, Any]:
             "statement": r.claim,
             "verdict": r.verdict,
             "guarantee": r.guarantee,
+            "pointwise": r.pointwise,
             "loops": loops,
             "costs": costs,
             "obligations": [ob.to_json() for ob in r.obligations],

@@ -10,6 +10,9 @@ Lists are an uninterpreted sort ``Arr[k]`` (``k`` the element: ``int``, ``real``
   never read there, the derivation proves every index in bounds);
 * ``len_k l``: the length;
 * ``snoc_k (l, x)``: ``l ++ [x]``;  ``upd_k (l, j, v)``: ``l`` with position ``j`` set to ``v``;
+  ``near_real (l, w, c)``: ``l`` moved at every position in bounds by ``w``'s element clamped to
+  ``[-c, c]`` (zero outside, like every list: so every list within ``c`` of ``l`` at every
+  position is ``near (l, w, c)`` for some ``w``);
   ``nil_k``: the empty list.
 
 The axioms below hold in the model where a list is a pair (f : Int -> k, n) with f zero outside
@@ -76,6 +79,14 @@ def upd(l: T.Term, j: T.TermLike, v: T.TermLike) -> T.Term:
     return T.FuncDecl(f"upd_{k}", (l.sort, T.INT, ELEMENT_SORTS[k]), l.sort)(l, j, v)
 
 
+def near(l: T.Term, w: T.Term, c: T.TermLike) -> T.Term:
+    """``l`` with every element moved by the element of ``w`` at the same position, clamped to
+    ``[-c, c]``: the lists whose every element is within ``c`` of ``l``'s (``allWithin``),
+    all of them (take ``w`` the differences), and no other (for ``c >= 0``)."""
+    k = elem_key(l.sort)
+    return T.FuncDecl(f"near_{k}", (l.sort, l.sort, T.REAL), l.sort)(l, w, c)
+
+
 def nil(key: str) -> T.Term:
     return T.FuncDecl(f"nil_{key}", (), arr_sort(key))()
 
@@ -138,7 +149,7 @@ def ground_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
                 inner = l.func.name.split("_")[0]
                 if inner == "snoc":
                     new.append(T.eq(t, T.add(length(l.args[0]), 1)))
-                elif inner == "upd":
+                elif inner in ("upd", "near"):
                     new.append(T.eq(t, length(l.args[0])))
                 elif inner == "nil":
                     new.append(T.eq(t, 0))
@@ -151,6 +162,13 @@ def ground_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
                                              at(l.args[0], i))))
                 elif inner == "upd":
                     new.append(T.eq(t, T.ite(T.eq(i, l.args[1]), l.args[2], at(l.args[0], i))))
+                elif inner == "near":
+                    base, w, c = l.args
+                    # within the bounds only: outside, near is zero like every list (the
+                    # model of the module docstring), so near (d, d2 - d, c) is d2 exactly
+                    new.append(T.implies(T.and_(T.le(0, i), T.lt(i, length(base))),
+                                         T.eq(t, T.add(at(base, i),
+                                                       T.max_(T.neg(c), T.min_(c, at(w, i)))))))
         for f in new:
             out.append((f"ax_list_{len(out)}", f))
             work += [s for s in T.subterms(f) if isinstance(s, T.Apply) and s not in seen]

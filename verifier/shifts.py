@@ -73,3 +73,26 @@ def shift_templates(same_value: bool, constants: Iterable[Fraction] = ()) -> Tup
     offsets = list(OFFSETS) + [c for c in constants if c not in OFFSETS]
     scales = (0,) if same_value else (0, 1)
     return tuple(Shift(o, s) for o in offsets for s in scales)
+
+
+@record
+class PointShift:
+    """A shift under the Pointwise rule: at the iteration where the loop counter ``i`` is the
+    output value ``v``, ``at``; at the others, ``other`` (the LICS 2016 proofs of Report Noisy
+    Max and AboveThreshold: the chosen query shifted, the others coupled by the identity)."""
+
+    at: Shift
+    other: Shift
+
+    def term_at(self, i: T.Term, v: T.Term, v1: T.Term, v2: T.Term) -> T.Term:
+        return T.ite(T.eq(i, v), self.at.term(v1, v2), self.other.term(v1, v2))
+
+    def text(self) -> str:
+        return f"if i = v then {self.at.text()} else {self.other.text()}"
+
+
+def point_templates() -> Tuple[PointShift, ...]:
+    """The pointwise templates of a ``Lap`` in a loop: the output shifted by a small offset at
+    the iteration v, the noise (or the draw) coupled by the identity elsewhere."""
+    return tuple(PointShift(Shift(o, 0), other) for o in OFFSETS[1:]
+                 for other in (Shift(Fraction(0), 1), IDENTITY))

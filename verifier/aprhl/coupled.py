@@ -68,6 +68,9 @@ class _Lockstep:
             c1, c2, b1 = Fraction(c1), Fraction(c2), Fraction(b1)
             v = Fraction(self.source.laplace_exact(c1, b1))
             shift = self.shifts.get((s.span.line, s.span.col))
+            if shift is not None and not hasattr(shift, "offset"):
+                raise NotImplementedError("the couplings of the pointwise rule depend on the "
+                                          "output value: not replayed")
             k = Fraction(0) if shift is None else shift.offset + shift.scale * (c2 - c1)
             if k and (k.denominator != 1 or grid(b1) > 1):
                 # run 2's exact draw is run 1's plus k: its rounding is run 1's plus k only
@@ -113,6 +116,10 @@ def holds(e, env1: Dict[str, Any], env2: Dict[str, Any]) -> Any:
         if e.fn == "adjWithin" and diff:
             return abs(a[diff[0]] - b[diff[0]]) <= holds(e.args[2], env1, env2)
         return True
+    if isinstance(e, W.Call) and e.fn == "allWithin":
+        a, b = holds(e.args[0], env1, env2), holds(e.args[1], env1, env2)
+        c = holds(e.args[2], env1, env2)
+        return len(a) == len(b) and all(abs(x - y) <= c for x, y in zip(a, b))
     if isinstance(e, W.BinOp) and e.op == "=>":
         return (not holds(e.left, env1, env2)) or holds(e.right, env1, env2)
     if isinstance(e, W.Num):

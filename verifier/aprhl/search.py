@@ -16,11 +16,12 @@ is what the certificate records and the kernel re-derives — has every obligati
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from obligations import terms as T
 from verifier.language import whilelang as W
-from verifier.shifts import IDENTITY, Shift, shift_templates
+from verifier.shifts import IDENTITY, point_templates, shift_templates
 
 #: at most this many derivations are built by one search
 MAX_ATTEMPTS = 24
@@ -28,12 +29,18 @@ MAX_ATTEMPTS = 24
 MAX_SITES = 4
 
 
-def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first):
-    """A verified report under shifts found by the search, or None."""
+def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, pointwise=False):
+    """A verified report under shifts found by the search, or None. ``pointwise``: under the
+    Pointwise rule, where a ``Lap`` in a loop may also be shifted at the iteration whose
+    counter is the output value (``verifier.shifts.point_templates``)."""
     from verifier.aprhl.derive import attempt
     sites = sorted(first.sites)[:MAX_SITES]
-    options: Dict[Tuple[int, int], Tuple[Shift, ...]] = {
-        k: shift_templates(first.sites[k]) for k in sites}
+    options: Dict[Tuple[int, int], Tuple] = {}
+    for k in sites:
+        plain = shift_templates(first.sites[k])
+        in_loop = k in first.site_counters
+        options[k] = (plain[:1] + point_templates() + plain[1:]) if pointwise and in_loop \
+            else plain
     nogoods: List[FrozenSet] = []
     order = _assignments(sites, options)
     for _ in range(MAX_ATTEMPTS):
@@ -41,19 +48,28 @@ def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first):
         if assignment is None:
             return None
         report, builder = attempt(proc, types, session, rlimit, assignment, shift_vars=True,
-                                  first_failure=True)
+                                  first_failure=True, pointwise=pointwise)
         if builder is None:
             return None
         if report.verdict == "verified":
-            final, _ = attempt(proc, types, session, rlimit, assignment)
+            final, _ = attempt(proc, types, session, rlimit, assignment, pointwise=pointwise)
             return final if final.verdict == "verified" else None
-        ob = report.data_failing
-        names = {v.name for v in T.free_vars(ob.goal)}
-        deps = [k for k in sites if f"sh'{k[0]}d{k[1]}" in names]
+        deps = dependencies(report.data_failing, sites, builder.loop_sites)
         if not deps:
             return None   # no shift enters the failing obligation
         nogoods.append(frozenset((k, assignment.get(k, IDENTITY)) for k in deps))
     return None
+
+
+def dependencies(ob, sites, loop_sites) -> List[Tuple[int, int]]:
+    """The sites a failing obligation depends on: those whose shift variable it mentions
+    (goal or hypotheses), and, when it mentions a loop's head (``x'LhC``: the invariants the
+    inference kept depend on the shifts in the loops), the sites in loops."""
+    names = {v.name for v in T.free_vars(ob.goal, *(h.term for h in ob.hypotheses))}
+    deps = [k for k in sites if f"sh'{k[0]}d{k[1]}" in names]
+    if any(re.search(r"'\d+h\d+$", n) for n in names):
+        deps += [k for k in sites if k in loop_sites and k not in deps]
+    return deps
 
 
 def _assignments(sites, options):
