@@ -384,7 +384,10 @@ class _Derivation:
                 k = self.shifts[key]
                 if k.sort != T.REAL:
                     raise _NoRule(f"the shift recorded at line {key[0]} is not a real")
-                known = set(T.free_vars(*[t for pair in vals.values() for t in pair], *facts))
+                # the variables of the state's terms only (not of the facts: an invariant, a
+                # hint, could name a later draw)
+                known = set(T.free_vars(*[t for pair in vals.values() for t in pair
+                                          if t is not None]))
                 if self.pointwise is not None:
                     known.add(self.pointwise)
                 known.discard(z)

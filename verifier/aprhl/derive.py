@@ -1013,10 +1013,12 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
     report, builder = attempt(proc, types, session, rlimit)
     if report.verdict != "verified" and builder is not None and builder.sites:
         from verifier.aprhl.search import search_shifts
-        found = search_shifts(proc, types, session, rlimit, builder)
-        if found is None and proc.spec.post is None and discrete_output(proc):
-            # the Pointwise rule: couplings that may depend on the output value
-            found = search_shifts(proc, types, session, rlimit, builder, pointwise=True)
+        # a claim ==> = with a discrete output: the Pointwise rule (couplings that may depend
+        # on the output value; every derivation of result<1> = result<2> is one of
+        # result<1> = v => result<2> = v, and the one-sided Cond rules subsume the
+        # synchronised one on branches without sampling); otherwise shifts alone
+        pointwise = proc.spec.post is None and discrete_output(proc)
+        found = search_shifts(proc, types, session, rlimit, builder, pointwise=pointwise)
         if found is not None:
             report = found
     report.seconds = time.perf_counter() - start

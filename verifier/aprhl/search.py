@@ -6,8 +6,8 @@ draws fails, ``search_shifts`` looks for a shift per such site (the templates of
 shifts) under which every obligation holds, as the functional language's coupling search
 (``verifier.rules.couplings``) does: each build names a site's shift by a variable ``sh'LdC``
 defined by a fact, the first failing obligation depends on the sites whose variables it
-mentions, their shifts in that build are a nogood, and the next assignment is the first (fewest
-and smallest shifts first) that no nogood rules out. An obligation that mentions no shift ends
+mentions, their shifts in that build are a nogood, and the next assignment is the first (earliest
+templates first) that no nogood rules out. An obligation that mentions no shift ends
 the search (no coupling changes it). The search builds at most ``MAX_ATTEMPTS`` derivations (a
 count, not a time: a verdict does not depend on the machine's load). An assignment is taken
 only when the final derivation — shifts written into the ``Lap`` rule, no shift variable, which
@@ -24,7 +24,7 @@ from verifier.language import whilelang as W
 from verifier.shifts import IDENTITY, point_templates, shift_templates
 
 #: at most this many derivations are built by one search
-MAX_ATTEMPTS = 24
+MAX_ATTEMPTS = 12
 #: at most this many sites are searched (the others keep the identity)
 MAX_SITES = 4
 
@@ -73,10 +73,10 @@ def dependencies(ob, sites, loop_sites) -> List[Tuple[int, int]]:
 
 
 def _assignments(sites, options):
-    """Every assignment of templates to the sites, fewest and smallest shifts first (the
-    identity is the first template of every site)."""
+    """Every assignment of templates to the sites, the earliest templates first (the sum of
+    their ranks; the identity is the first template of every site), then the fewest shifts."""
     ranked = sorted(itertools.product(*(range(len(options[k])) for k in sites)),
-                    key=lambda idx: (sum(1 for i in idx if i), sum(idx)))
+                    key=lambda idx: (sum(idx), sum(1 for i in idx if i)))
     for idx in ranked:
         yield {k: options[k][i] for k, i in zip(sites, idx)}
 
