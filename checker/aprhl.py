@@ -524,12 +524,10 @@ class _Derivation:
 
 
 def _deterministic(stmts) -> bool:
-    for s in stmts:
-        if isinstance(s, (W.Sample, W.While, W.Return)):
-            return False
-        if isinstance(s, W.If) and not (_deterministic(s.then) and _deterministic(s.else_)):
-            return False
-    return True
+    """Only assignments, skip and ifs of them (the kernel's own test)."""
+    return all(isinstance(s, (W.Assign, W.Skip)) or
+               (isinstance(s, W.If) and _deterministic(s.then) and _deterministic(s.else_))
+               for s in stmts)
 
 
 def _conjuncts(e) -> List:
