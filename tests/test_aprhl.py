@@ -513,7 +513,7 @@ def test_the_replay_catches_every_twin(name, words):
 def test_verified_mutants_keep_their_coupling_on_concrete_runs():
     from verifier.aprhl.coupled import fuzz
     texts = [p.read_text() for p in GOOD + BAD]
-    stats = fuzz(texts, 120, 2027, pairs=10)
+    stats = fuzz(texts, 120, 2027, pairs=10, generated=0)
     assert stats["verified"] >= 10 and stats["replays"] >= 50
     assert stats["failures"] == [], stats["failures"][:2]
 
@@ -522,8 +522,10 @@ def test_privinfer_fuzz_while(tmp_path):
     r = privinfer("fuzz", "--while", "--count", "40", "--seed", "5", "--out", tmp_path, "--json")
     assert r.returncode == 0, r.stdout + r.stderr
     stats = json.loads(r.stdout)
-    assert stats["mutants"] == 40 and stats["failures"] == []
-    assert json.loads((tmp_path / "while_fuzz.json").read_text())["mutants"] == 40
+    assert stats["mutants"] + stats["generated"] == 40 and stats["failures"] == []
+    assert stats["generated"] > 0
+    saved = json.loads((tmp_path / "while_fuzz.json").read_text())
+    assert saved["mutants"] + saved["generated"] == 40
 
 
 # ---- the shift search ------------------------------------------------------------------------
@@ -631,3 +633,24 @@ end
     assert ok
     [r], ok = verify_text(tmp_path, text.replace("EPS", "eps"), "q.pwhile")
     assert not ok and "claimed eps" in r.failure
+
+
+def test_generated_programs_are_new_well_typed_and_replayed():
+    import random
+    from verifier.aprhl.coupled import fuzz
+    from verifier.aprhl.generate import random_program
+    texts = [random_program(random.Random(k)) for k in range(30)]
+    assert len(set(texts)) == 30
+    suite = {p.read_text() for p in GOOD + BAD}
+    assert not set(texts) & suite
+    typed = 0
+    for t in texts:
+        try:
+            W.check_program(W.parse_while(t, "g.pwhile"))
+            typed += 1
+        except PrivInferError:
+            pass
+    assert typed >= 25
+    stats = fuzz([], 8, 11, pairs=5, generated=1.0)
+    assert stats["generated"] == 8 and stats["mutants"] == 0 and stats["well_typed"] >= 6
+    assert stats["failures"] == [], stats["failures"][:2]

@@ -253,30 +253,29 @@ def violations(proc: W.Proc, seen: Dict[str, Any]) -> List[str]:
     return bad
 
 
-def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20) -> Dict[str, Any]:
-    """Mutate the programs ``texts`` ``count`` times; verify each mutant; replay every verified
-    procedure on ``pairs`` random input pairs under its coupling. A violation is a soundness
-    bug of the derivation (module docstring). Returns the counts and the failures."""
+def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20, generated: float = 0.25
+         ) -> Dict[str, Any]:
+    """``count`` programs: with probability ``generated`` a new random program
+    (``verifier.aprhl.generate``), otherwise a mutant of one of ``texts``; verify each; replay
+    every verified procedure on ``pairs`` random input pairs under its coupling. A violation is
+    a soundness bug of the derivation (module docstring). Returns the counts and the
+    failures."""
     from verifier.aprhl.derive import verify_proc
+    from verifier.aprhl.generate import random_program
     from verifier.semantics.noise import seeded_source
     rng = random.Random(seed)
     pieces = [" ", ";", ":=", "$", "Lap", "(", ")", "[", "]", "while", "do", "end", "if", "then",
               "else", "d", "i", "s", "0", "1", "2", "1.5", "/", "*", "+", "-", "++", "[]", "size",
               "skip", "<", "<=", "=", "eps", "n"]
-    stats = {"mutants": 0, "well_typed": 0, "verified": 0, "replays": 0, "failures": []}
+    stats = {"mutants": 0, "generated": 0, "well_typed": 0, "verified": 0, "replays": 0,
+             "failures": []}
     for k in range(count):
-        text = rng.choice(texts)
-        for _ in range(rng.randint(1, 3)):
-            at = rng.randrange(len(text))
-            op = rng.randrange(3)
-            if op == 0:
-                text = text[:at] + text[at + rng.randint(1, 6):]
-            elif op == 1:
-                text = text[:at] + " " + rng.choice(pieces) + " " + text[at:]
-            else:
-                j = rng.randrange(len(text))
-                text = text[:at] + text[j:j + rng.randint(1, 12)] + text[at:]
-        stats["mutants"] += 1
+        if rng.random() < generated:
+            text = random_program(rng)
+            stats["generated"] += 1
+        else:
+            text = _mutant(rng, rng.choice(texts), pieces)
+            stats["mutants"] += 1
         try:
             prog = W.parse_while(text, f"mutant{k}.pwhile")
             types = W.check_program(prog)
@@ -304,6 +303,20 @@ def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20) -> Dict[str, 
                                               "inputs": [str(x) for x in pair]})
                     break
     return stats
+
+
+def _mutant(rng: random.Random, text: str, pieces: List[str]) -> str:
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(text))
+        op = rng.randrange(3)
+        if op == 0:
+            text = text[:at] + text[at + rng.randint(1, 6):]
+        elif op == 1:
+            text = text[:at] + " " + rng.choice(pieces) + " " + text[at:]
+        else:
+            j = rng.randrange(len(text))
+            text = text[:at] + text[j:j + rng.randint(1, 12)] + text[at:]
+    return text
 
 
 if __name__ == "__main__":  # python -m verifier.aprhl.coupled COUNT SEED
