@@ -410,19 +410,9 @@ def _mutants(count, seed):
     texts = [p.read_text() for p in GOOD + BAD]
     pieces = [" ", ";", ":=", "$", "Lap", "(", ")", "[", "]", "while", "do", "end", "if", "then",
               "x<1>", "d", "i", "0", "1.5", "/", "++", "[]", "size", "return", "skip", "-", "<"]
+    from verifier.aprhl.coupled import _mutant
     for _ in range(count):
-        text = rng.choice(texts)
-        for _ in range(rng.randint(1, 3)):
-            k = rng.randrange(len(text))
-            op = rng.randrange(3)
-            if op == 0:
-                text = text[:k] + text[k + rng.randint(1, 6):]
-            elif op == 1:
-                text = text[:k] + rng.choice(pieces) + text[k:]
-            else:
-                j = rng.randrange(len(text))
-                text = text[:k] + text[j:j + rng.randint(1, 8)] + text[k:]
-        yield text
+        yield _mutant(rng, rng.choice(texts), pieces)
 
 
 def test_mutated_programs_give_diagnostics_or_verdicts_never_crashes():
