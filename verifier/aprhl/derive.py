@@ -1021,6 +1021,9 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
         found = search_shifts(proc, types, session, rlimit, builder, pointwise=pointwise)
         if found is not None:
             report = found
+        elif report.failure is not None:
+            report.failure += (" — and no shifted coupling the search tried proves the claim"
+                               + (" (the pointwise rule included)" if pointwise else ""))
     report.seconds = time.perf_counter() - start
     return report
 
