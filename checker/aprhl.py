@@ -8,7 +8,8 @@ only the loop invariants and variants the certificate supplies as hints, which t
 themselves justify (they must hold on entry, be preserved, and the variant must decrease) — and
 
 * refuses the certificate when a ``Lap`` is recorded with a cost other than the rule's
-  ``|k + e<1> - e<2>| / b``, when one of its own obligations is missing from the certificate
+  ``|k + e<1> - e<2>| / b`` (``k`` the shift written in the source, or recorded by the
+  certificate: a hint that may mention only the state before the draw), when one of its own obligations is missing from the certificate
   or weakened there (the certificate's version must have the same goal and no hypothesis the
   kernel's lacks), or when the statement or guarantee differs from the source's;
 * discharges every obligation it derived with z3 itself: a verified claim stands only if every
@@ -107,6 +108,18 @@ def _check(data: Any, summary, discharged) -> None:
                           f"specification gives {guarantee!r}")
         hints = _hints(claim)
         d = _Derivation(proc, types[proc.name], hints)
+        d.shifts = {(c["line"], c["col"]): _terms(c["shift"])[0]
+                    for c in claim["costs"] if c.get("shift") is not None}
+        if claim.get("pointwise"):
+            # the pointwise rule (LICS 2016, Prop. 8): a claim ==> = whose outputs are
+            # countable, proved for every output value v by couplings that may depend on v
+            ret = proc.ret
+            while ret.base == "list":
+                ret = ret.elem
+            if proc.spec.post is not None or ret.base not in ("int", "nat", "bool"):
+                raise Invalid(f"{name}: the pointwise rule needs a claim ==> = with a discrete "
+                              "output")
+            d.pointwise = T.var("result'v", WL.sort_of(W.wtype_simple(proc.ret)))
         try:
             d.derive()
         except _NoRule as exc:
@@ -184,6 +197,10 @@ class _Derivation:
         self.proc, self.types, self.hints = proc, types, hints
         self.obligations: List[Obligation] = []
         self.costs: Dict[Tuple[int, int], T.Term] = {}
+        #: the shifts recorded by the certificate for Lap statements written without one
+        self.shifts: Dict[Tuple[int, int], T.Term] = {}
+        #: the pointwise rule: the output value v every obligation holds for
+        self.pointwise: Optional[T.Var] = None
 
     def ob(self, facts, kind, goal, what: str, span) -> None:
         hyps, seen = [], set()
@@ -289,9 +306,10 @@ class _Derivation:
                     facts.append(T.gt(t, 0))
         listed = set()
         pre = _conjuncts(self.proc.spec.pre)
-        adjacency = [c for c in pre if isinstance(c, W.Call) and c.fn in ("adj", "adjWithin")]
+        relations = ("adj", "adjWithin", "allWithin")
+        adjacency = [c for c in pre if isinstance(c, W.Call) and c.fn in relations]
         for c in adjacency + [c for c in pre if c not in adjacency]:
-            if isinstance(c, W.Call) and c.fn in ("adj", "adjWithin"):
+            if isinstance(c, W.Call) and c.fn in relations:
                 name = c.args[0].name
                 d1, d2 = vals[name]
                 if d1 is d2:
@@ -299,6 +317,11 @@ class _Derivation:
                 if name in listed:
                     raise _NoRule("two adjacency relations for one list")
                 listed.add(name)
+                if c.fn == "allWithin":
+                    # every position within the bound: run 1's list moved by a clamped list
+                    bound = self._coerce(self.relational(c.args[2], vals), T.REAL)
+                    vals[name] = (d1, WL.near(d1, T.var(f"{name}'w", d1.sort), bound))
+                    continue
                 j = T.var(f"{name}'j", T.INT)
                 v = T.var(f"{name}'v", WL.ELEMENT_SORTS[WL.elem_key(d1.sort)])
                 vals[name] = (d1, WL.upd(d1, j, v))
@@ -319,7 +342,10 @@ class _Derivation:
         r2 = self.term(ret.value, vals, 2, conds, want)
         self.conds(facts, conds)
         spec = self.proc.spec
-        if spec.post is None:
+        if self.pointwise is not None:
+            # the pointwise rule: for every output value v (free in every obligation)
+            post = T.implies(T.eq(r1, self.pointwise), T.eq(r2, self.pointwise))
+        elif spec.post is None:
             post = T.eq(r1, r2)
         else:
             v2 = dict(vals)
@@ -350,7 +376,28 @@ class _Derivation:
             self.ob(facts, _SIDE, T.eq(b1, b2), "public scale", None)
             self.ob(facts, _RANGE, T.gt(b1, 0), "positive scale", None)
             z = T.var(WL.draw_name(s.target, s.span.line, s.span.col), T.REAL)
-            if s.shift is None:
+            key = (s.span.line, s.span.col)
+            if s.shift is None and key in self.shifts:
+                # a shift the builder's search chose (a hint): any function of the state
+                # before the draw couples the draws at the rule's cost, so it may mention
+                # only the terms of that state, never this draw or a later one
+                k = self.shifts[key]
+                if k.sort != T.REAL:
+                    raise _NoRule(f"the shift recorded at line {key[0]} is not a real")
+                # the variables of the state's terms only (not of the facts: an invariant, a
+                # hint, could name a later draw)
+                known = set(T.free_vars(*[t for pair in vals.values() for t in pair
+                                          if t is not None]))
+                if self.pointwise is not None:
+                    known.add(self.pointwise)
+                known.discard(z)
+                stray = [v.name for v in T.free_vars(k) if v not in known]
+                if stray:
+                    raise _NoRule(f"the shift recorded at line {key[0]} mentions "
+                                  f"{', '.join(sorted(stray))}, which the state before the draw "
+                                  "does not")
+                out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))
+            elif s.shift is None:
                 k: T.Term = T.real(0)
                 out = (WL.released(b1, z), WL.released(b1, z))
             else:
@@ -361,6 +408,11 @@ class _Derivation:
             vals = dict(vals)
             vals[s.target] = out
             return vals, facts, T.add(cost, charge)
+        if isinstance(s, W.If) and self.pointwise is not None and _deterministic([s]):
+            # one-sided (If-L, If-R): each run its own branch, nothing sampled in them
+            for run in (1, 2):
+                vals = self._side_if(s, vals, facts, run)
+            return vals, facts, cost
         if isinstance(s, W.If):
             conds = []
             g1 = self.term(s.cond, vals, 1, conds)
@@ -386,6 +438,38 @@ class _Derivation:
         if isinstance(s, W.While):
             return self.loop(s, vals, facts, cost)
         raise _NoRule("return before the end")
+
+    def _side_if(self, s: W.If, vals, facts, run: int):
+        conds: List = []
+        g = self.term(s.cond, vals, run, conds)
+        self.conds(facts, conds)
+        then = self._side_seq(s.then, dict(vals), facts + [g], run)
+        other = self._side_seq(s.else_, dict(vals), facts + [T.not_(g)], run)
+        out = dict(vals)
+        for x in then:
+            if x in other:
+                a, b = then[x][run - 1], other[x][run - 1]
+                pair = list(vals.get(x, (None, None)))
+                pair[run - 1] = a if a is b else T.ite(g, a, b)
+                out[x] = tuple(pair)
+        return out
+
+    def _side_seq(self, stmts, vals, facts, run: int):
+        for c in stmts:
+            if isinstance(c, W.Assign):
+                conds: List = []
+                want = self.sort(c.target)
+                t = self._coerce(self.term(c.value, vals, run, conds, want), want)
+                self.conds(facts, conds)
+                pair = list(vals.get(c.target, (None, None)))
+                pair[run - 1] = t
+                vals = dict(vals)
+                vals[c.target] = tuple(pair)
+            elif isinstance(c, W.If):
+                vals = self._side_if(c, vals, facts, run)
+            elif not isinstance(c, W.Skip):
+                raise _NoRule("sampling or a loop in a one-sided branch")
+        return vals
 
     @staticmethod
     def _coerce(t, want):
@@ -437,6 +521,13 @@ class _Derivation:
         self.ob(start, _SIDE, T.gt(variant, 0), "variant positive", None)
         self.ob(bf, _SIDE, T.lt(T.substitute(variant, back), variant), "variant decreases", None)
         return head, inside + [T.not_(g1), T.not_(g2)], hcost
+
+
+def _deterministic(stmts) -> bool:
+    """Only assignments, skip and ifs of them (the kernel's own test)."""
+    return all(isinstance(s, (W.Assign, W.Skip)) or
+               (isinstance(s, W.If) and _deterministic(s.then) and _deterministic(s.else_))
+               for s in stmts)
 
 
 def _conjuncts(e) -> List:

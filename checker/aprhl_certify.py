@@ -40,13 +40,18 @@ def certificate(prog, reports, source_name: str) -> Dict[str, Any]:
         if r.derivation is not None:
             for node in r.derivation.walk():
                 if node.rule in ("Lap", "Lap-Shift") and "cost" in node.data:
-                    costs.append({"line": node.span.line, "col": node.span.col, "rule": node.rule,
-                                  "cost": _terms_json([node.data["cost"]])})
+                    entry = {"line": node.span.line, "col": node.span.col, "rule": node.rule,
+                             "cost": _terms_json([node.data["cost"]])}
+                    if "shift" in node.data:
+                        # a shift found by the search: run 2's output is run 1's plus this term
+                        entry["shift"] = _terms_json([node.data["shift"]])
+                    costs.append(entry)
         claims.append({
             "name": r.name,
             "statement": r.claim,
             "verdict": r.verdict,
             "guarantee": r.guarantee,
+            "pointwise": r.pointwise,
             "loops": loops,
             "costs": costs,
             "obligations": [ob.to_json() for ob in r.obligations],

@@ -10,6 +10,9 @@ Lists are an uninterpreted sort ``Arr[k]`` (``k`` the element: ``int``, ``real``
   never read there, the derivation proves every index in bounds);
 * ``len_k l``: the length;
 * ``snoc_k (l, x)``: ``l ++ [x]``;  ``upd_k (l, j, v)``: ``l`` with position ``j`` set to ``v``;
+  ``near_real (l, w, c)``: ``l`` moved at every position in bounds by ``w``'s element clamped to
+  ``[-c, c]`` (zero outside, like every list: so every list within ``c`` of ``l`` at every
+  position is ``near (l, w, c)`` for some ``w``);
   ``nil_k``: the empty list.
 
 The axioms below hold in the model where a list is a pair (f : Int -> k, n) with f zero outside
@@ -76,6 +79,14 @@ def upd(l: T.Term, j: T.TermLike, v: T.TermLike) -> T.Term:
     return T.FuncDecl(f"upd_{k}", (l.sort, T.INT, ELEMENT_SORTS[k]), l.sort)(l, j, v)
 
 
+def near(l: T.Term, w: T.Term, c: T.TermLike) -> T.Term:
+    """``l`` with every element moved by the element of ``w`` at the same position, clamped to
+    ``[-c, c]``: the lists whose every element is within ``c`` of ``l``'s (``allWithin``),
+    all of them (take ``w`` the differences), and no other (for ``c >= 0``)."""
+    k = elem_key(l.sort)
+    return T.FuncDecl(f"near_{k}", (l.sort, l.sort, T.REAL), l.sort)(l, w, c)
+
+
 def nil(key: str) -> T.Term:
     return T.FuncDecl(f"nil_{key}", (), arr_sort(key))()
 
@@ -138,7 +149,7 @@ def ground_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
                 inner = l.func.name.split("_")[0]
                 if inner == "snoc":
                     new.append(T.eq(t, T.add(length(l.args[0]), 1)))
-                elif inner == "upd":
+                elif inner in ("upd", "near"):
                     new.append(T.eq(t, length(l.args[0])))
                 elif inner == "nil":
                     new.append(T.eq(t, 0))
@@ -151,9 +162,49 @@ def ground_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
                                              at(l.args[0], i))))
                 elif inner == "upd":
                     new.append(T.eq(t, T.ite(T.eq(i, l.args[1]), l.args[2], at(l.args[0], i))))
+                elif inner == "near":
+                    base, w, c = l.args
+                    # within the bounds only: outside, near is zero like every list (the
+                    # model of the module docstring), so near (d, d2 - d, c) is d2 exactly
+                    new.append(T.implies(T.and_(T.le(0, i), T.lt(i, length(base))),
+                                         T.eq(t, T.add(at(base, i),
+                                                       T.max_(T.neg(c), T.min_(c, at(w, i)))))))
         for f in new:
             out.append((f"ax_list_{len(out)}", f))
             work += [s for s in T.subterms(f) if isinstance(s, T.Apply) and s not in seen]
+    out += grid_axioms(terms)
+    return out
+
+
+#: the released values of a scale below this are on a grid that divides 1: ``noise.grid(b)`` is
+#: ``2 ** (floor(log2 b) - GRID_BITS)`` with GRID_BITS = 40 (tests/test_aprhl.py checks it)
+GRID_UNIT_SCALE = 2 ** 40
+#: the integer translations the grid axioms are instantiated with
+GRID_SHIFTS = (-2, -1, 0, 1, 2)
+
+
+def grid_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
+    """Ground instances of two facts about ``lapgrid (b, w)``, the draw ``w`` rounded to the
+    nearest point of the grid ``g`` of the scale ``b`` (``noise.laplace_exact``): it is monotone
+    in ``w``, and when ``g`` divides the integer ``n`` it commutes with adding ``n``
+    (``lapgrid (b, w + n) = lapgrid (b, w) + n``); ``g`` divides every integer when
+    ``b < GRID_UNIT_SCALE``. Together, for two draws ``w``, ``w'`` rounded at one scale ``b``
+    and an integer ``n`` (0 needs no condition on ``b``):
+    ``w' <= w + n => lapgrid (b, w') <= lapgrid (b, w) + n``, and the same with ``>=``."""
+    apps = [t for t in T.subterms(*terms) if isinstance(t, T.Apply) and t.func.name == "lapgrid"]
+    apps = sorted(set(apps), key=T.pretty)
+    out: List[Tuple[str, T.Term]] = []
+    for a in range(len(apps)):
+        for c in range(a + 1, len(apps)):
+            (b, w), (b2, w2) = apps[a].args, apps[c].args
+            if b != b2:
+                continue
+            x, x2 = apps[a], apps[c]
+            for n in GRID_SHIFTS:
+                cond = [] if n == 0 else [T.lt(b, GRID_UNIT_SCALE)]
+                for rel in (T.le, T.ge):
+                    f = T.implies(T.and_(*cond, rel(w2, T.add(w, n))), rel(x2, T.add(x, n)))
+                    out.append((f"ax_grid_{len(out)}", f))
     return out
 
 

@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 APRHL = ROOT / "benchmarks" / "programs" / "aprhl"
 GOOD = sorted(APRHL.glob("*.pwhile"))
 BAD = sorted((APRHL / "mistakes").glob("*.pwhile"))
+#: the programs proved by the Pointwise rule
+POINTWISE = ["above_threshold.pwhile", "report_noisy_max.pwhile"]
 
 
 def privinfer(*args):
@@ -114,7 +116,7 @@ def test_course_programs_verify_at_the_notes_guarantee(path):
     for r in reports:
         assert all(res.verdict.value == "verified" for res in r.results.values())
         rules = {n.rule for n in r.derivation.walk()}
-        assert "Conseq" in rules and "Lap" in rules
+        assert "Conseq" in rules and rules & {"Lap", "Lap-Shift"}
 
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
@@ -408,19 +410,9 @@ def _mutants(count, seed):
     texts = [p.read_text() for p in GOOD + BAD]
     pieces = [" ", ";", ":=", "$", "Lap", "(", ")", "[", "]", "while", "do", "end", "if", "then",
               "x<1>", "d", "i", "0", "1.5", "/", "++", "[]", "size", "return", "skip", "-", "<"]
+    from verifier.aprhl.coupled import _mutant
     for _ in range(count):
-        text = rng.choice(texts)
-        for _ in range(rng.randint(1, 3)):
-            k = rng.randrange(len(text))
-            op = rng.randrange(3)
-            if op == 0:
-                text = text[:k] + text[k + rng.randint(1, 6):]
-            elif op == 1:
-                text = text[:k] + rng.choice(pieces) + text[k:]
-            else:
-                j = rng.randrange(len(text))
-                text = text[:k] + text[j:j + rng.randint(1, 8)] + text[k:]
-        yield text
+        yield _mutant(rng, rng.choice(texts), pieces)
 
 
 def test_mutated_programs_give_diagnostics_or_verdicts_never_crashes():
@@ -471,17 +463,23 @@ def _replays(path, pairs=40):
     found, n = [], 0
     for p in prog.procs:
         rng = random.Random(1)
+        report = derive.verify_proc(p, types[p.name])
+        if report.pointwise:
+            continue   # couplings that depend on the output value v: not replayed
+        shifts = report.shifts   # the ones the search found
         for t in range(pairs):
             pair = random_inputs(p, rng)
             if pair is None:
                 continue
             n += 1
-            found += violations(p, coupled_run(p, types[p.name], *pair, seeded_source(t)))
+            found += violations(p, coupled_run(p, types[p.name], *pair, seeded_source(t), shifts))
     return n, found
 
 
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
 def test_verified_programs_keep_their_coupling_on_concrete_runs(path):
+    if path.name in POINTWISE:
+        pytest.skip("the pointwise rule's couplings depend on the output value: not replayed")
     n, found = _replays(path)
     assert n >= 20 and found == []
 
@@ -505,7 +503,7 @@ def test_the_replay_catches_every_twin(name, words):
 def test_verified_mutants_keep_their_coupling_on_concrete_runs():
     from verifier.aprhl.coupled import fuzz
     texts = [p.read_text() for p in GOOD + BAD]
-    stats = fuzz(texts, 120, 2027, pairs=10)
+    stats = fuzz(texts, 120, 2027, pairs=10, generated=0)
     assert stats["verified"] >= 10 and stats["replays"] >= 50
     assert stats["failures"] == [], stats["failures"][:2]
 
@@ -514,5 +512,135 @@ def test_privinfer_fuzz_while(tmp_path):
     r = privinfer("fuzz", "--while", "--count", "40", "--seed", "5", "--out", tmp_path, "--json")
     assert r.returncode == 0, r.stdout + r.stderr
     stats = json.loads(r.stdout)
-    assert stats["mutants"] == 40 and stats["failures"] == []
-    assert json.loads((tmp_path / "while_fuzz.json").read_text())["mutants"] == 40
+    assert stats["mutants"] + stats["generated"] == 40 and stats["failures"] == []
+    assert stats["generated"] > 0
+    saved = json.loads((tmp_path / "while_fuzz.json").read_text())
+    assert saved["mutants"] + saved["generated"] == 40
+
+
+# ---- the shift search ------------------------------------------------------------------------
+
+def test_the_shift_search_finds_the_shifts_and_charges_them():
+    reports, ok = verify_file(str(APRHL / "shifted_release.pwhile"))
+    assert ok
+    by = {r.name: r for r in reports}
+    [(_, follow)] = by["FollowTheShift"].shifts.items()
+    [(_, one)] = by["ShiftByOne"].shifts.items()
+    assert (follow.offset, follow.scale) == (0, 1)      # the identity of the noise: cost 0
+    assert (one.offset, one.scale) == (1, 0)            # the output shifted by 1: cost eps
+    # at half the price no shift works: the search gives up and the first failure stands
+    [bad], ok = verify_file(str(APRHL / "mistakes" / "shift_undercharged.pwhile"))
+    assert not ok and bad.shifts == {} and "output relation" in bad.failure
+
+
+def test_a_builder_whose_shifts_cost_nothing_is_caught_by_the_kernel(monkeypatch):
+    path = APRHL / "mistakes" / "shift_undercharged.pwhile"
+    monkeypatch.setattr(derive, "lap_shift_cost", lambda k, v1, v2, scale: T.real(0))
+    cert, reports = _certificate(path)
+    assert reports[0].verdict == "verified" and reports[0].shifts   # the bug: a free shift
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "Lap rule charges" in outcome.reason
+
+
+def test_a_recorded_shift_that_reads_the_draw_is_refused():
+    cert, _ = _certificate(APRHL / "shifted_release.pwhile")
+    claim = next(c for c in cert["claims"] if c["name"] == "ShiftByOne")
+    [entry] = claim["costs"]
+    z = T.var("z'18d3", T.REAL)
+    k = T.mul(2, z)        # a "shift" that depends on the draw itself: not a coupling
+    entry["shift"] = {"vocabulary": T.vocabulary_of(k).to_json(), "terms": [T.term_to_json(k)],
+                      "text": [T.pretty(k)]}
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "z'18d3" in outcome.reason
+
+
+def test_the_grid_of_scales_below_the_bound_divides_1():
+    from fractions import Fraction
+    from obligations.whilelogic import GRID_UNIT_SCALE
+    from verifier.semantics.noise import grid
+    g = grid(Fraction(GRID_UNIT_SCALE) - Fraction(1, 10 ** 9))
+    assert g <= 1 and (1 / g).denominator == 1
+
+
+# ---- the pointwise rule ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", POINTWISE)
+def test_svt_and_report_noisy_max_are_proved_by_the_pointwise_rule(name):
+    [r], ok = verify_file(str(APRHL / name))
+    assert ok and r.pointwise and r.derivation.rule == "Pointwise"
+    rules = [n.rule for n in r.derivation.walk()]
+    assert "Cond-L/R" in rules          # the runs may branch apart (one-sided rules)
+    # the LICS 2016 proof: the query at the output index shifted by 1, the others by the
+    # identity of their noise (and AboveThreshold's threshold shifted by 1)
+    point = [s for s in r.shifts.values() if hasattr(s, "at")]
+    assert len(point) == 1 and point[0].at.offset == 1 and point[0].other.scale == 1
+
+
+def test_a_builder_whose_pointwise_shifts_cost_nothing_is_caught_by_the_kernel(monkeypatch):
+    path = APRHL / "mistakes" / "svt_noise_too_small.pwhile"
+    from verifier.shifts import IDENTITY
+    real_rule = derive.Builder.rule_lap
+
+    def buggy(self, s, st):   # a shift the search chose is charged nothing
+        node, after = real_rule(self, s, st)
+        if self.assignment.get((s.span.line, s.span.col), IDENTITY) != IDENTITY:
+            node.data["cost"] = T.real(0)
+            after = derive.State(after.vals, after.facts, st.cost)
+        return node, after
+
+    monkeypatch.setattr(derive.Builder, "rule_lap", buggy)
+    cert, reports = _certificate(path)
+    assert reports[0].verdict == "verified" and reports[0].pointwise   # the bug...
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "Lap rule charges" in outcome.reason    # ...refused
+
+
+def test_a_certificate_claiming_the_pointwise_rule_for_a_real_output_is_refused():
+    cert, _ = _certificate(APRHL / "laplace_mechanism.pwhile")
+    cert["claims"][0]["pointwise"] = True
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "discrete" in outcome.reason
+
+
+def test_all_within_relates_lists_of_reals(tmp_path):
+    path = tmp_path / "bad.pwhile"
+    path.write_text("proc F (d : bool list) : int\n  |- (1, 0) : allWithin (d<1>, d<2>, 1) ==> =\n"
+                    "  return 0\nend\n")
+    result = privinfer("verify", path)
+    assert result.returncode == 2 and "error[T002]" in result.stderr
+
+
+def test_all_within_bounds_every_position(tmp_path):
+    # every answer may move by 1: the sum of two moves by 2, so eps does not pay for it
+    text = """proc F (q : real list) (pub eps : real+) : real
+  |- (EPS, 0) : allWithin (q<1>, q<2>, 1) /\\ size q<1> = 2 ==> =
+  z := $ Lap (1 / eps, q[0] + q[1]);
+  return z
+end
+"""
+    [r], ok = verify_text(tmp_path, text.replace("EPS", "2 * eps"))
+    assert ok
+    [r], ok = verify_text(tmp_path, text.replace("EPS", "eps"), "q.pwhile")
+    assert not ok and "claimed eps" in r.failure
+
+
+def test_generated_programs_are_new_well_typed_and_replayed():
+    import random
+    from verifier.aprhl.coupled import fuzz
+    from verifier.aprhl.generate import random_program
+    texts = [random_program(random.Random(k)) for k in range(30)]
+    assert len(set(texts)) == 30
+    suite = {p.read_text() for p in GOOD + BAD}
+    assert not set(texts) & suite
+    typed = 0
+    for t in texts:
+        try:
+            W.check_program(W.parse_while(t, "g.pwhile"))
+            typed += 1
+        except PrivInferError:
+            pass
+    assert typed >= 25
+    stats = fuzz([], 8, 11, pairs=5, generated=1.0)
+    assert stats["generated"] == 8 and stats["mutants"] == 0 and stats["well_typed"] >= 6
+    assert stats["failures"] == [], stats["failures"][:2]

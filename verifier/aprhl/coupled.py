@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from verifier.aprhl.run import Evaluator, _conform
 from verifier.errors import PrivInferError
+from verifier.semantics.noise import grid
 from verifier.language import whilelang as W
 
 
@@ -32,8 +33,9 @@ class Desync(Exception):
 
 
 class _Lockstep:
-    def __init__(self, proc: W.Proc, types: W.ProcTypes, source):
+    def __init__(self, proc: W.Proc, types: W.ProcTypes, source, shifts=None):
         self.proc, self.types, self.source = proc, types, source
+        self.shifts = dict(shifts or {})
         self.e1 = Evaluator(proc, types, source, max_steps=200_000)
         self.e2 = Evaluator(proc, types, source, max_steps=200_000)
         self.cost = Fraction(0)
@@ -63,10 +65,20 @@ class _Lockstep:
                 raise Desync(f"the scale of Lap at line {s.span.line} differs: {b1} and {b2}")
             if not b1 > 0:
                 raise Desync(f"the scale of Lap at line {s.span.line} is {b1}")
-            v = Fraction(self.source.laplace_exact(Fraction(c1), Fraction(b1)))
-            self.cost += abs(Fraction(c1) - Fraction(c2)) / Fraction(b1)
+            c1, c2, b1 = Fraction(c1), Fraction(c2), Fraction(b1)
+            v = Fraction(self.source.laplace_exact(c1, b1))
+            shift = self.shifts.get((s.span.line, s.span.col))
+            if shift is not None and not hasattr(shift, "offset"):
+                raise NotImplementedError("the couplings of the pointwise rule depend on the "
+                                          "output value: not replayed")
+            k = Fraction(0) if shift is None else shift.offset + shift.scale * (c2 - c1)
+            if k and (k.denominator != 1 or grid(b1) > 1):
+                # run 2's exact draw is run 1's plus k: its rounding is run 1's plus k only
+                # when the grid divides k
+                raise NotImplementedError("a shift the grid does not divide is not replayed")
+            self.cost += abs(k + c1 - c2) / b1
             env1[s.target] = v
-            env2[s.target] = v
+            env2[s.target] = v + k
             return
         if isinstance(s, W.If):
             g1, g2 = self.e1.eval(s.cond, env1), self.e2.eval(s.cond, env2)
@@ -104,6 +116,10 @@ def holds(e, env1: Dict[str, Any], env2: Dict[str, Any]) -> Any:
         if e.fn == "adjWithin" and diff:
             return abs(a[diff[0]] - b[diff[0]]) <= holds(e.args[2], env1, env2)
         return True
+    if isinstance(e, W.Call) and e.fn == "allWithin":
+        a, b = holds(e.args[0], env1, env2), holds(e.args[1], env1, env2)
+        c = holds(e.args[2], env1, env2)
+        return len(a) == len(b) and all(abs(x - y) <= c for x, y in zip(a, b))
     if isinstance(e, W.BinOp) and e.op == "=>":
         return (not holds(e.left, env1, env2)) or holds(e.right, env1, env2)
     if isinstance(e, W.Num):
@@ -184,9 +200,11 @@ def random_inputs(proc: W.Proc, rng: random.Random, tries: int = 200
     return None
 
 
-def coupled_run(proc: W.Proc, types: W.ProcTypes, env1, env2, source) -> Dict[str, Any]:
-    """Execute both runs in lockstep; what was seen (``desync``, ``error``, outputs, cost)."""
-    runner = _Lockstep(proc, types, source)
+def coupled_run(proc: W.Proc, types: W.ProcTypes, env1, env2, source, shifts=None
+                ) -> Dict[str, Any]:
+    """Execute both runs in lockstep; what was seen (``desync``, ``error``, outputs, cost).
+    ``shifts``: the shift the derivation chose at each ``Lap`` (``ProcReport.shifts``)."""
+    runner = _Lockstep(proc, types, source, shifts)
     out: Dict[str, Any] = {"desync": None, "error": None, "outputs": None, "cost": None}
     a1 = {k: _conform(v, types.vars[k]) for k, v in env1.items()}
     a2 = {k: _conform(v, types.vars[k]) for k, v in env2.items()}
@@ -235,30 +253,29 @@ def violations(proc: W.Proc, seen: Dict[str, Any]) -> List[str]:
     return bad
 
 
-def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20) -> Dict[str, Any]:
-    """Mutate the programs ``texts`` ``count`` times; verify each mutant; replay every verified
-    procedure on ``pairs`` random input pairs under its coupling. A violation is a soundness
-    bug of the derivation (module docstring). Returns the counts and the failures."""
+def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20, generated: float = 0.25
+         ) -> Dict[str, Any]:
+    """``count`` programs: with probability ``generated`` a new random program
+    (``verifier.aprhl.generate``), otherwise a mutant of one of ``texts``; verify each; replay
+    every verified procedure on ``pairs`` random input pairs under its coupling. A violation is
+    a soundness bug of the derivation (module docstring). Returns the counts and the
+    failures."""
     from verifier.aprhl.derive import verify_proc
+    from verifier.aprhl.generate import random_program
     from verifier.semantics.noise import seeded_source
     rng = random.Random(seed)
     pieces = [" ", ";", ":=", "$", "Lap", "(", ")", "[", "]", "while", "do", "end", "if", "then",
               "else", "d", "i", "s", "0", "1", "2", "1.5", "/", "*", "+", "-", "++", "[]", "size",
               "skip", "<", "<=", "=", "eps", "n"]
-    stats = {"mutants": 0, "well_typed": 0, "verified": 0, "replays": 0, "failures": []}
+    stats = {"mutants": 0, "generated": 0, "well_typed": 0, "verified": 0, "replays": 0,
+             "failures": []}
     for k in range(count):
-        text = rng.choice(texts)
-        for _ in range(rng.randint(1, 3)):
-            at = rng.randrange(len(text))
-            op = rng.randrange(3)
-            if op == 0:
-                text = text[:at] + text[at + rng.randint(1, 6):]
-            elif op == 1:
-                text = text[:at] + " " + rng.choice(pieces) + " " + text[at:]
-            else:
-                j = rng.randrange(len(text))
-                text = text[:at] + text[j:j + rng.randint(1, 12)] + text[at:]
-        stats["mutants"] += 1
+        if rng.random() < generated:
+            text = random_program(rng)
+            stats["generated"] += 1
+        else:
+            text = _mutant(rng, rng.choice(texts), pieces)
+            stats["mutants"] += 1
         try:
             prog = W.parse_while(text, f"mutant{k}.pwhile")
             types = W.check_program(prog)
@@ -266,7 +283,8 @@ def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20) -> Dict[str, 
             continue
         stats["well_typed"] += 1
         for p in prog.procs:
-            if p.spec is None or verify_proc(p, types[p.name]).verdict != "verified":
+            rep = None if p.spec is None else verify_proc(p, types[p.name])
+            if rep is None or rep.verdict != "verified":
                 continue
             stats["verified"] += 1
             prng = random.Random(k)
@@ -275,7 +293,7 @@ def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20) -> Dict[str, 
                 if pair is None:
                     break
                 try:
-                    seen = coupled_run(p, types[p.name], *pair, seeded_source(t))
+                    seen = coupled_run(p, types[p.name], *pair, seeded_source(t), rep.shifts)
                 except NotImplementedError:
                     break
                 stats["replays"] += 1
@@ -285,6 +303,20 @@ def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20) -> Dict[str, 
                                               "inputs": [str(x) for x in pair]})
                     break
     return stats
+
+
+def _mutant(rng: random.Random, text: str, pieces: List[str]) -> str:
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(text))
+        op = rng.randrange(3)
+        if op == 0:
+            text = text[:at] + text[at + rng.randint(1, 6):]
+        elif op == 1:
+            text = text[:at] + " " + rng.choice(pieces) + " " + text[at:]
+        else:
+            j = rng.randrange(len(text))
+            text = text[:at] + text[j:j + rng.randint(1, 12)] + text[at:]
+    return text
 
 
 if __name__ == "__main__":  # python -m verifier.aprhl.coupled COUNT SEED

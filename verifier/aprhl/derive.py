@@ -39,6 +39,7 @@ from obligations.records import field, record, replace
 from obligations.smtlib import Z3Session
 from obligations.z3_backend import discharge
 from verifier.language import whilelang as W
+from verifier.shifts import IDENTITY, PointShift, lap_shift_cost
 
 ENT, RANGE, SIDE, COMP = (ObligationKind.ENTAILMENT, ObligationKind.RANGE,
                           ObligationKind.SIDE_CONDITION, ObligationKind.COMPOSABILITY)
@@ -155,11 +156,28 @@ class Builder:
         self.obligations: List[Obligation] = []
         self.probing = 0
         self.skolems: List[Skolem] = []
+        #: the lists related by allWithin
+        self.near_lists = set()
         self.pub = {p.name for p in proc.params if p.pub}
         self.probes = 0
         self.cache: Dict[Tuple, bool] = {}
         #: loop (line, col) -> (invariant terms, variant term) actually used
         self.loops: Dict[Tuple[int, int], dict] = {}
+        #: the shift search (verifier.aprhl.search): the template chosen for each unannotated
+        #: ``Lap`` (by line, column; none: the identity), whether each is named by a shift
+        #: variable (``sh'LdC``, defined by a fact, so that a failing obligation names the
+        #: sites it depends on) and the sites met with whether their centers are one term
+        self.assignment: Dict[Tuple[int, int], object] = {}
+        self.shift_vars = False
+        self.sites: Dict[Tuple[int, int], bool] = {}
+        #: the Pointwise rule: the output value v (``result'v``) the couplings may depend on
+        self.pointwise: Optional[T.Var] = None
+        #: the counters (run 1's head term) of the loops around the statement being derived
+        self.counters: List[T.Term] = []
+        #: the counter around each Lap (line, col), for the pointwise shift templates
+        self.site_counters: Dict[Tuple[int, int], T.Term] = {}
+        #: the Lap statements in loops (an obligation about a loop head depends on them)
+        self.loop_sites = set()
 
     # ---- obligations ------------------------------------------------------------------------
 
@@ -322,7 +340,9 @@ class Builder:
         d1, d2 = st.vals[name]
         if d1 is d2:
             return T.TRUE
-        if any(s.list_name == name for s in self.skolems):
+        if c.fn == "allWithin":
+            return self.all_within(c, st)
+        if name in self.near_lists or any(s.list_name == name for s in self.skolems):
             raise NoRule(f"one adjacency relation per list ({name})", c.span)
         key = WL.elem_key(d1.sort)
         j = T.var(f"{name}'j", T.INT)
@@ -339,6 +359,20 @@ class Builder:
         self.skolems.append(Skolem(name, j, v, bound))
         return fact
 
+    def all_within(self, c: W.Call, st: State) -> T.Term:
+        """``allWithin (d<1>, d<2>, c)``: run 2's list is ``near (d<1>, d'w, c)``, run 1's moved
+        at every position by at most c (whilelogic: a representation of every such pair: a
+        weaker precondition, never a stronger one)."""
+        name = c.args[0].name
+        d1, _ = st.vals[name]
+        if name in self.near_lists or any(s.list_name == name for s in self.skolems):
+            raise NoRule(f"one adjacency relation per list ({name})", c.span)
+        w = T.var(f"{name}'w", d1.sort)
+        bound = _coerce(self.assertion(c.args[2], st, []), T.REAL)
+        st.vals[name] = (d1, WL.near(d1, w, bound))
+        self.near_lists.add(name)
+        return T.TRUE
+
     def derive(self) -> Tuple[Node, State]:
         st = self.initial_state()
         body = list(self.proc.body)
@@ -348,7 +382,21 @@ class Builder:
                     f"{W.pretty_expr(self.proc.spec.delta)}) {self.proc.name} ~ {self.proc.name}",
                     self.proc.spec.span, children=[node])
         self.rule_conseq(root, ret, st)
+        if self.pointwise is not None:
+            return self.rule_pointwise(root), st
         return root, st
+
+    def rule_pointwise(self, conseq: Node) -> Node:
+        """The pointwise equality rule (theorem ``coupling.pointwise``; Barthe et al., LICS 2016,
+        Prop. 8): a claim ``==> =`` with a discrete output type holds at (eps, 0) when, for
+        every output value v, the body is coupled with postcondition ``result<1> = v =>
+        result<2> = v`` at cost eps. v is the free variable ``result'v`` of every obligation
+        (so they hold for every v), and the couplings below may depend on it."""
+        if self.proc.spec.post is not None or not discrete_output(self.proc):
+            raise NoRule("the pointwise rule proves claims ==> = whose output is discrete "
+                         "(int, bool, or lists of them)", self.proc.spec.span)
+        return Node("Pointwise", "for every output value v: result<1> = v => result<2> = v, "
+                    f"v = {self.pointwise.name}", self.proc.spec.span, children=[conseq])
 
     def rule_conseq(self, root: Node, ret: W.Return, st: State) -> None:
         spec = self.proc.spec
@@ -356,7 +404,11 @@ class Builder:
         r1 = self.expr(ret.value, st, 1, side, self.sort_ret())
         r2 = self.expr(ret.value, st, 2, side, self.sort_ret())
         self.side(root, st, side)
-        if spec.post is None:
+        if spec.post is None and self.pointwise is not None:
+            v = self.pointwise
+            post = T.implies(T.eq(r1, v), T.eq(r2, v))
+            what = "pointwise: run 1's output is v => run 2's is v"
+        elif spec.post is None:
             post = T.eq(r1, r2)
             what = "the outputs are equal"
         else:
@@ -430,7 +482,35 @@ class Builder:
                     s.scale.span)
         self.oblige(node, st, RANGE, T.gt(b1, 0), "the scale of Lap is positive", s.scale.span)
         z = T.var(WL.draw_name(s.target, s.span.line, s.span.col), T.REAL)
+        key = (s.span.line, s.span.col)
+        searched = self.assignment.get(key) if s.shift is None else None
         if s.shift is None:
+            self.sites.setdefault(key, c1 == c2)
+            if self.counters:
+                self.loop_sites.add(key)
+            if self.counters and self.counters[-1] is not None:
+                self.site_counters[key] = self.counters[-1]
+        facts = st.facts
+        if searched is not None and (self.shift_vars or searched != IDENTITY):
+            # a shift found by the search: run 2's output is run 1's plus k
+            if isinstance(searched, PointShift):
+                if self.pointwise is None or key not in self.site_counters:
+                    raise NoRule("a shift that depends on the output value needs the pointwise "
+                                 "rule and a loop counter", s.span)
+                k = searched.term_at(self.site_counters[key], self.pointwise, c1, c2)
+            else:
+                k = searched.term(c1, c2)
+            if self.shift_vars:
+                sh = T.var(f"sh'{key[0]}d{key[1]}", T.REAL)
+                facts = st.facts + [T.eq(sh, k)]
+                k = sh
+            node.rule = "Lap-Shift"
+            out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))
+            node.text = (f"{s.target} := $ Lap ({W.pretty_expr(s.scale)}, {W.pretty_expr(s.center)}):"
+                         f" coupled by {searched.text()} (found by the shift search), cost "
+                         "|k + y<1> - y<2>| / b")
+            node.data["shift"] = k
+        elif s.shift is None:
             k = T.real(0)
             out = (WL.released(b1, z), WL.released(b1, z))
             node.text = (f"{s.target} := $ Lap ({W.pretty_expr(s.scale)}, {W.pretty_expr(s.center)}):"
@@ -442,13 +522,15 @@ class Builder:
             out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))
             node.text = (f"{s.target} := $ Lap (...) shift {W.pretty_expr(s.shift)}: noise<2> = "
                          "noise<1> + shift, cost |shift| / b")
-        cost = T.div(T.abs_(T.add(k, T.sub(c1, c2))), b1)
+        cost = lap_shift_cost(k, c1, c2, scale=b1)
         node.data["cost"] = cost
         vals = dict(st.vals)
         vals[s.target] = out
-        return node, State(vals, st.facts, T.add(st.cost, cost))
+        return node, State(vals, facts, T.add(st.cost, cost))
 
     def rule_cond(self, s: W.If, st: State) -> Tuple[Node, State]:
+        if self.pointwise is not None and deterministic([s]):
+            return self.rule_cond_onesided(s, st)
         side: List = []
         g1 = self.expr(s.cond, st, 1, side)
         g2 = self.expr(s.cond, st, 2, side)
@@ -473,6 +555,56 @@ class Builder:
         cost = ts.cost if ts.cost is es.cost else T.ite(g1, ts.cost, es.cost)
         return node, State(vals, facts, cost)
 
+    def rule_cond_onesided(self, s: W.If, st: State) -> Tuple[Node, State]:
+        """The one-sided Cond rules (If-L then If-R) for an ``if`` without sampling or loops:
+        each run takes its own branch (deterministic commands are coupled by the Dirac
+        coupling at cost (0, 0)), so the guards need not be synchronised. Each variable's term
+        in run r is ``ite (e<r>, then, else)``; the range conditions of a branch are obligations
+        under that run's guard. Used under the Pointwise rule, whose postcondition does not
+        ask the runs to take the same branches."""
+        node = Node("Cond-L/R", f"if {W.pretty_expr(s.cond)}: each run takes its own branch "
+                    "(no sampling in the branches)", s.span)
+        vals = dict(st.vals)
+        for run in (1, 2):
+            vals = self._one_side(node, s, State(vals, st.facts, st.cost), run)
+        return node, State(vals, st.facts, st.cost)
+
+    def _one_side(self, node: Node, s: W.If, st: State, run: int) -> Dict:
+        side: List = []
+        g = self.expr(s.cond, st, run, side)
+        self.side(node, st, side)
+        tv = self._one_seq(node, s.then, State(dict(st.vals), st.facts + [g], st.cost), run)
+        ev = self._one_seq(node, s.else_, State(dict(st.vals), st.facts + [T.not_(g)], st.cost),
+                           run)
+        out = dict(st.vals)
+        for x in tv:
+            if x in ev:
+                a, b = tv[x][run - 1], ev[x][run - 1]
+                pair = list(st.vals.get(x, (None, None)))
+                pair[run - 1] = a if a is b else T.ite(g, a, b)
+                out[x] = tuple(pair)
+            elif x not in st.vals:
+                out.pop(x, None)
+        return out
+
+    def _one_seq(self, node: Node, stmts, st: State, run: int) -> Dict:
+        vals = st.vals
+        for c in stmts:
+            if isinstance(c, W.Assign):
+                side: List = []
+                want = self.sort(c.target)
+                v = _coerce(self.expr(c.value, State(vals, st.facts, st.cost), run, side, want), want)
+                self.side(node, State(vals, st.facts, st.cost), side)
+                pair = list(vals.get(c.target, (None, None)))
+                pair[run - 1] = v
+                vals = dict(vals)
+                vals[c.target] = tuple(pair)
+            elif isinstance(c, W.If):
+                vals = self._one_side(node, c, State(vals, st.facts, st.cost), run)
+            elif not isinstance(c, W.Skip):
+                raise NoRule("a branch with sampling or a loop needs synchronised guards", c.span)
+        return vals
+
     # ---- loops ------------------------------------------------------------------------------
 
     def rule_while(self, w: W.While, st: State) -> Tuple[Node, State]:
@@ -495,6 +627,15 @@ class Builder:
         if has_cost:
             entry_map[head_cost] = st.cost
         head = State(head_vals, list(st.facts), head_cost)
+        counters = loop_counters(w, carried, head)
+        self.counters.append(head.vals[counters[0]][0] if counters else None)
+        try:
+            return self._rule_while(w, st, head, head_cost, has_cost, carried, entry_map)
+        finally:
+            self.counters.pop()
+
+    def _rule_while(self, w, st, head, head_cost, has_cost, carried, entry_map):
+        line, col = w.span.line, w.span.col
         side: List = []
         g1 = self.expr(w.cond, head, 1, side)
         g2 = self.expr(w.cond, head, 2, side)
@@ -594,6 +735,71 @@ class Builder:
                 return v
         return None
 
+    def pointwise_candidates(self, st: State, head: State, carried, counters, has_cost, w):
+        """Candidate invariants under the Pointwise rule (v the output value, i a counter, x0
+        a variable's value on entry): ``x<1> = v => x<2> = v``; ``x`` unchanged in run 1
+        while the counter has not passed v (or v is the entry value) keeps it unchanged in run
+        2; ``x`` is its entry value or a value the counter passed; two values compared
+        within 1 before v, equal up to 1 after v when ``x<1>`` is v; and the cost spent once,
+        at the iteration ``i = v``."""
+        v = self.pointwise
+        out: List[Tuple[str, T.Term]] = []
+        for x in carried:
+            h1, h2 = head.vals[x]
+            e1, e2 = st.vals[x]
+            if h1.sort == v.sort:
+                out.append((f"{x}<1> = v => {x}<2> = v", T.implies(T.eq(h1, v), T.eq(h2, v))))
+                for i in counters:
+                    hi = head.vals[i][0]
+                    out.append((f"{x} is set in run 2 only once run 1's counter passed v",
+                                T.implies(T.and_(T.eq(h1, e1), T.or_(T.le(hi, v), T.eq(v, e1))),
+                                          T.eq(h2, e2))))
+                    if h1.sort == T.INT:
+                        for r in (0, 1):
+                            out.append((f"{x} is its entry value or one {i} passed",
+                                        T.or_(T.eq(head.vals[x][r], st.vals[x][r]),
+                                              T.lt(head.vals[x][r], head.vals[i][r]))))
+        for y in carried:
+            y1, y2 = head.vals[y]
+            if y1.sort != T.REAL:
+                continue
+            for i in counters:
+                hi = head.vals[i][0]
+                out.append((f"{y}<2> <= {y}<1> + 1 until the counter passes v",
+                            T.implies(T.le(hi, v), T.le(y2, T.add(y1, 1)))))
+                for x in carried:
+                    if head.vals[x][0].sort == v.sort and x != y:
+                        out.append((f"{y}<2> = {y}<1> + 1 after v when {x}<1> = v",
+                                    T.implies(T.and_(T.lt(v, hi), T.eq(head.vals[x][0], v)),
+                                              T.eq(y2, T.add(y1, 1)))))
+        if has_cost:
+            unit = self.cost_unit(w, st)
+            if unit is not None:
+                for i in counters:
+                    i0, hi = st.vals[i][0], head.vals[i][0]
+                    inside = T.and_(T.le(i0, v), T.lt(v, hi))
+                    for m in (1, 2):
+                        out.append(("the cost is spent once, at the iteration v",
+                                    T.le(head.cost, T.add(st.cost, T.ite(inside, T.mul(m, unit),
+                                                                         T.real(0))))))
+        return out
+
+    def cost_unit(self, w: W.While, st: State) -> Optional[T.Term]:
+        """The sum of ``1 / b`` over the loop's Lap statements (None when a scale changes in
+        the loop)."""
+        modified = set(names_assigned(w.body))
+        per: List[T.Term] = []
+        for smp in samples_in(w.body):
+            if {n.name for n in W.names_of(smp.scale)} & modified:
+                return None
+            try:
+                per.append(T.div(1, self.expr(smp.scale, st, 1, [])))
+            except NoRule:
+                return None
+        if not per:
+            return None
+        return per[0] if len(per) == 1 else T.add(*per)
+
     def candidates(self, w: W.While, st: State, head: State, carried, has_cost, entry_map):
         """Candidate invariants of the common shapes (docs/aprhl.md): equal in both runs,
         counters and their bounds, running sums over an adjacent list, lists built by ++, and
@@ -608,17 +814,13 @@ class Builder:
         for x in names_assigned(w.body):
             counts[x] = 0
         _count_assignments(w.body, counts)
-        counters = []
+        counters = loop_counters(w, carried, head)
         for x in carried:
             h1, h2 = head.vals[x]
             out.append((f"{x}<1> = {x}<2>", T.eq(h1, h2)))
-            if counts.get(x) == 1 and len(top.get(x, [])) == 1:
-                e = top[x][0].value
-                if isinstance(e, W.BinOp) and e.op == "+" and isinstance(e.left, W.Name) and \
-                        e.left.name == x and isinstance(e.right, W.Num) and e.right.value == 1 \
-                        and h1.sort == T.INT:
-                    counters.append(x)
         modified = set(names_assigned(w.body))
+        if self.pointwise is not None:
+            out += self.pointwise_candidates(st, head, carried, counters, has_cost, w)
         for i in counters:
             for r in (0, 1):
                 h = head.vals[i][r]
@@ -696,6 +898,45 @@ class Builder:
         return out
 
 
+def loop_counters(w: W.While, carried, head: State) -> List[str]:
+    """The counters of a loop: int variables assigned once, at the top of the body, by
+    ``x := x + 1``."""
+    top: Dict[str, List] = {}
+    for s in w.body:
+        if isinstance(s, W.Assign):
+            top.setdefault(s.target, []).append(s)
+    counts: Dict[str, int] = {x: 0 for x in names_assigned(w.body)}
+    _count_assignments(w.body, counts)
+    out = []
+    for x in carried:
+        if counts.get(x) == 1 and len(top.get(x, [])) == 1:
+            e = top[x][0].value
+            if isinstance(e, W.BinOp) and e.op == "+" and isinstance(e.left, W.Name) and \
+                    e.left.name == x and isinstance(e.right, W.Num) and e.right.value == 1 \
+                    and head.vals[x][0].sort == T.INT:
+                out.append(x)
+    return out
+
+
+def deterministic(stmts) -> bool:
+    """No sampling and no loop in ``stmts`` (assignments, skip and ifs only)."""
+    for s in stmts:
+        if isinstance(s, (W.Sample, W.While, W.Return)):
+            return False
+        if isinstance(s, W.If) and not (deterministic(s.then) and deterministic(s.else_)):
+            return False
+    return True
+
+
+def discrete_output(proc: W.Proc) -> bool:
+    """The output type is countable: int, nat, bool, or lists of them (the Pointwise rule
+    sums over the output values)."""
+    t = proc.ret
+    while t.base == "list":
+        t = t.elem
+    return t.base in ("int", "nat", "bool")
+
+
 def _count_assignments(stmts, counts: Dict[str, int]) -> None:
     for s in stmts:
         if isinstance(s, (W.Assign, W.Sample)):
@@ -746,6 +987,12 @@ class ProcReport:
     results: Dict[str, object] = field(default_factory=dict)
     loops: Dict = field(default_factory=dict)
     seconds: float = 0.0
+    #: the first obligation that is not verified (the shift search learns from it)
+    data_failing: Optional[Obligation] = None
+    #: the shift the search chose at each unannotated Lap (line, col) -> verifier.shifts.Shift
+    shifts: Dict = field(default_factory=dict)
+    #: proved by the Pointwise rule (for every output value v)
+    pointwise: bool = False
 
 
 def claim_text(proc: W.Proc) -> str:
@@ -757,12 +1004,50 @@ def claim_text(proc: W.Proc) -> str:
 
 def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] = None,
                 rlimit: Optional[int] = None) -> ProcReport:
+    """The verdict of a procedure's claim: the derivation with every unannotated ``Lap``
+    coupled by the identity of the draws; when it fails, the shift search
+    (``verifier.aprhl.search``) looks for shifts under which every obligation holds; when it
+    finds none, the first derivation's failure stands."""
+    start = time.perf_counter()
+    session = session or Z3Session()
+    report, builder = attempt(proc, types, session, rlimit)
+    if report.verdict != "verified" and builder is not None and builder.sites:
+        from verifier.aprhl.search import search_shifts
+        # a claim ==> = with a discrete output: the Pointwise rule (couplings that may depend
+        # on the output value; every derivation of result<1> = result<2> is one of
+        # result<1> = v => result<2> = v, and the one-sided Cond rules subsume the
+        # synchronised one on branches without sampling); otherwise shifts alone
+        pointwise = proc.spec.post is None and discrete_output(proc)
+        found = search_shifts(proc, types, session, rlimit, builder, pointwise=pointwise)
+        if found is not None:
+            report = found
+        elif report.failure is not None:
+            report.failure += (" — and no shifted coupling the search tried proves the claim"
+                               + (" (the pointwise rule included)" if pointwise else ""))
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Optional[int] = None,
+            assignment: Optional[Dict] = None, shift_vars: bool = False, first_failure: bool = False,
+            pointwise: bool = False) -> Tuple[ProcReport, Optional[Builder]]:
+    """One derivation, its obligations discharged: the unannotated ``Lap`` statements coupled
+    by ``assignment``'s shifts (the identity elsewhere); ``shift_vars``: each named by a shift
+    variable (the search's builds); ``first_failure``: stop at the first obligation that is not
+    verified."""
     start = time.perf_counter()
     s = proc.spec
     # what the claim means in words (the guarantee it states; verified or not)
     report = ProcReport(proc.name, claim_text(proc), "unknown",
                         guarantee=f"({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)})-DP")
     b = Builder(proc, types, session, rlimit)
+    b.assignment = dict(assignment or {})
+    b.shift_vars = shift_vars
+    if pointwise:
+        try:
+            b.pointwise = T.var("result'v", b.sort_ret())
+        except NoRule:
+            pointwise = False
     try:
         root, _ = b.derive()
     except (NoRule, T.SortError) as exc:
@@ -770,9 +1055,11 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
         report.failure_span = getattr(exc, "span", None)
         report.code = "V003"
         report.seconds = time.perf_counter() - start
-        return report
+        return report, None
     report.derivation = root
     report.loops = b.loops
+    report.pointwise = b.pointwise is not None
+    report.shifts = {k: v for k, v in b.assignment.items() if v != IDENTITY}
     report.obligations = b.obligations
     kw = {} if rlimit is None else {"rlimit": rlimit}
     failing = None
@@ -784,13 +1071,15 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
         # uninterpreted, and a model's values for them confirm nothing
         opaque = any(f.name == "lapgrid" or WL.elem_key(f.range) or
                      any(WL.elem_key(s) for s in f.domain) for f in ob.vocabulary.functions)
-        r = discharge(ob, session=b.session, confirm=not opaque, **kw)
+        r = discharge(ob, session=b.session, confirm=not opaque and not first_failure, **kw)
         if opaque and r.verdict == Verdict.UNKNOWN and r.reason.startswith("z3: sat"):
             r = replace(r, reason="z3 found a candidate counterexample; it is not confirmed (the "
                         "list functions are uninterpreted), so the obligation is not verified")
         report.results[ob.id] = r
         if r.verdict != Verdict.VERIFIED and failing is None:
             failing = (ob, r)
+            if first_failure:
+                break
     if failing is None:
         report.verdict = "verified"
     else:
@@ -799,5 +1088,6 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
                          f"{T.pretty(ob.goal)} is {r.verdict.value} ({r.reason})"
         report.failure_span = ob.provenance.span
         report.code = "V001" if r.verdict == Verdict.REFUTED else "V002"
+        report.data_failing = ob
     report.seconds = time.perf_counter() - start
-    return report
+    return report, b

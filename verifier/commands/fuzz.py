@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_while(args: argparse.Namespace) -> int:
     """``--while``: the replay oracle of ``verifier.aprhl.coupled`` on mutants of the suite's
-    while-programs; exit 1 when a verified procedure breaks its coupling on a concrete run."""
+    while-programs and on new random ones (``verifier.aprhl.generate``); exit 1 when a verified procedure breaks its coupling on a concrete run."""
     from pathlib import Path
     from verifier.aprhl.coupled import fuzz as fuzz_while
     if args.time is not None:
@@ -108,7 +108,8 @@ def run_while(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stats, indent=1))
     else:
-        print(f"while-programs: {stats['mutants']} mutants, {stats['well_typed']} well typed, "
+        print(f"while-programs: {stats['mutants']} mutants, {stats['generated']} generated, "
+              f"{stats['well_typed']} well typed, "
               f"{stats['verified']} verified procedures, {stats['replays']} coupled replays, "
               f"{len(failures)} failures")
         for f in failures[:5]:

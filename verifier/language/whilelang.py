@@ -47,7 +47,7 @@ KEYWORDS = {"proc", "end", "if", "then", "else", "while", "do", "invariant", "va
 #: functions callable in code, with their arity
 FUNCTIONS = {"abs": 1, "min": 2, "max": 2}
 #: predicates callable only in assertions
-PREDICATES = {"adj": 2, "adjWithin": 3}
+PREDICATES = {"adj": 2, "adjWithin": 3, "allWithin": 3}
 BASE_TYPES = ("int", "nat", "real", "real+", "bool")
 #: the logic's own symbols (obligations/whilelogic.py): no variable may be named like them
 _RESERVED = re.compile(r"(at|len|snoc|upd|nil)_(int|real|bool)\Z|lapgrid\Z")
@@ -937,11 +937,11 @@ def expr_type(e: Expr, env: Dict[str, str], assertion: bool = False, span_ok: bo
         return t
     if isinstance(e, Call):
         ts = [expr_type(a, env, assertion, span_ok) for a in e.args]
-        if e.fn in ("adj", "adjWithin"):
+        if e.fn in PREDICATES:
             for a, t in zip(e.args[:2], ts[:2]):
                 if not isinstance(a, Name) or a.run is None:
                     raise error("T002", f"{e.fn} relates a list parameter in the two runs: "
-                                f"write {e.fn} (d<1>, d<2>{', c' if e.fn == 'adjWithin' else ''})",
+                                f"write {e.fn} (d<1>, d<2>{', c' if e.fn != 'adj' else ''})",
                                 a.span)
                 if not t.startswith("list("):
                     raise error("T002", f"{e.fn} takes lists, not {show_type(t)}", a.span)
@@ -952,6 +952,9 @@ def expr_type(e: Expr, env: Dict[str, str], assertion: bool = False, span_ok: bo
                 raise error("T002", "adjWithin's bound must be a number", e.args[2].span)
             if e.fn == "adjWithin" and ts[0] != "list(real)" and ts[0] != "list(int)":
                 raise error("T002", "adjWithin relates lists of numbers", e.args[0].span)
+            if e.fn == "allWithin" and (ts[2] not in ("int", "real") or ts[0] != "list(real)"):
+                raise error("T002", "allWithin relates lists of reals by a numeric bound",
+                            e.args[0].span)
             return "bool"
         for a, t in zip(e.args, ts):
             if t not in ("int", "real", "?"):

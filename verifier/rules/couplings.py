@@ -57,6 +57,7 @@ from verifier.rules.registry import monadic_rule
 from verifier.translation.symbolic import (Closure, Monadic, Scalar, SymValue, TupleV,
                                            UnitV)
 from verifier.translation.translate import NoRule, NotApplicable, bind_pattern, flatten_app
+from verifier.shifts import IDENTITY, OFFSETS, Shift, shift_templates  # noqa: F401
 
 #: at most this many derivations are built by one search (one mode): a count, not a time, so
 #: that a verdict does not depend on the machine's load (the suite's searches build at most 18)
@@ -66,56 +67,9 @@ MAX_STEPS = 200000
 #: whether the search tries Pointwise-Value (the output value named, helpers through
 #: invariants relative to it), after the other modes
 POINTWISE_VALUE = True
-#: the offsets every site tries, in order of preference (then the claim's constants)
-OFFSETS = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2))
 
 
-# ---- shifts ---------------------------------------------------------------------------------
-
-@record
-class Shift:
-    """A coupling of ``lapMech (eps, v)``: run 2's output is run 1's plus
-    ``offset + scale · (v<2> - v<1>)``. Scale 0 shifts the *output* by ``offset``; scale 1
-    shifts the *noise* (the identity of the noise when offset is 0: outputs ``v<2> - v<1>``
-    apart at no cost)."""
-
-    offset: Fraction
-    scale: int
-    #: under Pointwise-Value: the offset applies only where the output value v is this
-    #: integer (a literal, or a name of a value equal in both runs); 0 elsewhere
-    at: Optional[str] = None
-
-    def term(self, v1: T.Term, v2: T.Term, guard: Optional[T.Term] = None) -> T.Term:
-        """``guard``: the condition ``at = v`` (required when ``at`` is set)."""
-        offset = T.real(self.offset)
-        if self.at is not None:
-            offset = T.ite(guard, offset, T.real(0))
-        parts = [offset] if self.offset or not self.scale else []
-        if self.scale:
-            parts.append(T.sub(v2, v1))
-        return parts[0] if len(parts) == 1 else T.add(*parts)
-
-    def as_json(self) -> dict:
-        out = {"offset": _fraction_text(self.offset), "scale": self.scale}
-        if self.at is not None:
-            out["at"] = self.at
-        return out
-
-    def text(self) -> str:
-        offset = _fraction_text(self.offset)
-        if self.at is not None:
-            offset = f"({offset} if v = {written(self.at)} else 0)"
-        if not self.scale:
-            return f"x<2> = x<1> + {offset}"
-        return f"noise<2> = noise<1> + {offset}"
-
-
-IDENTITY = Shift(Fraction(0), 0)
-
-
-def _fraction_text(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-
+# ---- shifts (the templates and the cost formula: verifier/shifts.py) -------------------
 
 @record(frozen=False)
 class Site:
@@ -225,16 +179,15 @@ def _annotated_shift(b: Builder, ctx: Ctx, note: A.Annotation) -> T.Term:
 
 def candidates(search: Search, v1: T.Term, v2: T.Term, guards: Tuple[str, ...] = ()
                ) -> Tuple[Shift, ...]:
-    """The shifts a site tries, in order: the identity, then small offsets of the noise and
-    of the output, then the constants of the claim (when the value is the same term in both
-    runs, noise and output shifts are one thing). Under Pointwise-Value, the noise's
-    identity first, then positive offsets of the noise where v is one of ``guards`` (the
-    winner's noise shifted), then the others."""
-    offsets = list(OFFSETS) + [c for c in search.constants if c not in OFFSETS]
-    scales = (0,) if v1 == v2 else (0, 1)
-    out = [Shift(o, s) for o in offsets for s in scales]
+    """The shifts a site tries, in order (``verifier.shifts.shift_templates``): the identity,
+    then small offsets of the noise and of the output, then the constants of the claim (when
+    the value is the same term in both runs, noise and output shifts are one thing). Under
+    Pointwise-Value, the noise's identity first, then positive offsets of the noise where v is
+    one of ``guards`` (the winner's noise shifted), then the others."""
+    out = list(shift_templates(v1 == v2, search.constants))
     if search.point is not None:
-        noise = scales[-1]
+        noise = 0 if v1 == v2 else 1
+        offsets = list(OFFSETS) + [c for c in search.constants if c not in OFFSETS]
         guarded = [Shift(o, noise, g) for g in guards for o in offsets if o > 0]
         out = [Shift(Fraction(0), noise)] + guarded + [s for s in out if s != Shift(0, noise)]
     return tuple(out)

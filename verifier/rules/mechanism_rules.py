@@ -19,6 +19,7 @@ from verifier.rules.builder import Builder, Synth
 from verifier.rules.context import Cost, Ctx
 from verifier.rules.monadic_rules import short
 from verifier.rules.registry import register_mechanism
+from verifier.shifts import lap_shift_cost
 from verifier.translation.symbolic import DistV, Scalar, SymValue, TupleV
 from verifier.translation.translate import NoRule
 
@@ -88,7 +89,7 @@ def lap_mech_shift(b: Builder, ctx: Ctx, e: A.App, eps_pair, obligations, v1: T.
     ``x``, run 2's ``x + sh``."""
     eps = eps_pair[0]
     sh = b.fresh("sh", T.REAL)
-    cost = Cost("DP", T.mul(eps, T.abs_(T.add(sh, T.sub(v1, v2)))), T.real(0),
+    cost = Cost("DP", lap_shift_cost(sh, v1, v2, eps=eps), T.real(0),
                 f"lapMech at line {e.span.line} (shifted)", e.span)
     node = b.node("LapMech-Shift", ctx, e.span,
                   f"{short(e)}: coupled by {text}, eps·|k + v<1> - v<2>|",
