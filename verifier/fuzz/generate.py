@@ -919,6 +919,18 @@ class _Gen:
         has_eps = any(p == "eps" and pt == REAL for p, pt, _ in params)
         return self.claim(name, binders, t, has_eps, has_eps, None)
 
+    @staticmethod
+    def recursive_scope(name: str, params, t: tuple) -> Tuple[tuple, "Ctx"]:
+        """The type of a new recursive helper ``name`` with ``params`` (name, type, private)
+        returning ``t``, and the context of its body (its parameters and itself)."""
+        fn_type = t
+        for _, pt, _ in reversed(params):
+            fn_type = FUN(pt, fn_type)
+        ctx_in = Ctx()
+        for p, pt, private in params:
+            ctx_in = ctx_in.add(p, pt, private)
+        return fn_type, ctx_in.add(name, fn_type)
+
     def r_rec_helper(self, t, ctx, depth):
         """A call of a new top-level recursive helper with a ``val``: ``match l with [] -> e |
         x :: xs -> ... h xs ...`` (or a non-structural call: on ``l`` itself or ``x :: xs``,
@@ -932,14 +944,8 @@ class _Gen:
         name = self.fresh("h")
         lname = source.name if self.chance(0.5) else self.fresh("l")
         params = [(lname, source.type, source.private)] + [(b.name, b.type, b.private) for b in others]
-        fn_type = t
-        for _, pt, _ in reversed(params):
-            fn_type = FUN(pt, fn_type)
+        fn_type, ctx_in = self.recursive_scope(name, params, t)
         self.helper_depth += 1
-        ctx_in = Ctx()
-        for p, pt, private in params:
-            ctx_in = ctx_in.add(p, pt, private)
-        ctx_in = ctx_in.add(name, fn_type)
         h, tl, r = self.fresh("x"), self.fresh("xs"), self.fresh("r")
         cons_ctx = ctx_in.add(h, source.type[1], source.private).add(tl, source.type, source.private)
         arg, structural = self.recursive_argument(lname, tl, h, source.type)
@@ -970,14 +976,8 @@ class _Gen:
         others = [b for b in ctx.usable() if b.type[0] not in ("fun", "M") and self.chance(0.4)][:2]
         name, k = self.fresh("c"), self.fresh("k")
         params = [(k, NAT, False)] + [(b.name, b.type, b.private) for b in others]
-        fn_type = t
-        for _, pt, _ in reversed(params):
-            fn_type = FUN(pt, fn_type)
+        fn_type, ctx_in = self.recursive_scope(name, params, t)
         self.helper_depth += 1
-        ctx_in = Ctx()
-        for p, pt, private in params:
-            ctx_in = ctx_in.add(p, pt, private)
-        ctx_in = ctx_in.add(name, fn_type)
         step = rng.choice((1, 1, 2))
         guard = rng.choice((binop("<=", var(k), intlit(0)), binop("=", var(k), intlit(0)))) \
             if step == 1 else binop("<", var(k), intlit(2))
