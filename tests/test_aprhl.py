@@ -573,7 +573,8 @@ def test_svt_and_report_noisy_max_are_proved_by_the_pointwise_rule(name):
     assert "Cond-L/R" in rules          # the runs may branch apart (one-sided rules)
     # the LICS 2016 proof: the query at the output index shifted by 1, the others by the
     # identity of their noise (and AboveThreshold's threshold shifted by 1)
-    point = [s for s in r.shifts.values() if hasattr(s, "at")]
+    from verifier.shifts import PointShift
+    point = [s for s in r.shifts.values() if isinstance(s, PointShift)]
     assert len(point) == 1 and point[0].at.offset == 1 and point[0].other.scale == 1
 
 
