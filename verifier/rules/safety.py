@@ -417,6 +417,18 @@ class Safety:
             other = self.monadic(ctx.assume("h_else", T.not_(cond)), e.else_, want)
         return _either(then, other)
 
+    def cons_context(self, ctx: Ctx, e: A.Match, lst: T.Term) -> Ctx:
+        """The context of the ``::`` case of ``e`` on the list ``lst``: fresh head and tail
+        (known to Decidable through the list), ``lst = head :: tail`` assumed, both bound."""
+        h = self.b.fresh(e.head if e.head != "_" else "hd", L.elem_sort(L.list_key_of(lst.sort)))
+        t = self.b.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
+        self.dec.matched(lst, h, t)
+        inner = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
+        for name, v in ((e.head, h), (e.tail, t)):
+            if name != "_":
+                inner = inner.bind(name, element_value(v), element_value(v))
+        return inner
+
     def _m_Match(self, ctx: Ctx, e: A.Match, want=None) -> Elem:
         lst = self.b.translator.as_term(self.value(ctx, e.scrutinee), e.scrutinee)
         key = L.list_key_of(lst.sort)
@@ -425,14 +437,7 @@ class Safety:
         with self.dec.branch(lst):
             nil_elem = self.monadic(ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body,
                                     want)
-            h = self.b.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
-            t = self.b.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
-            self.dec.matched(lst, h, t)
-            cons_ctx = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
-            for name, v in ((e.head, h), (e.tail, t)):
-                if name != "_":
-                    cons_ctx = cons_ctx.bind(name, element_value(v), element_value(v))
-            cons_elem = self.monadic(cons_ctx, e.cons_body, want)
+            cons_elem = self.monadic(self.cons_context(ctx, e, lst), e.cons_body, want)
         return nil_elem if nil_elem is cons_elem else _either(nil_elem, cons_elem)
 
     def _m_Ran(self, ctx: Ctx, e: A.Ran) -> Elem:
@@ -956,17 +961,9 @@ def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
 def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType] = None) -> None:
     if isinstance(e, A.Match):
         lst = s.b.translator.as_term(s.value(ctx, e.scrutinee), e.scrutinee)
-        key = L.list_key_of(lst.sort)
         with s.dec.branch(lst):
             _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body, result)
-            h = s.b.fresh(e.head if e.head != "_" else "hd", L.elem_sort(key))
-            t = s.b.fresh(e.tail if e.tail != "_" else "tl", lst.sort)
-            s.dec.matched(lst, h, t)
-            inner = ctx.assume("h_cons", T.eq(lst, L.cons(h, t)))
-            for name, v in ((e.head, h), (e.tail, t)):
-                if name != "_":
-                    inner = inner.bind(name, element_value(v), element_value(v))
-            _pure_cases(s, inner, e.cons_body, result)
+            _pure_cases(s, s.cons_context(ctx, e, lst), e.cons_body, result)
     elif isinstance(e, A.If):
         cond = s.b.translator.as_term(s.value(ctx, e.cond), e.cond)
         with s.dec.branch(cond):
