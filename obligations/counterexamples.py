@@ -12,7 +12,11 @@ semantics**:
    ``bound`` elements (a length and that many elements), and the list built-ins (``length``,
    ``count``, ``countOf``, ``sum``, ``adj``, ``adjWithin``, ``dist``, ``::``, ``[]``, equality
    of lists) replaced by their definitions (``ConcreteEncoder``). A model of that gives
-   concrete lists, numbers and Booleans for the obligation's variables.
+   concrete lists, numbers and Booleans for the obligation's variables. When z3 gives up on
+   that question (its resource limit), it is asked again with every list's length fixed
+   (``LENGTH_TRIES`` times at most, equal lengths first, then one apart; the lengths'
+   arithmetic is then linear), so that a witness does not depend on z3's luck with one
+   formulation.
 2. **Exact evaluation.** The *original* obligation is evaluated at those values by
    ``obligations.evaluate`` with the built-ins interpreted (``obligations.builtins``: lists by
    their definitions, distributions by their families, ``hellinger`` and ``tv`` by certified
@@ -37,6 +41,7 @@ python-flint or z3's Python API.
 """
 from __future__ import annotations
 
+import itertools
 import os
 from fractions import Fraction
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
@@ -66,6 +71,9 @@ _DEFINED = frozenset({"length", "count", "countOf", "sum", "adj", "adjWithin", "
                       "cons"})
 #: How often a model at odds with the built-ins' values is corrected and solved again.
 REFINEMENTS = 3
+#: When the concrete search is inconclusive: how many searches with fixed list lengths are
+#: tried, and the fraction of the resource limit each may use.
+LENGTH_TRIES, LENGTH_TRY_SHARE = 8, 4
 
 _NOT_POLYNOMIAL = {OpKind.DIV, OpKind.PI, OpKind.SQRT, OpKind.EXP, OpKind.LOG}
 
@@ -424,7 +432,12 @@ class _Confirmation:
         bound = self._bound(*first)
         doubt: Tuple[str, Optional[str]] = ("no concrete values were found", None)
         for _ in range(REFINEMENTS + 1):
-            found = self._search(bound)
+            found, settled = self._search(bound)
+            if found is None and not settled:
+                doubt = (f"z3 found a candidate counterexample, but gave up searching for "
+                         f"concrete values (lists of at most {bound} elements) within its "
+                         f"resource limit", None)
+                break
             if found is None:
                 doubt = (f"{doubt[0]}; with the values learned, no counterexample remains",
                          doubt[1]) if self.learned else self._unrealisable(first, bound)
@@ -465,19 +478,37 @@ class _Confirmation:
 
     # ---- the concrete search ---------------------------------------------------------------
 
-    def _search(self, bound: int) -> Optional[Tuple[ConcreteEncoder, z3.ModelRef]]:
+    def _search(self, bound: int) -> Tuple[Optional[Tuple[ConcreteEncoder, z3.ModelRef]], bool]:
         """A model with concrete lists of the encoding's facts, the hypotheses and the negated
         goal (the axioms are left out: they are facts about the built-ins, which are
-        definitions here), plus the values learned from earlier rounds."""
+        definitions here), plus the values learned from earlier rounds; and whether the search
+        was settled (a model, or z3's ``unsat``) rather than given up. A search z3 gives up is
+        repeated with the lists' lengths fixed (``_length_ladder``)."""
+        found, settled = self._solve(bound, (), self.rlimit)
+        if found is not None or settled:
+            return found, settled
+        lists = [v for v in self.ob.free_vars if _is_list(v.sort)]
+        for lengths in _length_ladder(len(lists), bound):
+            found, _ = self._solve(bound, tuple(zip(lists, lengths)),
+                                   self.rlimit // LENGTH_TRY_SHARE)
+            if found is not None:
+                return found, True
+        return None, False
+
+    def _solve(self, bound: int, lengths: Tuple[Tuple[Var, int], ...], rlimit: int
+               ) -> Tuple[Optional[Tuple[ConcreteEncoder, z3.ModelRef]], bool]:
         enc = ConcreteEncoder(self.problem, self.ctx, bound)
-        s = _solver(self.ctx, self.rlimit)
+        s = _solver(self.ctx, rlimit)
         for a in self.problem.assertions:
             if a.role != "axiom":
                 s.add(enc.expr(a.term))
         for app, at, value in self.learned:
             s.add(self._pinned(enc, app, at, value))
+        for v, n in lengths:
+            s.add(enc.list_of(v).length == n)
         s.add(*enc.side, *enc.congruence())
-        return (enc, s.model()) if s.check() == z3.sat else None
+        answer = s.check()
+        return ((enc, s.model()) if answer == z3.sat else None), answer != z3.unknown
 
     def _pinned(self, enc: ConcreteEncoder, app: Apply, at: Dict[Var, Value],
                 value: Value) -> z3.BoolRef:
@@ -761,6 +792,27 @@ class _Confirmation:
         facts = f"a fact about {' and '.join(sorted({app.func.name for app, _ in core}))}"
         return (f"z3's candidate counterexample needs {needs}, which no lists have: the "
                 f"verifier lacks {facts}", facts)
+
+
+def _length_ladder(lists: int, bound: int) -> List[Tuple[int, ...]]:
+    """The lengths tried for ``lists`` lists when the concrete search is inconclusive: all
+    equal, longest first, then one of them one shorter (adjacency by addition or removal);
+    ``LENGTH_TRIES`` at most."""
+    if not lists:
+        return []
+    ladder: List[Tuple[int, ...]] = [(n,) * lists for n in range(bound, -1, -1)]
+    for n in range(bound, 0, -1):
+        for i in range(lists):
+            ladder.append(tuple(n - 1 if j == i else n for j in range(lists)))
+    seen: List[Tuple[int, ...]] = []
+    for lengths in ladder:
+        if lengths not in seen:
+            seen.append(lengths)
+    # alternate equal and unequal lengths so that both kinds are tried within the budget
+    equal = [t for t in seen if len(set(t)) == 1]
+    apart = [t for t in seen if len(set(t)) > 1]
+    mixed = [t for pair in itertools.zip_longest(equal, apart) for t in pair if t is not None]
+    return mixed[:LENGTH_TRIES]
 
 
 # ---- printing ----------------------------------------------------------------------------------

@@ -267,6 +267,44 @@ def test_a_counterexample_is_confirmed_on_concrete_lists():
     assert shown["l<1>"] in ("[]", "[false]", "[true]")   # a concrete list, not z3's element
 
 
+# Found by ``privinfer fuzz`` (seed 3004, program 462): z3 gave up on the concrete search in one
+# spelling and answered in the other, so the verdict depended on the names.
+MEAN_OF_POSTERIOR = """
+let LIK d r =
+  mlet z = ran (bernoulli r) in
+  return (d = z)
+
+let same (a : bool list, b : bool list) = length a = length b
+
+val LEARN :: {l :: bool list | =} -> M[SD] {x :: [0,1] | =}
+let rec LEARN (l : bool list) =
+  match l with
+  | [] -> ran (beta (2.0, 3.0))
+  | d :: ds -> observe (LIK d) (LEARN ds)
+
+let main db k = lapMech (1.0, mean (infer (LEARN db)))
+
+val main :: {l :: bool list | same (l<1>, l<2>)}
+         -> {k :: [3] | =}
+         -> M[DP(0.5), 0.0] {r :: real | r<1> = r<2>}
+"""
+
+
+@pytest.mark.parametrize("lik,learn", [("lik8", "learn1"), ("d1", "d8")])
+def test_a_concrete_search_z3_gives_up_is_repeated_with_fixed_lengths(lik, learn):
+    # lists of 6 or more all-true against all-false move the posterior mean by more than 1/2
+    claims, _ = verify(MEAN_OF_POSTERIOR.replace("LIK", lik).replace("LEARN", learn))
+    assert claims["main"].verdict == "refuted"
+
+
+def test_the_fixed_lengths_alternate_equal_and_one_apart():
+    from obligations.counterexamples import LENGTH_TRIES, _length_ladder
+    ladder = _length_ladder(2, 8)
+    assert ladder[:4] == [(8, 8), (7, 8), (7, 7), (8, 7)]
+    assert len(ladder) == LENGTH_TRIES and len(set(ladder)) == len(ladder)
+    assert _length_ladder(0, 8) == [] and _length_ladder(1, 2) == [(2,), (1,), (0,)]
+
+
 def test_a_value_no_distribution_has_is_a_missing_fact():
     from obligations import (REAL, Obligation, ObligationKind, Provenance, Verdict, discharge,
                              le, real)
