@@ -14,7 +14,9 @@ imports nothing of the builder):
   reaches through ``A``): Case-Then demands ``C<1> ⇒ C<2>``, checks ``A`` where both runs
   take it, and an S-M for the paths where run 1 takes ``else`` (they end in outputs whose ``D``
   is not ``v``: the outputs through ``A`` and through ``B`` are disjoint, demanded at the
-  node); Case-Else is the mirror image;
+  node); Case-Else is the mirror image. A call of a counter loop in the enumeration of run 1's
+  outputs has the fact ``invariants.counter_support`` states from the source (never from the
+  certificate), whose induction on the helper's definition is demanded at the node too;
 * **Pointwise-Value** (``coupling.pointwise`` with the output value ``v`` named): the body
   checked against the lifting of ``x<1> = v => x<2> = v`` for a fresh ``v``, each helper it
   uses through an invariant relative to ``v`` — stated here from the source

@@ -21,7 +21,10 @@ prove what that cannot:
   taking ``else`` ends in an output whose discrete part is not ``v`` (the outputs of the two
   branches are disjoint: an obligation), so only run 1 taking ``then`` needs a coupling, and
   it must keep run 2 on ``then`` (``C<1> ⇒ C<2>``); case *else* likewise. This is the apRHL
-  case rule with the vacuous (product) coupling of the paths that cannot output ``v``.
+  case rule with the vacuous (product) coupling of the paths that cannot output ``v``. A
+  call of a counter loop (``invariants.counter_support``) outputs its base values or at least
+  its counter: a one-run fact of the enumeration, proved by induction as an obligation of the
+  node (``support_inductions``).
 * **Pointwise-Value**: the pointwise rule with the output value ``v`` named (a fresh
   variable, ``invariants.POINT``): the body is checked against the lifting of ``x<1> = v =>
   x<2> = v``; shifts may be guarded by ``v`` (``Shift.at``), and a recursive helper without
