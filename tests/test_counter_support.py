@@ -14,25 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from checker import kernel
 from obligations import terms as T
 from verifier.language import ast as A
 from verifier.language.invariants import counter_support
 from verifier.language.parser import parse_program
 from verifier.rules import couplings
 from verifier.verification import VERIFIED
-from verify_helpers import claims_and_certificate, kernel_refuses
+from verify_helpers import checked, kernel_refuses
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAMS = ROOT / "benchmarks" / "programs"
 INDEX = (PROGRAMS / "couplings" / "above_threshold_index.pinf").read_text()
-
-
-def checked(text: str):
-    claims, cert = claims_and_certificate(text)
-    outcome = kernel.check(cert)
-    assert outcome.valid, outcome.reason
-    return claims, cert
 
 
 def test_the_index_of_the_first_query_above_the_threshold_verifies():
