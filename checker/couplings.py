@@ -14,7 +14,9 @@ imports nothing of the builder):
   reaches through ``A``): Case-Then demands ``C<1> ⇒ C<2>``, checks ``A`` where both runs
   take it, and an S-M for the paths where run 1 takes ``else`` (they end in outputs whose ``D``
   is not ``v``: the outputs through ``A`` and through ``B`` are disjoint, demanded at the
-  node); Case-Else is the mirror image;
+  node); Case-Else is the mirror image. A call of a counter loop in the enumeration of run 1's
+  outputs has the fact ``invariants.counter_support`` states from the source (never from the
+  certificate), whose induction on the helper's definition is demanded at the node too;
 * **Pointwise-Value** (``coupling.pointwise`` with the output value ``v`` named): the body
   checked against the lifting of ``x<1> = v => x<2> = v`` for a fresh ``v``, each helper it
   uses through an invariant relative to ``v`` — stated here from the source
@@ -29,10 +31,12 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import replace
 from verifier.language import ast as A
-from verifier.language.invariants import POINT, argmax_val
+from verifier.language.invariants import (POINT, argmax_val, support_helpers, support_term,
+                                          val_domains)
 from verifier.language.resolve import source_name
 from verifier.translation import logic as L
-from verifier.translation.symbolic import Closure, Monadic, Scalar, SymValue, TupleV, UnitV
+from verifier.translation.symbolic import (Closure, Monadic, NamedFun, Scalar, SymValue,
+                                           TupleV, UnitV)
 from verifier.translation.symbolic import value_terms
 from verifier.translation.translate import bind_pattern, flatten_app
 from checker import safety as S
@@ -179,8 +183,10 @@ def case_output(p: Proof, ctx: Ctx, e: A.MLet, node: Node, synth, check, spent) 
     p.lemmas.add("coupling.cases")
     cond = e.body.cond
     goals = []
-    through_then = outputs(p, ctx.env, e, "then", 0)
-    through_else = outputs(p, ctx.env, e, "else", 0)
+    support = _Support(support_helpers(p.program, p.vals))
+    through_then = outputs(p, ctx.env, e, "then", 0, support)
+    through_else = outputs(p, ctx.env, e, "else", 0, support)
+    _inductions(p, replace(ctx, hyps=()), support)
     for facts_a, out_a in through_then:
         for facts_b, out_b in through_else:
             da, db = part_terms(out_a, claim.pointwise), part_terms(out_b, claim.pointwise)
@@ -218,7 +224,49 @@ def case_output(p: Proof, ctx: Ctx, e: A.MLet, node: Node, synth, check, spent) 
 Outputs = List[Tuple[List[T.Term], SymValue]]
 
 
-def outputs(p: Proof, env, e: A.Expr, branch: Optional[str], depth: int) -> Outputs:
+class _Support:
+    """The helpers the counter-support template fits (``invariants.counter_support``, stated
+    from the source) and those whose fact an enumeration used (each proved by induction)."""
+
+    def __init__(self, helpers) -> None:
+        self.helpers = helpers
+        self.used: List[str] = []
+
+
+def _inductions(p: Proof, ctx: Ctx, support: _Support) -> None:
+    """The induction step of each counter-support fact used (and of those its proof uses):
+    the body's run-1 outputs, from parameters of which only their types are known, the fact
+    assumed of its recursive calls (fixpoint induction), satisfy it."""
+    done = 0
+    while done < len(support.used):
+        name = support.used[done]
+        done += 1
+        decl, s = support.helpers[name]
+        types = val_domains(p.vals[name])
+        if len(types) != len(decl.params):
+            raise Reject(f"the parameters of {source_name(name)} are not those of its val",
+                         decl.span)
+        env, facts, counter = p.env_at(decl), [], None
+        for k, (param, t) in enumerate(zip(decl.params, types)):
+            value, known = S.fresh_value(p, t, param.name)
+            facts += known
+            env = translated(lambda: bind_pattern(env, param, value, value, decl.span),
+                             decl.span)
+            if k == s.counter:
+                counter = value
+        goals = []
+        for path, value in outputs(p, env, decl.body, None, 0, support):
+            fact = support_term(s, value.term, counter.term) \
+                if isinstance(value, Scalar) and isinstance(counter, Scalar) else None
+            if fact is None:
+                raise Reject(f"an output of {source_name(name)} is not an integer", decl.span)
+            goals.append(T.implies(T.and_(*facts, *path), fact))
+        p.oblige(ctx, E, T.and_(*goals), f"every output of {source_name(name)} is a value it "
+                 "returns or at least its counter (induction)", decl.span, "Case-Output")
+
+
+def outputs(p: Proof, env, e: A.Expr, branch: Optional[str], depth: int,
+            support: Optional[_Support] = None) -> Outputs:
     """What computation ``e`` may output in run 1, with the conditions of each path (an
     over-approximation: a draw from a mechanism, a val or a distribution is a fresh value);
     ``branch``: for ``mlet x = m in if C then A else B``, the paths through that branch
@@ -230,10 +278,10 @@ def outputs(p: Proof, env, e: A.Expr, branch: Optional[str], depth: int) -> Outp
     if isinstance(e, A.Let):
         v = _one(p, e.value, env)
         inner = translated(lambda: bind_pattern(env, e.pattern, v, v, e.span), e.span)
-        return outputs(p, inner, e.body, None, depth + 1)
+        return outputs(p, inner, e.body, None, depth + 1, support)
     if isinstance(e, A.MLet):
         found: Outputs = []
-        for facts, v in outputs(p, env, e.value, None, depth + 1):
+        for facts, v in outputs(p, env, e.value, None, depth + 1, support):
             inner = translated(lambda: bind_pattern(env, e.pattern, v, v, e.span), e.span)
             body = e.body
             if branch is not None:
@@ -243,29 +291,52 @@ def outputs(p: Proof, env, e: A.Expr, branch: Optional[str], depth: int) -> Outp
                                                             body.cond), body.cond.span)
                 facts = facts + [c if branch == "then" else T.not_(c)]
                 body = body.then if branch == "then" else body.else_
-            found += [(facts + f, o) for f, o in outputs(p, inner, body, None, depth + 1)]
+            found += [(facts + f, o) for f, o in outputs(p, inner, body, None, depth + 1, support)]
         return found
     if isinstance(e, A.If):
         c = translated(lambda: p.translator.as_term(_one(p, e.cond, env), e.cond), e.cond.span)
-        return ([([c] + f, o) for f, o in outputs(p, env, e.then, None, depth + 1)] +
-                [([T.not_(c)] + f, o) for f, o in outputs(p, env, e.else_, None, depth + 1)])
+        return ([([c] + f, o) for f, o in outputs(p, env, e.then, None, depth + 1, support)] +
+                [([T.not_(c)] + f, o) for f, o in outputs(p, env, e.else_, None, depth + 1, support)])
     if isinstance(e, A.App):
         head, args = flatten_app(e)
         bound = not (isinstance(head, A.Var) and env.lookup(head.name) is None)
         fn = _one(p, head, env) if bound else None
+        if support is not None and isinstance(fn, NamedFun) and fn.name == head.name \
+                and head.name in support.helpers \
+                and len(args) == len(support.helpers[head.name][0].params):
+            out = _any(p, e)
+            s = support.helpers[head.name][1]
+            counter = _one(p, args[s.counter], env)
+            fact = support_term(s, out.term, counter.term) \
+                if isinstance(out, Scalar) and isinstance(counter, Scalar) else None
+            if fact is not None:
+                if head.name not in support.used:
+                    support.used.append(head.name)
+                return [([fact], out)]
         if isinstance(fn, Closure) and len(args) == len(fn.params):
             inner = fn.env
             for param, arg in zip(fn.params, args):
                 v = _one(p, arg, env)
                 inner = translated(lambda: bind_pattern(inner, param, v, v, arg.span),
                                    arg.span)
-            return outputs(p, inner, fn.body, None, depth + 1)
+            return outputs(p, inner, fn.body, None, depth + 1, support)
         return [([], _any(p, e))]
     if isinstance(e, A.Var):
         pair = env.lookup(e.name)
         if pair and isinstance(pair[0], Monadic) and pair[0].expr is not None:
-            return outputs(p, pair[0].env, pair[0].expr, None, depth + 1)
+            return outputs(p, pair[0].env, pair[0].expr, None, depth + 1, support)
         return [([], _any(p, e))]
+    if isinstance(e, A.Match):
+        t = p.type_of(e.scrutinee)
+        if not isinstance(t, A.TList):
+            raise Reject("the outputs of this match are not enumerated", e.span)
+        inner = env
+        for name, part in ((e.head, t.elem), (e.tail, t)):
+            if name != "_":
+                value = S.fresh_value(p, part, "w")[0]
+                inner = inner.bind(name, value, value)
+        return (outputs(p, env, e.nil_body, None, depth + 1, support)
+                + outputs(p, inner, e.cons_body, None, depth + 1, support))
     if isinstance(e, (A.Ran, A.Observe, A.Infer)):
         return [([], _any(p, e))]
     raise Reject("the outputs of this computation are not enumerated", e.span)

@@ -245,9 +245,9 @@ def test_case_output_without_disjoint_branches_is_refused(monkeypatch):
         real = couplings.disjointness
 
         def wishful(b, ctx, e, part):
-            ob = real(b, ctx, e, part)
-            return None if ob is None else b.oblige(ctx, ob.kind, T.TRUE, "wishful", e.span,
-                                                    "Case-Output")
+            obs = real(b, ctx, e, part)
+            return None if obs is None else [b.oblige(ctx, obs[0].kind, T.TRUE, "wishful",
+                                                      e.span, "Case-Output")] + obs[1:]
         patch.setattr(couplings, "disjointness", wishful)
     kernel_refuses(monkeypatch, OVERLAP, "pick", bug, "differ in their discrete part")
 

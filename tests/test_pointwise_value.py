@@ -14,19 +14,12 @@ from verifier.rules import couplings as C
 from verifier.rules import mechanism_rules
 from verifier.verification import VERIFIED
 
-from verify_helpers import claims_and_certificate, kernel_refuses
+from verify_helpers import checked, kernel_refuses
 
 ROOT = Path(__file__).resolve().parent.parent / "benchmarks" / "programs"
 NOISY_MAX = (ROOT / "couplings" / "noisy_max_laplace.pinf").read_text()
 NAME = "reportNoisyMax"
 
-
-def checked(text: str):
-    """The claims of ``text`` by name and its certificate, which the kernel accepts."""
-    claims, cert = claims_and_certificate(text)
-    outcome = kernel.check(cert)
-    assert outcome.valid, outcome.reason
-    return claims, cert
 
 
 def test_report_noisy_max_with_laplace_noise_is_verified():

@@ -30,3 +30,11 @@ def kernel_refuses(monkeypatch, text: str, name: str, bug, reason: str) -> None:
     outcome = kernel.check(cert)
     assert not outcome.valid and reason in outcome.reason, outcome.reason
     assert claims_and_certificate(text)[0][name].verdict != VERIFIED
+
+
+def checked(text: str):
+    """The claims of ``text`` by name and its certificate, which the kernel accepts."""
+    claims, cert = claims_and_certificate(text)
+    outcome = kernel.check(cert)
+    assert outcome.valid, outcome.reason
+    return claims, cert

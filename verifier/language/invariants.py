@@ -302,3 +302,104 @@ def _renamed(e: A.Expr, old: str, new: str) -> A.Expr:
             changes[name] = tuple(_renamed(v, old, new) if isinstance(v, A.Expr) else v
                                   for v in value)
     return A.replace_fields(e, **changes) if changes else e
+
+
+# ---- the support of a counter loop's outputs (Case-Output's disjointness) ---------------------
+
+@record
+class CounterSupport:
+    """A one-run fact about a recursive helper's outputs, relative to its counter: every value
+    it outputs is one of ``constants`` or at least the argument at position ``counter``
+    (docs/verifier.md, "Couplings": the index of the first query above a threshold). Stated
+    from the source's shape, proved by induction wherever it is used (fixpoint induction: a
+    fact of the outputs, partial correctness, true of a helper that does not terminate)."""
+
+    counter: int
+    constants: tuple
+
+
+def counter_support(decl: A.LetDecl) -> Optional[CounterSupport]:
+    """The template of ``CounterSupport`` for ``decl``: a recursive definition whose every
+    recursive call passes, at one parameter ``i``, ``i`` or ``i + n`` (``n`` a non-negative
+    integer literal), some ``return i`` and whose other ``return``s are closed integer
+    expressions (``return (0 - 1)``). None when the shape does not fit (nothing is assumed)."""
+    params = decl.params
+    if not decl.recursive or not params or not all(isinstance(p, A.PVar) for p in params):
+        return None
+    names = [p.name for p in params]
+    calls = list(_calls(decl.body, decl.name))
+    if not calls or any(len(args) != len(names) for args in calls):
+        return None
+    returns = [n.value for n in A.descendants(decl.body) if isinstance(n, A.Return)]
+    for k, name in enumerate(names):
+        if not all(_steps(args[k], name) for args in calls) \
+                or not any(isinstance(r, A.Var) and r.name == name for r in returns):
+            continue
+        constants = set()
+        for r in returns:
+            if isinstance(r, A.Var) and r.name == name:
+                continue
+            c = closed_int(r)
+            if c is None:
+                return None
+            constants.add(c)
+        return CounterSupport(k, tuple(sorted(constants)))
+    return None
+
+
+def _steps(arg: A.Expr, name: str) -> bool:
+    """``arg`` is ``name`` or ``name + n`` for an integer literal ``n >= 0``."""
+    if isinstance(arg, A.Var):
+        return arg.name == name
+    return isinstance(arg, A.BinOp) and arg.op == "+" and isinstance(arg.left, A.Var) \
+        and arg.left.name == name and isinstance(arg.right, A.IntLit) and arg.right.value >= 0
+
+
+def closed_int(e: A.Expr) -> Optional[int]:
+    """The value of a closed integer expression of literals, ``+``, ``-``, ``*`` and negation."""
+    if isinstance(e, A.IntLit):
+        return int(e.value)
+    if isinstance(e, A.UnOp) and e.op == "-":
+        inner = closed_int(e.operand)
+        return None if inner is None else -inner
+    if isinstance(e, A.BinOp) and e.op in ("+", "-", "*"):
+        a, b = closed_int(e.left), closed_int(e.right)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    return None
+
+
+def support_helpers(program: A.Program, vals) -> Dict[str, Tuple[A.LetDecl, CounterSupport]]:
+    """The top-level recursive definitions with a val (in ``vals``, by name) that the
+    counter-support template fits."""
+    out = {}
+    for decl in program.lets():
+        if decl.name in vals:
+            s = counter_support(decl)
+            if s is not None:
+                out[decl.name] = (decl, s)
+    return out
+
+
+def val_domains(val: A.ValDecl) -> List[Optional[A.SimpleType]]:
+    """The simple type of each parameter of ``val``."""
+    out = []
+    rt = val.rtype
+    while isinstance(rt, A.RArrow):
+        d = rt.dom
+        while isinstance(d, A.RRefine):
+            d = d.base
+        out.append(d.type if isinstance(d, A.RSimple) else None)
+        rt = rt.cod
+    return out
+
+
+def support_term(s: CounterSupport, out, counter):
+    """``CounterSupport``'s fact of an output term ``out`` of a call whose counter argument is
+    the term ``counter``: ``out = c_1 \\/ ... \\/ out >= counter``; None when the terms are not
+    integers."""
+    from obligations import terms as T
+    if out.sort != T.INT or counter.sort != T.INT:
+        return None
+    return T.or_(*(T.eq(out, T.integer(c)) for c in s.constants), T.ge(out, counter))

@@ -21,7 +21,10 @@ prove what that cannot:
   taking ``else`` ends in an output whose discrete part is not ``v`` (the outputs of the two
   branches are disjoint: an obligation), so only run 1 taking ``then`` needs a coupling, and
   it must keep run 2 on ``then`` (``C<1> ⇒ C<2>``); case *else* likewise. This is the apRHL
-  case rule with the vacuous (product) coupling of the paths that cannot output ``v``.
+  case rule with the vacuous (product) coupling of the paths that cannot output ``v``. A
+  call of a counter loop (``invariants.counter_support``) outputs its base values or at least
+  its counter: a one-run fact of the enumeration, proved by induction as an obligation of the
+  node (``support_inductions``).
 * **Pointwise-Value**: the pointwise rule with the output value ``v`` named (a fresh
   variable, ``invariants.POINT``): the body is checked against the lifting of ``x<1> = v =>
   x<2> = v``; shifts may be guarded by ``v`` (``Shift.at``), and a recursive helper without
@@ -46,7 +49,8 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import field, record, replace
 from verifier.language import ast as A
-from verifier.language.invariants import POINT, argmax_val
+from verifier.language.invariants import (POINT, argmax_val, support_helpers, support_term,
+                                          val_domains)
 from verifier.language.pretty import pretty_expr, pretty_rtype
 from verifier.language.resolve import written
 from verifier.rules.builder import Builder, short
@@ -54,8 +58,8 @@ from verifier.rules.context import Ctx
 from verifier.rules.derivation import Derivation
 from verifier.rules import monadic_rules  # noqa: F401  (BindM first: Case-Output goes before it)
 from verifier.rules.registry import monadic_rule
-from verifier.translation.symbolic import (Closure, Monadic, Scalar, SymValue, TupleV,
-                                           UnitV)
+from verifier.translation.symbolic import (Closure, Monadic, NamedFun, Scalar, SymValue,
+                                           TupleV, UnitV)
 from verifier.translation.translate import NoRule, NotApplicable, bind_pattern, flatten_app
 from verifier.shifts import IDENTITY, OFFSETS, Shift, shift_templates  # noqa: F401
 
@@ -376,7 +380,7 @@ def CaseOutput(b: Builder, ctx: Ctx, e: A.MLet) -> Derivation:
                             "is an if", e.span, e)
     part = claim.pointwise
     disjoint = disjointness(b, ctx, e, part)
-    if disjoint is None or not b.proves(disjoint):
+    if disjoint is None or not b.proves(disjoint[0]):
         raise NotApplicable("the outputs of the two branches of the if may have the same "
                             "discrete part", e.span, e)
     cond = e.body.cond
@@ -404,7 +408,7 @@ def CaseOutput(b: Builder, ctx: Ctx, e: A.MLet) -> Derivation:
                                [first.node, rest, spent], [ob]))
     return b.node("Case-Output", ctx, e.span,
                   f"split on the branch of if {short(cond, 40)} whose outputs include v",
-                  premises, [disjoint], lemma="coupling.cases")
+                  premises, disjoint, lemma="coupling.cases")
 
 
 def branch_conditions(label: str, c1: T.Term, c2: T.Term) -> Tuple[T.Term, T.Term, T.Term]:
@@ -416,15 +420,20 @@ def branch_conditions(label: str, c1: T.Term, c2: T.Term) -> Tuple[T.Term, T.Ter
     return T.implies(T.not_(c1), T.not_(c2)), T.and_(T.not_(c1), T.not_(c2)), c1
 
 
-def disjointness(b: Builder, ctx: Ctx, e: A.MLet, part) -> Optional:
+def disjointness(b: Builder, ctx: Ctx, e: A.MLet, part) -> Optional[list]:
     """The obligation that no output run 1 reaches through the then branch of ``mlet x = m in
     if C then A else B`` has the discrete part of one it reaches through the else branch —
     each branch walked from the state before ``m`` with a sample of its own (the case split
-    is decided before ``m`` samples)."""
+    is decided before ``m`` samples) — followed by the induction steps of the counter-support
+    facts the walk used (``support_inductions``)."""
+    support = Support(support_helpers(b.program, b._vals))
     try:
-        through_then = run1_outputs(b, ctx.env, e, branch="then")
-        through_else = run1_outputs(b, ctx.env, e, branch="else")
+        through_then = run1_outputs(b, ctx.env, e, branch="then", support=support)
+        through_else = run1_outputs(b, ctx.env, e, branch="else", support=support)
+        inductions = support_inductions(b, ctx, support)
     except NoRule:
+        return None
+    if inductions is None:
         return None
     goals = []
     for facts_a, out_a in through_then:
@@ -435,10 +444,60 @@ def disjointness(b: Builder, ctx: Ctx, e: A.MLet, part) -> Optional:
                 return None
             same = T.and_(*(T.eq(x, y) for x, y in zip(da, db)))
             goals.append(T.implies(T.and_(*facts_a, *facts_b), T.not_(same)))
-    return b.oblige(ctx, ObligationKind.ENTAILMENT, T.and_(*goals),
-                    f"the outputs run 1 reaches through the two branches of if "
-                    f"{short(e.body.cond, 40)} differ (in their discrete part)", e.span,
-                    "Case-Output")
+    return [b.oblige(ctx, ObligationKind.ENTAILMENT, T.and_(*goals),
+                     f"the outputs run 1 reaches through the two branches of if "
+                     f"{short(e.body.cond, 40)} differ (in their discrete part)", e.span,
+                     "Case-Output")] + inductions
+
+
+@record(frozen=False)
+class Support:
+    """The counter-support facts Case-Output's enumeration of run 1's outputs may use
+    (``invariants.counter_support``): the helpers they fit, and those used (each then proved
+    by induction: ``support_inductions``)."""
+
+    helpers: Dict[str, tuple]
+    used: List[str] = field(default_factory=list)
+
+
+def support_inductions(b: Builder, ctx: Ctx, support: Support) -> Optional[list]:
+    """For each helper whose counter-support fact was used (and each one its own proof uses):
+    the induction step, an obligation — its body's outputs in run 1, from parameters of which
+    only their types are known and with the fact assumed of its recursive calls (fixpoint
+    induction), satisfy the fact. None when one does not hold."""
+    from verifier.rules.safety import fresh_value
+    out, done = [], 0
+    base = replace(ctx, hyps=())
+    while done < len(support.used):
+        name = support.used[done]
+        done += 1
+        decl, s = support.helpers[name]
+        env, facts, counter = b.env_at(decl), [], None
+        for k, (param, t) in enumerate(zip(decl.params, val_domains(b._vals[name]))):
+            value, known = fresh_value(b, t, param.name)
+            facts += known
+            env = bind_pattern(env, param, value, value, decl.span)
+            if k == s.counter:
+                counter = value
+        if not isinstance(counter, Scalar) \
+                or len(decl.params) != len(val_domains(b._vals[name])):
+            return None
+        goals = []
+        for path, value in run1_outputs(b, env, decl.body, support=support):
+            fact = support_term(s, value.term, counter.term) if isinstance(value, Scalar) \
+                else None
+            if fact is None:
+                return None
+            goals.append(T.implies(T.and_(*facts, *path), fact))
+        ob = b.oblige(base, ObligationKind.ENTAILMENT, T.and_(*goals),
+                      f"every output of {written(name)} is "
+                      + " or ".join([str(c) for c in s.constants]
+                                    + [f"at least its counter {written(decl.params[s.counter].name)}"])
+                      + " (induction on its definition)", decl.span, "Case-Output")
+        if not b.proves(ob):
+            return None
+        out.append(ob)
+    return out
 
 
 # ---- run 1's outputs ---------------------------------------------------------------------------
@@ -447,7 +506,7 @@ Outputs = List[Tuple[List[T.Term], SymValue]]
 
 
 def run1_outputs(b: Builder, env, e: A.Expr, branch: Optional[str] = None,
-                 depth: int = 0) -> Outputs:
+                 depth: int = 0, support: Optional[Support] = None) -> Outputs:
     """The values computation ``e`` may output in run 1, each with the conditions of its path:
     an over-approximation (what ``e`` draws from a mechanism, a call of a val or a
     distribution is a fresh value, of which nothing is assumed). ``branch``: for ``mlet x = m
@@ -460,10 +519,10 @@ def run1_outputs(b: Builder, env, e: A.Expr, branch: Optional[str] = None,
     if isinstance(e, A.Let):
         v = _run1(b, e.value, env)
         return run1_outputs(b, bind_pattern(env, e.pattern, v, v, e.span), e.body, None,
-                            depth + 1)
+                            depth + 1, support)
     if isinstance(e, A.MLet):
         out: Outputs = []
-        for facts, v in run1_outputs(b, env, e.value, None, depth + 1):
+        for facts, v in run1_outputs(b, env, e.value, None, depth + 1, support):
             inner = bind_pattern(env, e.pattern, v, v, e.span)
             body = e.body
             if branch is not None:
@@ -472,28 +531,57 @@ def run1_outputs(b: Builder, env, e: A.Expr, branch: Optional[str] = None,
                 c = b.translator.as_term(_run1(b, body.cond, inner), body.cond)
                 facts = facts + [c if branch == "then" else T.not_(c)]
                 body = body.then if branch == "then" else body.else_
-            out += [(facts + f, o) for f, o in run1_outputs(b, inner, body, None, depth + 1)]
+            out += [(facts + f, o)
+                    for f, o in run1_outputs(b, inner, body, None, depth + 1, support)]
         return out
     if isinstance(e, A.If):
         c = b.translator.as_term(_run1(b, e.cond, env), e.cond)
-        return ([([c] + f, o) for f, o in run1_outputs(b, env, e.then, None, depth + 1)] +
-                [([T.not_(c)] + f, o) for f, o in run1_outputs(b, env, e.else_, None, depth + 1)])
+        return ([([c] + f, o)
+                 for f, o in run1_outputs(b, env, e.then, None, depth + 1, support)] +
+                [([T.not_(c)] + f, o)
+                 for f, o in run1_outputs(b, env, e.else_, None, depth + 1, support)])
     if isinstance(e, A.App):
         head, args = flatten_app(e)
         fn = _run1(b, head, env) if not (isinstance(head, A.Var) and env.lookup(head.name)
                                          is None) else None
+        if support is not None and isinstance(fn, NamedFun) and fn.name == head.name \
+                and head.name in support.helpers \
+                and len(args) == len(support.helpers[head.name][0].params):
+            # a helper's counter-support fact (proved by induction: support_inductions)
+            out = _fresh_output(b, e)
+            s = support.helpers[head.name][1]
+            counter = _run1(b, args[s.counter], env)
+            fact = support_term(s, out.term, counter.term) \
+                if isinstance(out, Scalar) and isinstance(counter, Scalar) else None
+            if fact is not None:
+                if head.name not in support.used:
+                    support.used.append(head.name)
+                return [([fact], out)]
         if isinstance(fn, Closure) and len(args) == len(fn.params):
             inner = fn.env
             for param, arg in zip(fn.params, args):
                 v = _run1(b, arg, env)
                 inner = bind_pattern(inner, param, v, v, arg.span)
-            return run1_outputs(b, inner, fn.body, None, depth + 1)
+            return run1_outputs(b, inner, fn.body, None, depth + 1, support)
         return [([], _fresh_output(b, e))]
     if isinstance(e, A.Var):
         pair = env.lookup(e.name)
         if pair and isinstance(pair[0], Monadic) and pair[0].expr is not None:
-            return run1_outputs(b, pair[0].env, pair[0].expr, None, depth + 1)
+            return run1_outputs(b, pair[0].env, pair[0].expr, None, depth + 1, support)
         return [([], _fresh_output(b, e))]
+    if isinstance(e, A.Match):
+        # either case, the head and tail of the list nothing is known of (an over-approximation)
+        from verifier.rules.safety import fresh_value
+        t = b.type_of(e.scrutinee)
+        if not isinstance(t, A.TList):
+            raise NoRule(f"the outputs of {short(e, 40)} are not enumerated", e.span)
+        inner = env
+        for name, part in ((e.head, t.elem), (e.tail, t)):
+            if name != "_":
+                value = fresh_value(b, part, "w")[0]
+                inner = inner.bind(name, value, value)
+        return (run1_outputs(b, env, e.nil_body, None, depth + 1, support)
+                + run1_outputs(b, inner, e.cons_body, None, depth + 1, support))
     if isinstance(e, (A.Ran, A.Observe, A.Infer)):
         return [([], _fresh_output(b, e))]
     raise NoRule(f"the outputs of {short(e, 40)} are not enumerated", e.span)
