@@ -505,10 +505,14 @@ class _Gen(PaperRules):
             return M(BOOL)
         if r < 0.55:
             return M(FIN(3))
-        if r < 0.62:
+        if r < 0.60:
             return M(TUP(BOOL, BOOL))
-        if r < 0.78:
+        if r < 0.62:
+            return M(TUP(REAL, REAL))
+        if r < 0.76:
             return M(REAL)
+        if r < 0.78:
+            return M(LIST(REAL))
         if r < 0.84:
             return M(LIST(BOOL))
         if r < 0.865:

@@ -67,43 +67,56 @@ class PaperRules:
                        ast.If(var(r), app(var("count"), var(x)),
                               binop("-", app(var("length"), var(x)), app(var("count"), var(x)))))
 
-    def _bool_mechanism(self, d: ast.Expr, index: ast.Expr, private: Optional[str],
-                        public_bool: Optional[str]) -> Tuple[ast.Expr, str]:
-        """A computation over the bool list ``d`` at index ``index`` (its kind as a tag): the
-        exponential mechanism at the index, half or twice it, a coin, a leak; capturing the
-        private list ``private`` or a public bool when given."""
-        from verifier.fuzz.generate import app, binop, call, intlit, real, var
+    def _mechanism(self, d: ast.Expr, index: ast.Expr, private: Optional[str],
+                   public_bool: Optional[str], out: tuple) -> Tuple[ast.Expr, str]:
+        """A computation over the bool list ``d`` at index ``index`` with a result of type
+        ``out`` (``bool``: the exponential mechanism; ``real``: the Laplace mechanism on a count,
+        whose loss is exactly its index) — at the index, half or twice it, free (a coin, a
+        constant), a leak; capturing the private list ``private`` or a public bool when given.
+        Returns the expression and its kind (a tag)."""
+        from verifier.fuzz.generate import app, binop, call, intlit, pvar, real, var
         rng = self.rng
-        kind = rng.choices(("exp", "half", "double", "coin", "leak", "captured", "public", "lap"),
-                           (5, 1.5, 1.5, 1, 1, 2 if private else 0, 1.5 if public_bool else 0, 1))[0]
-        score = self._counting_score()
-        if kind == "exp":
-            return call("expMech", index, score, d), "argument at the parameter's cost"
-        if kind == "half":
-            return call("expMech", binop("/", index, real(Fraction(2))), score, d), "argument cheaper"
-        if kind == "double":
-            return call("expMech", binop("*", real(Fraction(2)), index), score, d), "argument dearer"
-        if kind == "coin":
-            return ast.Ran(app(var("bernoulli"), real(rng.choice((Fraction(1, 4), Fraction(3, 4)))))), \
-                "argument cheaper"
+        kind = rng.choices(("same", "half", "double", "free", "leak", "captured", "public", "post"),
+                           (5, 1.5, 1.5, 1, 1, 2 if private else 0, 1.5 if public_bool else 0,
+                            1 if out == BOOL else 0))[0]
+        scale = {"half": binop("/", index, real(Fraction(2))),
+                 "double": binop("*", real(Fraction(2)), index)}.get(kind, index)
+
+        def mech(data: ast.Expr, score: Optional[ast.Expr] = None) -> ast.Expr:
+            if out == BOOL:
+                return call("expMech", scale, score or self._counting_score(), data)
+            return call("lapMech", scale, app(var("count"), data))
+        tags = {"same": "argument at the parameter's cost", "half": "argument cheaper",
+                "double": "argument dearer", "free": "argument cheaper", "leak": "argument leaks",
+                "captured": "argument captures the private list",
+                "public": "argument captures public data", "post": "argument at the parameter's cost"}
+        if kind in ("same", "half", "double"):
+            return mech(d), tags[kind]
+        if kind == "free":
+            if out == BOOL:
+                return ast.Ran(app(var("bernoulli"), real(rng.choice((Fraction(1, 4), Fraction(3, 4)))))), tags[kind]
+            return ast.Return(real(rng.choice((Fraction(0), Fraction(1))))), tags[kind]
         if kind == "leak":
-            return ast.Return(binop(">", app(var("count"), d), intlit(rng.choice((0, 1))))), "argument leaks"
+            if out == BOOL:
+                return ast.Return(binop(">", app(var("count"), d), intlit(rng.choice((0, 1))))), tags[kind]
+            return ast.Return(app(var("count"), d)), tags[kind]
         if kind == "captured":
             if self.chance(0.5):   # the private list in place of the argument: within the index
-                return call("expMech", index, score, var(private)), "argument captures the private list"
+                return mech(var(private)), tags[kind]
+            if out == REAL:        # both counts: twice the index
+                return call("lapMech", scale, binop("+", app(var("count"), d),
+                                                    app(var("count"), var(private)))), tags[kind]
             x, r = self.fresh("x"), self.fresh("r")
-            from verifier.fuzz.generate import pvar
             both = ast.Fun((ast.PTuple((pvar(x), pvar(r, BOOL))),),
                            ast.If(var(r), binop("+", app(var("count"), var(x)), app(var("count"), var(private))),
                                   intlit(0)))
-            return call("expMech", index, both, d), "argument captures the private list"
+            return mech(d, both), tags[kind]
         if kind == "public":
-            return ast.If(var(public_bool), call("expMech", index, score, d),
-                          ast.Return(ast.BoolLit(rng.random() < 0.5))), "argument captures public data"
+            other = ast.Return(ast.BoolLit(rng.random() < 0.5) if out == BOOL else real(Fraction(0)))
+            return ast.If(var(public_bool), mech(d), other), tags[kind]
         z = self.fresh("z")
-        from verifier.fuzz.generate import pvar
-        return ast.MLet(pvar(z), call("lapMech", index, app(var("count"), d)),
-                        ast.Return(binop(">", var(z), real(Fraction(1))))), "argument at the parameter's cost"
+        return ast.MLet(pvar(z), call("lapMech", scale, app(var("count"), d)),
+                        ast.Return(binop(">", var(z), real(Fraction(1))))), tags[kind]
 
     def _known_claim(self, name: str, params, result_body: ast.RType, index_of, known: Fraction,
                      delta: bool = False):
@@ -142,33 +155,38 @@ class PaperRules:
     # ---- higher order ------------------------------------------------------------------------
 
     def r_higher_order(self, t, ctx, depth):
-        """``ho eps ARG db``: a val'd helper with a function parameter, and its argument."""
+        """``ho eps ARG db``: a val'd helper with a function parameter, and its argument. The
+        parameter's result is ``bool`` (exponential mechanism) for a goal ``M[bool]`` or
+        ``M[bool list]``, ``real`` (Laplace mechanism, tight: a miscount of its runs shows) for
+        ``M[real]`` or ``M[real list]``."""
         from verifier.fuzz.generate import app, var
-        if t not in (_m(BOOL), _m(LIST_BOOL)) or self.helper_depth >= 2:
+        if t not in (_m(BOOL), _m(LIST_BOOL), _m(REAL), _m(_list(REAL))) or self.helper_depth >= 2:
             return None
         lists = [b for b in ctx.visible().values() if b.type == LIST_BOOL]
         if not lists:
             return None
+        out = BOOL if t in (_m(BOOL), _m(LIST_BOOL)) else REAL
         source = self.rng.choice([b for b in lists if b.private] or lists)
         index, with_eps = self._eps_index(ctx)
         inner = None
         if self.chance(0.3):   # a helper that passes its own parameter on to another one
-            inner = self.higher_order_val(_m(BOOL), with_eps, index, None)
-        name, uses = self.higher_order_val(t, with_eps, index, inner)
+            inner = self.higher_order_val(_m(out), out, with_eps, index, None)
+        name, uses = self.higher_order_val(t, out, with_eps, index, inner)
         publics = [b.name for b in ctx.usable() if b.type == BOOL and not b.private]
         arg = self.function_argument(index, with_eps, source.name if source.private else None,
-                                     publics[0] if publics else None)
+                                     publics[0] if publics else None, out)
         self.tags.add("higher-order val")
         args = ([index] if with_eps else []) + [arg, var(source.name)]
         return app(var(name), *args)
 
-    def higher_order_val(self, t, with_eps: bool, index: ast.Expr, inner):
-        """A new val'd helper ``name [eps] m db`` of result ``t`` running ``m`` k times; returns
-        ``(name, k)``."""
+    def higher_order_val(self, t, out: tuple, with_eps: bool, index: ast.Expr, inner):
+        """A new val'd helper ``name [eps] m db`` of result ``t`` running ``m`` (of result
+        ``out``) k times; returns ``(name, runs)``."""
         from verifier.fuzz.generate import TopDef, app, binop, pvar, syntax, var, FUN
         rng = self.rng
         name, m, db = self.fresh("ho"), self.fresh("m"), self.fresh("db")
-        k = rng.choices((0, 1, 2, 3), (1, 3, 3, 1))[0]
+        single = t == _m(out)
+        k = rng.choices((0, 1, 2, 3), (1, 3, 3, 1) if not single or out == BOOL else (1, 6, 1, 0))[0]
         eps_arg = [var("eps")] if with_eps else []
         runs_: List[Tuple[ast.Expr, int]] = []
         for _ in range(k):
@@ -177,19 +195,22 @@ class PaperRules:
             iname, ik = inner
             runs_.append((app(var(iname), *eps_arg, var(m), var(db)), ik))
             self.tags.add("function parameter passed on")
+        rng.shuffle(runs_)
         names = [self.fresh("a") for _ in runs_]
-        if t == _m(LIST_BOOL):
+        if not single:
             result: ast.Expr = ast.ListLit(tuple(var(a) for a in names))
-        elif names:
+        elif names and out == BOOL:
             result = var(names[0])
             for a in names[1:]:
                 result = binop(rng.choice(("&&", "||", "=")), result, var(a))
+        elif names:   # one release of the real runs (the others run, unused)
+            result = var(rng.choice(names))
         else:
-            result = ast.BoolLit(True)
+            result = ast.BoolLit(True) if out == BOOL else ast.RealLit(Fraction(0))
         body: ast.Expr = ast.Return(result)
         stored = None
-        if runs_ and runs_[0][1] == 1 and self.chance(0.3):   # a stored call, run where it is bound
-            stored = self.fresh("c")
+        if runs_ and runs_[0][1] == 1 and runs_[0][0].fn == var(m) and self.chance(0.3):
+            stored = self.fresh("c")   # a stored call, run where it is bound
             runs_[0] = (var(stored), 1)
             self.tags.add("function parameter call stored")
         for a, (e, _) in reversed(list(zip(names, runs_))):
@@ -199,19 +220,19 @@ class PaperRules:
         total = sum(c for _, c in runs_)
         fun_type = ast.RArrow(self._adj_list("d"),
                               ast.RMonad(ast.Divergence("DP", index), None,
-                                         ast.RRefine("r", ast.RSimple(ast.TBase("bool")), ast.SameRuns())))
+                                         ast.RRefine("r", ast.RSimple(syntax(out)), ast.SameRuns())))
         params = ([self._eps_param()] if with_eps else []) + [fun_type, self._adj_list("l")]
         body_t = ast.RRefine("r", ast.RSimple(syntax(t[1])), ast.SameRuns())
         val = self._known_claim(name, params, body_t, lambda c: self._times(c, index, with_eps),
                                 Fraction(total))
         patterns = ([pvar("eps")] if with_eps else []) + [pvar(m), pvar(db)]
         self.before += [val, ast.LetDecl(name, tuple(patterns), body)]
-        fn = FUN(FUN(LIST_BOOL, _m(BOOL)), FUN(LIST_BOOL, t))
+        fn = FUN(FUN(LIST_BOOL, _m(out)), FUN(LIST_BOOL, t))
         self.tops.append(TopDef(name, FUN(REAL, fn) if with_eps else fn, 3 if with_eps else 2, has_val=True))
         return name, total
 
     def function_argument(self, index: ast.Expr, with_eps: bool, private: Optional[str],
-                          public_bool: Optional[str]) -> ast.Expr:
+                          public_bool: Optional[str], out: tuple) -> ast.Expr:
         """What is passed for the function parameter: a val'd wrapper, a ``fun``, a helper
         without a val."""
         from verifier.fuzz.generate import TopDef, app, pvar, var, FUN
@@ -219,20 +240,20 @@ class PaperRules:
         how = rng.choices(("wrapper", "fun", "helper"), (3, 4, 1))[0]
         d = self.fresh("d")
         if how == "fun":
-            body, kind = self._bool_mechanism(var(d), index, private, public_bool)
+            body, kind = self._mechanism(var(d), index, private, public_bool, out)
             self.tags.add(kind)
             self.tags.add("fun passed for a function parameter")
             return ast.Fun((pvar(d, LIST_BOOL) if self.chance(0.5) else pvar(d),), body)
-        body, kind = self._bool_mechanism(var(d), var("eps") if with_eps else index, None, None)
+        body, kind = self._mechanism(var(d), var("eps") if with_eps else index, None, None, out)
         self.tags.add(kind)
         name = self.fresh("w")
         patterns = ([pvar("eps")] if with_eps else []) + [pvar(d, LIST_BOOL)]
-        fn_type = FUN(LIST_BOOL, _m(BOOL))
+        fn_type = FUN(LIST_BOOL, _m(out))
         if how == "wrapper":
             from verifier.fuzz.generate import runs
             binders = ([("eps", ast.TBase("real+"), ast.SameRuns())] if with_eps else []) + \
                 [(d, ast.TList(ast.TBase("bool")), ast.App(var("adj"), ast.TupleLit(runs(d))))]
-            val = self.claim(name, binders, _m(BOOL), with_eps, with_eps, None)
+            val = self.claim(name, binders, _m(out), with_eps, with_eps, None)
             self.before += [val, ast.LetDecl(name, tuple(patterns), body)]
             self.tags.add("val'd wrapper passed for a function parameter")
         else:
@@ -370,18 +391,42 @@ class PaperRules:
         if not through_delta:
             return call_
         post, pl = self.fresh("post"), self.fresh("l")
-        c = rng.choice((Fraction(1), Fraction(1), Fraction(2), Fraction(1, 2)))
-        bound = ast.DivBound(ast.Divergence("DP", self._times(c, var("eps") if with_eps else index, with_eps)),
-                             *runs("d"), real(Fraction(0)))
-        params = [ast.RRefine(pl, ast.RSimple(ast.TList(ast.TBase("bool"))),
-                              ast.App(var("adj"), ast.TupleLit(runs(pl))))]
-        if with_eps:
-            params.append(self._eps_param())
-        cod: ast.RType = ast.RRefine("d", ast.RSimple(ast.TDist(ast.TBase("bool"))), bound)
-        for dom in reversed(params):
-            cod = ast.RArrow(dom, cod)
+        # the model's own bound (read off its claim at its calibrated constant when the program
+        # is built: Delta[DP(e)] <= 0, Delta[DP(e)] <= delta, Delta[F] <= delta), or twice or
+        # half of it (half: a bound the model does not give)
+        factor = rng.choice((Fraction(1), Fraction(1), Fraction(2), Fraction(1, 2)))
+        model_plan = self.claims[-1]
+
+        def scaled(e: Optional[ast.Expr]) -> ast.Expr:
+            if e is None:
+                return real(Fraction(0))
+            if factor == 1:
+                return e
+            if isinstance(e, ast.RealLit):
+                return real(e.value * factor)
+            return binop("*", real(factor), e)
+
+        def build(_c: Fraction) -> ast.RType:
+            model = model_plan.build(model_plan.constant)
+            while isinstance(model, ast.RArrow):
+                model = model.cod
+            if model.div.kind == "DP" and model.delta is None:
+                div, bound = ast.Divergence("DP", scaled(model.div.eps)), real(Fraction(0))
+            else:
+                div, bound = model.div, scaled(model.delta)
+            assertion = ast.DivBound(div, *runs("d"), bound)
+            params = [ast.RRefine(pl, ast.RSimple(ast.TList(ast.TBase("bool"))),
+                                  ast.App(var("adj"), ast.TupleLit(runs(pl))))]
+            if with_eps:
+                params.append(self._eps_param())
+            cod: ast.RType = ast.RRefine("d", ast.RSimple(ast.TDist(ast.TBase("bool"))), assertion)
+            for dom in reversed(params):
+                cod = ast.RArrow(dom, cod)
+            return cod
+        from verifier.fuzz.generate import ClaimPlan
         self.val_names.append(post)
-        self.before += [ast.ValDecl(post, cod), ast.LetDecl(
+        self.claims.append(ClaimPlan(post, "none", "tight" if factor >= 1 else "under", build))
+        self.before += [ast.ValDecl(post, build(Fraction(1))), ast.LetDecl(
             post, (pvar(pl, LIST_BOOL),) + ((pvar("eps"),) if with_eps else ()),
             ast.Infer(app(var(name), var(pl), *([var("eps")] if with_eps else []))))]
         self.tags.add("Delta assertion")
@@ -394,7 +439,7 @@ class PaperRules:
         b) in return (x, y)``: ``split`` a val'd partition with the parts' joint distance."""
         from verifier.fuzz.generate import TopDef, app, binop, call, intlit, pvar, runs, var, FUN, TUP
         rng = self.rng
-        if t != _m(TUP(BOOL, BOOL)) or self.helper_depth >= 2:
+        if t not in (_m(TUP(BOOL, BOOL)), _m(TUP(REAL, REAL))) or self.helper_depth >= 2:
             return None
         lists = [b for b in ctx.visible().values() if b.type == LIST_BOOL and b.private]
         if not lists:
@@ -424,8 +469,10 @@ class PaperRules:
         self.tops.append(TopDef(name, FUN(LIST_BOOL, TUP(LIST_BOOL, LIST_BOOL)), 1, has_val=True))
         index, _ = self._eps_index(ctx)
         pa, pb, ra, rb = (self.fresh(n) for n in ("a", "b", "x", "y"))
-        release = ast.MLet(pvar(ra), call("expMech", index, self._counting_score(), var(pa)),
-                           ast.MLet(pvar(rb), call("expMech", index, self._counting_score(), var(pb)),
-                                    ast.Return(ast.TupleLit((var(ra), var(rb))))))
+        if t == _m(TUP(REAL, REAL)):    # Laplace: its loss is exactly its index
+            first, second = (call("lapMech", index, app(var("count"), var(p))) for p in (pa, pb))
+        else:
+            first, second = (call("expMech", index, self._counting_score(), var(p)) for p in (pa, pb))
+        release = ast.MLet(pvar(ra), first, ast.MLet(pvar(rb), second, ast.Return(ast.TupleLit((var(ra), var(rb))))))
         self.tags.add("parallel composition")
         return ast.Let(ast.PTuple((pvar(pa), pvar(pb))), app(var(name), var(source.name)), release)
