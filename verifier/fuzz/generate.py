@@ -505,7 +505,7 @@ class _Gen(PaperRules):
             return M(BOOL)
         if r < 0.55:
             return M(FIN(3))
-        if r < 0.60:
+        if r < 0.59:
             return M(TUP(BOOL, BOOL))
         if r < 0.62:
             return M(TUP(REAL, REAL))

@@ -169,7 +169,7 @@ class PaperRules:
         source = self.rng.choice([b for b in lists if b.private] or lists)
         index, with_eps = self._eps_index(ctx)
         inner = None
-        if self.chance(0.3):   # a helper that passes its own parameter on to another one
+        if self.chance(0.4 if out == REAL else 0.2):   # a helper passing its parameter on
             inner = self.higher_order_val(_m(out), out, with_eps, index, None)
         name, uses = self.higher_order_val(t, out, with_eps, index, inner)
         publics = [b.name for b in ctx.usable() if b.type == BOOL and not b.private]
@@ -186,7 +186,10 @@ class PaperRules:
         rng = self.rng
         name, m, db = self.fresh("ho"), self.fresh("m"), self.fresh("db")
         single = t == _m(out)
-        k = rng.choices((0, 1, 2, 3), (1, 3, 3, 1) if not single or out == BOOL else (1, 6, 1, 0))[0]
+        # runs of the exponential mechanism multiply into sums of radicals that the refuter's
+        # exact comparisons take seconds over: fewer of them than of Laplace releases
+        k = rng.choices((0, 1, 2, 3), (1, 3, 3, 1) if out == REAL and not single else
+                        (1, 6, 1, 0) if out == REAL else (1, 4, 1.5, 0.2))[0]
         eps_arg = [var("eps")] if with_eps else []
         runs_: List[Tuple[ast.Expr, int]] = []
         for _ in range(k):
@@ -440,6 +443,8 @@ class PaperRules:
         from verifier.fuzz.generate import TopDef, app, binop, call, intlit, pvar, runs, var, FUN, TUP
         rng = self.rng
         if t not in (_m(TUP(BOOL, BOOL)), _m(TUP(REAL, REAL))) or self.helper_depth >= 2:
+            return None
+        if t == _m(TUP(BOOL, BOOL)) and self.chance(0.6):   # two exponential mechanisms: slow
             return None
         lists = [b for b in ctx.visible().values() if b.type == LIST_BOOL and b.private]
         if not lists:
