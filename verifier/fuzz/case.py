@@ -202,7 +202,7 @@ def prepare(draft: Draft, limits: Limits, rng: random.Random):
     for plan in draft.claims:
         val = program.find_val(plan.name)
         needed = oracle.needed(val) if plan.slot != "none" else None
-        if needed is None and plan.known is not None:
+        if plan.known is not None and (needed is None or needed < float(plan.known)):
             needed = float(plan.known)
         if plan.slot != "none":
             calibrate(plan, needed, rng)

@@ -124,6 +124,9 @@ BUILTIN_TYPES: Dict[str, tuple] = {
     "normal": FUN(TUP(REAL, REAL), D(REAL)),
 }
 
+#: Tags of the paper's constructs whose entries get a DP claim more often (``_Gen.claim``).
+PAPER_DP_TAGS = frozenset(("higher-order val", "parallel composition", "infer of a val'd model"))
+
 #: Names used in claims (assertion predicates and the numeric helpers of pure claims).
 CLAIM_NAMES = ("adj", "adjWithin", "dist", "abs")
 
@@ -146,8 +149,10 @@ class ClaimPlan:
     mode: str
     build: Callable[[Fraction], ast.RType]
     constant: Fraction = Fraction(1)
-    #: the constant the generator knows is needed, for a claim the oracle cannot judge (a
-    #: parameter of function type): used when the oracle gives none
+    #: the constant the verifier's rules need (a mechanism's nominal index, the runs of a
+    #: function parameter): calibration takes it when the oracle gives none (a parameter of
+    #: function type) or less (the exponential mechanism's loss on the oracle's small lists is
+    #: below its index, which longer lists approach: a claim set to that loss is false)
     known: Optional[Fraction] = None
 
 
@@ -558,6 +563,8 @@ class _Gen(PaperRules):
             body = ast.RRefine("r", ast.RSimple(syntax(elem)),
                                ast.SameRuns() if self.chance(0.95) else binop("=", *runs("r")))
             family = rng.choices(("DP", "DPdelta", "SD", "HD", "KL"), (10, 2, 1, 1, 1))[0]
+            if name == self.entry and self.tags & PAPER_DP_TAGS and self.chance(0.7):
+                family = "DP"   # the paper's constructs charge DP costs: give them a DP claim
             self.tags.add(f"claim {family}")
             if family in ("DP", "DPdelta"):
                 base: Optional[ast.Expr] = var("eps") if has_eps and self.chance(0.85) else None

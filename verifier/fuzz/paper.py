@@ -68,12 +68,13 @@ class PaperRules:
                               binop("-", app(var("length"), var(x)), app(var("count"), var(x)))))
 
     def _mechanism(self, d: ast.Expr, index: ast.Expr, private: Optional[str],
-                   public_bool: Optional[str], out: tuple) -> Tuple[ast.Expr, str]:
+                   public_bool: Optional[str], out: tuple) -> Tuple[ast.Expr, str, Optional[Fraction]]:
         """A computation over the bool list ``d`` at index ``index`` with a result of type
         ``out`` (``bool``: the exponential mechanism; ``real``: the Laplace mechanism on a count,
         whose loss is exactly its index) — at the index, half or twice it, free (a coin, a
         constant), a leak; capturing the private list ``private`` or a public bool when given.
-        Returns the expression and its kind (a tag)."""
+        Returns the expression, its kind (a tag) and its nominal cost in units of ``index``
+        (None: a leak)."""
         from verifier.fuzz.generate import app, binop, call, intlit, pvar, real, var
         rng = self.rng
         kind = rng.choices(("same", "half", "double", "free", "leak", "captured", "public", "post"),
@@ -90,33 +91,36 @@ class PaperRules:
                 "double": "argument dearer", "free": "argument cheaper", "leak": "argument leaks",
                 "captured": "argument captures the private list",
                 "public": "argument captures public data", "post": "argument at the parameter's cost"}
+        costs = {"same": Fraction(1), "half": Fraction(1, 2), "double": Fraction(2), "free": Fraction(0),
+                 "public": Fraction(1), "post": Fraction(1)}
         if kind in ("same", "half", "double"):
-            return mech(d), tags[kind]
+            return mech(d), tags[kind], costs[kind]
         if kind == "free":
             if out == BOOL:
-                return ast.Ran(app(var("bernoulli"), real(rng.choice((Fraction(1, 4), Fraction(3, 4)))))), tags[kind]
-            return ast.Return(real(rng.choice((Fraction(0), Fraction(1))))), tags[kind]
+                return ast.Ran(app(var("bernoulli"), real(rng.choice((Fraction(1, 4), Fraction(3, 4)))))), \
+                    tags[kind], costs[kind]
+            return ast.Return(real(rng.choice((Fraction(0), Fraction(1))))), tags[kind], costs[kind]
         if kind == "leak":
             if out == BOOL:
-                return ast.Return(binop(">", app(var("count"), d), intlit(rng.choice((0, 1))))), tags[kind]
-            return ast.Return(app(var("count"), d)), tags[kind]
+                return ast.Return(binop(">", app(var("count"), d), intlit(rng.choice((0, 1))))), tags[kind], None
+            return ast.Return(app(var("count"), d)), tags[kind], None
         if kind == "captured":
             if self.chance(0.5):   # the private list in place of the argument: within the index
-                return mech(var(private)), tags[kind]
+                return mech(var(private)), tags[kind], Fraction(1)
             if out == REAL:        # both counts: twice the index
                 return call("lapMech", scale, binop("+", app(var("count"), d),
-                                                    app(var("count"), var(private)))), tags[kind]
+                                                    app(var("count"), var(private)))), tags[kind], Fraction(2)
             x, r = self.fresh("x"), self.fresh("r")
             both = ast.Fun((ast.PTuple((pvar(x), pvar(r, BOOL))),),
                            ast.If(var(r), binop("+", app(var("count"), var(x)), app(var("count"), var(private))),
                                   intlit(0)))
-            return mech(d, both), tags[kind]
+            return mech(d, both), tags[kind], Fraction(2)
         if kind == "public":
             other = ast.Return(ast.BoolLit(rng.random() < 0.5) if out == BOOL else real(Fraction(0)))
-            return ast.If(var(public_bool), mech(d), other), tags[kind]
+            return ast.If(var(public_bool), mech(d), other), tags[kind], costs[kind]
         z = self.fresh("z")
         return ast.MLet(pvar(z), call("lapMech", scale, app(var("count"), d)),
-                        ast.Return(binop(">", var(z), real(Fraction(1))))), tags[kind]
+                        ast.Return(binop(">", var(z), real(Fraction(1))))), tags[kind], costs[kind]
 
     def _known_claim(self, name: str, params, result_body: ast.RType, index_of, known: Fraction,
                      delta: bool = False):
@@ -134,6 +138,20 @@ class PaperRules:
             return cod
         self.claims.append(ClaimPlan(name, "index", mode, build, known=known))
         return ast.ValDecl(name, build(Fraction(1)))
+
+    @staticmethod
+    def _nominal(plan, cost: Optional[Fraction], literal: Optional[Fraction]) -> None:
+        """Give ``plan`` (a ``M[DP(c * eps)]`` or ``M[DP(c)]`` claim of a mechanism of nominal
+        ``cost`` times its index: ``eps``, or the ``literal``) the constant the rules need."""
+        rt = plan.build(Fraction(1))
+        while isinstance(rt, ast.RArrow):
+            rt = rt.cod
+        if cost is None or not isinstance(rt, ast.RMonad) or rt.div.kind != "DP" or rt.delta is not None:
+            return
+        if isinstance(rt.div.eps, ast.Var) and rt.div.eps.name == "eps":
+            plan.known = cost
+        elif isinstance(rt.div.eps, ast.RealLit) and literal is not None:
+            plan.known = cost * literal
 
     @staticmethod
     def _times(c: Fraction, base: ast.Expr, with_eps: bool) -> ast.Expr:
@@ -243,11 +261,11 @@ class PaperRules:
         how = rng.choices(("wrapper", "fun", "helper"), (3, 4, 1))[0]
         d = self.fresh("d")
         if how == "fun":
-            body, kind = self._mechanism(var(d), index, private, public_bool, out)
+            body, kind, _ = self._mechanism(var(d), index, private, public_bool, out)
             self.tags.add(kind)
             self.tags.add("fun passed for a function parameter")
             return ast.Fun((pvar(d, LIST_BOOL) if self.chance(0.5) else pvar(d),), body)
-        body, kind = self._mechanism(var(d), var("eps") if with_eps else index, None, None, out)
+        body, kind, cost = self._mechanism(var(d), var("eps") if with_eps else index, None, None, out)
         self.tags.add(kind)
         name = self.fresh("w")
         patterns = ([pvar("eps")] if with_eps else []) + [pvar(d, LIST_BOOL)]
@@ -257,6 +275,7 @@ class PaperRules:
             binders = ([("eps", ast.TBase("real+"), ast.SameRuns())] if with_eps else []) + \
                 [(d, ast.TList(ast.TBase("bool")), ast.App(var("adj"), ast.TupleLit(runs(d))))]
             val = self.claim(name, binders, _m(out), with_eps, with_eps, None)
+            self._nominal(self.claims[-1], cost, None if with_eps else index.value)
             self.before += [val, ast.LetDecl(name, tuple(patterns), body)]
             self.tags.add("val'd wrapper passed for a function parameter")
         else:
@@ -379,12 +398,14 @@ class PaperRules:
         index, with_eps = self._eps_index(ctx)
         name, l = self.fresh("vote"), self.fresh("l")
         eps_in = var("eps") if with_eps else index
-        scale = eps_in if self.chance(0.75) else binop("*", real(Fraction(2)), eps_in)
+        cost = Fraction(1) if self.chance(0.75) else Fraction(2)
+        scale = eps_in if cost == 1 else binop("*", real(Fraction(2)), eps_in)
         body = call("expMech", scale, self._counting_score(), var(l))
         binders = [(l, ast.TList(ast.TBase("bool")), ast.App(var("adj"), ast.TupleLit(runs(l))))]
         if with_eps:
             binders.append(("eps", ast.TBase("real+"), ast.SameRuns()))
         val = self.claim(name, binders, _m(BOOL), with_eps, with_eps, None)
+        self._nominal(self.claims[-1], cost, None if with_eps else index.value)
         patterns = (pvar(l, LIST_BOOL),) + ((pvar("eps"),) if with_eps else ())
         self.before += [val, ast.LetDecl(name, patterns, body)]
         fn = FUN(REAL, _m(BOOL)) if with_eps else _m(BOOL)
