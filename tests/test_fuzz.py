@@ -20,6 +20,7 @@ from verifier.fuzz.divergence import KINDS, Noise, divergence
 from verifier.fuzz.generate import generate
 from verifier.fuzz.oracle import NONTERMINATION, RUNTIME, SOUNDNESS, Limits, Oracle, law_of, read_claim
 from verifier.fuzz.shrink import shrink_failure, size
+from verifier.language import ast
 from verifier.language.parser import parse_program
 from verifier.language.pretty import pretty_program
 from verifier.language.typecheck import typecheck_program
@@ -318,6 +319,101 @@ def test_generation_is_deterministic_round_trips_and_types():
         if isinstance(parse_and_type(text), str):
             discarded += 1
     assert discarded <= 3      # 2 % at most
+
+
+# ---- the paper's constructs (issue 26: verifier/fuzz/paper.py) ----------------------------------
+
+PAPER_TAGS = ("higher-order val", "val'd wrapper passed for a function parameter",
+              "fun passed for a function parameter", "function parameter passed on",
+              "infer without closed form (finite prior)", "infer without closed form (beta prior)",
+              "infer of a val'd model", "Delta assertion", "parallel composition")
+
+
+@pytest.fixture(scope="module")
+def paper_drafts():
+    """For each tag of the paper's constructs, the drafts of the first 1,500 seeds that have it."""
+    found = {t: [] for t in PAPER_TAGS}
+    for seed in range(1500):
+        draft = generate(seed)
+        for t in PAPER_TAGS:
+            if t in draft.tags:
+                found[t].append((seed, draft))
+    return found
+
+
+def test_the_paper_constructs_are_generated_and_type(paper_drafts):
+    from verifier.fuzz import coverage
+    for tag, drafts in paper_drafts.items():
+        assert len(drafts) >= 3, tag
+        typed = [parse_and_type(pretty_program(d.program())) for _, d in drafts[:6]]
+        assert all(not isinstance(t, str) for t in typed), (tag, typed)
+        features = set().union(*(coverage.features(*t) for t in typed))
+        if tag == "higher-order val":
+            assert "function-typed val parameter" in features
+        if tag == "Delta assertion":
+            assert "Delta[F] assertion" in features
+        if tag.startswith("infer"):
+            assert "infer" in features
+
+
+def test_a_function_parameters_claim_is_calibrated_from_the_runs_written(paper_drafts):
+    """The oracle cannot enumerate a function parameter: the claim's constant comes from the
+    number of runs of the parameter the generator wrote (``ClaimPlan.known``)."""
+    from verifier.fuzz.case import prepare
+    seen = set()
+    for seed, draft in paper_drafts["higher-order val"][:8]:
+        prepared = prepare(draft, Limits(), random.Random(seed))
+        assert not isinstance(prepared, str), prepared
+        for plan in draft.claims:
+            rt, function_parameter = plan.build(F(1)), False
+            while isinstance(rt, ast.RArrow):
+                function_parameter |= isinstance(rt.dom, ast.RArrow)
+                rt = rt.cod
+            if not function_parameter or plan.known == 0:
+                continue
+            seen.add(plan.mode)
+            want = {"tight": lambda c: c == plan.known, "loose": lambda c: c == 2 * plan.known,
+                    "under": lambda c: c < plan.known}[plan.mode]
+            assert want(plan.constant), (plan.name, plan.mode, plan.constant, plan.known)
+    assert seen
+
+
+def test_generated_higher_order_and_infer_programs_verify_and_hold(paper_drafts):
+    """The verifier proves some of the generated claims of each family, and the oracle finds
+    no failure in them."""
+    config = Config(shrink=False, metamorphic=False, kernel=False)
+    for tag in ("higher-order val", "infer without closed form (finite prior)"):
+        verified = 0
+        for seed, _ in paper_drafts[tag][:5]:
+            case = check_case(seed, config)
+            assert case.failures == [], [f.message for f in case.failures]
+            verified += sum(v == "verified" for v in case.verdicts.values())
+        assert verified > 0, tag
+
+
+DELTA = """
+let score (db, r) = if r then count db else length db - count db
+val vote :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {b :: bool | =}
+let vote db eps = expMech (eps, score, db)
+val post :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =}
+         -> {d :: D[bool] | Delta[DP(INDEX)] (d<1>, d<2>) <= 0.0}
+let post db eps = infer (vote db eps)
+"""
+
+
+def test_delta_assertions_on_finite_distributions_are_judged_exactly():
+    for index, status in (("eps", "holds"), ("eps * 0.5", "fails")):
+        program, typed = parse_and_type(DELTA.replace("INDEX", index))
+        judgement = Oracle(program, typed).judge(program.find_val("post"))
+        assert judgement.status == status, (index, judgement)
+    # a posterior without a closed form is never compared (unjudged, not a failure)
+    text = """
+val post :: {o :: bool | =} -> {d :: D[[0,1]] | Delta[SD] (d<1>, d<2>) <= 0.0}
+let post o = infer (observe (fun r -> mlet z = ran (bernoulli (r * r)) in return (z = o))
+                            (ran (beta (2.0, 2.0))))
+"""
+    program, typed = parse_and_type(text)
+    assert Oracle(program, typed).judge(program.find_val("post")).status == "unjudged"
 
 
 # ---- metamorphic transformations --------------------------------------------------------------

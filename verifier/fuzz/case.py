@@ -202,6 +202,8 @@ def prepare(draft: Draft, limits: Limits, rng: random.Random):
     for plan in draft.claims:
         val = program.find_val(plan.name)
         needed = oracle.needed(val) if plan.slot != "none" else None
+        if plan.known is not None and (needed is None or needed < float(plan.known)):
+            needed = float(plan.known)
         if plan.slot != "none":
             calibrate(plan, needed, rng)
     final = parse_and_type(pretty_program(draft.program()))

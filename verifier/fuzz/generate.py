@@ -36,6 +36,7 @@ from fractions import Fraction
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from obligations.records import field, record
+from verifier.fuzz.paper import PaperRules
 from verifier.language import ast
 
 # ---- generator types (hashable tuples) ----------------------------------------------------
@@ -123,6 +124,9 @@ BUILTIN_TYPES: Dict[str, tuple] = {
     "normal": FUN(TUP(REAL, REAL), D(REAL)),
 }
 
+#: Tags of the paper's constructs whose entries get a DP claim more often (``_Gen.claim``).
+PAPER_DP_TAGS = frozenset(("higher-order val", "parallel composition", "infer of a val'd model"))
+
 #: Names used in claims (assertion predicates and the numeric helpers of pure claims).
 CLAIM_NAMES = ("adj", "adjWithin", "dist", "abs")
 
@@ -145,6 +149,11 @@ class ClaimPlan:
     mode: str
     build: Callable[[Fraction], ast.RType]
     constant: Fraction = Fraction(1)
+    #: the constant the verifier's rules need (a mechanism's nominal index, the runs of a
+    #: function parameter): calibration takes it when the oracle gives none (a parameter of
+    #: function type) or less (the exponential mechanism's loss on the oracle's small lists is
+    #: below its index, which longer lists approach: a claim set to that loss is false)
+    known: Optional[Fraction] = None
 
 
 @record(frozen=False)
@@ -321,7 +330,7 @@ class Ctx:
 # ---- the generator ------------------------------------------------------------------------------
 
 
-class _Gen:
+class _Gen(PaperRules):
     """One program's generation (see the module docstring)."""
 
     def __init__(self, rng: random.Random):
@@ -501,15 +510,21 @@ class _Gen:
             return M(BOOL)
         if r < 0.55:
             return M(FIN(3))
-        if r < 0.62:
+        if r < 0.59:
             return M(TUP(BOOL, BOOL))
-        if r < 0.78:
+        if r < 0.62:
+            return M(TUP(REAL, REAL))
+        if r < 0.76:
             return M(REAL)
+        if r < 0.78:
+            return M(LIST(REAL))
         if r < 0.84:
             return M(LIST(BOOL))
-        if r < 0.89:
+        if r < 0.865:
             self.tags.add("range-typed result")
             return rng.choice((M(NAT), M(UNIT01), NAT, M(LIST(NAT)), TUP(NAT, BOOL)))
+        if r < 0.91:    # a distribution released whole: infer (issue 26)
+            return rng.choice((M(D(BOOL)), M(D(UNIT01))))
         return rng.choice((BOOL, INT))
 
     # ---- claims ----
@@ -548,6 +563,8 @@ class _Gen:
             body = ast.RRefine("r", ast.RSimple(syntax(elem)),
                                ast.SameRuns() if self.chance(0.95) else binop("=", *runs("r")))
             family = rng.choices(("DP", "DPdelta", "SD", "HD", "KL"), (10, 2, 1, 1, 1))[0]
+            if name == self.entry and self.tags & PAPER_DP_TAGS and self.chance(0.7):
+                family = "DP"   # the paper's constructs charge DP costs: give them a DP claim
             self.tags.add(f"claim {family}")
             if family in ("DP", "DPdelta"):
                 base: Optional[ast.Expr] = var("eps") if has_eps and self.chance(0.85) else None
@@ -676,6 +693,7 @@ class _Gen:
             holes += [(1.0, self.r_return_of_hole), (0.8, self.r_mechanism), (0.4, self.r_hellinger)]
             if self.queries(t):
                 holes.append((3.0, self.r_sparse_vector))
+            holes += [(1.2, self.r_higher_order), (0.8, self.r_posterior), (2.0, self.r_parallel)]
         else:
             holes += [(1.5, self.r_rec_helper), (0.8, self.r_range_call)]
         return holes
@@ -707,7 +725,9 @@ class _Gen:
             couplings = [(4.0, self.r_sparse_vector)] if self.queries(t) else []
             return generic + couplings + [(2.0, self.r_return), (1.6, self.r_mlet), (2.4, self.r_mechanism),
                               (1.8, self.r_let_computation), (0.4, self.r_observe), (0.3, self.r_ran_infer),
-                              (0.12, self.r_local_rec_m), (0.5, self.r_var), (0.35, self.r_hellinger)]
+                              (0.12, self.r_local_rec_m), (0.5, self.r_var), (0.35, self.r_hellinger),
+                              (0.8, self.r_higher_order), (6.0 if t[1][0] == "D" else 0.9, self.r_posterior),
+                              (4.0, self.r_parallel)]
         if tag == "bool":
             return generic + ranges + [(1.0, self.r_var), (0.6, self.r_not), (0.5, self.r_logic),
                                        (1.6, self.r_compare), (0.3, self.r_fin_eq), (0.3, self.r_fst)]

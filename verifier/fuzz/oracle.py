@@ -440,7 +440,7 @@ class Oracle:
             env[run_name(shape.var, 1)], env[run_name(shape.var, 2)] = run.out1.value, run.out2.value
             if _safe_equal(run.out1.value, run.out2.value):
                 env[shape.var] = run.out1.value
-            holds = scope.holds(shape.assertion, shape.var, env)
+            holds = self._holds(scope, shape.assertion, shape.var, env)
             if holds is None:
                 return None
             w = self._witness(shape, run, SOUNDNESS)
@@ -466,6 +466,17 @@ class Oracle:
         if worst is not None:
             w.output, w.p1, w.p2 = worst
         return w.excess, w
+
+    def _holds(self, scope: AssertionEvaluator, a: ast.Expr, var: str, env: Dict[str, Value]) -> Optional[bool]:
+        """The truth of a pure claim's assertion on a pair: ``scope.holds``, and ``Delta[F] (e1,
+        e2) <= e`` between two finite distributions with exact probabilities (``delta_bound``),
+        alone or in a conjunction."""
+        if isinstance(a, ast.DivBound):
+            return delta_bound(scope, a, env)
+        if isinstance(a, ast.Conj):
+            left, right = self._holds(scope, a.left, var, env), self._holds(scope, a.right, var, env)
+            return False if False in (left, right) else (None if None in (left, right) else True)
+        return scope.holds(a, var, env)
 
     def needed(self, val: ast.ValDecl) -> Optional[float]:
         """The smallest constant that makes the claim hold on the judged pairs, for
@@ -529,6 +540,42 @@ def law_of(value: Value, span: Optional[ast.Span] = None) -> AnyLaw:
     with decided(span):  # a probability compared exactly and undecided: R011, not a crash
         _, build = output_law(value, span)
         return build()
+
+
+def delta_bound(scope: AssertionEvaluator, a: ast.DivBound, env: Dict[str, Value]) -> Optional[bool]:
+    """``Delta[F] (e1, e2) <= e`` on a pair: ``F``'s divergence of the two distributions (``DP(eps)``
+    the hockey-stick divergence at ``eps``, the paper's eps-distance; ``SD`` total variation;
+    ``HD`` ``1 - BC``; ``KL``), directed from ``e1`` to ``e2``, enclosed in Arb from exact
+    probabilities. False only when the lower end exceeds ``e`` by more than ``TOLERANCE``; None
+    (unjudged) for a distribution that is not finite with exact probabilities (a posterior
+    without a closed form, a float law, a continuous family) or an enclosure that does not
+    decide."""
+    from verifier.laws import _distribution_law
+    from verifier.semantics.distributions import Distribution
+    from verifier.semantics.posterior import holds_posterior
+    try:
+        d1, d2 = scope.value(a.left, env), scope.value(a.right, env)
+        bound = float(_number(scope.value(a.bound, env)))
+        laws = []
+        for d in (d1, d2):
+            if not isinstance(d, Distribution) or not d.is_finite() or holds_posterior(d):
+                return None
+            law = _distribution_law(d.pmf())
+            if law.exact is None:      # float probabilities: never judged
+                return None
+            laws.append(law)
+        if a.div.kind == "DP":
+            eps = _number(scope.value(a.div.eps, env))
+            found = divergence("hockey", laws[0], laws[1], eps)
+        else:
+            found = divergence(a.div.kind, laws[0], laws[1])
+    except (PrivInferError, TypeError, ValueError, ZeroDivisionError, SymbolicEscape):
+        return None
+    if found is None:
+        return None
+    if found.lower > bound + TOLERANCE:
+        return False
+    return True if found.upper <= bound + TOLERANCE else None
 
 
 def _raised_by_the_fuzzer(exc: BaseException) -> bool:
