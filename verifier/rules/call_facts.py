@@ -36,7 +36,7 @@ from verifier.language.resolve import source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import call_value, first_order, split_arguments
 from verifier.translation.ranges import value_facts
-from verifier.translation.symbolic import Scalar, SymValue
+from verifier.translation.symbolic import FunParam, Scalar, SymValue
 from verifier.translation.translate import NoRule
 
 #: At most this many calls of one function per obligation get facts (pairs grow as its square).
@@ -130,7 +130,6 @@ def parameter_facts(builder, ctx, terms: Sequence[T.Term]) -> List[T.Term]:
     facts: List[T.Term] = []
     for (name,), runs in symbol_calls(terms, L.parameter_function_of).items():
         pair = ctx.env.lookup(name)
-        from verifier.translation.symbolic import FunParam
         if pair is None or not isinstance(pair[0], FunParam) or pair[0].name != name:
             continue
         parts = parameter_signature(pair[0].rtype)
@@ -141,7 +140,7 @@ def parameter_facts(builder, ctx, terms: Sequence[T.Term]) -> List[T.Term]:
             for a in calls[:MAX_CALLS]:
                 value = F.result_value(L.parameter_function(name, run), a, result)
                 try:
-                    facts += _ranges(result, value)
+                    facts += _ranges(result, value) if value is not None else []
                 except NoRule:
                     pass
         for a in runs[1][:MAX_CALLS]:

@@ -450,6 +450,8 @@ def related_nodes(b: Builder) -> List[Derivation]:
             ctx = ctx.assume("h_sfun_call", T.and_(*r.premises))
         what = f"argument {r.position} of {written(r.callee)}"
         node = related_functions(b, ctx, r.left, r.right, r.want, r.env, what, r.at)
+        node.judgement["summary"] += (f" (passed in pure code: the call facts of {written(r.callee)}"
+                                      "'s calls rest on it)")
         node.judgement["related"] = {"callee": r.callee, "position": r.position}
         nodes.append(node)
     return nodes
