@@ -494,3 +494,19 @@ def test_the_kernel_refuses_a_builder_that_takes_a_parameters_two_functions_as_o
         patch.setattr(call_facts, "parameter_facts", same)
     text = (PROGRAMS / "unsound/higher_order_outputs_assumed_equal.pinf").read_text()
     kernel_refuses(monkeypatch, text, "sumBy", bug, "")
+
+
+def test_a_certificate_whose_s_fun_root_premise_is_moved_is_refused():
+    """Forged evidence: the S-Fun premise that the call facts of map's calls rest on is
+    recorded at another place than the function passed; the kernel, which derives the
+    requirement from its own obligations, refuses the certificate."""
+    import copy
+    _, cert = claims_and_certificate(HIGHER)
+    assert kernel.check(cert).valid
+    forged = copy.deepcopy(cert)
+    root = next(n for n in forged["nodes"] if n["id"] == "mainFun/n1")
+    last = next(n for n in forged["nodes"] if n["id"] == root["premises"][-1])
+    assert last["rule"] == "S-Fun"
+    last["at"] = [1, 1, 1, 2]
+    outcome = kernel.check(forged)
+    assert not outcome.valid and "no S-Fun premise" in outcome.reason, outcome.reason

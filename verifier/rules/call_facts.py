@@ -102,7 +102,8 @@ def call_facts(builder, ctx, terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term
 
 # ---- higher order (issue #26, ``verifier.rules.higher_order``) -------------------------------
 
-def symbol_calls(terms: Sequence[T.Term], parse) -> Dict[tuple, Dict[int, List[Tuple[T.Term, ...]]]]:
+def symbol_calls(terms: Sequence[T.Term], parse
+                 ) -> Dict[tuple, Dict[int, List[Tuple[T.Term, ...]]]]:
     """The calls in ``terms`` (outside quantifiers) of the per-run symbols ``parse`` reads
     (``vocabulary.parameter_function_of``: (name, run); ``higher_order_function_of``:
     (name, run, keys)), by what ``parse`` gives but the run, then by run: their argument

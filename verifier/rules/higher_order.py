@@ -205,9 +205,9 @@ def subtyping(b: Builder, ctx: Ctx, have_doms: Sequence[A.RType], have_cod: A.RT
                                         f"{what}: its parameter {k} accepts what the expected "
                                         "type gives (contravariant domain)", span, "S-Fun"))
     if isinstance(want_cod, A.RMonad) != isinstance(have_cod, A.RMonad):
-        raise NoRule(f"{what} returns a {'computation' if isinstance(have_cod, A.RMonad) else 'value'}"
-                     f", where a {'computation' if isinstance(want_cod, A.RMonad) else 'value'} "
-                     "is expected", span)
+        kinds = ("a computation", "a value") if isinstance(have_cod, A.RMonad) else \
+            ("a value", "a computation")
+        raise NoRule(f"{what} returns {kinds[0]}, where {kinds[1]} is expected", span)
     if not isinstance(want_cod, A.RMonad):
         return obligations + _value_codomain(b, inner, have_cod, have_env, want_cod, want_env,
                                              what, span)
@@ -450,8 +450,8 @@ def related_nodes(b: Builder) -> List[Derivation]:
             ctx = ctx.assume("h_sfun_call", T.and_(*r.premises))
         what = f"argument {r.position} of {written(r.callee)}"
         node = related_functions(b, ctx, r.left, r.right, r.want, r.env, what, r.at)
-        node.judgement["summary"] += (f" (passed in pure code: the call facts of {written(r.callee)}"
-                                      "'s calls rest on it)")
+        node.judgement["summary"] += (" (passed in pure code: the call facts of "
+                                      f"{written(r.callee)}'s calls rest on it)")
         node.judgement["related"] = {"callee": r.callee, "position": r.position}
         nodes.append(node)
     return nodes
