@@ -174,7 +174,8 @@ Terms = Tuple[FrozenSet[int], bool]
 def terms_of(p, name: str) -> Terms:
     """What the val ``name`` needs and gives: the positions of the parameters whose arguments
     must be rational (its decisions rely on them, or its definition writes their type, which
-    ``run`` checks), and whether its draws are rational when its arguments are. Computed by
+    ``run`` checks), and whether its draws (for a pure val: its value, read only where it is
+    passed as a function) are rational when its arguments are. Computed by
     walking its definition on a proof of its own, its recursive calls given the terms being
     computed (from nothing needed and rational draws, until they do not change: a fixpoint,
     sound by induction over the terminating recursion). Everything needed and nothing given
@@ -219,7 +220,7 @@ def _walk(p, val: A.ValDecl, decl: A.LetDecl) -> Optional[Terms]:
         raise
     patterns = _parameter_patterns(decl)
     needs |= {i for i, q in enumerate(patterns) if _writes_a_type(q)}
-    return frozenset(needs), bool(monadic and draws)
+    return frozenset(needs), bool(draws)
 
 
 def _stripped(rt: A.RType) -> A.RType:

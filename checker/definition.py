@@ -84,7 +84,12 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node, steps: bool = 
     if outermost and set(p.steps) != p.steps_derived:
         raise Reject("a release loop is used without its derivation (the first App-Steps of "
                      "each carries it)", decl.span)
-    recorded = sorted((n.rule, n.at or ()) for n in premises[2:])
+    related = [n for n in premises[2:] if n.rule == "S-Fun"]
+    if outermost:  # the functions passed in pure code whose call facts the proof assumes
+        from checker.higher_order import related_premises
+        related_premises(p, root, related)
+    folds = [n for n in premises[2:] if n.rule != "S-Fun"]
+    recorded = sorted((n.rule, n.at or ()) for n in folds)
     if any(n.premises for n in premises[2:]) or recorded != sorted(p.folds.values()):
         raise Reject(f"node {root.id}: the observe-folds and observes the proof uses are "
                      f"{sorted(r for r, _ in p.folds.values())}, not "
@@ -222,7 +227,7 @@ def bind_parameters(p: Proof, val: A.ValDecl, decl: A.LetDecl, position: Optiona
         rt = rt.cod
     if params:
         raise Reject(f"{source_name(decl.name)} takes more parameters than its val", decl.span)
-    return ctx, val_env, body, rt, terms
+    return replace(ctx, base=len(ctx.hyps)), val_env, body, rt, terms
 
 
 def _hyp(name: str) -> str:

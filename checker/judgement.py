@@ -147,6 +147,9 @@ class Ctx:
     out_case: Optional[Tuple[str, A.Expr]] = field(default=None, compare=False)
     #: the variables of the outputs bound on this path (its history)
     outputs: Tuple[T.Var, ...] = field(default=(), compare=False)
+    #: how many of ``hyps`` are the claim's parameters' (which hold wherever in its
+    #: derivation): what the requirement of a higher-order call fact may assume
+    base: int = field(default=0, compare=False)
 
     def produced(self, values) -> "Ctx":
         """This context after a computation output ``values`` (its two runs' values)."""
@@ -371,6 +374,9 @@ class Proof:
         self.decidable_terms: Dict[str, Tuple[FrozenSet[int], bool]] = {}
         self._pure_vals = frozenset(n for n, v in self.vals.items() if pure_signature(v))
         self.top_env = self._top_env()
+        #: what the call facts of higher-order calls in pure code rest on
+        #: (``checker.higher_order.Related``), by key, in order
+        self.related: Dict[tuple, object] = {}
 
     # ---- names ------------------------------------------------------------------------
 
@@ -509,7 +515,8 @@ class Proof:
                 del sink[mark:]
 
     def _on_call(self, call: CallCheck) -> None:
-        if not call.local:  # a local recursive function has no val: Safety shows it total
+        # a local recursive function has no val (Safety shows it total), nor a parameter
+        if not call.local and call.parameter is None:
             self.called.add(call.function)
         self._calls.append(call)
 
@@ -573,6 +580,10 @@ class Proof:
                         facts.append(fact)
         for fact in self.infer_facts(own, terms):
             if fact not in facts:
+                facts.append(fact)
+        from checker.higher_order import higher_order_facts, parameter_facts
+        for fact in parameter_facts(self, ctx, terms) + higher_order_facts(self, ctx, terms):
+            if fact not in facts and fact != T.TRUE:
                 facts.append(fact)
         return tuple((f"{CALL_FACT}{k}", fact) for k, fact in enumerate(facts, 1))
 

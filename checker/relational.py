@@ -30,6 +30,7 @@ from verifier.translation import logic as L
 from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, FunParam, LocalRec,
                                            Monadic, NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.translation.calls import element_value, leaves
+from verifier.translation.ranges import value_facts
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app, ite_value
 from verifier.translation.typing_bridge import monad_elem_sort
 from checker import safety as S
@@ -811,6 +812,30 @@ def first_order_argument(p: Proof, ctx: Ctx, arg: A.Expr, dom: A.RType, env: Env
                  f"{what} satisfies its refinement", arg.span, rule)
     if var is not None and says_equal(var, assertions):
         env = env.bind(var, left, left)  # demanded equal above: one value, as in its val
+    return env
+
+
+def first_order_value(p: Proof, ctx: Ctx, left: SymValue, right: SymValue, dom: A.RType,
+                      env: Env, what: str, rule: str) -> Env:
+    """``first_order_argument`` for values already made (run 1's ``left``, run 2's
+    ``right``): the first arguments of a val's function passed in pure code."""
+    var, base, assertions = refinement_parts(dom)
+    if not isinstance(base, A.RSimple):
+        raise Reject(f"{what} must be first-order data")
+    if var is not None:
+        env = env.bind(var, left, right)
+    for run, value in ((1, left), (2, right)):
+        facts = value_facts(base.type, value)
+        if facts is None:
+            raise Reject(f"{what}: a value whose type the kernel cannot state")
+        if facts:
+            p.oblige(ctx, R, T.and_(*facts), f"{what} has the type of its val (run {run})",
+                     None, rule)
+    for a in assertions:
+        p.oblige(ctx, E, refinement_goal(p, env, a, var, left, right, None),
+                 f"{what} satisfies its refinement", None, rule)
+    if var is not None and says_equal(var, assertions):
+        env = env.bind(var, left, left)
     return env
 
 

@@ -189,6 +189,7 @@ class Safety:
         self.locals: List[Tuple[LocalRec, object]] = []   # local functions checked
         self.local_calls: set = set()                      # (function, span) of their calls
         self.inferring = False                             # walking the model of an infer
+        self.walked: set = set()                           # funs passed in pure code, walked
 
     def require(self, ctx: Ctx, goal: T.Term, what: str, span, rule: str = "Range",
                 guard: T.Term = T.TRUE) -> None:
@@ -228,11 +229,15 @@ class Safety:
                 if c.function == ctx.function:
                     self.shorter(ctx, c.params, T.pretty(c.call), c.span, c.guard)
                 continue
+            if c.parameter is not None:  # a parameter of function type returning a value
+                self._value_parameter_call(ctx, c)
+                continue
             if ctx.function is not None and c.function == ctx.function:
                 self.shorter(ctx, c.params, T.pretty(c.call), c.span, c.guard)
             self.in_domain(ctx, c.function, c.values, T.pretty(c.call), c.span, c.guard)
             self.dec.arguments_of_call(c.function, [self.dec.of_value(v) for v in c.values],
                                        c.span)
+            self._functions_passed(ctx, c)
         for made in stored:  # checked where it is made, run or not
             if isinstance(made, LocalFunction):
                 self.local_function(ctx, made)
@@ -247,6 +252,67 @@ class Safety:
             finally:
                 self.dec.depth -= split
         return value
+
+    def _value_parameter_call(self, ctx: Ctx, c: CallCheck) -> None:
+        """A call in pure code of a parameter of function type returning a value: the function
+        passed terminates without error on arguments in its type's domain (demanded at ``(a,
+        a)`` where the call is evaluated), its arguments are rational."""
+        fn = c.parameter
+        for i, value in enumerate(c.values, 1):
+            self.dec.argument_of_parameter(self.dec.of_value(value), f"argument {i} of the call "
+                                           f"of {source_name(fn.name)}", c.span)
+        pre = self.p.domain(fn.name, c.values, self.run, rtype=fn.rtype, env=fn.env)
+        what = (f"the arguments of {source_name(fn.name)} (…) are in the domain of its type "
+                "(where the function passed terminates without error)")
+        if pre != []:
+            self.require(ctx, T.and_(*pre) if pre else T.FALSE,
+                         what if pre else what + ", which the logic cannot state", c.span,
+                         guard=c.guard)
+
+    def _functions_passed(self, ctx: Ctx, c: CallCheck) -> None:
+        """The functions a call in pure code passes to a val: run by the callee on arguments
+        of the type's domain — a parameter passed on needs nothing, a val's function's first
+        arguments are in its domain, a fun is walked on fresh arguments (once per function)."""
+        from verifier.translation.functions import NotAFunction, function_key, is_function
+        val = self.p.val_of(c.function)
+        if val is None or not any(is_function(v) for v in c.values):
+            return
+        doms = arrows(val.rtype)[0]
+        for fn, want in zip(c.values, doms):
+            if not isinstance(refinement_parts(want)[1], A.RArrow):
+                continue
+            if isinstance(fn, FunParam):
+                continue
+            if isinstance(fn, NamedFun) and self.p.val_of(fn.name) is not None:
+                values = [a for a, _ in fn.args]
+                self.in_domain(ctx, fn.name, values, f"{source_name(fn.name)} (…)", c.span)
+                self.dec.arguments_of_call(fn.name, [self.dec.of_value(v) for v in values],
+                                           c.span)
+                self._rational_results(fn.name, values, want, c.span)
+                continue
+            try:
+                key, terms = function_key(fn, self.run)
+            except NotAFunction:
+                raise Reject("a function passed that captures a computation", c.span) from None
+            if (key, tuple(terms)) not in self.walked:
+                self.walked.add((key, tuple(terms)))
+                self._walk_fun(ctx, fn, want, c.span)
+
+    def _rational_results(self, name: str, partial: Sequence[SymValue], want: A.RType,
+                          span) -> None:
+        """A val's function passed where a function returning a value is expected returns
+        rationals on rational arguments (its terms), its first arguments rational: what the
+        Decidable condition reads of every parameter call (``obligations.decidable``)."""
+        from checker.higher_order import parameter_type
+        if isinstance(parameter_type(want, span)[1], A.RMonad):
+            return
+        for i, v in enumerate(partial, 1):
+            self.dec.argument_of_parameter(self.dec.of_value(v), f"argument {i} of "
+                                           f"{source_name(name)}, passed as a function", span)
+        if not DC.terms_of(self.p, name)[1]:
+            self.dec.argument_of_parameter(None, f"what {source_name(name)} returns, passed "
+                                           "where a function returning a value is expected,",
+                                           span)
 
     def local_function(self, ctx: Ctx, made: LocalFunction) -> None:
         """A local recursive function called (in pure code) on arguments of these sorts:
@@ -736,22 +802,25 @@ class Safety:
         values = [self.value(ctx, a) for a in partial]
         self.in_domain(ctx, fn.name, values, f"{source_name(fn.name)} (…)", arg.span)
         self.dec.arguments_of_call(fn.name, [self.dec.of_value(v) for v in values], arg.span)
+        self._rational_results(fn.name, values, want, arg.span)
 
     def _fun_body(self, ctx: Ctx, arg: A.Expr, want: A.RType) -> None:
+        self._walk_fun(ctx, self.value(ctx, arg), want, arg.span)
+
+    def _walk_fun(self, ctx: Ctx, fn: SymValue, want: A.RType, span) -> None:
         """A fun passed to a val runs there on arguments of ``want``'s domain, any number of
         times: its body on fresh arguments with the domain's ranges (its annotations are
         conditions), rational (a parameter's calls pass rational arguments), not reached alike;
-        what it returns has the type's ranges."""
+        what it draws or returns has the type's ranges (and a value it returns is rational)."""
         from checker.higher_order import parameter_type
-        fn = self.value(ctx, arg)
-        doms, cod = parameter_type(want, arg.span)
+        doms, cod = parameter_type(want, span)
         if not isinstance(fn, Closure) or len(fn.params) != len(doms) \
                 or isinstance(fn.body, A.Fun):
             raise Reject("a function passed to a val must be a top-level function with a val, a "
-                         "function parameter or a fun of as many parameters", arg.span)
+                         "function parameter or a fun of as many parameters", span)
         if ctx.function is not None and ctx.function in free_vars(fn.body):
             raise Reject("a fun passed to a val calls the enclosing recursive definition",
-                         arg.span)
+                         span)
         inner = ctx.with_env(fn.env)
         for q, d in zip(fn.params, doms):
             v, facts = fresh_value(self.p, simple_of(refinement_parts(d)[1]),
@@ -759,11 +828,18 @@ class Safety:
             if facts:
                 inner = inner.assume("h_param", T.and_(*facts))
             self.dec.fresh(v, frozenset())
-            self.annotations(inner, q, v, arg.span)
-            inner = inner.with_env(bind_pattern(inner.env, q, v, v, arg.span))
+            self.annotations(inner, q, v, span)
+            inner = inner.with_env(bind_pattern(inner.env, q, v, v, span))
         self.dec.depth += 1  # run where the callee likes, as often as it likes
         try:
-            self.monadic(inner, fn.body, simple_of(cod.body))
+            if isinstance(cod, A.RMonad):
+                self.monadic(inner, fn.body, simple_of(cod.body))
+            else:
+                value = self.value(inner, fn.body)
+                self.has_type(inner, value, simple_of(cod), "a fun passed returns values of the "
+                              "type expected", span, "Range")
+                self.dec.argument_of_parameter(self.dec.of_value(value), "the value a fun "
+                                               "passed returns (on rational arguments)", span)
         finally:
             self.dec.depth -= 1
 
@@ -826,10 +902,10 @@ def check_safety(p: Proof, ctx: Ctx, body: A.Expr, monadic: bool,
         if monadic:
             rational_draws &= s.draw_tags(s.monadic(ctx, body, result)) is not None
         else:
-            _pure_cases(s, ctx, body, result)
+            rational_draws &= _pure_cases(s, ctx, body, result)
         if needs is not None:
             needs |= dec.needs
-    return monadic and rational_draws
+    return rational_draws
 
 
 def _either(a: Elem, b: Elem) -> Elem:
@@ -840,7 +916,9 @@ def _either(a: Elem, b: Elem) -> Elem:
     return Elem(OPAQUE.make, rational=a.rational | b.rational)
 
 
-def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType]) -> None:
+def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType]) -> bool:
+    """Walk a pure body case by case; whether every value it returns is rational (when the
+    parameters are)."""
     if isinstance(e, A.Match):
         lst = s.term(ctx, e.scrutinee)
         key = L.list_key_of(lst.sort)
@@ -849,9 +927,9 @@ def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType]) 
         split = s.dec.splits(lst)
         s.dec.depth += split
         try:
-            _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body,
-                        result)
-            _pure_cases(s, s._cons_case(ctx, e, lst, key), e.cons_body, result)
+            nil = _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body,
+                              result)
+            return _pure_cases(s, s._cons_case(ctx, e, lst, key), e.cons_body, result) and nil
         finally:
             s.dec.depth -= split
     elif isinstance(e, A.If):
@@ -859,14 +937,14 @@ def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType]) 
         split = s.dec.splits(cond)
         s.dec.depth += split
         try:
-            _pure_cases(s, ctx.assume("h_then", cond), e.then, result)
-            _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_, result)
+            then = _pure_cases(s, ctx.assume("h_then", cond), e.then, result)
+            return _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_, result) and then
         finally:
             s.dec.depth -= split
-    else:
-        value = s.value(ctx, e)
-        if result is not None:
-            s.has_type(ctx, value, result, "the result has the type its val says", e.span)
+    value = s.value(ctx, e)
+    if result is not None:
+        s.has_type(ctx, value, result, "the result has the type its val says", e.span)
+    return s.dec.of_value(value) is not None
 
 
 def _at(span) -> tuple:

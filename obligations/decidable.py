@@ -15,7 +15,9 @@ walk) is accepted only when
   ``sum``, ``countOf``, the distribution constructors, ``posteriors``); a term of a sort that
   holds no real (``Int``, ``Bool``, ``List[bool]`` …) is rational whatever it is built of (its
   value is an integer or a boolean); ``sqrt``, ``exp``, ``log``, ``pi``, ``hellinger``,
-  ``tv``, the program's own functions of real sort (an opaque call) … are not (except
+  ``tv``, the program's own functions of real sort (an opaque call) … are not — but for the
+  function bound to a parameter of function type returning a pure value, which a caller may
+  pass only if it returns rationals on rationals — (except
   ``sqrt`` of a constant perfect square, ``exp 0`` and ``log 1``, which the run computes as
   rationals); or
 * every operand is **run-invariant** (``invariant``): it mentions only *public* variables
@@ -44,7 +46,8 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence
 
 from obligations import terms as T
 from obligations.records import record
-from obligations.vocabulary import DIST, elem_sort, list_key_of, tuple_components
+from obligations.vocabulary import (DIST, elem_sort, list_key_of, parameter_function_of,
+                                    tuple_components)
 
 Tags = FrozenSet[int]
 NO_TAGS: Tags = frozenset()
@@ -81,8 +84,14 @@ def carries_reals(sort: T.Sort) -> bool:
 
 def _rational_function(name: str) -> bool:
     """The constructors and projections named above: ``nil_K``, ``mk_K`` (a tuple),
-    ``getI_K`` (its projections), ``dirichletK``; no program function (``fn_…``) is one."""
+    ``getI_K`` (its projections), ``dirichletK``; and the function bound to a parameter of
+    function type returning a pure value (``vocabulary.parameter_function``): a function is
+    passed there only if it returns rationals on rational arguments (the Safety walks check
+    it where it is passed: docs/verifier.md "Higher order"). No other program function
+    (``fn_…``) is one."""
     if name in _RATIONAL_FUNCTIONS or name.startswith(_RATIONAL_PREFIXES):
+        return True
+    if parameter_function_of(name) is not None:
         return True
     if name.startswith("dirichlet"):
         return name[len("dirichlet"):].isdigit()

@@ -1093,12 +1093,17 @@ def _display_name(symbol: str) -> str:
         return symbol.split("_", 1)[0].replace("mk", "tuple")  # a tuple sort's (vocabulary)
     if not symbol.startswith("fn_"):
         return symbol
-    name, component = symbol[3:], ""
+    name, component, run = symbol[3:], "", ""
     cut = name.rfind("'p")
     if cut >= 0 and name[cut + 2:].isdigit():  # a component of a tuple result
         name, component = name[:cut], "." + name[cut + 2:]
+    for mark in ("'x", "'r"):  # one run's function parameter, or call passing functions
+        cut = name.find(mark)
+        if cut >= 0 and name[cut + 2:cut + 3] in ("1", "2"):
+            name, run = name[:cut], f"<{name[cut + 2]}>"
+            break
     name = name.replace("'h", "#").replace("'q", "'")
-    return name.split("#", 1)[0] + component
+    return name.split("#", 1)[0] + run + component
 
 
 def _application(name: str, args: Tuple[Term, ...]) -> Tuple[str, int]:

@@ -284,14 +284,82 @@ def program_function(name: str) -> str:
 
 def program_function_name(symbol: str) -> Optional[str]:
     """The program function a logic symbol stands for (inverse of ``program_function``, and
-    of ``program_component``), or None for a symbol of the built-ins' vocabulary."""
+    of ``program_component`` and ``higher_order_function``), or None for a symbol of the
+    built-ins' vocabulary or of a function parameter (``parameter_function``)."""
     if not symbol.startswith(PROGRAM_FUNCTION):
         return None
     name = symbol[len(PROGRAM_FUNCTION):]
-    cut = name.rfind("'p")
-    if cut >= 0 and name[cut + 2:].isdigit():
+    if PARAMETER_MARK in name:
+        return None
+    cut = name.find(RUN_MARK)
+    if cut >= 0:
         name = name[:cut]
+    else:
+        cut = name.rfind("'p")
+        if cut >= 0 and name[cut + 2:].isdigit():
+            name = name[:cut]
     return name.replace("'h", "#").replace("'q", "'")
+
+
+#: Markers of the symbols of higher-order code (issue #26). A source name never contains
+#: them (``program_function`` writes its ``'`` as ``'q``).
+PARAMETER_MARK, RUN_MARK, KEY_MARK = "'x", "'r", "'a"
+
+
+def parameter_function(name: str, run: int) -> str:
+    """The logic's symbol for run ``run``'s function bound to the parameter of function type
+    ``name`` (``fn_m'x1``, ``fn_m'x2``): two symbols, since the two runs' functions need not
+    be the same (HOARe²'s logical relation relates them by the parameter's type)."""
+    return program_function(name) + f"{PARAMETER_MARK}{run}"
+
+
+def parameter_function_of(symbol: str) -> Optional[Tuple[str, int]]:
+    """The parameter and run of a symbol made by ``parameter_function`` (a component of a
+    tuple result included), else None."""
+    if not symbol.startswith(PROGRAM_FUNCTION):
+        return None
+    name = symbol[len(PROGRAM_FUNCTION):]
+    cut = name.find(PARAMETER_MARK)
+    if cut < 0:
+        return None
+    rest = name[cut + len(PARAMETER_MARK):].split("'p")[0]
+    if rest not in ("1", "2"):
+        return None
+    return name[:cut].replace("'h", "#").replace("'q", "'"), int(rest)
+
+
+def higher_order_function(name: str, run: int, keys: Tuple[str, ...]) -> str:
+    """The logic's symbol for the calls, in run ``run``, of the program function ``name``
+    whose val takes functions, on the functions whose keys are ``keys`` (one per parameter of
+    function type, in order: ``verifier.translation.functions.function_key``): the symbol
+    of ``f g a`` is a function of the first-order values ``g`` reads and of ``a``, per run
+    (the functions passed in the two runs need not be the same)."""
+    return program_function(name) + f"{RUN_MARK}{run}" + "".join(KEY_MARK + k for k in keys)
+
+
+def higher_order_function_of(symbol: str) -> Optional[Tuple[str, int, Tuple[str, ...]]]:
+    """The function, run and keys of a symbol made by ``higher_order_function`` (a component
+    of a tuple result included), else None."""
+    if not symbol.startswith(PROGRAM_FUNCTION):
+        return None
+    name = symbol[len(PROGRAM_FUNCTION):]
+    cut = name.find(RUN_MARK)
+    if cut < 0 or PARAMETER_MARK in name:
+        return None
+    rest = name[cut + len(RUN_MARK):].split("'p")[0]
+    run, *keys = rest.split(KEY_MARK)
+    if run not in ("1", "2"):
+        return None
+    return name[:cut].replace("'h", "#").replace("'q", "'"), int(run), tuple(keys)
+
+
+def symbol_call(symbol: str, args: Tuple[T.Term, ...], rng: T.Sort,
+                component: Optional[int] = None) -> T.Term:
+    """An application of the symbol ``symbol`` (a ``parameter_function`` or a
+    ``higher_order_function``), or of its component ``component`` (from 1) for a tuple
+    result."""
+    name = symbol if component is None else f"{symbol}'p{component}"
+    return _fn(name, tuple(a.sort for a in args), rng)(*args)
 
 
 def program_component(name: str, index: int) -> str:

@@ -44,7 +44,11 @@ def verdict(text: str, name: str) -> str:
 
 @pytest.mark.parametrize("file", ["classic/higher_order_twice.pinf",
                                   "classic/higher_order_fun_argument.pinf",
-                                  "classic/higher_order_repeat.pinf"])
+                                  "classic/higher_order_repeat.pinf",
+                                  "classic/higher_order_map_clip.pinf",
+                                  "classic/higher_order_fold.pinf",
+                                  "classic/higher_order_lipschitz.pinf",
+                                  "classic/higher_order_helper_inlined.pinf"])
 def test_the_classic_programs_verify_and_the_kernel_accepts_them(file):
     got = verdicts((PROGRAMS / file).read_text())
     assert all(v == VERIFIED for v, _ in got.values()), got
@@ -54,7 +58,11 @@ def test_the_classic_programs_verify_and_the_kernel_accepts_them(file):
                                   "mistakes/higher_order_argument_costs_more.pinf",
                                   "mistakes/higher_order_domain_too_strong.pinf",
                                   "mistakes/higher_order_fun_captures_data.pinf",
-                                  "unsound/higher_order_functions_assumed_equal.pinf"])
+                                  "unsound/higher_order_functions_assumed_equal.pinf",
+                                  "mistakes/higher_order_not_lipschitz.pinf",
+                                  "mistakes/higher_order_type_promises_too_much.pinf",
+                                  "mistakes/higher_order_closure_captures_private.pinf",
+                                  "unsound/higher_order_outputs_assumed_equal.pinf"])
 def test_the_mistakes_are_not_verified(file):
     got = verdicts((PROGRAMS / file).read_text())
     assert any(v != VERIFIED for v, _ in got.values()), got
@@ -161,13 +169,13 @@ def test_a_fun_that_calls_the_recursive_definition_is_refused():
     assert got["repeat"][0] != VERIFIED and "termination" in got["repeat"][1], got
 
 
-def test_a_parameter_with_a_pure_result_is_refused():
+def test_a_parameter_whose_codomain_is_a_domain_or_function_is_refused():
     text = """
-val map :: ({x :: real | =} -> {y :: real | =}) -> {xs :: real list | =} -> {ys :: real list | =}
-let rec map f xs = match xs with | [] -> [] | x :: rest -> f x :: map f rest
+val apply :: (({x :: real | =} -> {y :: real | =}) -> {y :: real | =}) -> {y :: real | =}
+let apply g = g (fun x -> x)
 """
     got = verdicts(text)
-    assert got["map"][0] != VERIFIED and "pure result is not supported" in got["map"][1], got
+    assert got["apply"][0] != VERIFIED and "first-order data" in got["apply"][1], got
 
 
 def test_verified_programs_run(capsys):
@@ -270,3 +278,235 @@ def test_run_refuses_a_function_given_on_the_command_line(tmp_path):
     out = subprocess.run(base + ["main", "--arg", "e=1.0", "--arg", "db=[true; false]"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+# ---- parameters of function type returning a pure value -------------------------------------
+
+MAP = """
+val map :: ({x :: real | =} -> {y :: real | =}) -> {xs :: real list | =} -> {ys :: real list | =}
+let rec map f xs = match xs with | [] -> [] | x :: rest -> f x :: map f rest
+"""
+
+
+def test_map_over_a_public_list_with_a_public_function():
+    """f x is a symbol of each run's function; the type's call fact (equal inputs, equal
+    outputs) and the induction hypothesis (f passed on: an S-Fun premise at the root) give
+    equal results."""
+    claims, cert = claims_and_certificate(MAP)
+    assert claims["map"].verdict == VERIFIED, claims["map"].failure
+    assert kernel.check(cert).valid
+    rules = [n.rule for n in claims["map"].derivation.premises]
+    assert rules[-1] == "S-Fun", rules
+
+
+def test_the_runs_functions_of_a_pure_parameter_are_not_the_same():
+    # without "=" on the codomain, equal inputs need not give equal outputs in the two runs
+    got = verdicts(MAP.replace("-> {y :: real | =})", "-> {y :: real | true})"))
+    assert got["map"][0] != VERIFIED and "the result satisfies" in got["map"][1], got
+    text = (PROGRAMS / "unsound/higher_order_outputs_assumed_equal.pinf").read_text()
+    got = verdicts(text)
+    assert got["sumBy"][0] != VERIFIED and got["releaseBy"][0] != VERIFIED, got
+
+
+def test_the_parameters_domain_is_required_of_a_pure_call():
+    text = """
+val at1 :: ({x :: real | abs (x<1> - x<2>) <= 1.0} -> {y :: real | abs (y<1> - y<2>) <= 1.0})
+        -> {v :: real | abs (v<1> - v<2>) <= 2.0} -> {r :: real | abs (r<1> - r<2>) <= 1.0}
+let at1 f v = f v
+"""
+    got = verdicts(text)
+    assert got["at1"][0] != VERIFIED, got
+    assert verdict(text.replace("<= 2.0}", "<= 1.0}"), "at1") == VERIFIED
+
+
+LIPSCHITZ = (PROGRAMS / "classic/higher_order_lipschitz.pinf").read_text()
+
+
+@pytest.mark.parametrize("fun, ok", [
+    ("(fun c -> min (max (c, 0.0), 100.0))", True),
+    ("(fun c -> c / 2.0 + 3.0)", True),
+    ("(fun c -> 2.0 * c)", False),            # not 1-Lipschitz
+    ("(fun c -> c + count l)", False),        # a fun over the private list
+    ("(fun c -> abs (c) + 1.5 * c)", False),
+])
+def test_a_fun_is_checked_in_place_against_a_relational_function_type(fun, ok):
+    text = LIPSCHITZ.replace("(fun c -> min (max (c, 0.0), 100.0))", fun)
+    assert (verdict(text, "main") == VERIFIED) == ok
+
+
+def test_a_vals_function_passed_has_the_type_by_s_fun():
+    double = LIPSCHITZ.replace("let half x = x / 2.0", "let half x = x * 2.0")
+    got = verdicts(double)
+    assert got["half"][0] != VERIFIED and got["mainHalf"][0] != VERIFIED, got
+    # a val whose type is not the parameter's (equal inputs only): contravariance fails
+    narrow = LIPSCHITZ.replace("val half :: {x :: real | abs (x<1> - x<2>) <= 1.0}",
+                               "val half :: {x :: real | x<1> = x<2>}")
+    got = verdicts(narrow)
+    assert got["half"][0] == VERIFIED and got["mainHalf"][0] != VERIFIED, got
+    assert "contravariant" in got["mainHalf"][1], got
+
+
+HIGHER = (PROGRAMS / "classic/higher_order_map_clip.pinf").read_text()
+
+
+@pytest.mark.parametrize("arg, ok", [
+    ("(fun x -> min (max (x, 0.0), 1.0))", True),
+    ("clip01", True),
+    ("(fun x -> min (max (x, 0.0), 2.0))", False),    # outside [0, 1]
+    ("(fun x -> min (max (x + eps, 0.0), 1.0))", True),  # eps is public
+    ("(fun x -> min (max (x + sum l, 0.0), 1.0))", False),  # sum l is private
+])
+def test_a_function_passed_in_pure_code_is_checked_at_the_root(arg, ok):
+    """sum (map g l): the call facts relating map's two runs' calls rest on g having map's
+    parameter type, an S-Fun premise of the root shown in the claim's parameter context."""
+    text = HIGHER.replace("sum (map (fun x -> min (max (x, 0.0), 1.0)) l)", f"sum (map {arg} l)")
+    claims, cert = claims_and_certificate(text)
+    assert kernel.check(cert).valid
+    assert (claims["mainFun"].verdict == VERIFIED) == ok, claims["mainFun"].failure
+    if ok:
+        assert any(n.rule == "S-Fun" for n in claims["mainFun"].derivation.premises)
+
+
+def test_a_fun_over_a_release_reads_one_value_in_both_runs():
+    # the release z is coupled equal: one variable of both runs, so the fun that captures it
+    # is one function of the two runs (its S-Fun premise holds in the claim's parameter
+    # context, where nothing else is known of z); a fun over the private list is not
+    text = HIGHER + """
+val afterDraw :: {l :: real list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(2.0 * eps)] {s :: real | =}
+let afterDraw l eps = mlet z = lapMech (eps, 0.0) in lapMech (eps, sum (map (fun x -> min (max (x + z, 0.0), 1.0)) l))
+"""
+    got = verdicts(text)
+    assert got["afterDraw"][0] == VERIFIED, got
+    got = verdicts(text.replace("(x + z, 0.0)", "(x + length l * sum l, 0.0)"))
+    assert got["afterDraw"][0] != VERIFIED, got
+
+
+def test_a_fold_feeds_a_parameters_result_back_to_it():
+    text = (PROGRAMS / "classic/higher_order_fold.pinf").read_text()
+    assert verdict(text, "main") == VERIFIED
+    more = text.replace("a + min (max (x, 0.0), 1.0)", "a + min (max (x, 0.0), 2.0)")
+    assert verdict(more, "main") != VERIFIED
+
+
+def test_what_a_function_passed_returns_is_rational():
+    """The Decidable condition reads a call of a parameter returning a value as rational on
+    rational arguments; a function passed there must be so (V010 otherwise)."""
+    text = """
+val thresholdBy :: ({x :: real | =} -> {y :: real | =}) -> {v :: real | =} -> {b :: bool | =}
+let thresholdBy f v = f v > 0.5
+
+val sq :: {x :: real | =} -> {y :: real | =}
+let sq x = sqrt (abs x)
+
+val half :: {x :: real | =} -> {y :: real | =}
+let half x = x / 2.0
+
+val useFun :: {v :: real | =} -> {b :: bool | =}
+let useFun v = thresholdBy (fun x -> sqrt (abs x)) v
+
+val useSq :: {v :: real | =} -> {b :: bool | =}
+let useSq v = thresholdBy sq v
+
+val useHalf :: {v :: real | =} -> {b :: bool | =}
+let useHalf v = thresholdBy half v
+"""
+    got = verdicts(text)
+    assert got["thresholdBy"][0] == VERIFIED and got["useHalf"][0] == VERIFIED, got
+    for name in ("useFun", "useSq"):
+        assert got[name][0] != VERIFIED and "need not be rational" in got[name][1], got
+
+
+def test_a_helper_without_a_val_is_unfolded_with_its_fun():
+    text = (PROGRAMS / "classic/higher_order_helper_inlined.pinf").read_text()
+    assert verdict(text, "main") == VERIFIED
+    assert verdict(text.replace("min (c, 5.0)", "2.0 * c"), "main") != VERIFIED
+    # a recursive helper without a val is not unfolded: it needs a val (V007)
+    rec = text.replace("let applyTwice f x = f (f x)",
+                       "let rec applyTwice f x = match x with [] -> 0.0 | _ :: t -> applyTwice f t")
+    assert verdict(rec.replace("(count l)", "[1.0]"), "main") != VERIFIED
+
+
+def test_pure_higher_order_programs_run(capsys):
+    from verifier.cli import main
+    for file, entry in (("classic/higher_order_map_clip.pinf", "main"),
+                        ("classic/higher_order_fold.pinf", "main")):
+        code = main(["run", str(PROGRAMS / file), entry, "--arg", "l=[0.5; 2.0; -1.0]",
+                     "--arg", "eps=1.0", "--seed", "1"])
+        assert code == 0, capsys.readouterr()
+    capsys.readouterr()
+    code = main(["run", str(PROGRAMS / "classic/higher_order_map_clip.pinf"), "map",
+                 "--arg", "f=fun x -> x", "--arg", "l=[1.0]"])
+    err = capsys.readouterr().err
+    assert code == 2 and "U002" in err, err
+
+
+# ---- the kernel refuses what a buggy builder verifies (pure codomains) ------------------------
+
+TOO_MUCH = (PROGRAMS / "mistakes/higher_order_type_promises_too_much.pinf").read_text()
+
+
+def test_the_kernel_refuses_a_proof_without_the_s_fun_premise_of_a_call_fact(monkeypatch):
+    from verifier.rules import builder
+
+    def bug(patch):  # the call facts are assumed, their S-Fun premises never built
+        patch.setattr(builder.Builder, "root_premises", lambda self: list(self.folds.values()))
+    kernel_refuses(monkeypatch, TOO_MUCH, "exactSumFun", bug, "no S-Fun premise")
+
+
+def test_the_kernel_refuses_a_builder_that_skips_the_covariant_codomain(monkeypatch):
+    from verifier.rules import higher_order
+
+    def bug(patch):
+        original = higher_order.related_functions
+
+        def lax(*args, **kwargs):
+            node = original(*args, **kwargs)
+            node.obligations[:] = [ob for ob in node.obligations
+                                   if "covariant" not in ob.provenance.description]
+            return node
+        patch.setattr(higher_order, "related_functions", lax)
+    kernel_refuses(monkeypatch, TOO_MUCH, "exactSumFun", bug, "covariance")
+
+
+def test_the_kernel_refuses_a_builder_that_takes_a_parameters_two_functions_as_one(monkeypatch):
+    """Forged evidence: besides the type's call fact, the builder states that the two runs'
+    functions agree on equal arguments (as if both runs had passed the same function)."""
+    from obligations import terms as T
+    from obligations import vocabulary as V
+    from verifier.rules import call_facts
+
+    def bug(patch):
+        original = call_facts.parameter_facts
+
+        def same(builder, ctx, terms):
+            out = original(builder, ctx, terms)
+            sorts = {app.func.name: app.sort for app in T.ground_applications(*terms)}
+            for (name,), runs in call_facts.symbol_calls(terms,
+                                                         V.parameter_function_of).items():
+                f1, f2 = V.parameter_function(name, 1), V.parameter_function(name, 2)
+                for a in runs[1]:
+                    for b in runs[2]:
+                        left = V.symbol_call(f1, a, sorts[f1])
+                        right = V.symbol_call(f2, b, sorts[f2])
+                        out.append(T.implies(T.and_(*(T.eq(x, y) for x, y in zip(a, b))),
+                                             T.eq(left, right)))
+            return out
+        patch.setattr(call_facts, "parameter_facts", same)
+    text = (PROGRAMS / "unsound/higher_order_outputs_assumed_equal.pinf").read_text()
+    kernel_refuses(monkeypatch, text, "sumBy", bug, "")
+
+
+def test_a_certificate_whose_s_fun_root_premise_is_moved_is_refused():
+    """Forged evidence: the S-Fun premise that the call facts of map's calls rest on is
+    recorded at another place than the function passed; the kernel, which derives the
+    requirement from its own obligations, refuses the certificate."""
+    import copy
+    _, cert = claims_and_certificate(HIGHER)
+    assert kernel.check(cert).valid
+    forged = copy.deepcopy(cert)
+    root = next(n for n in forged["nodes"] if n["id"] == "mainFun/n1")
+    last = next(n for n in forged["nodes"] if n["id"] == root["premises"][-1])
+    assert last["rule"] == "S-Fun"
+    last["at"] = [1, 1, 1, 2]
+    outcome = kernel.check(forged)
+    assert not outcome.valid and "no S-Fun premise" in outcome.reason, outcome.reason

@@ -210,6 +210,7 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
     builder = Builder(program, typed, rlimit=rlimit, session=session)
     try:
         root = builder.prove_claim(val)
+        root.premises.extend(builder.root_premises())
     except NoRule as exc:
         report.code = getattr(exc, "code", None) or NO_RULE
         # a rejected decision (V010) is a condition that fails, not a missing rule
@@ -217,7 +218,6 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
             f"no rule applies: {exc.message}"
         report.failure_span = exc.span
     else:
-        root.premises.extend(builder.folds.values())
         judge(report, builder, root, val)
     if report.verdict != VERIFIED and program.find_let(val.name) is not None:
         # couplings other than the identity: shifted Laplace noise, the pointwise rule
@@ -239,10 +239,10 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
         release_loops(advanced, program, val)
         try:
             root = advanced.prove_claim(val)
+            root.premises.extend(advanced.root_premises())
         except NoRule:
             pass
         else:
-            root.premises.extend(advanced.folds.values())
             attempt = ClaimReport(written.name, report.claim, UNKNOWN, report.guarantee,
                                   written.span)
             judge(attempt, advanced, root, val)
@@ -476,8 +476,8 @@ def _describe_parameter(dom: A.RType, public: set) -> Tuple[List[str], List[str]
     relational, unary, var = [], [], dom.var
     while isinstance(dom, A.RRefine):
         for c in _conjuncts(dom.assertion):
-            if _says_equal(dom.var, c):
-                continue
+            if _says_equal(dom.var, c) or isinstance(c, A.BoolLit) and c.value:
+                continue  # `true` says nothing (`{x :: real | true}`: any two values)
             runs = {v.run for v in _run_vars(c)}
             if len(runs) == 1:
                 (run,) = runs

@@ -90,6 +90,9 @@ class Builder:
         #: functions whose val's call facts some obligation assumes (the claim depends on them)
         self.called: set = set()
         self.call_fact_cache: Dict[tuple, Optional[T.Term]] = {}
+        #: what the call facts of higher-order calls in pure code rest on: the functions
+        #: passed having the type the callee expects (``higher_order.Related``), by key
+        self.related: Dict[tuple, object] = {}
         self._pure_vals: Optional[frozenset] = None
         #: id of a node a rule built (not in the program) -> (that node, the program's node
         #: whose simple type it has); the node is kept so that its id is not reused
@@ -398,7 +401,7 @@ class Builder:
         """The translator evaluated a call of a function with a val: the claim depends on that
         function's claim (verified, hence terminating), used or not. (A local recursive
         function has no val: the Safety walk shows it total.)"""
-        if not call.local:
+        if not call.local and call.parameter is None:
             self.called.add(call.function)
         self._calls.append(call)
 
@@ -672,6 +675,13 @@ class Builder:
         return T.and_(*parts)
 
     # ---- claims ---------------------------------------------------------------------------------
+
+    def root_premises(self) -> List[Derivation]:
+        """The premises of the claim's root after its body: the inductions of the
+        observe-folds and the observes it uses, and an S-Fun node for each function passed in
+        pure code whose call facts the obligations assume (``higher_order.related_nodes``)."""
+        from verifier.rules.higher_order import related_nodes
+        return list(self.folds.values()) + related_nodes(self)
 
     def prove_claim(self, val: A.ValDecl, pointwise: bool = False) -> Derivation:
         """The derivation of ``val``, proving its definition has the claimed relational type

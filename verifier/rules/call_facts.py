@@ -36,7 +36,7 @@ from verifier.language.resolve import source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import call_value, first_order, split_arguments
 from verifier.translation.ranges import value_facts
-from verifier.translation.symbolic import Scalar, SymValue
+from verifier.translation.symbolic import FunParam, Scalar, SymValue
 from verifier.translation.translate import NoRule
 
 #: At most this many calls of one function per obligation get facts (pairs grow as its square).
@@ -82,10 +82,8 @@ def call_facts(builder, ctx, terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term
     ``ctx`` (in the body of ``ctx.function``, its calls get the induction hypothesis)."""
     own = ctx.function
     names = {n for n in builder.pure_vals() if n != own or ctx.induction is not None}
-    if not names:
-        return ()
     facts: List[T.Term] = []
-    for name, calls in ground_calls(terms, names).items():
+    for name, calls in (ground_calls(terms, names) if names else {}).items():
         calls = calls[:MAX_CALLS]
         for left in calls:
             for right in calls:
@@ -96,7 +94,221 @@ def call_facts(builder, ctx, terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term
     for fact in infer_facts(builder, own, terms):
         if fact not in facts:
             facts.append(fact)
+    for fact in parameter_facts(builder, ctx, terms) + higher_order_facts(builder, ctx, terms):
+        if fact not in facts and fact != T.boolean(True):
+            facts.append(fact)
     return tuple((f"{PREFIX}{k}", fact) for k, fact in enumerate(facts, 1))
+
+
+# ---- higher order (issue #26, ``verifier.rules.higher_order``) -------------------------------
+
+def symbol_calls(terms: Sequence[T.Term], parse
+                 ) -> Dict[tuple, Dict[int, List[Tuple[T.Term, ...]]]]:
+    """The calls in ``terms`` (outside quantifiers) of the per-run symbols ``parse`` reads
+    (``vocabulary.parameter_function_of``: (name, run); ``higher_order_function_of``:
+    (name, run, keys)), by what ``parse`` gives but the run, then by run: their argument
+    tuples, each once, in order of first occurrence (a tuple result's components are one
+    call)."""
+    found: Dict[tuple, Dict[int, List[Tuple[T.Term, ...]]]] = {}
+    for app in T.ground_applications(*terms):
+        parsed = parse(app.func.name)
+        if parsed is None:
+            continue
+        name, run, *rest = parsed
+        calls = found.setdefault((name, *rest), {1: [], 2: []})[run]
+        if app.args not in calls:
+            calls.append(app.args)
+    return found
+
+
+def parameter_facts(builder, ctx, terms: Sequence[T.Term]) -> List[T.Term]:
+    """For the calls in ``terms`` of a parameter ``m`` of function type returning a pure value
+    (``fn_m'x1(a)``, ``fn_m'x2(b)``): what its declared type ``{x :: T | P} -> {r :: U | Q}``
+    says — of every call, the ranges of ``U``; of every run 1 call and run 2 call,
+    ``P(a, b) ==> Q(m<1>(a), m<2>(b))`` (HOARe²'s logical relation; never of two calls of
+    one run: the two runs' functions are related, not equal)."""
+    from verifier.translation import functions as F
+    facts: List[T.Term] = []
+    for (name,), runs in symbol_calls(terms, L.parameter_function_of).items():
+        pair = ctx.env.lookup(name)
+        if pair is None or not isinstance(pair[0], FunParam) or pair[0].name != name:
+            continue
+        parts = parameter_signature(pair[0].rtype)
+        if parts is None:
+            continue
+        doms, cod, types, result = parts
+        for run, calls in runs.items():
+            for a in calls[:MAX_CALLS]:
+                value = F.result_value(L.parameter_function(name, run), a, result)
+                try:
+                    facts += _ranges(result, value) if value is not None else []
+                except NoRule:
+                    pass
+        for a in runs[1][:MAX_CALLS]:
+            for b in runs[2][:MAX_CALLS]:
+                fact = _typed_fact(builder, pair[0].env, doms, cod, types, result, a, b,
+                                   L.parameter_function(name, 1), L.parameter_function(name, 2))
+                if fact is not None:
+                    facts.append(fact)
+    return facts
+
+
+def parameter_signature(rtype: A.RType):
+    """The domains, the pure codomain, the domains' simple types and the result's simple
+    type of a parameter's function type, or None when it returns a computation."""
+    from verifier.rules.builder import refinement_parts, simple_of
+    try:
+        from verifier.rules.higher_order import function_type
+        doms, cod = function_type(rtype, None)
+        if isinstance(cod, A.RMonad):
+            return None
+        types = [simple_of(refinement_parts(d)[1]) for d in doms]
+        return doms, cod, types, simple_of(refinement_parts(cod)[1])
+    except NoRule:
+        return None
+
+
+def _typed_fact(builder, env, doms, cod, types, result, a, b, left_symbol, right_symbol
+                ) -> Optional[T.Term]:
+    """``P(a, b) ==> Q(f(a), g(b))`` for a function type ``doms -> cod`` read in ``env``, the
+    run 1 call ``left_symbol(a)`` and the run 2 call ``right_symbol(b)``."""
+    from verifier.rules.builder import refinement_parts
+    from verifier.translation import functions as F
+    try:
+        xs, ys = split_arguments(types, a), split_arguments(types, b)
+        fa, fb = F.result_value(left_symbol, a, result), F.result_value(right_symbol, b, result)
+        if xs is None or ys is None or fa is None or fb is None:
+            return None
+        env, pre = _domain_premises(builder, doms, types, xs, ys, env)
+        var, _, assertions = refinement_parts(cod)
+        if var is not None:
+            env = env.bind(var, fa, fb)
+        post = [_assertion(builder, env, x, var, fa, fb) for x in assertions]
+    except (NoRule, T.SortError):
+        return None
+    post = [p for p in post if p != T.boolean(True)]
+    if not post:
+        return None
+    pre = [p for p in pre if p != T.boolean(True)]
+    return T.implies(T.and_(*pre), T.and_(*post)) if pre else T.and_(*post)
+
+
+def higher_order_signature(val: A.ValDecl):
+    """The domains, codomain, the domains' simple types (None for a function) and the
+    result's simple type of a val whose domains are first-order data or functions
+    (``higher_order.function_type``), with at least one function, and whose codomain is
+    first-order data; else None."""
+    from verifier.rules.builder import refinement_parts, simple_of
+    from verifier.rules.higher_order import function_type
+    rt, doms = val.rtype, []
+    while isinstance(rt, A.RArrow):
+        doms.append(rt.dom)
+        rt = rt.cod
+    types: List[Optional[A.SimpleType]] = []
+    try:
+        for d in doms:
+            base = refinement_parts(d)[1]
+            if isinstance(base, A.RArrow):
+                function_type(d, None)
+                types.append(None)
+            elif isinstance(base, A.RSimple) and first_order(base.type):
+                types.append(base.type)
+            else:
+                return None
+        base = refinement_parts(rt)[1]
+        if None not in types or not isinstance(base, A.RSimple) or not first_order(base.type):
+            return None
+        return doms, rt, types, simple_of(base)
+    except NoRule:
+        return None
+
+
+def higher_order_facts(builder, ctx, terms: Sequence[T.Term]) -> List[T.Term]:
+    """For every run 1 call and run 2 call in ``terms`` of a val ``f`` that takes functions,
+    on functions of one key (``fn_f'r1'a<k>(c, a)``, ``fn_f'r2'a<k>(d, b)``: the same code,
+    each run reading its own values ``c``, ``d``): ``P(a, b) ==> Q(f(..a), f(..b))`` from
+    ``f``'s val, the first-order domains' ``P`` (in ``f``'s own body, with the induction
+    measure: the induction hypothesis). The fact rests on the two runs' functions having the
+    type ``f`` expects: a requirement recorded in ``builder.related`` (an S-Fun node of the
+    proof, ``higher_order.related_nodes``), shown in the claim's parameter context under the
+    fact's premises."""
+    from verifier.rules.higher_order import Related, passed_at
+    from verifier.translation import functions as F
+    own = ctx.function
+    facts: List[T.Term] = []
+    for (name, keys), runs in symbol_calls(terms, L.higher_order_function_of).items():
+        val = builder.val_of(name)
+        if val is None or (name == own and ctx.induction is None):
+            continue
+        signature = higher_order_signature(val)
+        if signature is None:
+            continue
+        doms, cod, types, result = signature
+        registry = builder.translator.passed
+        for a in runs[1][:MAX_CALLS]:
+            for b in runs[2][:MAX_CALLS]:
+                xs = F.split_call(registry, types, keys, a, 1)
+                ys = F.split_call(registry, types, keys, b, 2)
+                if xs is None or ys is None:
+                    continue
+                parts = _higher_order_fact(builder, ctx, name, doms, cod, types, result, keys,
+                                           a, b, xs, ys, ctx.induction if name == own else None)
+                if parts is None:
+                    continue
+                fact, requirements = parts
+                for position, want, env, left, right, premises in requirements:
+                    key = (name, position, left.key, left.terms, right.key, right.terms,
+                           premises, ctx.hyps[:ctx.base])
+                    if key not in builder.related:
+                        builder.related[key] = Related(
+                            name, position, left.value, right.value, want, env, premises,
+                            ctx.hyps[:ctx.base], passed_at(builder, left.value))
+                facts.append(fact)
+    return facts
+
+
+def _higher_order_fact(builder, ctx, name, doms, cod, types, result, keys, a, b, xs, ys,
+                       induction):
+    """The fact for the run 1 call ``a`` and the run 2 call ``b`` of the higher-order val
+    ``name`` (their arguments split: ``xs``, ``ys``), and its requirements: per function
+    argument, (position, expected type, its env, run 1's ``Passed``, run 2's, premises)."""
+    from verifier.rules.builder import refinement_parts
+    from verifier.translation import functions as F
+    try:
+        fa = F.result_value(L.higher_order_function(name, 1, tuple(keys)), a, result)
+        fb = F.result_value(L.higher_order_function(name, 2, tuple(keys)), b, result)
+        if fa is None or fb is None:
+            return None
+        env, pre, functions = builder.top_env, [], []
+        for position, (dom, t, x, y) in enumerate(zip(doms, types, xs, ys), 1):
+            var, _, assertions = refinement_parts(dom)
+            if t is None:
+                functions.append((position, dom, env, x, y))
+                continue
+            pre += _ranges(t, x) + _ranges(t, y)
+            if var is not None:
+                env = env.bind(var, x, y)
+            pre += [_assertion(builder, env, e, var, x, y) for e in assertions]
+        if induction is not None:
+            at, x1, x2 = induction
+            p, q = xs[at], ys[at]
+            if not (isinstance(p, Scalar) and isinstance(q, Scalar)
+                    and p.term.sort == q.term.sort == x1.sort):
+                return None
+            pre = [L.shorter((p.term, q.term), (x1, x2))] + pre
+        var, _, assertions = refinement_parts(cod)
+        post = _ranges(result, fa) + _ranges(result, fb)
+        if var is not None:
+            env = env.bind(var, fa, fb)
+        post += [_assertion(builder, env, e, var, fa, fb) for e in assertions]
+    except (NoRule, T.SortError):
+        return None
+    pre = [p for p in pre if p != T.boolean(True)]
+    post = [p for p in post if p != T.boolean(True)]
+    if not post:
+        return None
+    fact = T.implies(T.and_(*pre), T.and_(*post)) if pre else T.and_(*post)
+    return fact, [(position, dom, e, x, y, tuple(pre)) for position, dom, e, x, y in functions]
 
 
 def infer_facts(builder, own: Optional[str], terms: Sequence[T.Term]) -> List[T.Term]:
@@ -328,11 +540,12 @@ def _assertion(builder, env, a: A.Expr, var: Optional[str], left: SymValue,
     return builder.assertion(env, a, refined=var)
 
 
-def _domain_premises(builder, doms, types, xs, ys):
+def _domain_premises(builder, doms, types, xs, ys, env=None):
     """``P(a, b)`` of a val's domains for the arguments ``xs``, ``ys`` of two calls (the ranges
-    of their types and the refinements), and the top environment with the parameters bound."""
+    of their types and the refinements), and the top environment (or ``env``) with the
+    parameters bound."""
     from verifier.rules.builder import refinement_parts
-    env, pre = builder.top_env, []
+    env, pre = builder.top_env if env is None else env, []
     for dom, t, x, y in zip(doms, types, xs, ys):
         var, _, assertions = refinement_parts(dom)
         pre += _ranges(t, x) + _ranges(t, y)

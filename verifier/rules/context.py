@@ -101,6 +101,10 @@ class Ctx:
     #: the variables standing for outputs of the computations bound on this path (their
     #: values are the path's history: advanced composition wants costs independent of them)
     outputs: Tuple[T.Var, ...] = field(default=(), compare=False)
+    #: how many of ``hyps`` are the claim's parameters' (its ranges and refinements), which
+    #: hold wherever in its derivation: what a call fact resting on a function passed in pure
+    #: code may assume of it (``higher_order.Related``)
+    base: int = field(default=0, compare=False)
 
     def produced(self, values) -> "Ctx":
         """This context after a computation output ``values`` (a pair of symbolic values)."""

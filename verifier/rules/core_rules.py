@@ -150,7 +150,7 @@ def bind_parameters(b: Builder, val: A.ValDecl, decl: A.LetDecl,
         rt = rt.cod
     if params:
         raise NoRule(f"{decl.name} takes more parameters than its val says", decl.span)
-    return ctx, val_env, parameters, body, rt
+    return replace(ctx, base=len(ctx.hyps)), val_env, parameters, body, rt
 
 
 def abstraction(b: Builder, val: A.ValDecl, decl: A.LetDecl, ctx: Ctx,

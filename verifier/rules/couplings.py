@@ -804,9 +804,9 @@ def _build(program, typed, val, pointwise, constants, assignment, cache, rlimit,
         if pointwise == "value":
             assume_point(b, program, val)
         root = b.prove_claim(val, pointwise=pointwise)
+        root.premises.extend(b.root_premises())
     except NoRule:
         return None
-    root.premises.extend(b.folds.values())
     failing = [ob for ob in root.all_obligations() if not b.proves(ob)]
     return b, root, failing
 

@@ -256,7 +256,8 @@ class Contract:
     """What the Decidable condition of a val's definition needs of its callers, and gives
     them: ``needs``, the positions of the parameters whose arguments must be rational (its
     accepted decisions rely on them, or ``run`` checks their written annotation where they
-    bind); ``rational_draws``, whether what it returns (its draws, for a computation) is
+    bind); ``rational_draws``, whether what it returns (its draws, for a computation; its
+    value, for a pure val, read only where the function is passed as an argument) is
     rational whenever every argument is (by induction over its recursive calls)."""
 
     needs: FrozenSet[int]
@@ -311,7 +312,7 @@ def _walked_contract(b, val: A.ValDecl, decl: A.LetDecl) -> Optional[Contract]:
     for i, p in enumerate(_parameter_patterns(decl)):
         if _annotated(p):
             relied.add(i)
-    return Contract(frozenset(relied), monadic and draws)
+    return Contract(frozenset(relied), draws)
 
 
 def call_draws(b, name: str, arguments: Sequence[Optional[D.Tags]]) -> Optional[D.Tags]:

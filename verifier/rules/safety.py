@@ -103,6 +103,8 @@ class Safety:
         self.dec = decidability or Decidability(b, run, entry=False)
         #: the local recursive functions checked (or being checked), with their argument sorts
         self._locals: List[Tuple[LocalRec, object]] = []
+        #: the funs passed in pure code already walked (by key and captured terms)
+        self._walked: set = set()
         #: the spans of the calls of local recursive functions met on the way
         self._local_calls: set = set()
         #: walking the model of an ``infer`` (its observes are inferred, not drawn from)
@@ -155,11 +157,77 @@ class Safety:
                 if c.function == ctx.function:
                     self._shorter(ctx, c.params, c.guard, T.pretty(c.call), c.span)
                 continue
+            if c.parameter is not None:  # a parameter of function type (a pure result)
+                self._pure_parameter_call(ctx, c)
+                continue
             if ctx.function is not None and c.function == ctx.function:
                 self._shorter(ctx, c.params, c.guard, T.pretty(c.call), c.span)
             self._in_domain(ctx, c.function, c.values, T.pretty(c.call), c.span, c.guard)
             self.dec.call(c.function, [self.dec.tags(v) if v is not None else None
                                        for v in c.values], c.span)
+            self._passed_functions(ctx, c)
+
+    def _pure_parameter_call(self, ctx: Ctx, c: CallCheck) -> None:
+        """A call of a parameter of function type returning a pure value (``higher_order``):
+        a verified function (callers pass only those), safe and terminating on arguments in
+        its type's domain, which the walk requires at ``(a, a)`` where the call is evaluated;
+        its arguments must be rational (whatever contract the passed function has is then
+        met); what it returns has its type's ranges (the call facts) and is not known to be
+        rational."""
+        from verifier.rules.call_facts import call_precondition
+        fn = c.parameter
+        for i, value in enumerate(c.values, 1):
+            self.dec.require_rational(self.dec.tags(value), f"the comparisons the function "
+                                      f"passed as {source_name(fn.name)} may make on argument "
+                                      f"{i} of this call", c.span)
+        pre = call_precondition(self.b, fn.name, c.values, self.run, rtype=fn.rtype, env=fn.env)
+        what = (f"the arguments of {T.pretty(c.call)} are in the domain of the type of "
+                f"{source_name(fn.name)} (where the function passed is shown to terminate "
+                "without error)")
+        if pre is None:
+            goal, what = T.boolean(False), what + ", which the logic cannot state"
+        elif not pre:
+            return
+        else:
+            goal = T.and_(*pre)
+        self.require(ctx, goal if c.guard == T.boolean(True) else T.implies(c.guard, goal), what,
+                     c.span)
+
+    def _passed_functions(self, ctx: Ctx, c: CallCheck) -> None:
+        """The functions a call in pure code passes to a val (``higher_order``): each is run
+        by the callee on arguments of its type's domain, as often as it likes — a function
+        parameter passed on needs nothing, a val's function applied to first arguments needs
+        them in its domain, a ``fun`` is walked on fresh arguments (``_walk_fun``)."""
+        from verifier.translation.functions import is_function
+        val = self.b.val_of(c.function)
+        if val is None or not any(is_function(v) for v in c.values):
+            return
+        rt, doms = val.rtype, []
+        while isinstance(rt, A.RArrow):
+            doms.append(rt.dom)
+            rt = rt.cod
+        for value, dom in zip(c.values, doms):
+            if isinstance(_strip(dom), A.RArrow):
+                self._passed_value(ctx, value, dom, c.span)
+
+    def _passed_value(self, ctx: Ctx, fn: SymValue, want: A.RType, span) -> None:
+        from verifier.translation.functions import NotAFunction, function_key
+        if isinstance(fn, FunParam):
+            return
+        if isinstance(fn, NamedFun) and self.b.val_of(fn.name) is not None:
+            values = [a for a, _ in fn.args]
+            self._in_domain(ctx, fn.name, values, source_name(fn.name), span)
+            self.dec.call(fn.name, [self.dec.tags(v) for v in values], span)
+            self._rational_results(fn.name, values, want, span)
+            return
+        try:
+            key = function_key(fn, self.run)
+        except NotAFunction:
+            raise NoRule("a function passed that captures a computation", span) from None
+        if (key[0], tuple(key[1])) in self._walked:
+            return
+        self._walked.add((key[0], tuple(key[1])))
+        self._walk_fun(ctx, fn, want, span)
 
     def _shorter(self, ctx: Ctx, args: Sequence[T.Term], guard: T.Term, call: str,
                  span) -> None:
@@ -749,6 +817,7 @@ class Safety:
         values = [self.value(ctx, a) for a in partial]
         self._in_domain(ctx, fn.name, values, short(arg), arg.span)
         self.dec.call(fn.name, [self.dec.tags(v) for v in values], arg.span)
+        self._rational_results(fn.name, values, want, arg.span)
 
     def _fun_body(self, ctx: Ctx, arg: A.Expr, want: A.RType) -> None:
         """A ``fun`` passed where a val expects a function: the callee runs it on arguments of
@@ -756,18 +825,57 @@ class Safety:
         on fresh arguments with the domain's ranges (its annotations conditions on them),
         rational (the callee's calls pass rational arguments), not reached alike in both runs;
         what it returns has the ranges the type says."""
+        self._walk_fun(ctx, self.value(ctx, arg), want, arg.span)
+
+    def _rational_results(self, name: str, partial: Sequence[SymValue], want: A.RType,
+                          span) -> None:
+        """A val's function passed (applied to ``partial``) where a function returning a
+        value is expected: its contract must give rational results on rational arguments
+        (the callee's calls of it are rational: ``obligations.decidable``), and its first
+        arguments must be rational."""
+        from verifier.rules.decidable import contract
+        from verifier.rules.higher_order import function_type
+        if isinstance(function_type(want, span)[1], A.RMonad):
+            return
+        tags = frozenset()
+        for v in partial:
+            got = self.dec.tags(v)
+            tags = None if tags is None or got is None else tags | got
+        self._returns_rational(tags if contract(self.b, name).rational_draws else None,
+                               source_name(name), span)
+
+    def _returns_rational(self, tags, who: str, span) -> None:
+        """A function passed where a val expects one returning a value returns rationals on
+        rational arguments (``tags``: of what it returns then, None when it may not): the
+        Decidable condition reads every call of a function parameter so
+        (``obligations.decidable``), and the callee may compare what it returns."""
+        from verifier.rules.decidable import CODE
+        if tags is not None:
+            self.dec.relied |= tags
+        elif not self.dec.collect:
+            raise NoRule(f"{who} returns values that need not be rational on rational "
+                         "arguments, where a val expects a function returning a value: the "
+                         "callee may compare what it returns, and R011 (a comparison of real "
+                         "numbers could not be decided) on one input and not on its neighbour "
+                         "would leak; pass a function built from + - * / abs min max", span,
+                         code=CODE)
+
+    def _walk_fun(self, ctx: Ctx, fn: SymValue, want: A.RType, span) -> None:
+        """Walk the ``fun`` ``fn`` (this run's closure) passed where a val expects a function
+        of type ``want``: its body on fresh rational arguments with the domain's ranges, apart
+        from the code reached alike in both runs; a computation's draws, or the value it
+        returns, have the ranges the type says."""
         from verifier.rules.higher_order import function_type
         from obligations.decidable import NO_TAGS
-        fn = self.value(ctx, arg)
-        doms, cod = function_type(want, arg.span)
+        doms, cod = function_type(want, span)
         if not isinstance(fn, Closure) or len(fn.params) != len(doms) \
                 or isinstance(fn.body, A.Fun):
             raise NoRule("a function passed where a val expects one must be a top-level "
                          "function with a val (possibly applied to its first arguments), a "
-                         "function parameter, or a fun of as many parameters", arg.span)
+                         "function parameter, or a fun of as many parameters", span)
         if ctx.function is not None and ctx.function in free_vars(fn.body):
             raise NoRule(f"the fun passed calls {source_name(ctx.function)}, whose termination "
-                         "is shown only for its own calls", arg.span)
+                         "is shown only for its own calls", span)
         inner = ctx.with_env(fn.env)
         for p, d in zip(fn.params, doms):
             v, facts = fresh_value(self.b, simple_of(_strip(d)),
@@ -775,10 +883,16 @@ class Safety:
             if facts:
                 inner = inner.assume("h_param", T.and_(*facts))
             self.dec.register(v, NO_TAGS)
-            self.annotations(inner, p, v, arg.span)
-            inner = inner.with_env(bind_pattern(inner.env, p, v, v, arg.span))
+            self.annotations(inner, p, v, span)
+            inner = inner.with_env(bind_pattern(inner.env, p, v, v, span))
         with self.dec.apart():
-            self.monadic(inner, fn.body, simple_of(cod.body))
+            if isinstance(cod, A.RMonad):
+                self.monadic(inner, fn.body, simple_of(cod.body))
+            else:
+                value = self.value(inner, fn.body)
+                self.has_type(inner, value, simple_of(cod), "the fun passed returns values of "
+                              "the type its val expects", span, "Range")
+                self._returns_rational(self.dec.tags(value), "the fun passed", span)
 
     def _parameter_call(self, ctx: Ctx, e: A.App, fn: FunParam, args: List[A.Expr]) -> Elem:
         """A call of a parameter of function type (``higher_order``): a verified function
@@ -944,12 +1058,12 @@ def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
         if monadic:
             rational_draws &= s.draw_tags(s.monadic(ctx, body, result)) is not None
         else:
-            _pure_cases(s, ctx, body, result)
+            rational_draws &= _pure_cases(s, ctx, body, result)
         obligations += s.obligations
         if relied is not None:
             relied |= dec.relied
-    if relied is not None:  # the contract's computation: whether the draws are rational
-        return monadic and rational_draws
+    if relied is not None:  # the contract's computation: whether what it returns is rational
+        return rational_draws
     seen, unique = set(), []
     for ob in obligations:
         if ob.id not in seen:
@@ -959,21 +1073,24 @@ def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
                   obligations=unique)
 
 
-def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType] = None) -> None:
+def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType] = None) -> bool:
+    """Walk a pure body case by case; whether every value it returns is rational (when the
+    parameters are: the contract's ``rational_draws`` of a pure val)."""
     if isinstance(e, A.Match):
         lst = s.b.translator.as_term(s.value(ctx, e.scrutinee), e.scrutinee)
         with s.dec.branch(lst):
-            _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body, result)
-            _pure_cases(s, s.cons_context(ctx, e, lst), e.cons_body, result)
+            nil = _pure_cases(s, ctx.assume("h_nil", T.eq(lst, L.nil(lst.sort))), e.nil_body,
+                              result)
+            return _pure_cases(s, s.cons_context(ctx, e, lst), e.cons_body, result) and nil
     elif isinstance(e, A.If):
         cond = s.b.translator.as_term(s.value(ctx, e.cond), e.cond)
         with s.dec.branch(cond):
-            _pure_cases(s, ctx.assume("h_then", cond), e.then, result)
-            _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_, result)
-    else:
-        value = s.value(ctx, e)
-        if result is not None:
-            s.has_type(ctx, value, result, "the result has the type its val says", e.span)
+            then = _pure_cases(s, ctx.assume("h_then", cond), e.then, result)
+            return _pure_cases(s, ctx.assume("h_else", T.not_(cond)), e.else_, result) and then
+    value = s.value(ctx, e)
+    if result is not None:
+        s.has_type(ctx, value, result, "the result has the type its val says", e.span)
+    return s.dec.tags(value) is not None
 
 
 def _decidable_draw(elem: Elem, family: Optional[str], likelihood: bool) -> Elem:

@@ -20,6 +20,8 @@ from obligations.vocabulary import (DIST, adj, adj_within, all_in, all_within, b
                                     implied_by_sort, in_range, length, list_key_of, list_sort, nil,
                                     opaque, opaque_component, posteriors_list, program_function,
                                     program_function_name, shorter, total, tuple_components,
+                                    parameter_function, parameter_function_of,
+                                    higher_order_function, higher_order_function_of,
                                     tuple_get, tuple_key, tuple_make, tv)
 from verifier.language import ast as A
 

@@ -113,14 +113,16 @@ class Monadic:
 @record
 class FunParam:
     """A parameter of function type, as one run sees it: a function known only by its
-    declared type ``rtype`` (an arrow ``{x1 :: T1 | P1} -> ... -> M[F, delta] {r :: U | =}``,
-    read in ``env``, which binds the earlier parameters of the val it is a parameter of).
+    declared type ``rtype`` (an arrow ``{x1 :: T1 | P1} -> ... -> M[F, delta] {r :: U | =}``
+    or ``… -> {r :: U | Q}``, read in ``env``, which binds the earlier parameters of the val
+    it is a parameter of).
 
     HOARe²'s logical relation: the two runs' functions need not be the same (the caller may
     pass a closure over private data), only related — related arguments give computations
-    within the codomain's index. So run 1 and run 2 hold two distinct values (``run``), and
-    ``equality_goals`` never shows them equal; a saturated call of it is App-Val against
-    ``rtype`` (``core_rules.apply_val``)."""
+    within the codomain's index, or values related by ``Q``. So run 1 and run 2 hold two
+    distinct values (``run``), and ``equality_goals`` never shows them equal; a saturated call
+    of it is App-Val against ``rtype`` (``core_rules.apply_val``), or for a value the symbol
+    of the run's function (``Translator.parameter_call``)."""
 
     name: str
     rtype: A.RType

@@ -22,6 +22,9 @@ from verifier.language.resolve import source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import (call_value, element_key_of_sort, element_term,
                                         flat_terms)
+from obligations import vocabulary as V
+from verifier.translation.functions import NotAFunction, Registry, is_function, result_value
+from verifier.translation.calls import leaves
 from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, FunParam, LocalRec,
                                            Monadic, NamedFun, Scalar, SymValue, TupleV, UnitV)
 
@@ -125,6 +128,9 @@ class CallCheck:
     #: of a recursion is a list), and their values (for the callee's domain)
     params: Tuple[Optional[T.Term], ...] = ()
     values: Tuple[SymValue, ...] = ()
+    #: a call of a parameter of function type returning a pure value (``function``: its
+    #: name): the domain is its declared type's, and it has no val of its own
+    parameter: Optional[FunParam] = None
 
 
 @record
@@ -193,6 +199,8 @@ class Translator:
         self._guards: List[T.Term] = []
         #: the posteriors of the Infer rule without a closed form -> why there is none
         self.without_closed_form = {}
+        #: the functions passed to vals in pure code (``verifier.translation.functions``)
+        self.passed = Registry()
         self._dispatch = {
             A.Var: self._var, A.RunVar: self._runvar, A.UnitLit: self._unit,
             A.BoolLit: self._bool, A.IntLit: self._int, A.RealLit: self._real,
@@ -620,6 +628,9 @@ class Translator:
         values = [self._go(a, run, env) for a in args]
         if isinstance(fn, LocalRec):
             return self.local_call(fn, values, e, run)
+        if isinstance(fn, FunParam) and not parameter_returns_computation(fn.rtype) \
+                and function_arity(fn.rtype) == len(args):
+            return self.parameter_call(fn, values, e, run)
         if self._makes_computation(fn, len(args)):
             # a computation made by a mechanism or a function with a val: its arguments are
             # evaluated now (their range conditions and calls count), the computation is
@@ -636,7 +647,7 @@ class Translator:
             arity, sort = self._signature(fn.name)
             return sort is None and arity == n and self._returns_computation(fn.name)
         if isinstance(fn, FunParam):  # a saturated call of a function parameter (monadic)
-            return function_arity(fn.rtype) == n
+            return function_arity(fn.rtype) == n and parameter_returns_computation(fn.rtype)
         return False
 
     def _apply1(self, fn: SymValue, arg: SymValue, run: int, span: A.Span) -> SymValue:
@@ -659,8 +670,8 @@ class Translator:
                          "than in a call on all its arguments", span)
         if isinstance(fn, FunParam):
             raise NoRule(f"the function parameter {_written(fn.name)} is applied here other than "
-                         "in a call on all its arguments (a call of a parameter whose type "
-                         "returns a computation is App-Val against that type)", span)
+                         "in a call on all its arguments (a call of a parameter of function "
+                         "type is App-Val against its declared type)", span)
         raise NoRule(f"applying {_describe(fn)}", span)
 
     def _check_annotation(self, p: A.Pattern, arg: SymValue, run: int, span: A.Span) -> None:
@@ -692,12 +703,15 @@ class Translator:
         """A call to a function with a ``val`` in pure code: a deterministic symbol.
 
         Functions are the same in both runs, so equal arguments give equal results (congruence);
-        nothing else is assumed of the result.
+        nothing else is assumed of the result. A call that passes a function is a symbol of
+        its run (``higher_order_call``).
         """
         args = fn.args + ((arg, arg),)
         arity, sort = self._signature(fn.name)
         if len(args) < arity:
             return NamedFun(fn.name, args)
+        if any(is_function(left) for left, _ in args):
+            return self.higher_order_call(fn.name, [left for left, _ in args], sort, run, span)
         terms: List[T.Term] = []
         for left, _ in args:
             flat = flat_terms(left)
@@ -716,6 +730,77 @@ class Translator:
             span, run or None,
             params=tuple(v.term if isinstance(v, (Scalar, DistV)) else None for v in values),
             values=values))
+        return value
+
+    def parameter_call(self, fn: FunParam, values: Sequence[SymValue], e: A.App, run: int
+                       ) -> SymValue:
+        """A call ``m a1 … an``, on all its arguments, of a parameter of function type whose
+        codomain is a pure value (App-Val against its declared type, HOARe²): the symbol of
+        the run's function, ``fn_m'x1(a)`` or ``fn_m'x2(a)`` — the two runs' functions are
+        never the same symbol; the call facts relate them by the type. Reported as a
+        ``CallCheck`` (its arguments must be in the type's domain: Safety)."""
+        if not run:
+            raise NoRule(f"the function parameter {_written(fn.name)} is called in a claim",
+                         e.span)
+        result = parameter_result_type(fn.rtype)
+        args: List[T.Term] = []
+        for v in values:
+            flat = flat_terms(v)
+            if flat is None:
+                raise NoRule(f"{_written(fn.name)} is applied to {_describe(v)}", e.span)
+            args += flat
+        value = result_value(V.parameter_function(fn.name, fn.run), args, result) \
+            if result is not None else None
+        if value is None:
+            raise NoRule(f"the result of {_written(fn.name)} is not a first-order value",
+                         e.span)
+        guard = T.and_(*self._guards) if self._guards else T.boolean(True)
+        self._call_sink(CallCheck(
+            flat_terms(value)[0] if flat_terms(value) else T.boolean(True), fn.name, guard,
+            e.span, run, params=tuple(v.term if isinstance(v, (Scalar, DistV)) else None
+                                      for v in values),
+            values=tuple(values), parameter=fn))
+        return value
+
+    def higher_order_call(self, name: str, values: Sequence[SymValue], sort, run: int,
+                          span: A.Span) -> SymValue:
+        """A call of the function ``name`` (through its val) that passes functions: the
+        symbol of run ``run`` for the keys of the functions passed
+        (``vocabulary.higher_order_function``), applied to the first-order values they read
+        and to the other arguments. The functions passed are recorded (``passed``) for the
+        call facts, which relate a run 1 call and a run 2 call of one key when the two runs'
+        functions have the type the val expects (an S-Fun premise of the proof)."""
+        if not run:
+            raise NoRule(f"a call of {_written(name)} that passes a function, in a claim", span)
+        keys: List[str] = []
+        terms: List[T.Term] = []
+        for v in values:
+            if is_function(v):
+                try:
+                    passed = self.passed.add(v, run)
+                except NotAFunction:
+                    raise NoRule(f"a function passed to {_written(name)} that captures a "
+                                 "computation or a local recursive function", span) from None
+                keys.append(passed.key)
+                terms += passed.terms
+                continue
+            flat = flat_terms(v)
+            if flat is None:
+                raise NoRule(f"{_written(name)} is applied to {_describe(v)}", span)
+            terms += flat
+        symbol = V.higher_order_function(name, run, tuple(keys))
+        result = self._result_type(name)
+        value = result_value(symbol, terms, result) if result is not None else \
+            Scalar(V.symbol_call(symbol, tuple(terms), sort)) if sort is not None else None
+        if value is None:
+            raise NoRule(f"the result of {_written(name)} is not a first-order value", span)
+        guard = T.and_(*self._guards) if self._guards else T.boolean(True)
+        first = flat_terms(value)
+        self._call_sink(CallCheck(
+            first[0] if first else V.symbol_call(symbol, tuple(terms), T.BOOL), name, guard,
+            span, run or None,
+            params=tuple(v.term if isinstance(v, (Scalar, DistV)) else None for v in values),
+            values=tuple(values)))
         return value
 
     # ---- built-ins ------------------------------------------------------------------------
@@ -944,6 +1029,35 @@ class Translator:
 
 
 # ---- module helpers ---------------------------------------------------------------------
+
+def parameter_codomain(rt: A.RType) -> A.RType:
+    """The codomain of a function type after all its arrows (refinements of the arrows
+    skipped; the codomain's own refinement kept)."""
+    while True:
+        while isinstance(rt, A.RRefine) and isinstance(_base(rt), A.RArrow):
+            rt = rt.base
+        if not isinstance(rt, A.RArrow):
+            return rt
+        rt = rt.cod
+
+
+def _base(rt: A.RType) -> A.RType:
+    while isinstance(rt, A.RRefine):
+        rt = rt.base
+    return rt
+
+
+def parameter_returns_computation(rt: A.RType) -> bool:
+    """Whether a function of type ``rt``, on all its arguments, returns a computation."""
+    return isinstance(_base(parameter_codomain(rt)), A.RMonad)
+
+
+def parameter_result_type(rt: A.RType) -> Optional[A.SimpleType]:
+    """The simple type of what a function of type ``rt`` returns on all its arguments, when
+    it is a pure first-order value."""
+    base = _base(parameter_codomain(rt))
+    return base.type if isinstance(base, A.RSimple) and leaves(base.type) is not None else None
+
 
 def function_arity(rt: A.RType) -> int:
     """The number of arrows of a function type (refinements skipped)."""
