@@ -283,7 +283,7 @@ def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20, generated: fl
             continue
         stats["well_typed"] += 1
         for p in prog.procs:
-            rep = None if p.spec is None else verify_proc(p, types[p.name])
+            rep = None if p.spec is None else verify_proc(p, types[p.name], refute=False)
             if rep is None or rep.verdict != "verified":
                 continue
             stats["verified"] += 1

@@ -993,6 +993,8 @@ class ProcReport:
     shifts: Dict = field(default_factory=dict)
     #: proved by the Pointwise rule (for every output value v)
     pointwise: bool = False
+    #: how a refuted claim was shown false (``verifier.refutation.Confirmation``)
+    confirmation: object = None
 
 
 def claim_text(proc: W.Proc) -> str:
@@ -1003,11 +1005,12 @@ def claim_text(proc: W.Proc) -> str:
 
 
 def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] = None,
-                rlimit: Optional[int] = None) -> ProcReport:
+                rlimit: Optional[int] = None, refute: bool = True) -> ProcReport:
     """The verdict of a procedure's claim: the derivation with every unannotated ``Lap``
     coupled by the identity of the draws; when it fails, the shift search
     (``verifier.aprhl.search``) looks for shifts under which every obligation holds; when it
-    finds none, the first derivation's failure stands."""
+    finds none, the first derivation's failure stands, and (``refute``) a witness that the
+    claim is false is searched (``verifier.aprhl.refute``): with one, the claim is refuted."""
     start = time.perf_counter()
     session = session or Z3Session()
     report, builder = attempt(proc, types, session, rlimit)
@@ -1024,6 +1027,13 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
         elif report.failure is not None:
             report.failure += (" — and no shifted coupling the search tried proves the claim"
                                + (" (the pointwise rule included)" if pointwise else ""))
+    if refute and report.verdict != "verified":
+        from verifier.aprhl.refute import refute as find_witness
+        witness = find_witness(proc, types)
+        if witness is not None:
+            report.verdict, report.code, report.confirmation = "refuted", "V008", witness
+            why = f"\n  the verifier's reason: {report.failure}" if report.failure else ""
+            report.failure = f"the claim is false, {witness.text()}{why}"
     report.seconds = time.perf_counter() - start
     return report
 

@@ -129,6 +129,13 @@ def _show(v: Any) -> str:
     return format_value(v)
 
 
+def literal(v: Any) -> str:
+    """``v`` as a literal of the while-language (what ``--arg`` reads back)."""
+    if isinstance(v, list):
+        return "[" + ", ".join(literal(x) for x in v) + "]"
+    return format_value(v)
+
+
 def format_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"

@@ -283,6 +283,14 @@ class _Path:
         self.bounds.update(new)
 
 
+def certain_path() -> bool:
+    """Whether what runs now runs with probability 1: outside an exploration, or on a path that
+    has compared no noisy value and made no finite draw (an error raised there is raised on
+    every run; ``verifier.aprhl.refute``)."""
+    path = _Path.current
+    return path is None or (not path.constraints and path.weight == 1)
+
+
 def _where(family: str, span: Optional[Span]) -> str:
     name = "lapMech" if family == "laplace" else "gaussMech"
     return f"{name} at line {span.line}" if span is not None else name
