@@ -101,14 +101,29 @@ class _Search:
             raise _Budget()
         if not approximate and not _may_exceed(runs[0][1], runs[1][1], float(eps), self.work):
             return None
+        if approximate:
+            return self.hockey(env1, env2, runs[0][1], runs[1][1], eps, delta)
         found = exceeded([m for m, _ in runs], [law for _, law in runs], "DP", number_ball(eps),
                          number_ball(delta), approximate)
         if found is None:
             return None
         measured, bound = found
-        claimed = W.pretty_expr(spec.delta if approximate else spec.eps)
         return Confirmation(EXACT_LOSS, self.shown(env1, env2),
-                            f"{measured}, above the claimed {claimed} = {amount_text(bound)}")
+                            f"{measured}, above the claimed {W.pretty_expr(spec.eps)} = "
+                            f"{amount_text(bound)}")
+
+    def hockey(self, env1, env2, a: Any, b: Any, eps: Any, delta: Any) -> Optional[Confirmation]:
+        """The hockey-stick divergence at ``eps`` of the two laws against ``delta``, decided
+        exactly (``PairStat.hockey_exceeds``: exact laws, the sampler's enclosures, or a lower
+        bound of the divergence — the finite parts of a product law, a binned law)."""
+        from verifier.laws import pair_stat
+        stat = pair_stat(a, b)
+        if stat is None or not stat.hockey_exceeds(Fraction(eps), Fraction(delta)):
+            return None
+        return Confirmation(EXACT_LOSS, self.shown(env1, env2),
+                            f"the hockey-stick divergence at eps = {literal(eps)} between the two "
+                            f"runs' outputs is above the claimed {W.pretty_expr(self.proc.spec.delta)}"
+                            f" = {literal(delta)} (about {stat.hockey(float(eps)):.6g})")
 
     def law(self, env: Dict[str, Any]):
         """``(M-value, usable law or None, run-time error or None)`` of the run on ``env``."""
