@@ -1125,3 +1125,7 @@ __all__ = [
     "EXACT", "ENCLOSED", "SCORES", "FLOAT", "Law", "AssertionEvaluator", "claim_scope", "run_name", "equality_refinement",
     "read_claim", "ClaimEvaluator",
 ]
+
+
+#: the claim's comparison, shared with the audit of while-programs (``verifier.aprhl.audit``)
+ClaimTracker, Fixed = _ClaimTracker, _Fixed

@@ -1,8 +1,13 @@
-"""Refutations of while-procedures' claims (docs/aprhl.md, "Refutations"): a broken twin is
-refuted only with two inputs satisfying its precondition and a loss computed exactly from its
-output laws (or a run-time error on every run); a true claim is never refuted, whatever the
-verifier proves; a witness is re-checked here independently of the search."""
+"""The exact semantics of while-procedures at work (docs/aprhl.md, "Refutations" and "Audit"):
+a broken twin is refuted only with two inputs satisfying its precondition and a loss computed
+exactly from its output laws (or a run-time error on every run); a true claim is never
+refuted, whatever the verifier proves; a witness is re-checked here independently of the
+search; ``privinfer audit`` measures the exact loss on every small input and agrees with the
+verified claims."""
 import json
+import os
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -10,7 +15,9 @@ import pytest
 
 from checker import aprhl as kernel
 from checker.aprhl_certify import certificate
+from verifier import audit as A
 from verifier.aprhl import derive
+from verifier.aprhl.audit import audit_while
 from verifier.aprhl.commands import verify_file
 from verifier.aprhl.coupled import holds
 from verifier.aprhl.law import procedure_law
@@ -160,3 +167,77 @@ def test_the_kernel_refuses_a_refuted_claim_without_its_witness_and_a_witness_of
     forged["claims"][0]["verdict"] = "verified"      # the claim, marked proved: re-derived
     forged["claims"][0]["confirmation"] = None
     assert not kernel.check(forged).valid
+
+
+# ---- the audit ------------------------------------------------------------------------------
+
+def privinfer(*args):
+    env = {k: v for k, v in os.environ.items() if k != "PRIVINFER_DEBUG"}
+    return subprocess.run([sys.executable, "-m", "verifier.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+
+
+#: verified programs audited: (file, procedure, n, arguments, values of the private list)
+CONSISTENT = [
+    ("mean.pwhile", "Mean", 3, ["eps=1", "n=2"], None),
+    ("dummy_sum.pwhile", "DummySum", 2, ["eps=1", "n=2"], None),
+    ("partial_sum.pwhile", "PartialSum", 3, ["eps=0.5"], None),
+    ("parallel_composition.pwhile", "Histogram", 2, ["eps=1"], None),
+    ("above_threshold.pwhile", "AboveThreshold", 3, ["eps=1", "t=0"], [Fraction(-1, 2), Fraction(1, 2)]),
+    ("report_noisy_max.pwhile", "ReportNoisyMax", 3, ["eps=1"], [Fraction(-1, 2), Fraction(1, 2)]),
+]
+
+
+@pytest.mark.parametrize("name, proc, n, args, values", CONSISTENT, ids=lambda x: str(x))
+def test_the_audit_agrees_with_the_verified_claims(name, proc, n, args, values):
+    r = audit_while(str(APRHL / name), proc, n, args, values=values)
+    assert r.claim.verifier == "verified"
+    assert r.claim.status == A.CONSISTENT and r.claim.covered_pairs > 0, r.claim.message
+    assert not r.exceeds_claim and r.loss <= r.claim.eps + 1e-9
+
+
+@pytest.mark.parametrize("name, proc, n, args, values", [
+    ("undercharged.pwhile", "DummySumCheap", 2, ["eps=1"], None),
+    ("parallel_twice.pwhile", "HistogramTwice", 2, ["eps=1"], None),
+    ("unnoised_sum.pwhile", "LeakSum", 1, ["eps=1"], None),
+    ("svt_noise_too_small.pwhile", "AboveThresholdSmallNoise", 3, ["eps=1", "t=0"],
+     [Fraction(-1, 2), Fraction(1, 2)]),
+], ids=lambda x: str(x))
+def test_the_audit_shows_the_broken_twins_false(name, proc, n, args, values):
+    r = audit_while(str(APRHL / "mistakes" / name), proc, n, args, values=values)
+    assert r.claim.status == A.VIOLATED and r.exceeds_claim and not r.soundness_bug
+    assert r.claim.verifier == "refuted" and "the audit agrees" in r.claim.message
+
+
+def test_a_verified_claim_the_audit_contradicts_is_a_soundness_bug(monkeypatch):
+    # a builder that verifies DummySumCheap (simulated): the audit says SOUNDNESS BUG
+    real = derive.verify_proc
+
+    def fooled(proc, types, **kw):
+        report = real(proc, types, refute=False)
+        report.verdict, report.failure, report.code = "verified", None, None
+        return report
+
+    monkeypatch.setattr(derive, "verify_proc", fooled)
+    r = audit_while(str(APRHL / "mistakes" / "undercharged.pwhile"), "DummySumCheap", 2, ["eps=1"])
+    assert r.soundness_bug and r.claim.status == A.SOUNDNESS_BUG
+
+
+def test_audit_on_the_command_line(tmp_path):
+    ok = privinfer("audit", APRHL / "mean.pwhile", "Mean", "--n", "2", "--arg", "eps=1",
+                   "--arg", "n=2", "--json")
+    assert ok.returncode == 0, ok.stderr
+    data = json.loads(ok.stdout)
+    assert data["claim"]["status"] == "consistent" and data["loss"] == 1.0
+    bad = privinfer("audit", APRHL / "mistakes" / "undercharged.pwhile", "DummySumCheap",
+                    "--n", "2", "--arg", "eps=1")
+    assert bad.returncode == 1 and "violated" in bad.stdout
+    for args, code in [(["mistakes/noise_too_small.pwhile", "LapMechSmall"], "U002"),
+                       (["mean.pwhile", "Mean", "--arg", "eps=1"], "R005"),
+                       (["mean.pwhile", "Nope"], "R004"),
+                       (["mistakes/out_of_bounds.pwhile", "PastEnd", "--arg", "eps=1"], "R006")]:
+        r = privinfer("audit", APRHL / args[0], *args[1:], "--n", "2")
+        assert r.returncode == 2 and f"error[{code}]" in r.stderr and "Traceback" not in r.stderr
+    r = privinfer("audit", APRHL / "mistakes" / "out_of_bounds.pwhile", "PastEnd", "--n", "2",
+                  "--arg", "eps=1")
+    assert "out_of_bounds.pwhile:8:14:" in r.stderr
