@@ -268,6 +268,9 @@ class _Derivation:
             b = self.term(e.right, vals, run, conds)
             if e.op == "/":
                 conds.append((_RANGE, T.ne(b, 0), "divisor not zero"))
+            if e.op == "mod":
+                conds.append((_RANGE, T.gt(b, 0), "divisor of mod positive"))
+                return WL.mod(a, b)
             if e.op in ("=", "<>") and a.sort != b.sort and not (a.sort.is_numeric and b.sort.is_numeric):
                 if isinstance(e.right, W.ListLit):
                     b = self.term(e.right, vals, run, conds, a.sort)

@@ -150,6 +150,10 @@ def holds(e, env1: Dict[str, Any], env2: Dict[str, Any]) -> Any:
 def _binop(op: str, a, b):
     if op == "/":
         return Fraction(a) / Fraction(b)
+    if op == "mod":
+        if not b > 0:
+            raise ZeroDivisionError("mod by a divisor that is not positive in an assertion")
+        return a % b
     return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "++": lambda: a + b,
             "=": lambda: a == b, "<>": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
             ">": lambda: a > b, ">=": lambda: a >= b, "&&": lambda: bool(a) and bool(b),

@@ -274,6 +274,10 @@ class Builder:
             if e.op == "/":
                 side.append((RANGE, T.ne(b, 0), f"the divisor of {W.pretty_expr(e)} is not zero "
                              f"(run {run})", e.right.span))
+            if e.op == "mod":
+                side.append((RANGE, T.gt(b, 0), f"the divisor of {W.pretty_expr(e)} is positive "
+                             f"(run {run})", e.right.span))
+                return WL.mod(a, b)
             ops = {"+": T.add, "-": T.sub, "*": T.mul, "/": T.div, "=": T.eq, "<>": T.ne,
                    "<": T.lt, "<=": T.le, ">": T.gt, ">=": T.ge, "&&": T.and_, "||": T.or_,
                    "=>": T.implies}
@@ -895,6 +899,32 @@ class Builder:
                         for m in scales:
                             out.append((f"the cost is spent once, at the position {sk.list_name}'j",
                                         T.le(head.cost, T.add(c0, T.ite(inside, T.mul(m, unit), T.real(0))))))
+                        out += self.potential_candidates(st, head, carried, c0, per, unit, scales,
+                                                         inside, sk)
+                if self.skolems and counters:
+                    out.append(("the cost does not decrease", T.ge(head.cost, c0)))
+        return out
+
+    def potential_candidates(self, st: State, head: State, carried, c0, per, unit, scales,
+                             inside, sk) -> List[Tuple[str, T.Term]]:
+        """The cost spent once at the differing position, part of it *owed* by a carried
+        number ``x`` until a later ``Lap`` releases it (SmartSum's block sum): ``cost + k |x<1> -
+        x<2>|`` (``k`` the ``1 / b`` of a ``Lap`` of the loop) bounded by its value on entry plus
+        ``m`` times the loop's per-iteration unit once the position is passed."""
+        out: List[Tuple[str, T.Term]] = []
+        for x in carried:
+            h1, h2 = head.vals[x]
+            if h1.sort not in (T.REAL, T.INT):
+                continue
+            e1, e2 = st.vals[x]
+            for k in dict.fromkeys(per):
+                for m in scales:
+                    owed = T.mul(k, T.abs_(T.sub(h1, h2)))
+                    before = T.add(c0, T.mul(k, T.abs_(T.sub(e1, e2))))
+                    out.append((f"the cost, with {x}'s difference owed, is spent once at the "
+                                f"position {sk.list_name}'j",
+                                T.le(T.add(head.cost, owed),
+                                     T.add(before, T.ite(inside, T.mul(m, unit), T.real(0))))))
         return out
 
 
@@ -1079,7 +1109,7 @@ def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Option
         # a counterexample is confirmed by evaluating the obligation (obligations.counterexamples)
         # only when it is pure arithmetic: the list functions and the grid rounding are
         # uninterpreted, and a model's values for them confirm nothing
-        opaque = any(f.name == "lapgrid" or WL.elem_key(f.range) or
+        opaque = any(f.name in ("lapgrid", "mod_int", "div_int") or WL.elem_key(f.range) or
                      any(WL.elem_key(s) for s in f.domain) for f in ob.vocabulary.functions)
         r = discharge(ob, session=b.session, confirm=not opaque and not first_failure, **kw)
         if opaque and r.verdict == Verdict.UNKNOWN and r.reason.startswith("z3: sat"):

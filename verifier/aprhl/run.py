@@ -110,6 +110,10 @@ class Evaluator:
                 if b == 0:
                     raise error("R002", "division by zero", e.span)
                 return Fraction(a) / Fraction(b)
+            if e.op == "mod":   # defined for a positive divisor only (docs/aprhl.md)
+                if not b > 0:
+                    raise error("R002", f"mod by {_show(b)}: the divisor must be positive", e.span)
+                return a % b
             return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
                     "++": lambda: list(a) + list(b), "=": lambda: a == b, "<>": lambda: a != b,
                     "<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b,
