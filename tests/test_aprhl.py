@@ -655,3 +655,60 @@ def test_generated_programs_are_new_well_typed_and_replayed():
     stats = fuzz([], 8, 11, pairs=5, generated=1.0)
     assert stats["generated"] == 8 and stats["mutants"] == 0 and stats["well_typed"] >= 6
     assert stats["failures"] == [], stats["failures"][:2]
+
+
+# ---- mod and SmartSum ----------------------------------------------------------------------
+
+MOD = """proc F (a : int) (b : int) : int
+  r := a mod b;
+  return r
+end
+"""
+
+
+def test_mod_is_the_remainder_by_a_positive_divisor_and_an_error_otherwise():
+    prog = W.parse_while(MOD, "m.pwhile")
+    types = W.check_program(prog)
+    run = Evaluator(prog.procs[0], types["F"], seeded_source(0)).run
+    assert [run({"a": a, "b": b}) for a, b in ((7, 3), (-3, 2), (0, 5), (4, 1))] == [1, 1, 0, 0]
+    for b in (0, -2):
+        with pytest.raises(PrivInferError) as exc:
+            run({"a": 3, "b": b})
+        assert exc.value.first.code == "R002" and exc.value.first.span.line == 2
+
+
+@pytest.mark.parametrize("text, code", [
+    (MOD.replace("a mod b", "a mod 1.5"), "T002"),
+    (MOD.replace("r := a mod b", "mod := a"), "P005"),
+    (MOD.replace("r := a mod b;\n  return r", "mod_int := a;\n  return a"), "P005"),
+])
+def test_mod_takes_integers_and_names_nothing(text, code):
+    with pytest.raises(PrivInferError) as exc:
+        W.check_program(W.parse_while(text, "m.pwhile"))
+    assert exc.value.first.code == code
+
+
+def test_smart_sum_is_proved_with_the_owed_cost_invariant():
+    [r], ok = verify_file(str(APRHL / "smart_sum.pwhile"))
+    assert ok and r.guarantee == "(2 * eps, 0)-DP"
+    [loop] = [n for n in r.derivation.walk() if n.rule == "AWhile"]
+    assert any("owed" in d for d in loop.data["invariants"])
+    # the divisor of mod is a range obligation of both runs
+    assert sum("is positive" in ob.provenance.description for ob in r.obligations) >= 2
+
+
+def test_a_builder_that_forgets_the_divisor_of_mod_is_caught_by_the_kernel(monkeypatch):
+    path = APRHL / "mistakes" / "smart_sum_zero_block.pwhile"
+    real_expr = derive.Builder.expr
+
+    def buggy(self, e, st, run, side, want=None):
+        out = real_expr(self, e, st, run, side, want)
+        if isinstance(e, W.BinOp) and e.op == "mod":
+            side.pop()                                   # the range obligation m > 0 dropped
+        return out
+
+    monkeypatch.setattr(derive.Builder, "expr", buggy)
+    cert, reports = _certificate(path)
+    assert reports[0].verdict == "verified"          # the bug makes the builder unsound...
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "drops or weakens" in outcome.reason   # ...the kernel is not

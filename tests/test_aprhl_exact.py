@@ -61,6 +61,9 @@ REFUTED = [
     ("rnm_noise_too_small.pwhile", "exact loss"),   # finite outputs of compared noise
     ("svt_noise_too_small.pwhile", "exact loss"),
     ("out_of_bounds.pwhile", "run"),
+    ("smart_sum_undercharged.pwhile", "exact loss"),
+    ("smart_sum_block_unnoised.pwhile", "exact loss"),
+    ("smart_sum_zero_block.pwhile", "run"),          # mod by 0
 ]
 
 
