@@ -244,3 +244,33 @@ def test_audit_on_the_command_line(tmp_path):
     r = privinfer("audit", APRHL / "mistakes" / "out_of_bounds.pwhile", "PastEnd", "--n", "2",
                   "--arg", "eps=1")
     assert "out_of_bounds.pwhile:8:14:" in r.stderr
+
+
+def test_generated_programs_verified_are_not_refuted_and_refutations_check_again():
+    # the two verdicts of the builder and of the search never contradict each other on
+    # generated programs, and every witness found is re-checked in the semantics
+    import random
+    from verifier.aprhl.generate import random_program
+    from verifier.errors import PrivInferError
+    rng = random.Random(7)
+    seen = {"verified": 0, "refuted": 0}
+    for _ in range(6):
+        text = random_program(rng)
+        try:
+            procs = _procs(text)
+        except PrivInferError:
+            continue
+        for p, t in procs:
+            verdict = derive.verify_proc(p, t, refute=False).verdict
+            found = refute(p, t)
+            if verdict == "verified":
+                assert found is None, (text, found)
+                seen["verified"] += 1
+            elif found is not None and found.method == "exact loss":
+                seen["refuted"] += 1
+                env1, env2 = _witness_inputs(p, t, found)
+                assert holds(p.spec.pre, env1, env2) is True
+                laws = [output_law(procedure_law(p, t, env))[1]() for env in (env1, env2)]
+                eps = holds(p.spec.eps, env1, env2)
+                assert pair_stat(*laws).exceeds(Fraction(eps)), text
+    assert seen["verified"] >= 1 and seen["refuted"] >= 1

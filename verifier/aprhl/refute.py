@@ -22,7 +22,8 @@ the ``pub`` parameters (``abs (q<1> - q<2>) <= gs``: ``gs``); each private list 
 3 moved position by position by such a constant (every pattern of signs), or, for lists of
 ``bool``, every pair of lists. Both orders of each pair are tried (a claim compares run 1 with
 run 2). The search is bounded by counts (``MAX_INPUTS`` inputs whose law is computed, each law
-at most ``compared.MAX_PATHS`` paths; ``MAX_WORK`` integrations of the screen), not by time, so its verdict does not depend on the
+at most ``LAW_PATHS`` paths of compared noise and ``MAX_PATHS`` in all; ``MAX_WORK`` integrations
+of the screen), not by time, so its verdict does not depend on the
 machine. A claim with another output relation than ``=`` is not searched.
 """
 from __future__ import annotations
@@ -43,8 +44,9 @@ from verifier.refutation import (EXACT_LOSS, RUN, Confirmation, amount_text, exc
 #: precondition evaluated on each), the longest private list tried, and the integrations the
 #: float estimates of the screen (``_may_exceed``) may do in all
 MAX_INPUTS, MAX_PAIRS, MAX_LENGTH, MAX_WORK = 160, 4000, 3, 2000
-#: settings of the ``pub`` parameters tried at most
-SETTINGS = 6
+#: settings of the ``pub`` parameters tried at most; the paths of compared noise one law may
+#: have, and all the laws together
+SETTINGS, LAW_PATHS, MAX_PATHS = 6, 256, 800
 #: run-time errors that are the program's fault (not R010, the step budget, nor R003/R009:
 #: what the exact law cannot compute)
 PROGRAM_ERRORS = ("R001", "R002", "R006")
@@ -75,6 +77,7 @@ class _Search:
         self.proc, self.types = proc, types
         self.laws: Dict[str, Any] = {}
         self.work = [0]
+        self.paths = 0
 
     def pair(self, env1: Dict[str, Any], env2: Dict[str, Any]) -> Optional[Confirmation]:
         spec = self.proc.spec
@@ -129,7 +132,7 @@ class _Search:
         """``(M-value, usable law or None, run-time error or None)`` of the run on ``env``."""
         key = "|".join(literal(env[p.name]) for p in self.proc.params)
         if key not in self.laws:
-            if len(self.laws) >= MAX_INPUTS:
+            if len(self.laws) >= MAX_INPUTS or self.paths > MAX_PATHS:
                 raise _Budget()
             self.laws[key] = self._law(env)
         return self.laws[key]
@@ -144,12 +147,16 @@ class _Search:
         except Exception:  # noqa: BLE001  (no witness; SymbolicEscape and the like)
             return None, None, None
         try:
-            law = output_law(m)[1]()
+            law = output_law(m, max_paths=LAW_PATHS)[1]()
         except PrivInferError as exc:
+            if exc.first.code == "R009":     # the paths explored count
+                self.paths += LAW_PATHS
             certain = exc.first.code in PROGRAM_ERRORS and getattr(exc, "certain", False)
             return m, None, exc.first if certain else None
         except Exception:  # noqa: BLE001
             return m, None, None
+        source = getattr(law, "source", None)
+        self.paths += source.paths if source is not None else 1
         return m, usable(law), None
 
     def shown(self, env1, env2) -> Tuple[Tuple[str, str, str], ...]:
