@@ -35,7 +35,7 @@ cannot contain ``'``, so none of these collide with a program variable.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from obligations import terms as T
 

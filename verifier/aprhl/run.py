@@ -14,7 +14,7 @@ precondition (the range obligations), so that an error cannot reveal which run t
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict
 
 from verifier.errors import error
 from verifier.language import whilelang as W
