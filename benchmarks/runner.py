@@ -567,13 +567,16 @@ def _run_while_program(path: Path, result: ProgramResult, repeat: int, certify: 
             result.error = "the verdicts differ between repeats"
         else:
             result.actual = ACTUAL_VERIFIED if all(r.verdict == VERIFIED for r in reports) \
+                else ACTUAL_REFUTED if any(r.verdict == REFUTED for r in reports) \
                 else ACTUAL_UNKNOWN
         from collections import Counter as _C
         result.claims = [ClaimResult(r.name, r.verdict, r.guarantee or "", r.failure,
                                      r.derivation.size() if r.derivation else 0,
                                      dict(_C(ob.kind.value for ob in r.obligations)),
                                      dict(_C(r.results[ob.id].method for ob in r.obligations
-                                             if ob.id in r.results)), r.code)
+                                             if ob.id in r.results)), r.code,
+                                     r.confirmation.to_json() if r.confirmation is not None
+                                     else None)
                          for r in reports]
     if result.error is not None:
         result.actual = ACTUAL_ERROR

@@ -96,9 +96,14 @@ def _check(data: Any, summary, discharged) -> None:
                           f"states {statement!r}")
         verdict = claim["verdict"]
         if verdict != "verified":
-            if verdict != "unknown":
+            if verdict not in ("unknown", "refuted"):
                 raise Invalid(f"unknown verdict {verdict!r} for {name}")
-            summary.append({"name": name, "verdict": "unknown", "statement": statement,
+            # a refuted claim carries its witness (the verifier's report: this kernel vouches
+            # for verified claims only)
+            if (verdict == "refuted") != (claim.get("confirmation") is not None):
+                raise Invalid(f"claim {name}: a claim is refuted exactly when a witness "
+                              "confirms it false")
+            summary.append({"name": name, "verdict": verdict, "statement": statement,
                             "disputed": []})
             continue
         s = proc.spec
@@ -263,6 +268,9 @@ class _Derivation:
             b = self.term(e.right, vals, run, conds)
             if e.op == "/":
                 conds.append((_RANGE, T.ne(b, 0), "divisor not zero"))
+            if e.op == "mod":
+                conds.append((_RANGE, T.gt(b, 0), "divisor of mod positive"))
+                return WL.mod(a, b)
             if e.op in ("=", "<>") and a.sort != b.sort and not (a.sort.is_numeric and b.sort.is_numeric):
                 if isinstance(e.right, W.ListLit):
                     b = self.term(e.right, vals, run, conds, a.sort)

@@ -56,6 +56,9 @@ def certificate(prog, reports, source_name: str) -> Dict[str, Any]:
             "costs": costs,
             "obligations": [ob.to_json() for ob in r.obligations],
             "results": {k: v.to_json() for k, v in r.results.items()},
+            # a refuted claim's witness (the verifier's report: the kernel vouches for
+            # verified claims only)
+            "confirmation": (r.confirmation.to_json() if r.confirmation is not None else None),
         })
     return {"format": FORMAT, "version": VERSION,
             "source": {"file": source_name, "text": prog.source},

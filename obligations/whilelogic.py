@@ -15,6 +15,10 @@ Lists are an uninterpreted sort ``Arr[k]`` (``k`` the element: ``int``, ``real``
   position is ``near (l, w, c)`` for some ``w``);
   ``nil_k``: the empty list.
 
+``mod_int (a, b)`` is ``a mod b`` for ``b > 0`` (its definition is instantiated for each
+application, ``ground_axioms``; ``div_int`` is the quotient it introduces); the derivation proves
+every divisor of ``mod`` positive, so its value elsewhere is never used.
+
 The axioms below hold in the model where a list is a pair (f : Int -> k, n) with f zero outside
 [0, n): ``at`` is f, ``len`` is n, ``snoc (f, n) x = (f[n := x], n + 1)``, ``upd (f, n) j v =
 (f[j := v], n)``. Two lists are equal as lists exactly when their pairs are equal (f is zero
@@ -31,7 +35,7 @@ cannot contain ``'``, so none of these collide with a program variable.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from obligations import terms as T
 
@@ -89,6 +93,17 @@ def near(l: T.Term, w: T.Term, c: T.TermLike) -> T.Term:
 
 def nil(key: str) -> T.Term:
     return T.FuncDecl(f"nil_{key}", (), arr_sort(key))()
+
+
+def mod(a: T.TermLike, b: T.TermLike) -> T.Term:
+    """``a mod b`` on integers, defined for ``b > 0`` only (the derivation proves every divisor
+    positive): uninterpreted, with the ground instances of its definition
+    (``ground_axioms``)."""
+    return T.FuncDecl("mod_int", (T.INT, T.INT), T.INT)(a, b)
+
+
+def _quotient(a: T.TermLike, b: T.TermLike) -> T.Term:
+    return T.FuncDecl("div_int", (T.INT, T.INT), T.INT)(a, b)
 
 
 def axioms_for(vocabulary_names: Sequence[str]) -> List[Tuple[str, T.Term]]:
@@ -153,6 +168,11 @@ def ground_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
                     new.append(T.eq(t, length(l.args[0])))
                 elif inner == "nil":
                     new.append(T.eq(t, 0))
+        elif name == "mod_int":
+            # for b > 0, a mod b is the r with 0 <= r < b and a = b q + r for an integer q
+            a, b = t.args
+            new.append(T.implies(T.gt(b, 0), T.and_(T.le(0, t), T.lt(t, b),
+                                                    T.eq(a, T.add(T.mul(b, _quotient(a, b)), t)))))
         elif head == "at" and elem_key(t.args[0].sort):
             l, i = t.args
             if isinstance(l, T.Apply):

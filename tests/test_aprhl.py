@@ -124,8 +124,11 @@ def test_broken_twins_are_not_verified(path):
     assert read_expectation(path).verdict == "rejected"
     reports, ok = verify_file(str(path))
     assert not ok
-    assert all(r.verdict == "unknown" and r.failure and r.code in ("V001", "V002", "V003")
-               for r in reports)
+    # refuted (a witness confirmed in the semantics: V008) or unknown with the reason
+    assert all((r.verdict, r.code in ("V001", "V002", "V003")) == ("unknown", True) or
+               (r.verdict, r.code, r.confirmation is not None) == ("refuted", "V008", True)
+               for r in reports if r.failure)
+    assert all(r.failure for r in reports)
 
 
 @pytest.mark.parametrize("name, rule, words", [
@@ -140,12 +143,17 @@ def test_broken_twins_are_not_verified(path):
 ])
 def test_each_twin_fails_for_its_reason(name, rule, words):
     [r], ok = verify_file(str(APRHL / "mistakes" / name))
-    assert r.failure.startswith(rule + ":") and words in r.failure, r.failure
+    # the derivation's failure, after the witness when the claim is refuted
+    reason = r.failure.split("the verifier's reason: ")[-1]
+    assert reason.startswith(rule + ":") and words in reason, r.failure
 
 
 def test_noise_too_small_is_refuted_with_a_confirmed_counterexample():
     [r], _ = verify_file(str(APRHL / "mistakes" / "noise_too_small.pwhile"))
-    assert r.code == "V001" and "refuted" in r.failure
+    # the obligation's counterexample (z3's, confirmed on the arithmetic), then the claim's
+    # witness: two inputs and the exact loss of their output laws
+    assert r.verdict == "refuted" and r.code == "V008" and "is refuted" in r.failure
+    assert r.confirmation.method == "exact loss"
 
 
 DUMMY = """proc D (d : real list) (pub eps : real+) : real list
@@ -428,8 +436,9 @@ def test_mutated_programs_give_diagnostics_or_verdicts_never_crashes():
             continue
         reports = [derive.verify_proc(p, types[p.name]) for p in prog.procs if p.spec is not None]
         for r in reports:
-            assert r.verdict in ("verified", "unknown")
-            assert r.verdict == "unknown" or r.failure is None
+            assert r.verdict in ("verified", "unknown", "refuted")
+            assert (r.verdict == "refuted") == (r.confirmation is not None)
+            assert r.verdict != "verified" or r.failure is None
             verified_or_unknown += 1
         # the kernel's own derivation agrees with the builder's on every mutant it verified
         if any(r.verdict == "verified" for r in reports):
@@ -447,7 +456,8 @@ def test_the_json_report_of_while_programs_follows_the_report_schema():
     assert r.returncode == 1
     reports = json.loads(r.stdout)
     jsonschema.validate(reports, schema)
-    assert [c["verdict"] for rep in reports for c in rep["claims"]] == ["verified", "unknown"]
+    assert [c["verdict"] for rep in reports for c in rep["claims"]] == ["verified", "refuted"]
+    assert reports[1]["claims"][0]["code"] == "V008"
     r = privinfer("verify", "--json", APRHL / "laplace_mechanism.pwhile")
     assert r.returncode == 0
     jsonschema.validate(json.loads(r.stdout), schema)
@@ -645,3 +655,60 @@ def test_generated_programs_are_new_well_typed_and_replayed():
     stats = fuzz([], 8, 11, pairs=5, generated=1.0)
     assert stats["generated"] == 8 and stats["mutants"] == 0 and stats["well_typed"] >= 6
     assert stats["failures"] == [], stats["failures"][:2]
+
+
+# ---- mod and SmartSum ----------------------------------------------------------------------
+
+MOD = """proc F (a : int) (b : int) : int
+  r := a mod b;
+  return r
+end
+"""
+
+
+def test_mod_is_the_remainder_by_a_positive_divisor_and_an_error_otherwise():
+    prog = W.parse_while(MOD, "m.pwhile")
+    types = W.check_program(prog)
+    run = Evaluator(prog.procs[0], types["F"], seeded_source(0)).run
+    assert [run({"a": a, "b": b}) for a, b in ((7, 3), (-3, 2), (0, 5), (4, 1))] == [1, 1, 0, 0]
+    for b in (0, -2):
+        with pytest.raises(PrivInferError) as exc:
+            run({"a": 3, "b": b})
+        assert exc.value.first.code == "R002" and exc.value.first.span.line == 2
+
+
+@pytest.mark.parametrize("text, code", [
+    (MOD.replace("a mod b", "a mod 1.5"), "T002"),
+    (MOD.replace("r := a mod b", "mod := a"), "P005"),
+    (MOD.replace("r := a mod b;\n  return r", "mod_int := a;\n  return a"), "P005"),
+])
+def test_mod_takes_integers_and_names_nothing(text, code):
+    with pytest.raises(PrivInferError) as exc:
+        W.check_program(W.parse_while(text, "m.pwhile"))
+    assert exc.value.first.code == code
+
+
+def test_smart_sum_is_proved_with_the_owed_cost_invariant():
+    [r], ok = verify_file(str(APRHL / "smart_sum.pwhile"))
+    assert ok and r.guarantee == "(2 * eps, 0)-DP"
+    [loop] = [n for n in r.derivation.walk() if n.rule == "AWhile"]
+    assert any("owed" in d for d in loop.data["invariants"])
+    # the divisor of mod is a range obligation of both runs
+    assert sum("is positive" in ob.provenance.description for ob in r.obligations) >= 2
+
+
+def test_a_builder_that_forgets_the_divisor_of_mod_is_caught_by_the_kernel(monkeypatch):
+    path = APRHL / "mistakes" / "smart_sum_zero_block.pwhile"
+    real_expr = derive.Builder.expr
+
+    def buggy(self, e, st, run, side, want=None):
+        out = real_expr(self, e, st, run, side, want)
+        if isinstance(e, W.BinOp) and e.op == "mod":
+            side.pop()                                   # the range obligation m > 0 dropped
+        return out
+
+    monkeypatch.setattr(derive.Builder, "expr", buggy)
+    cert, reports = _certificate(path)
+    assert reports[0].verdict == "verified"          # the bug makes the builder unsound...
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "drops or weakens" in outcome.reason   # ...the kernel is not

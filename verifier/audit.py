@@ -636,58 +636,95 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
 
     # every input, evaluated once; laws are shared by inputs with the same output law
     inputs: List[Tuple[Value, ...]] = [x for m in range(1, n + 1) for x in itertools.product(elements, repeat=m)]
-    keys: Dict[Any, int] = {}
-    laws: List[Any] = []
-    law_of_input: List[int] = []
-    precision = EXACT
-    for x in inputs:
-        key, law_builder = _evaluate_input(evaluator, entry, decl, params, priv, public, x)
-        if key not in keys:
-            keys[key] = len(laws)
-            laws.append(law_builder())
-            precision = max(precision, _law_precision(laws[-1]), key=RANK.__getitem__)
-        law_of_input.append(keys[key])
+    laws, law_of_input, precision = collect_laws(
+        inputs, lambda x: _evaluate_input(evaluator, entry, decl, params, priv, public, x))
     result.inputs = len(inputs)
     domains = [[ConsList.from_sequence(list(x)) for x in inputs] if p is priv else [public[p.name]]
                for p in params]
     position = params.index(priv)
 
-    cuts = breakpoints(laws) if any(isinstance(law, CoarseLaw) for law in laws) else None
-    stats: Dict[Tuple[int, int], PairStat] = {}
-    best: Optional[Tuple[float, Tuple[Value, ...], Tuple[Value, ...], PairStat]] = None
-    by_length: Dict[int, float] = {}
     tracker = _ClaimTracker(claim_check, fixed) if fixed is not None else None
-
-    def measure(pairs, track: Optional[_ClaimTracker]) -> None:
-        nonlocal best
-        for i1, i2, env in pairs:
-            ix, iy = i1[position], i2[position]
-            if ix == iy:
-                continue
-            x, y = inputs[ix], inputs[iy]
-            cx, cy = law_of_input[ix], law_of_input[iy]
-            result.pairs += 1
-            stat = None
-            if cx != cy:
-                stat = stats.get((cx, cy))
-                if stat is None:
-                    stat = stats[(cx, cy)] = _checked_pair_stat(laws[cx], laws[cy], x, y, priv, cuts)
-                if best is None or stat.loss > best[0]:
-                    best = (stat.loss, x, y, stat)
-            by_length[len(x)] = max(by_length.get(len(x), 0.0), 0.0 if stat is None else stat.loss)
-            if track is not None:
-                track.add(x, y, stat, env)
-
+    measured = None
     if fixed is not None:
-        measure(covered(fixed.shape, domains, scope), tracker)
+        measured = measure_pairs(result, inputs, laws, law_of_input, priv.name,
+                                 ((i1[position], i2[position], env) for i1, i2, env
+                                  in covered(fixed.shape, domains, scope)), tracker)
         result.relation = fixed.relation
     if fixed is None or claim_check.covered_pairs == 0:   # the loss over adjacent inputs
         adjacency, adjacent_scope = _adjacency(program, typed, params, priv)
-        result.pairs, stats, best, by_length = 0, {}, None, {}
-        measure(covered(adjacency, domains, adjacent_scope), None)
+        result.pairs = 0
+        measured = measure_pairs(result, inputs, laws, law_of_input, priv.name,
+                                 ((i1[position], i2[position], env) for i1, i2, env
+                                  in covered(adjacency, domains, adjacent_scope)), None)
         result.relation = f"adj ({priv.name}<1>, {priv.name}<2>)"
+    summarise(result, measured, laws, precision, claim_check, tracker, eps_grid, entry)
+    result.seconds = time.perf_counter() - start
+    return result
 
-    result.loss_by_length = sorted(by_length.items())
+
+def collect_laws(inputs: Sequence[Tuple[Value, ...]], evaluate) -> Tuple[List[Any], List[int], str]:
+    """The distinct output laws of ``inputs`` (``evaluate(x)`` gives ``output_law``'s
+    ``(key, build)``; each law built once), the index of each input's law, and the precision
+    of the laws together."""
+    keys: Dict[Any, int] = {}
+    laws: List[Any] = []
+    law_of_input: List[int] = []
+    precision = EXACT
+    for x in inputs:
+        key, law_builder = evaluate(x)
+        if key not in keys:
+            keys[key] = len(laws)
+            laws.append(law_builder())
+            precision = max(precision, _law_precision(laws[-1]), key=RANK.__getitem__)
+        law_of_input.append(keys[key])
+    return laws, law_of_input, precision
+
+
+@record(frozen=False)
+class Measured:
+    """What ``measure_pairs`` found: the comparison of each ordered pair of distinct laws
+    (by their indices), the worst pair ``(loss, x, y, stat)`` and the largest loss per length."""
+
+    stats: Dict[Tuple[int, int], PairStat] = field(default_factory=dict)
+    best: Optional[Tuple[float, Tuple[Value, ...], Tuple[Value, ...], PairStat]] = None
+    by_length: Dict[int, float] = field(default_factory=dict)
+
+
+def measure_pairs(result: AuditResult, inputs: Sequence[Tuple[Value, ...]], laws: Sequence[Any],
+                  law_of_input: Sequence[int], private: str, pairs, track: Optional["_ClaimTracker"]
+                  ) -> Measured:
+    """Compare the laws of the ordered pairs ``pairs`` (``(index of x, index of y, env)`` in
+    ``inputs``; equal inputs skipped), counting them in ``result.pairs``, each pair checked
+    against the claim by ``track`` (shared with the audit of while-programs,
+    ``verifier.aprhl.audit``)."""
+    cuts = breakpoints(laws) if any(isinstance(law, CoarseLaw) for law in laws) else None
+    m = Measured()
+    for ix, iy, env in pairs:
+        if ix == iy:
+            continue
+        x, y = inputs[ix], inputs[iy]
+        cx, cy = law_of_input[ix], law_of_input[iy]
+        result.pairs += 1
+        stat = None
+        if cx != cy:
+            stat = m.stats.get((cx, cy))
+            if stat is None:
+                stat = m.stats[(cx, cy)] = _checked_pair_stat(laws[cx], laws[cy], x, y, private, cuts)
+            if m.best is None or stat.loss > m.best[0]:
+                m.best = (stat.loss, x, y, stat)
+        m.by_length[len(x)] = max(m.by_length.get(len(x), 0.0), 0.0 if stat is None else stat.loss)
+        if track is not None:
+            track.add(x, y, stat, env)
+    return m
+
+
+def summarise(result: AuditResult, measured: Measured, laws: Sequence[Any], precision: str,
+              claim_check: ClaimCheck, tracker: Optional["_ClaimTracker"],
+              eps_grid: Optional[Sequence[float]], entry: str) -> None:
+    """Fill in ``result``'s loss, worst pair, loss by length, ``delta(eps)`` curve and claim
+    comparison from what ``measure_pairs`` found."""
+    stats, best = measured.stats, measured.best
+    result.loss_by_length = sorted(measured.by_length.items())
     result.lower_bound = any(s.lower_only for s in stats.values())
     result.distinct_laws = len(laws)
     result.distinct_pairs = len(stats)
@@ -711,21 +748,19 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
     result.delta_curve = [(float(e), max((s.hockey(float(e)) for s in stats.values()), default=0.0))
                           for e in grid]
     result.claim = claim_check
-    result.seconds = time.perf_counter() - start
-    return result
 
 
 def _law_precision(law: Any) -> str:
     return EXACT if isinstance(law, released.Noise) else law.precision
 
 
-def _checked_pair_stat(law_a: Any, law_b: Any, x: Tuple[Value, ...], y: Tuple[Value, ...], priv: Any,
+def _checked_pair_stat(law_a: Any, law_b: Any, x: Tuple[Value, ...], y: Tuple[Value, ...], priv: str,
                        cuts: Optional[List[Any]]) -> PairStat:
     stat = pair_stat(law_a, law_b, cuts)
     if stat is None:
         raise error("R003", f"the audit compares a release of lapMech or gaussMech only with another release of "
-                            f"the same mechanism and scale, but {priv.name} = {format_value(ConsList.from_sequence(list(x)))} "
-                            f"and {priv.name} = {format_value(ConsList.from_sequence(list(y)))} give laws of "
+                            f"the same mechanism and scale, but {priv} = {format_value(ConsList.from_sequence(list(x)))} "
+                            f"and {priv} = {format_value(ConsList.from_sequence(list(y)))} give laws of "
                             f"different kinds",
                     hint="a program whose kind of output depends on the private input is not DP for any finite eps")
     return stat
@@ -1090,3 +1125,7 @@ __all__ = [
     "EXACT", "ENCLOSED", "SCORES", "FLOAT", "Law", "AssertionEvaluator", "claim_scope", "run_name", "equality_refinement",
     "read_claim", "ClaimEvaluator",
 ]
+
+
+#: the claim's comparison, shared with the audit of while-programs (``verifier.aprhl.audit``)
+ClaimTracker, Fixed = _ClaimTracker, _Fixed

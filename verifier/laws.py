@@ -103,14 +103,15 @@ def _distribution_law(pmf: Mapping[Value, Any]) -> Law:
     return Law(probs, None, None, FLOAT)
 
 
-def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Callable[[], Any]]:
+def output_law(value: Value, span: Optional[ast.Span] = None,
+               max_paths: int = compared.MAX_PATHS) -> Tuple[Any, Callable[[], Any]]:
     """``(key, build)`` for the entry's result: ``build()`` gives the law of a release of
     ``lapMech`` / ``gaussMech`` (``released.Noise``: the exact law of the grid values the
     sampler releases), an M-value's exact finite distribution, the law of a program whose noise
     is only compared or released (``verifier.semantics.compared``: an ``ENCLOSED`` ``Law``, or a
     ``ProductLaw`` when it releases noise), or the point mass at a plain value. ``key`` is
     hashable and equal for equal laws, so ``build`` runs once per distinct law. Other
-    continuous laws are R003."""
+    continuous laws are R003; more than ``max_paths`` paths of compared noise R009."""
     if isinstance(value, monad.MValue):
         noise = noise_of(value)
         if noise is not None:
@@ -120,7 +121,7 @@ def output_law(value: Value, span: Optional[ast.Span] = None) -> Tuple[Any, Call
         except PrivInferError as exc:
             if exc.first.code != "R003":
                 raise
-            law = compared.compared_law(value, span, fallback=exc)
+            law = compared.compared_law(value, span, fallback=exc, max_paths=max_paths)
             return _compared_output(law)
         if d.is_finite() and any(holds_posterior(v) for v in d.pmf()):
             raise _incomparable(span)

@@ -508,24 +508,18 @@ class _Witnesses:
         if (rt.div.kind == "DP" and eps is None) or delta is None:
             return None
         approximate = rt.div.kind == "SD" or rt.delta is not None
-        gap = _distance(outputs[0], outputs[1], rt.div.kind, eps, approximate)
-        if gap is None:
+        both = all(isinstance(m, monad_laplace()) for m in outputs)   # closed forms
+        laws = [None if both else _law(m) for m in outputs]
+        found = exceeded(outputs, laws, rt.div.kind, eps, delta, approximate,
+                         finite_only=watch.inexact)
+        if found is None:
             return None
-        amount, where = gap
-        if watch.inexact and amount is not INFINITE:
-            return None
-        bound = delta if approximate else eps
-        if not _certainly_above(amount, bound):
-            return None
+        measured, bound = found
         from verifier.language.resolve import written
         claimed = written(pretty_expr(rt.delta) if rt.delta is not None else
                           pretty_expr(rt.div.eps) if rt.div.kind == "DP" else "0")
-        what = ("statistical distance" if rt.div.kind == "SD" else
-                f"hockey-stick divergence at eps = {_text(eps)}" if approximate else
-                "privacy loss")
         return Confirmation(EXACT_LOSS, self._shown(runs),
-                            f"the {what} between the two runs' outputs is {_text(amount)}"
-                            f"{where}{relation}, above the claimed {claimed} = {_text(bound)}")
+                            f"{measured}{relation}, above the claimed {claimed} = {_text(bound)}")
 
     def _sampled_error(self, runs, outputs) -> Optional[Confirmation]:
         """A run-time error in one of ``SAMPLES`` seeded draws of a run. The draws are
@@ -912,14 +906,39 @@ def _size(v: Any) -> int:
 INFINITE = math.inf
 
 
-def _distance(m1: Any, m2: Any, kind: str, eps, approximate: bool) -> Optional[Tuple[Any, str]]:
-    """(amount, where) for the two runs' outputs; None when they are not of a form computed
-    here (a mixture with a continuous part, floats)."""
+def exceeded(outputs: Sequence[Any], laws: Sequence[Any], kind: str, eps, delta,
+             approximate: bool, finite_only: bool = False) -> Optional[Tuple[str, Any]]:
+    """Whether run 1's output is certainly further from run 2's than a claim allows (the
+    comparison of ``_monadic``, shared with the refutations of while-programs,
+    ``verifier.aprhl.refute``): ``outputs`` the two runs' M-values, ``laws`` their output laws
+    (``verifier.laws.output_law``; None where there is none: a bare ``lapMech`` is compared by
+    its closed form), ``kind`` ``"DP"`` or ``"SD"``, ``eps`` and ``delta`` arb balls,
+    ``approximate`` for the hockey-stick divergence (or SD) against ``delta`` instead of the
+    privacy loss against ``eps``; ``finite_only``: only an infinite loss counts (a float was
+    computed on the way). Returns ``(what was measured, the bound it exceeds)``, or None."""
+    gap = _distance(outputs[0], outputs[1], kind, eps, approximate, laws)
+    if gap is None:
+        return None
+    amount, where = gap
+    if finite_only and amount is not INFINITE:
+        return None
+    bound = delta if approximate else eps
+    if not _certainly_above(amount, bound):
+        return None
+    what = ("statistical distance" if kind == "SD" else
+            f"hockey-stick divergence at eps = {_text(eps)}" if approximate else
+            "privacy loss")
+    return f"the {what} between the two runs' outputs is {_text(amount)}{where}", bound
+
+
+def _distance(m1: Any, m2: Any, kind: str, eps, approximate: bool,
+              laws: Sequence[Any]) -> Optional[Tuple[Any, str]]:
+    """(amount, where) for the two runs' outputs (their laws ``laws``); None when they are not
+    of a form computed here (a mixture with a continuous part, floats)."""
     from verifier.semantics import monad
     from verifier.semantics.values import format_value
     if isinstance(m1, monad.Laplace) and isinstance(m2, monad.Laplace):
         return _laplace(m1, m2, kind, eps, approximate)
-    laws = [_law(m) for m in (m1, m2)]
     if None in laws:
         return None
     from verifier.laws import Law, pair_stat
@@ -943,12 +962,18 @@ def _distance(m1: Any, m2: Any, kind: str, eps, approximate: bool) -> Optional[T
 def _law(m: Any) -> Any:
     """The output law of a run (``verifier.laws.output_law``), or None when it is not
     computed or has float probabilities."""
-    from verifier.laws import FLOAT, output_law
+    from verifier.laws import output_law
     try:
         _, build = output_law(m)
         law = build()
     except (PrivInferError, TypeError, ValueError):
         return None
+    return usable(law)
+
+
+def usable(law: Any) -> Any:
+    """``law`` when it may decide a witness, None when its probabilities are floats."""
+    from verifier.laws import FLOAT
     if getattr(law, "precision", None) == FLOAT or getattr(law, "logs", ()) is None:
         return None
     return law
@@ -1093,3 +1118,8 @@ def _output_shift(rt: A.RType) -> Optional[A.Expr]:
         # x<run> = x<other> + k; x<1> = x<2> + k when run is 1, else x<1> = x<2> - k
         return k if run == 1 else A.UnOp("-", k, k.span)
     return None
+
+
+#: the rigorous enclosure of an evaluator's number, and the printed form of an amount (for the
+#: refutations of while-programs, ``verifier.aprhl.refute``)
+number_ball, amount_text = _ball, _text

@@ -29,7 +29,6 @@ prove: an obligation that is not verified leaves the claim ``unknown``.
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
@@ -274,6 +273,10 @@ class Builder:
             if e.op == "/":
                 side.append((RANGE, T.ne(b, 0), f"the divisor of {W.pretty_expr(e)} is not zero "
                              f"(run {run})", e.right.span))
+            if e.op == "mod":
+                side.append((RANGE, T.gt(b, 0), f"the divisor of {W.pretty_expr(e)} is positive "
+                             f"(run {run})", e.right.span))
+                return WL.mod(a, b)
             ops = {"+": T.add, "-": T.sub, "*": T.mul, "/": T.div, "=": T.eq, "<>": T.ne,
                    "<": T.lt, "<=": T.le, ">": T.gt, ">=": T.ge, "&&": T.and_, "||": T.or_,
                    "=>": T.implies}
@@ -895,6 +898,32 @@ class Builder:
                         for m in scales:
                             out.append((f"the cost is spent once, at the position {sk.list_name}'j",
                                         T.le(head.cost, T.add(c0, T.ite(inside, T.mul(m, unit), T.real(0))))))
+                        out += self.potential_candidates(st, head, carried, c0, per, unit, scales,
+                                                         inside, sk)
+                if self.skolems and counters:
+                    out.append(("the cost does not decrease", T.ge(head.cost, c0)))
+        return out
+
+    def potential_candidates(self, st: State, head: State, carried, c0, per, unit, scales,
+                             inside, sk) -> List[Tuple[str, T.Term]]:
+        """The cost spent once at the differing position, part of it *owed* by a carried
+        number ``x`` until a later ``Lap`` releases it (SmartSum's block sum): ``cost + k |x<1> -
+        x<2>|`` (``k`` the ``1 / b`` of a ``Lap`` of the loop) bounded by its value on entry plus
+        ``m`` times the loop's per-iteration unit once the position is passed."""
+        out: List[Tuple[str, T.Term]] = []
+        for x in carried:
+            h1, h2 = head.vals[x]
+            if h1.sort not in (T.REAL, T.INT):
+                continue
+            e1, e2 = st.vals[x]
+            for k in dict.fromkeys(per):
+                for m in scales:
+                    owed = T.mul(k, T.abs_(T.sub(h1, h2)))
+                    before = T.add(c0, T.mul(k, T.abs_(T.sub(e1, e2))))
+                    out.append((f"the cost, with {x}'s difference owed, is spent once at the "
+                                f"position {sk.list_name}'j",
+                                T.le(T.add(head.cost, owed),
+                                     T.add(before, T.ite(inside, T.mul(m, unit), T.real(0))))))
         return out
 
 
@@ -993,6 +1022,8 @@ class ProcReport:
     shifts: Dict = field(default_factory=dict)
     #: proved by the Pointwise rule (for every output value v)
     pointwise: bool = False
+    #: how a refuted claim was shown false (``verifier.refutation.Confirmation``)
+    confirmation: object = None
 
 
 def claim_text(proc: W.Proc) -> str:
@@ -1003,11 +1034,12 @@ def claim_text(proc: W.Proc) -> str:
 
 
 def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] = None,
-                rlimit: Optional[int] = None) -> ProcReport:
+                rlimit: Optional[int] = None, refute: bool = True) -> ProcReport:
     """The verdict of a procedure's claim: the derivation with every unannotated ``Lap``
     coupled by the identity of the draws; when it fails, the shift search
     (``verifier.aprhl.search``) looks for shifts under which every obligation holds; when it
-    finds none, the first derivation's failure stands."""
+    finds none, the first derivation's failure stands, and (``refute``) a witness that the
+    claim is false is searched (``verifier.aprhl.refute``): with one, the claim is refuted."""
     start = time.perf_counter()
     session = session or Z3Session()
     report, builder = attempt(proc, types, session, rlimit)
@@ -1024,6 +1056,13 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
         elif report.failure is not None:
             report.failure += (" — and no shifted coupling the search tried proves the claim"
                                + (" (the pointwise rule included)" if pointwise else ""))
+    if refute and report.verdict != "verified":
+        from verifier.aprhl.refute import refute as find_witness
+        witness = find_witness(proc, types)
+        if witness is not None:
+            report.verdict, report.code, report.confirmation = "refuted", "V008", witness
+            why = f"\n  the verifier's reason: {report.failure}" if report.failure else ""
+            report.failure = f"the claim is false, {witness.text()}{why}"
     report.seconds = time.perf_counter() - start
     return report
 
@@ -1069,7 +1108,7 @@ def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Option
         # a counterexample is confirmed by evaluating the obligation (obligations.counterexamples)
         # only when it is pure arithmetic: the list functions and the grid rounding are
         # uninterpreted, and a model's values for them confirm nothing
-        opaque = any(f.name == "lapgrid" or WL.elem_key(f.range) or
+        opaque = any(f.name in ("lapgrid", "mod_int", "div_int") or WL.elem_key(f.range) or
                      any(WL.elem_key(s) for s in f.domain) for f in ob.vocabulary.functions)
         r = discharge(ob, session=b.session, confirm=not opaque and not first_failure, **kw)
         if opaque and r.verdict == Verdict.UNKNOWN and r.reason.startswith("z3: sat"):

@@ -21,7 +21,9 @@ def render(file: str, reports: List[ProcReport], explain: bool = False) -> str:
         lines.append(f"  {r.name.ljust(width)}  {r.verdict:<8}  {shown}")
         if r.failure:
             where = f"{r.failure_span}: " if r.failure_span is not None else ""
-            lines.append(f"      {where}error[{r.code}]: {r.failure}")
+            first, *rest = r.failure.splitlines()
+            lines.append(f"      {where}error[{r.code}]: {first}")
+            lines += ["      " + line for line in rest]
         for ob in r.obligations:
             kinds[ob.kind.value] += 1
             res = r.results.get(ob.id)
@@ -52,7 +54,7 @@ def report_json(file: str, reports: List[ProcReport], ok: bool) -> Dict[str, Any
             "failure": r.failure,
             "failure_span": str(r.failure_span) if r.failure_span else None,
             "code": r.code,
-            "confirmation": None,
+            "confirmation": r.confirmation.to_json() if r.confirmation is not None else None,
             "obligations": _counts(r),
             "derivation_size": r.derivation.size() if r.derivation else 0,
             "seconds": round(r.seconds, 4),

@@ -14,7 +14,7 @@ precondition (the range obligations), so that an error cannot reveal which run t
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict
 
 from verifier.errors import error
 from verifier.language import whilelang as W
@@ -110,6 +110,10 @@ class Evaluator:
                 if b == 0:
                     raise error("R002", "division by zero", e.span)
                 return Fraction(a) / Fraction(b)
+            if e.op == "mod":   # defined for a positive divisor only (docs/aprhl.md)
+                if not b > 0:
+                    raise error("R002", f"mod by {_show(b)}: the divisor must be positive", e.span)
+                return a % b
             return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
                     "++": lambda: list(a) + list(b), "=": lambda: a == b, "<>": lambda: a != b,
                     "<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b,
@@ -126,6 +130,13 @@ def _conform(v: Any, want: str) -> Any:
 
 
 def _show(v: Any) -> str:
+    return format_value(v)
+
+
+def literal(v: Any) -> str:
+    """``v`` as a literal of the while-language (what ``--arg`` reads back)."""
+    if isinstance(v, list):
+        return "[" + ", ".join(literal(x) for x in v) + "]"
     return format_value(v)
 
 

@@ -22,7 +22,7 @@ from verifier.errors import error
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a .pinf program")
+    parser.add_argument("file", help="a .pinf program, or a .pwhile program (docs/aprhl.md)")
     parser.add_argument("entry", help="the top-level declaration to audit")
     parser.add_argument("--n", type=int, required=True, metavar="N",
                         help="audit private inputs of every length 1..N")
@@ -78,13 +78,14 @@ def parse_values(text: Optional[str]) -> Optional[List[Fraction]]:
 
 def run(args: argparse.Namespace) -> int:
     if str(args.file).endswith(".pwhile"):
-        from verifier.errors import error
-        raise error("U002", f"{args.file}: the exact audit is not available for while-programs "
-                    "(.pwhile) yet: their Laplace outputs are continuous (docs/aprhl.md); use "
-                    "privinfer verify and privinfer run")
-    result = audit_program(args.file, args.entry, args.n, args.arg, private=args.private,
-                           eps_grid=parse_grid(args.eps_grid), verify=not args.no_verify,
-                           max_inputs=args.max_inputs, values=parse_values(args.values))
+        from verifier.aprhl.audit import audit_while
+        result = audit_while(args.file, args.entry, args.n, args.arg, private=args.private,
+                             eps_grid=parse_grid(args.eps_grid), verify=not args.no_verify,
+                             max_inputs=args.max_inputs, values=parse_values(args.values))
+    else:
+        result = audit_program(args.file, args.entry, args.n, args.arg, private=args.private,
+                               eps_grid=parse_grid(args.eps_grid), verify=not args.no_verify,
+                               max_inputs=args.max_inputs, values=parse_values(args.values))
     if args.json:
         print(json.dumps(result.to_json(), allow_nan=False))
     else:

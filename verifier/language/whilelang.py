@@ -43,14 +43,14 @@ MAX_DEPTH = 200
 
 KEYWORDS = {"proc", "end", "if", "then", "else", "while", "do", "invariant", "variant",
             "return", "skip", "true", "false", "not", "size", "pub", "priv", "list", "Lap",
-            "shift", "result"}
+            "shift", "result", "mod"}
 #: functions callable in code, with their arity
 FUNCTIONS = {"abs": 1, "min": 2, "max": 2}
 #: predicates callable only in assertions
 PREDICATES = {"adj": 2, "adjWithin": 3, "allWithin": 3}
 BASE_TYPES = ("int", "nat", "real", "real+", "bool")
 #: the logic's own symbols (obligations/whilelogic.py): no variable may be named like them
-_RESERVED = re.compile(r"(at|len|snoc|upd|nil)_(int|real|bool)\Z|lapgrid\Z")
+_RESERVED = re.compile(r"(at|len|snoc|upd|nil)_(int|real|bool)\Z|lapgrid\Z|(mod|div)_int\Z")
 
 
 def reserved(name: str) -> bool:
@@ -589,7 +589,7 @@ class _Parser:
 
     def multiplicative(self, a: bool) -> Expr:
         left = self.unary(a)
-        while self.at("*") or self.at("/"):
+        while self.at("*") or self.at("/") or self.at("mod"):
             op = self.next().text
             right = self.unary(a)
             left = BinOp(op, left, right, _join(left.span, right.span))
@@ -987,6 +987,11 @@ def expr_type(e: Expr, env: Dict[str, str], assertion: bool = False, span_ok: bo
             return "bool"
         if op == "/":
             return "real"
+        if op == "mod":
+            for side, t in ((e.left, lt), (e.right, rt)):
+                if t == "real":
+                    raise error("T002", "mod takes integers, not real numbers", side.span)
+            return "int"
         return "real" if "real" in (lt, rt) else ("?" if "?" in (lt, rt) else "int")
     raise error("T002", "unknown expression", getattr(e, "span", None))
 
@@ -996,7 +1001,7 @@ def expr_type(e: Expr, env: Dict[str, str], assertion: bool = False, span_ok: bo
 # ---------------------------------------------------------------------------------------------
 
 _PREC = {"=>": 1, "||": 2, "&&": 3, "=": 5, "<>": 5, "<": 5, "<=": 5, ">": 5, ">=": 5,
-         "++": 6, "+": 7, "-": 7, "*": 8, "/": 8}
+         "++": 6, "+": 7, "-": 7, "*": 8, "/": 8, "mod": 8}
 
 
 def pretty_expr(e: Expr, prec: int = 0) -> str:

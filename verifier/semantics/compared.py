@@ -283,6 +283,14 @@ class _Path:
         self.bounds.update(new)
 
 
+def certain_path() -> bool:
+    """Whether what runs now runs with probability 1: outside an exploration, or on a path that
+    has compared no noisy value and made no finite draw (an error raised there is raised on
+    every run; ``verifier.aprhl.refute``)."""
+    path = _Path.current
+    return path is None or (not path.constraints and path.weight == 1)
+
+
 def _where(family: str, span: Optional[Span]) -> str:
     name = "lapMech" if family == "laplace" else "gaussMech"
     return f"{name} at line {span.line}" if span is not None else name
@@ -469,15 +477,15 @@ def single_release(family: str, center: Number, scale: Number) -> ComparedLaw:
 
 
 def compared_law(m: monad.MValue, span: Optional[Span] = None,
-                 fallback: Optional[Exception] = None) -> ComparedLaw:
+                 fallback: Optional[Exception] = None, max_paths: int = MAX_PATHS) -> ComparedLaw:
     """The law of ``m`` (see the module docstring). Raises ``PrivInferError``: R003 when ``m``
     is outside what is computed here (with the reason; ``fallback`` instead when no run drew
     noise, so that a program without noise keeps the error of ``monad.infer``), R009 beyond
-    ``MAX_PATHS`` paths, and the program's own run-time errors."""
+    ``max_paths`` paths, and the program's own run-time errors."""
     drew = [False]
     try:
         with deep_recursion():
-            leaves, forks = _explore(m, span, drew)
+            leaves, forks = _explore(m, span, drew, max_paths)
             outcomes = None if any(leaf.compared_releases for leaf in leaves) else _outcomes(leaves, None)
             return ComparedLaw(tuple(leaves), outcomes, forks)
     except (NotExact, SymbolicEscape, NotForest) as exc:
@@ -503,7 +511,8 @@ def coarsened(law: ComparedLaw, cuts: Sequence[Fraction], span: Optional[Span] =
         raise _not_exact(exc, span) from None
 
 
-def _explore(m: monad.MValue, span: Optional[Span], drew: List[bool]) -> Tuple[List[Leaf], int]:
+def _explore(m: monad.MValue, span: Optional[Span], drew: List[bool],
+             max_paths: int = MAX_PATHS) -> Tuple[List[Leaf], int]:
     """Every path of ``m`` (module docstring, steps 1 and 2)."""
     pending = [Script()]
     leaves: List[Leaf] = []
@@ -522,8 +531,8 @@ def _explore(m: monad.MValue, span: Optional[Span], drew: List[bool]) -> Tuple[L
             else:
                 pending.extend(Script(script.decisions, script.choices + (i,))
                                for i in reversed(range(fork.count)))
-            if len(pending) + len(leaves) > MAX_PATHS:
-                raise error("R009", f"the program has more than {MAX_PATHS} paths through its noisy "
+            if len(pending) + len(leaves) > max_paths:
+                raise error("R009", f"the program has more than {max_paths} paths through its noisy "
                                     f"comparisons", span)
             continue
         finally:
