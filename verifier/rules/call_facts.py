@@ -33,6 +33,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from verifier.language import ast as A
 from verifier.language.resolve import source_name
+from verifier.rules.equality import equal_term
+from verifier.rules.refinements import _instantiated_cost, _shared, refinement_parts, simple_of
 from verifier.translation import logic as L
 from verifier.translation.calls import call_value, first_order, split_arguments
 from verifier.translation.ranges import value_facts
@@ -66,7 +68,6 @@ def pure_signature(val: A.ValDecl) -> Optional[Tuple[List[A.RType], A.RType]]:
         rt = rt.cod
     if not doms:
         return None
-    from verifier.rules.builder import refinement_parts
     for part in doms + [rt]:
         try:
             _, base, _ = refinement_parts(part)
@@ -156,8 +157,6 @@ def val_model_name_of(t: T.Term) -> Optional[str]:
 def infer_bound(builder, name: str, left: T.Term, right: T.Term):
     """The premises ``P(a, b)`` (the val's domain) and the cost its index gives (``ZERO`` when
     it says the laws are equal) for the posteriors ``left``, ``right`` of two calls of ``name``."""
-    from verifier.rules.builder import refinement_parts, simple_of
-    from verifier.rules.core_rules import _instantiated_cost
     doms, rt = [], builder.val_of(name).rtype
     while isinstance(rt, A.RArrow):
         doms.append(rt.dom)
@@ -198,7 +197,6 @@ def _fact_parts(builder, name: str, left: Tuple[T.Term, ...], right: Tuple[T.Ter
     """The premises ``P(a, b)`` and conclusions ``Q(f(a), f(b))`` of the fact, as lists, and
     the arguments of the two calls, one value per parameter (a tuple's components are
     arguments of their own in the symbol: ``calls.split_arguments``)."""
-    from verifier.rules.builder import refinement_parts, simple_of
     signature = pure_signature(builder.val_of(name))
     if signature is None:
         return None
@@ -239,7 +237,6 @@ def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], ru
     cannot be stated in the logic. With ``rtype`` (read in ``env``), the call is of a
     parameter of function type ``name`` (``higher_order``): its type's domain. A domain of
     function type is skipped (the function passed is shown to have it relationally, S-Fun)."""
-    from verifier.rules.builder import refinement_parts, simple_of
     if rtype is None:
         val = builder.val_of(name)
         rt = val.rtype if val is not None else None
@@ -291,7 +288,6 @@ def _relates_runs(var: str, assertions: Sequence[A.Expr]) -> bool:
     equation or an inequality between an expression of ``var<1>`` and one of ``var<2>`` other
     than ``var<1> = var<2>`` (``t<2> = t<1> + 1.0``: a coupled threshold), which the diagonal ``(a, a)`` does not satisfy: the other run's value is
     then an existential witness (and none when a conjunct says the runs are equal)."""
-    from verifier.rules.core_rules import _shared
     if _shared(var, assertions):
         return False
     todo = list(assertions)
@@ -320,7 +316,6 @@ def _ranges(simple: A.SimpleType, value: SymValue) -> List[T.Term]:
 def _assertion(builder, env, a: A.Expr, var: Optional[str], left: SymValue,
                right: SymValue) -> T.Term:
     if isinstance(a, A.SameRuns):
-        from verifier.rules.builder import equal_term
         goal = equal_term(left, right)
         if goal is None:
             raise NoRule("cannot compare these values in the logic", a.span)
@@ -331,7 +326,6 @@ def _assertion(builder, env, a: A.Expr, var: Optional[str], left: SymValue,
 def _domain_premises(builder, doms, types, xs, ys):
     """``P(a, b)`` of a val's domains for the arguments ``xs``, ``ys`` of two calls (the ranges
     of their types and the refinements), and the top environment with the parameters bound."""
-    from verifier.rules.builder import refinement_parts
     env, pre = builder.top_env, []
     for dom, t, x, y in zip(doms, types, xs, ys):
         var, _, assertions = refinement_parts(dom)

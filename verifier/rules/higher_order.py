@@ -39,9 +39,12 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.language.resolve import written
-from verifier.rules.builder import Builder, refinement_parts, simple_of
+from verifier.rules import registry
+from verifier.rules.builder import Builder
 from verifier.rules.context import Ctx
 from verifier.rules.derivation import Derivation
+from verifier.rules.refinements import fresh_value, refinement_parts, simple_of
+from verifier.rules.registry import judgement_rule
 from verifier.translation.calls import from_terms, leaves
 from verifier.translation.ranges import value_facts
 from verifier.language.free_vars import free_vars
@@ -72,6 +75,7 @@ def function_type(rt: A.RType, span) -> Tuple[List[A.RType], A.RMonad]:
     return doms, cod
 
 
+@judgement_rule(registry.FUNCTION_PARAMETER)
 def bind_function_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RType,
                             pname: str) -> Ctx:
     """Bind a parameter of function type: one ``FunParam`` per run (distinct: the runs'
@@ -84,12 +88,14 @@ def bind_function_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, do
     return ctx.with_env(bind_pattern(ctx.env, p, left, right, p.span))
 
 
+@judgement_rule(registry.S_FUN)
 def function_argument(b: Builder, ctx: Ctx, arg: A.Expr, want: A.RType, want_env: Env,
                       i: int, name: str) -> Derivation:
     """S-Fun: ``arg`` has the function type ``want`` (read in ``want_env``), the type of
     argument ``i`` of ``name``'s val: its obligations, contravariant in the domains and
     covariant in the codomain."""
-    from verifier.rules.core_rules import _shared, first_order_argument, refinement_goal
+    from verifier.rules.core_rules import first_order_argument, refinement_goal
+    from verifier.rules.refinements import _shared
     want_doms, want_cod = function_type(want, arg.span)
     head, partial = flatten_app(arg)
     pair = ctx.env.lookup(head.name) if isinstance(head, A.Var) else None
@@ -136,7 +142,7 @@ def function_argument(b: Builder, ctx: Ctx, arg: A.Expr, want: A.RType, want_env
             obligations.append(b.oblige(inner, ObligationKind.ENTAILMENT, g,
                                         f"{what}: its parameter {k} accepts what the expected "
                                         "type gives (contravariant domain)", arg.span, "S-Fun"))
-    from verifier.rules.core_rules import _instantiated_cost
+    from verifier.rules.refinements import _instantiated_cost
     wanted = _instantiated_cost(b, want_env, want_cod, what, arg.span)
     have = _instantiated_cost(b, have_env, have_cod, what, arg.span)
     if have.family not in ("ZERO", wanted.family):
@@ -157,7 +163,7 @@ def _fresh_domain(b: Builder, ctx: Ctx, k: int, dom: A.RType, env: Env):
     """Fresh values, one per run (one shared when the refinement says ``=``), for the
     expected domain ``dom`` (its ``k``-th): its ranges and refinements assumed in ``ctx``, its
     variable bound in ``env``. Returns the context, the env, the simple type and the values."""
-    from verifier.rules.core_rules import _shared
+    from verifier.rules.refinements import _shared
     var, base, assertions = refinement_parts(dom)
     shared = var is not None and _shared(var, assertions)
     pairs = [b.fresh_pair(f"{var or 'x'}{k}", s, shared) for s in leaves(base.type)]
@@ -224,7 +230,6 @@ def _closure_argument(b: Builder, ctx: Ctx, arg: A.Expr, want_doms: List[A.RType
 def _output_ranges(b: Builder, ctx: Ctx, have: A.RMonad, want: A.RMonad, what: str,
                    span) -> List:
     """What a computation of type ``have`` draws has the ranges ``want`` says."""
-    from verifier.rules.safety import fresh_value
     ht, wt = simple_of(have.body), simple_of(want.body)
     if leaves(ht) != leaves(wt) or leaves(ht) is None:
         raise NoRule(f"{what} draws values of another type than the expected one", span)
