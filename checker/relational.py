@@ -351,6 +351,12 @@ def synth_construct(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> Synth:
         return application(p, ctx, e, node)
     if isinstance(e, A.Ran):
         return ran(p, ctx, e, node)
+    if isinstance(e, A.Observe):
+        # a computation is a draw from its own distribution: observe L q is ran (infer
+        # (observe L q)), charged as Ran on the two posteriors (their closed forms)
+        (inner,) = expect(node, ("Observe",), e, "an observe whose inputs may differ",
+                          premises=1)
+        return ran(p, ctx, A.Ran(A.Infer(e, e.span), e.span), inner)
     if isinstance(e, A.If):
         if node.rule == "If-Lift":
             (inner,) = expect(node, ("If-Lift",), e, "an if", premises=1)

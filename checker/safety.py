@@ -26,7 +26,7 @@ from verifier.language.free_vars import free_vars
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
-from verifier.translation.inferred import draws_refused
+from verifier.translation.inferred import draw_type, draws_refused
 from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
 from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
@@ -480,9 +480,10 @@ class Safety:
             return self._draw(draw_of(d), d.family)
         t = self.p.type_of(e)  # a distribution of unknown family: its type, ranges dropped
         if isinstance(d, Scalar) and draws_refused(d.term):
-            raise Reject("run cannot draw from a posterior without a closed form", e.span)
+            raise Reject("a draw from a posterior without a closed form known only by a bound",
+                         e.span)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
-            return self._draw(of_type(without_ranges(t.elem), "x"), None)
+            return self._draw(of_type(draw_type(d.term) or without_ranges(t.elem), "x"), None)
         raise Reject("ran of a value that is not a symbolic distribution", e.span)
 
     def _draw(self, elem: Elem, family: Optional[str]) -> Elem:

@@ -110,3 +110,61 @@ let main d eps =
     # a true claim the Observe rule does not prove (unknown, not refuted)
     assert claims["main"].verdict == UNKNOWN and claims["main"].code == "V003"
     assert "conjugate likelihood" in claims["main"].failure
+
+
+# ---- the Observe rule: a monadic observe of inputs that differ ---------------------------------
+# ``observe L p`` is a draw from its posterior: with closed forms in both runs, its cost is
+# Ran's on the two posteriors (the lemmas about adjacent Beta posteriors), not data processing.
+
+LEARN = """
+val learn :: {l :: bool list | adj (l<1>, l<2>)} -> M[CLAIM] {x :: [0,1] | =}
+let rec learn l = match l with
+  | [] -> ran (beta (PRIOR, PRIOR))
+  | d :: ds -> observe (fun r -> mlet z = ran (bernoulli r) in return (z = d)) (learn ds)
+"""
+
+
+@pytest.mark.parametrize("claim, prior, verdict", [
+    ("HD, 0.3", "3.0", VERIFIED),        # Lemma 6.1: 1 - pi/4 for priors of at least 1
+    ("HD, 0.3", "0.5", UNKNOWN),         # below 1 the bound is false (NOTES.md §1)
+    ("HD, 0.001", "3.0", UNKNOWN),       # one datum moves Beta(3, 3) by about 0.04
+    ("DP(1.0)", "3.0", UNKNOWN),         # a posterior draw is not pure DP: densities r/(1-r)
+])
+def test_a_learner_whose_val_bounds_its_own_posteriors(claim, prior, verdict):
+    claims, cert = verify(LEARN.replace("CLAIM", claim).replace("PRIOR", prior))
+    assert claims["learn"].verdict == verdict
+    outcome = kernel.check(cert)
+    assert outcome.valid, outcome.reason
+
+
+def test_lists_of_equal_length_are_not_adjacent_for_the_observe_rule():
+    text = LEARN.replace("CLAIM", "HD, 0.3").replace("PRIOR", "3.0").replace(
+        "adj (l<1>, l<2>)", "length l<1> = length l<2>")
+    assert verify(text)[0]["learn"].verdict != VERIFIED
+
+
+def test_one_observation_of_a_private_bit_needs_a_prior_of_at_least_one():
+    step = """
+val step :: {d :: bool | true} -> {a :: real | a<1> = a<2> /\\ a<1> >= LOW} -> M[HD, 0.22] {x :: [0,1] | =}
+let step d a = observe (fun r -> mlet z = ran (bernoulli r) in return (z = d)) (ran (beta (a, a)))
+"""
+    assert verify(step.replace("LOW", "1.0"))[0]["step"].verdict == VERIFIED
+    assert verify(step.replace(">= LOW", "> 0.0"))[0]["step"].verdict != VERIFIED
+
+
+def test_the_kernel_refuses_an_observe_charged_nothing(monkeypatch):
+    from verifier.language import ast as A
+    from verifier.rules import monadic_rules, registry
+    from verifier.rules.context import Cost
+    from obligations import terms as T
+    from verify_helpers import kernel_refuses
+    real = monadic_rules.Observe
+
+    def bug(patch):  # the builder forgets the divergence of the two posteriors
+        def free(b, ctx, e):
+            out = real(b, ctx, e)
+            return monadic_rules.Synth(out.node, Cost("HD", T.real(0), T.real(0), "observe",
+                                                     e.span), out.output, out.facts)
+        patch.setitem(registry._SYNTHESIS, A.Observe, [free])
+    text = LEARN.replace("CLAIM", "HD, 0.001").replace("PRIOR", "3.0")
+    kernel_refuses(monkeypatch, text, "learn", bug, "not proved")

@@ -181,10 +181,25 @@ def LetRecBound(b: Builder, ctx: Ctx, e: A.LetRec) -> Synth:
 
 
 @synthesis_rule(A.Observe)
-def ObserveBound(b: Builder, ctx: Ctx, e: A.Observe) -> Synth:
-    raise NoRule("observe with inputs that differ between the runs: the Observe rule needs "
-                 "a divergence bound computed from closed-form posteriors, which only "
-                 "observe-folds provide", e.span)
+def Observe(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
+    """``observe L p`` with inputs that may differ between the runs (the paper's Observe, §5,
+    read through closed forms): a computation is a draw from its own distribution, so
+    ``observe L p`` is ``ran (infer (observe L p))``, and when both runs' posteriors have a
+    closed form (a conjugate likelihood on a prior of known family, an observe-fold:
+    ``observe_fold.infer_closed_form``) its cost is Ran's on the two posteriors — bounded by
+    the lemmas about them (adjacent Beta posteriors: Lemma 6.1), not by data processing, which
+    is unsound for conditioning (NOTES.md §2)."""
+    drawn = A.Ran(A.Infer(e, e.span), e.span)
+    try:
+        b.term_pair(ctx, drawn.value)
+    except NoRule as exc:
+        raise NoRule("observe with inputs that differ between the runs: the Observe rule "
+                     "charges the divergence of the two posteriors, which needs their closed "
+                     f"forms ({exc.message})", e.span) from None
+    inner = Ran(b, ctx, drawn)
+    node = b.node("Observe", ctx, e.span, f"observe {short(e.likelihood)} …: a draw from its "
+                  "posterior", [inner.node])
+    return Synth(node, inner.cost, inner.output, inner.facts)
 
 
 @synthesis_rule(A.Ran)

@@ -28,13 +28,13 @@ from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, M
                                            NamedFun, Scalar, SymValue, TupleV)
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation.calls import element_value
+from verifier.translation.inferred import draw_type, draws_refused
 from verifier.translation.ranges import (fresh_like, has_ranges, value_facts,
                                          value_sorts, without_ranges)
 from verifier.translation.translate import (CallCheck, Decision, LocalFunction, NoRule,
                                             RangeCheck, StoredComputation, bind_pattern,
                                             flatten_app, missing_val)
 from verifier.rules.decidable import Decidability, is_entry
-from verifier.translation.inferred import draws_refused
 
 
 @record
@@ -431,10 +431,11 @@ class Safety:
             return _decidable_draw(draw_of(d), d.family, self.dec.in_likelihood)
         t = self.b.type_of(e)
         if isinstance(d, Scalar) and draws_refused(d.term):
-            raise NoRule("run cannot draw from a posterior without a closed form (infer of a "
-                         "model with no conjugate likelihood; docs/reals.md)", e.span)
+            raise NoRule("a draw from a posterior without a closed form whose model is known only "
+                         "by a divergence bound (docs/noise.md: run's rejection sampler may fail "
+                         "with a probability that depends on the data)", e.span)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
-            return _decidable_draw(of_type(without_ranges(t.elem), "x"), None,
+            return _decidable_draw(of_type(draw_type(d.term) or without_ranges(t.elem), "x"), None,
                                    self.dec.in_likelihood)
         raise NoRule("ran of a value that is not a symbolic distribution", e.span)
 

@@ -16,9 +16,14 @@ What ``run`` shows of it is computed rigorously (docs/reals.md):
   (and ``int_I t prior``) is the regularised incomplete beta function in Arb. The sums of the
   products enclose ``Z`` and the mean's numerator; the enclosures shrink like ``1/n``;
 * the density at a point is exact (the likelihoods evaluated at that point, over ``Z``);
-* a **draw is refused** (R012): an exact draw would need rejection sampling, which cannot
-  bound its running time without a lower bound on ``Z``, and a truncated one is not exact.
-  The verifier refuses ``ran`` of such a posterior where it sees it (docs/verifier.md).
+* a **draw** is the semantics' own: rejection. ``t`` is drawn from the prior and kept with
+  probability ``w(t)`` (each observation's likelihood drawn at ``t``, kept when it says
+  ``true``), which gives ``t`` with density ``prior(t) w(t) / Z`` exactly, whatever the
+  number of rounds. The enclosure of ``Z`` bounds the rounds: ``DRAW_ROUNDS_BITS * ln 2 /
+  Z_lo`` of them fail together with probability at most ``2^-DRAW_ROUNDS_BITS``; then, or when
+  that bound exceeds ``MAX_DRAW_ROUNDS`` (a normaliser too small to draw from in time), R012 —
+  an error, never a draw from something else. The draws of the prior and of the likelihoods'
+  ``bernoulli`` are the noise source's model randomness, as for every other ``ran``.
 
 Only likelihoods written ``fun r -> mlet z = ran (bernoulli P) in return (D = z)`` (or
 ``z = D``, ``return z``) are accepted (``likelihood_shape``): each weighs ``t`` by a
@@ -26,6 +31,7 @@ probability, so ``0 <= w <= 1`` holds where the evaluator cannot decide.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Callable, Tuple
 
@@ -40,6 +46,9 @@ from verifier.semantics.values import SymbolicEscape
 PRINT_INTERVALS = 512
 #: the most intervals an enclosure refines to (a resource limit: beyond, R012)
 MAX_INTERVALS = 4096
+#: a draw's rounds of rejection: enough that all fail with probability at most 2^-BITS, and
+#: at most MAX (a resource limit: a posterior whose normaliser needs more is R012)
+DRAW_ROUNDS_BITS, MAX_DRAW_ROUNDS = 40, 100_000
 
 
 def likelihood_shape(source: Any) -> bool:
@@ -126,9 +135,21 @@ class Posterior(Distribution):
         return reals.div(reals.mul(self.prior.density(x), w), normaliser)
 
     def sample(self, source):
-        raise error("R012", "run cannot draw from a posterior without a closed form (a beta "
-                    "prior observed through a likelihood that is not conjugate to it): an exact "
-                    "draw is not implemented (docs/reals.md)")
+        """An exact draw, by rejection (module docstring)."""
+        z, _ = self.enclosures(PRINT_INTERVALS)
+        z_lo = _dyadic(z.lower())
+        rounds = math.ceil(DRAW_ROUNDS_BITS * math.log(2) / float(z_lo)) if z_lo > 0 else None
+        if rounds is None or rounds > MAX_DRAW_ROUNDS:
+            raise error("R012", "run cannot draw from this posterior without a closed form: its "
+                        f"normaliser is not shown above {DRAW_ROUNDS_BITS * math.log(2) / MAX_DRAW_ROUNDS:.2g}"
+                        f" (at least {_lo(z)}), so a draw by rejection could take more than "
+                        f"{MAX_DRAW_ROUNDS} rounds (docs/reals.md)")
+        for _ in range(rounds):
+            t = self.prior.sample(source)
+            if all(_observed(lik, t, source) for lik in (self.likelihoods[j] for j in self.active)):
+                return t
+        raise error("R012", f"no draw from this posterior without a closed form was accepted in "
+                    f"{rounds} rounds of rejection (probability below 2^-{DRAW_ROUNDS_BITS})")
 
     # ---- the enclosures ------------------------------------------------------------------
 
@@ -205,6 +226,16 @@ def _probability(lik: Callable, t) -> Any:
     return pmf.get(True, 0)
 
 
+def _observed(lik: Callable, t, source) -> bool:
+    """One run of the likelihood at ``t`` says ``true`` (drawn with ``source``)."""
+    return bool(source.bernoulli(float(_probability(lik, t))))
+
+
+def _dyadic(x: arb) -> Fraction:
+    man, exp = x.mid().man_exp()
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
 def _clamp(p: arb) -> arb:
     """``p`` intersected with [0, 1] (``p`` holds a probability)."""
     lo, hi = max(p.lower(), arb(0)), min(p.upper(), arb(1))
@@ -223,9 +254,7 @@ def _hi(x: arb) -> str:
 
 def _decimal(end: arb, down: bool, digits: int = 6) -> str:
     """The exact end point ``end`` rounded outwards to ``digits`` decimals (a bound still)."""
-    import math
-    man, exp = end.mid().man_exp()
-    q = Fraction(int(man)) * Fraction(2) ** int(exp) * 10 ** digits
+    q = _dyadic(end) * 10 ** digits
     k = math.floor(q) if down else math.ceil(q)
     sign, k = ("-" if k < 0 else ""), abs(k)
     return f"{sign}{k // 10 ** digits}.{k % 10 ** digits:0{digits}d}"

@@ -14,8 +14,8 @@ Inputs that differ leave two unrelated symbols: nothing is known of them.
 (``run_infers``): an ``observe`` chain (through calls of program functions, ``match`` and
 stored computations) on ``ran`` of a finite distribution (exact sums) or of a ``beta`` /
 ``uniform`` prior observed through ``bernoulli`` likelihoods (the posterior kept as prior times
-likelihood, ``verifier.semantics.posterior``); a draw from such a posterior is refused
-(``draws_refused``), the finite case excepted.
+likelihood, ``verifier.semantics.posterior``, which ``run`` draws from exactly by rejection);
+a draw is refused where the two runs' posteriors may differ (``draws_refused``).
 """
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ VAL_TAG = "v_"
 
 
 def symbol_name(e: A.Expr, continuous: bool) -> str:
-    """``infer'C<line>'<col>'<code>`` for a model of a continuous (beta) prior, whose
-    posterior ``run`` cannot draw from, ``infer'F…`` for a finite one; ``<code>`` is a digest
+    """``infer'C<line>'<col>'<code>`` for a model of a continuous (beta) prior,
+    ``infer'F…`` for a finite one; ``<code>`` is a digest
     of the model's code (its text in the resolved core), so that two models are one symbol
     only when their code is the same (the place alone could be shared by two codes)."""
     from verifier.language.pretty import pretty_expr
@@ -47,9 +47,28 @@ def symbol_name(e: A.Expr, continuous: bool) -> str:
     return f"{PREFIX}{'C' if continuous else 'F'}{e.span.line}'{e.span.col}'{code}"
 
 
+def draw_type(term: T.Term) -> Optional[A.SimpleType]:
+    """What the draws of ``term`` are known to be when it is the symbol of a posterior of a
+    continuous prior: ``[0,1]`` (run infers only ``beta`` and ``uniform`` priors without a
+    closed form, and a posterior lies where its prior does); None otherwise."""
+    if is_inferred(term) and term.func.name.startswith(PREFIX + "C"):
+        return A.TBase("[0,1]")
+    return None
+
+
 def is_inferred(term: T.Term) -> bool:
     """``term`` is the symbol of an ``infer`` without closed form."""
     return isinstance(term, T.Apply) and term.func.name.startswith(PREFIX)
+
+
+def draws_refused(term: T.Term) -> bool:
+    """``term`` is the symbol of a posterior of a continuous prior whose model's val bounds
+    its divergence (``val_symbol_name``): the two runs' posteriors may differ, and ``run``
+    draws from such a posterior by rejection (``verifier.semantics.posterior``), whose rare
+    failure (R012) has a probability that depends on the normaliser — on the data — which the
+    bound on the posteriors does not cover. ``ran`` of it is refused. A posterior of equal
+    inputs is the same in both runs, failure included: its draws are not refused."""
+    return term.func.name.startswith(PREFIX + "C" + VAL_TAG) if is_inferred(term) else False
 
 
 def val_symbol_name(name: str, continuous: bool) -> str:
@@ -99,11 +118,6 @@ def says_equal_only(rt: A.RType) -> bool:
     return isinstance(rt, A.RRefine) and isinstance(rt.assertion, A.SameRuns)
 
 
-def draws_refused(term: T.Term) -> bool:
-    """``term`` is the symbol of a posterior without closed form that ``run`` cannot draw from
-    (``verifier.semantics.posterior``): ``ran`` of it is refused."""
-    return is_inferred(term) and term.func.name.startswith(PREFIX + "C")
-
 
 def model_inputs(e: A.Expr, run: int, env: Env) -> List[T.Term]:
     """The first-order values model ``e`` reads in run ``run`` (``run`` 0: the one-run walk
@@ -138,7 +152,7 @@ def infer_symbol(e: A.Expr, run: int, env: Env, continuous: bool,
 def run_infers(e: A.Expr, env: Env, run: int, lets: Callable[[str], Optional[A.LetDecl]],
                dist_of: Callable[[A.Expr, Env], object]) -> bool:
     """``NoRule`` unless ``privinfer run`` infers model ``e`` exactly (module docstring);
-    whether its prior is continuous (a beta: ``run`` cannot draw from its posterior).
+    whether its prior is continuous (a beta: its posterior is enclosed, not summed).
     ``lets(name)``: a program function's definition; ``dist_of(expr, env)``: the value of pure
     ``expr`` (a ``DistV`` when its family is known)."""
     side = run - 1 if run else 0

@@ -18,6 +18,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from obligations.records import record
 from verifier.language import ast as A
+from verifier.language.resolve import source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import (call_value, element_key_of_sort, element_term,
                                         flat_terms)
@@ -316,8 +317,9 @@ class Translator:
             raise NoRule(f"unbound name {name}", span)
         if run == 0:  # assertion mode: a plain name must be equal in both runs
             if pair[0] != pair[1]:
-                raise NoRule(f"{name} is not known to be equal in both runs; "
-                             f"write {name}<1> or {name}<2>", span)
+                shown = source_name(name)
+                raise NoRule(f"{shown} is not known to be equal in both runs; "
+                             f"write {shown}<1> or {shown}<2>", span)
             return pair[0]
         return pair[run - 1]
 
