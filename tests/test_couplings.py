@@ -16,7 +16,7 @@ from obligations import terms as T
 from verifier.errors import PrivInferError
 from verifier.language.parser import parse_program
 from verifier.language.pretty import pretty_program
-from verifier.rules import couplings, mechanism_rules
+from verifier.rules import couplings, mechanism_rules, registry
 from verifier.verification import VERIFIED
 from verify_helpers import claims_and_certificate, kernel_refuses
 
@@ -291,7 +291,7 @@ def test_case_output_outside_pointwise_is_refused(monkeypatch):
 
     def without_the_node(b, ctx, body, rt):
         return real(b, ctx, body, rt).premises[0]  # the Pointwise node dropped
-    monkeypatch.setattr(couplings, "Pointwise", without_the_node)
+    monkeypatch.setitem(registry._JUDGEMENTS, registry.POINTWISE, without_the_node)
     claims, cert = claims_and_certificate(ABOVE)
     assert claims["above"].verdict == VERIFIED and "Pointwise" not in rules(cert, "above")
     outcome = kernel.check(cert)

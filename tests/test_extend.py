@@ -7,8 +7,7 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from verifier import api
 from verifier.extend import add_mechanism, remove_mechanism
-from verifier.rules.builder import Synth
-from verifier.rules.context import Cost
+from verifier.rules.context import Cost, Synth
 from verifier.translation.symbolic import Scalar
 from verifier.semantics import monad
 from verifier.semantics.evaluator import run_entry

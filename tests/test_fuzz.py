@@ -494,11 +494,12 @@ def planted_bug():
         finally:
             monadic_rules.free_vars = saved
 
-    monadic_rules.equal_inputs = equal_inputs_without_its_premise
+    from verifier.rules import registry
+    registry._JUDGEMENTS[registry.EQUAL_INPUTS] = equal_inputs_without_its_premise
     try:
         yield
     finally:
-        monadic_rules.equal_inputs = original
+        registry._JUDGEMENTS[registry.EQUAL_INPUTS] = original
 
 
 @pytest.fixture(scope="module")

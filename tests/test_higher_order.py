@@ -193,7 +193,7 @@ def test_verified_programs_run(capsys):
     ("mistakes/higher_order_domain_too_strong.pinf", "contravariant"),
 ])
 def test_the_kernel_refuses_a_builder_that_skips_an_s_fun_obligation(monkeypatch, file, skipped):
-    from verifier.rules import higher_order
+    from verifier.rules import higher_order, registry
 
     def bug(patch):  # the builder drops the S-Fun obligations named ``skipped``
         original = higher_order.function_argument
@@ -203,7 +203,7 @@ def test_the_kernel_refuses_a_builder_that_skips_an_s_fun_obligation(monkeypatch
             node.obligations[:] = [ob for ob in node.obligations
                                    if skipped not in ob.provenance.description]
             return node
-        patch.setattr(higher_order, "function_argument", lax)
+        patch.setitem(registry._JUDGEMENTS, registry.S_FUN, lax)
     kernel_refuses(monkeypatch, (PROGRAMS / file).read_text(), "main", bug, "S-Fun")
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from checker import kernel
 from obligations import terms as T
-from verifier.commands.run import run_program
+from verifier.semantics.entry import run_program
 from verifier.errors import PrivInferError
 from verifier.language.parser import parse_program
 from verifier.language.typecheck import typecheck_program

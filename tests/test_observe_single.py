@@ -153,7 +153,8 @@ let step d a = observe (fun r -> mlet z = ran (bernoulli r) in return (z = d)) (
 
 
 def test_the_kernel_refuses_an_observe_charged_nothing(monkeypatch):
-    from verifier.rules import monadic_rules
+    from verifier.language import ast as A
+    from verifier.rules import monadic_rules, registry
     from verifier.rules.context import Cost
     from obligations import terms as T
     from verify_helpers import kernel_refuses
@@ -164,6 +165,6 @@ def test_the_kernel_refuses_an_observe_charged_nothing(monkeypatch):
             out = real(b, ctx, e)
             return monadic_rules.Synth(out.node, Cost("HD", T.real(0), T.real(0), "observe",
                                                      e.span), out.output, out.facts)
-        patch.setattr(monadic_rules, "Observe", free)
+        patch.setitem(registry._SYNTHESIS, A.Observe, [free])
     text = LEARN.replace("CLAIM", "HD, 0.001").replace("PRIOR", "3.0")
     kernel_refuses(monkeypatch, text, "learn", bug, "not proved")

@@ -11,6 +11,7 @@ from verifier.language import invariants as I
 from verifier.language.parser import parse_file
 from verifier.language.resolve import resolve
 from verifier.rules import couplings as C
+from verifier.rules import registry
 from verifier.rules import mechanism_rules
 from verifier.verification import VERIFIED
 
@@ -112,7 +113,7 @@ def test_an_invariant_not_proved_by_induction_is_refused(monkeypatch):
             node = real(b, ctx, body, rt)
             del node.premises[1:]
             return node
-        patch.setattr(C, "PointwiseValue", skip)
+        patch.setitem(registry._JUDGEMENTS, registry.POINTWISE_VALUE, skip)
         _stated_free(patch)
     kernel_refuses(monkeypatch, LOOP_TOO_NOISY, NAME, bug, "needs a val")
 

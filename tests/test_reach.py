@@ -282,7 +282,8 @@ let bad m = run m
 
 
 def test_the_kernel_refuses_a_ran_charged_nothing(monkeypatch):
-    from verifier.rules import monadic_rules
+    from verifier.language import ast as A
+    from verifier.rules import monadic_rules, registry
     from verifier.rules.context import zero_cost
     text = release("Delta[KL] (d<1>, d<2>) <= 0.5", "M[KL, 0.1]")
     real = monadic_rules.Ran
@@ -291,7 +292,7 @@ def test_the_kernel_refuses_a_ran_charged_nothing(monkeypatch):
         def free(b, ctx, e):
             from obligations.records import replace
             return replace(real(b, ctx, e), cost=zero_cost("ran"))
-        patch.setattr(monadic_rules, "Ran", free)
+        patch.setitem(registry._SYNTHESIS, A.Ran, [free])
     kernel_refuses(monkeypatch, text, "release", bug, "delta")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verifier.commands.run import run_program
+from verifier.semantics.entry import run_program
 from verifier.errors import PrivInferError
 from verifier.language.parser import parse_program
 from verifier.language.typecheck import typecheck_program

@@ -22,8 +22,8 @@ from verifier.language.ast import Program
 from verifier.language.parser import parse_expr, parse_file, parse_program, parse_rtype
 from verifier.language.pretty import pretty_expr, pretty_program, pretty_rtype
 from verifier.language.typecheck import TypedProgram, typecheck_program
-from verifier.rules.builder import Builder, Synth
-from verifier.rules.context import Cost, Ctx
+from verifier.rules.builder import Builder
+from verifier.rules.context import Cost, Ctx, Synth
 from verifier.rules.derivation import Derivation
 from verifier.rules.registry import mechanisms, register_mechanism
 from verifier.translation.translate import NoRule

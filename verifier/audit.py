@@ -35,7 +35,7 @@ Arguments
 
 The private input is the entry's first parameter whose type is a list of ``bool`` or ``[k]``
 (or the one named by ``private``). Every other parameter gets a value from ``--arg NAME=VALUE``
-exactly as ``privinfer run`` parses it (``verifier.commands.run.bind_arguments``: the language's
+exactly as ``privinfer run`` parses it (``verifier.semantics.entry.bind_arguments``: the language's
 literal syntax, checked against the parameter's type and ranges). One extension: a value that
 mentions the program's top-level names (``--arg eps='1.0 / rho'``) is evaluated in the
 program's scope, then checked the same way (``run.conform``).
@@ -496,7 +496,7 @@ def _elements(priv: Any, kind: Any, values: Optional[Sequence[Any]]) -> List[Val
     """The values the private list's elements range over: ``false, true``; ``0 .. k-1``; or,
     for numbers, ``values`` (rationals; default ``DEFAULT_VALUES``), each checked against the
     parameter's written type (``nat list`` refuses -1, R005)."""
-    from verifier.commands import run as run_cmd
+    from verifier.semantics import entry as running
     if kind is None or isinstance(kind, int):
         if values is not None:
             raise error("U002", f"--values: {priv.label} is a list of "
@@ -512,7 +512,7 @@ def _elements(priv: Any, kind: Any, values: Optional[Sequence[Any]]) -> List[Val
             x: Value = int(q)
         else:
             x = q
-        run_cmd.conform(ConsList.from_sequence([x]), priv, "--values")
+        running.conform(ConsList.from_sequence([x]), priv, "--values")
         if all(not values_equal(x, y) for y in chosen):
             chosen.append(x)
     if not chosen:
@@ -527,7 +527,7 @@ def bind_public_arguments(evaluator: Evaluator, params: List[Any], private: Any,
     A value in the language's literal syntax goes through ``run.bind_arguments`` (the checks of
     ``privinfer run``); a value mentioning top-level names of the program is evaluated in the
     program's scope and checked with ``run.conform``."""
-    from verifier.commands import run as run_cmd
+    from verifier.semantics import entry as running
     by_name = {}
     for p in params:
         by_name[p.name] = p
@@ -549,14 +549,14 @@ def bind_public_arguments(evaluator: Evaluator, params: List[Any], private: Any,
             where = f"--arg {param.name}"
             try:
                 expr = parse_expr(text, f"<{where}>")
-                free = run_cmd._free_names(expr) - set(BUILTINS) - set(CONSTANTS)
+                free = running._free_names(expr) - set(BUILTINS) - set(CONSTANTS)
                 unknown = free - set(evaluator.values)
                 if unknown:
                     raise error("R005", f"{where}: the value mentions {', '.join(sorted(unknown))}, which "
                                         f"{'is' if len(unknown) == 1 else 'are'} neither built-in nor defined "
                                         f"at the top level of the program", expr.span)
                 if free:
-                    scoped[param.name] = run_cmd.conform(evaluator.evaluate(expr), param, where)
+                    scoped[param.name] = running.conform(evaluator.evaluate(expr), param, where)
                     continue
             except PrivInferError as exc:
                 if exc.source is None:
@@ -565,7 +565,7 @@ def bind_public_arguments(evaluator: Evaluator, params: List[Any], private: Any,
         plain.append(spec)
     rest = [p for p in params if p is not private and p.name not in scoped]
     try:
-        values = run_cmd.bind_arguments(rest, entry, plain, [])
+        values = running.bind_arguments(rest, entry, plain, [])
     except PrivInferError as exc:  # `run`'s hint mentions --data, which audit does not take
         raise PrivInferError([Diagnostic(d.code, d.message, d.span,
                                          "give each public parameter with --arg NAME=VALUE" if d.hint and
@@ -608,12 +608,12 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
 def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
            private: Optional[str], eps_grid: Optional[Sequence[float]], verdict: Optional["ClaimVerdict"],
            max_inputs: int, evaluator: Evaluator, values: Optional[Sequence[Any]] = None) -> AuditResult:
-    from verifier.commands import run as run_cmd
+    from verifier.semantics import entry as running
     start = time.perf_counter()
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise error("U002", f"--n must be a positive integer, got {n!r}")
     decl = evaluator.entry(entry)
-    params = run_cmd.entry_parameters(program, typed, decl)
+    params = running.entry_parameters(program, typed, decl)
     priv, k = _private_parameter(params, entry, private)
     elements = _elements(priv, k, values)
     if not isinstance(max_inputs, int) or isinstance(max_inputs, bool) or max_inputs < 1:

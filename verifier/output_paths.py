@@ -6,6 +6,9 @@ is reported at once — with the option, the path and the operating system's rea
 rather than after minutes of work, or as an internal error. The check *tries* the write (root
 may "have access" to ``/proc`` and still not create files there): a file is opened for
 appending (a new one is removed again), a folder is created and a temporary file made in it.
+
+``source_name`` is how the files written name the source (a certificate, ``--smtlib``): by the
+path given, never an absolute path of this machine.
 """
 from __future__ import annotations
 
@@ -60,4 +63,13 @@ def check_output_dir(path: PathLike, option: str) -> None:
         raise _refuse(option, path, exc.strerror or str(exc), hint) from None
 
 
-__all__ = ["check_output_file", "check_output_dir"]
+def source_name(path: str) -> str:
+    """``path`` as certificates name it: as given, unless absolute (then relative to the working
+    directory when below it, else its base name)."""
+    if not os.path.isabs(path):
+        return path
+    relative = os.path.relpath(path)
+    return os.path.basename(path) if relative.startswith("..") else relative
+
+
+__all__ = ["check_output_file", "check_output_dir", "source_name"]

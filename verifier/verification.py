@@ -32,8 +32,7 @@ from verifier.language import ast as A
 from verifier.language.pretty import pretty_assertion, pretty_expr, pretty_rtype
 from verifier.language.resolve import referenced_vals, resolve, source_name
 from verifier.language.typecheck import typecheck_program
-from verifier.rules import (core_rules, lifting, mechanism_rules,  # noqa: F401  (registration)
-                            monadic_rules)
+from verifier.rules import catalogue  # noqa: F401  (registers every rule)
 from verifier.rules.builder import Builder
 from verifier.rules.derivation import Derivation
 from verifier.refutation import Confirmation

@@ -26,7 +26,7 @@ def typecheck(args) -> int:
 
 def run(args) -> int:
     from verifier.aprhl.run import Evaluator, check_ranges, format_value, read_argument, to_json
-    from verifier.commands.run import _noise_source
+    from verifier.semantics.entry import _noise_source
     prog = W.parse_while_file(args.file)
     types = W.check_program(prog)
     proc = prog.proc(args.entry)
@@ -83,7 +83,7 @@ def run(args) -> int:
 
 def _column(param: W.Param, spec: str) -> List[Any]:
     from fractions import Fraction
-    from verifier.commands import run as R
+    from verifier.semantics import entry as R
     from verifier.language import types as ty
     from verifier.language.ast import Span
     path, sep, column = spec.rpartition(":")
@@ -142,7 +142,7 @@ def verify(args) -> int:
     ok = bool(reports) and all(r.verdict == "verified" for r in reports)
     if getattr(args, "certificate", None):
         from checker.aprhl_certify import certificate
-        from verifier.commands.verify import source_name
+        from verifier.output_paths import source_name
         with open(args.certificate, "w", encoding="utf-8") as out:
             json.dump(certificate(prog, reports, source_name(args.file)), out, indent=1)
     if getattr(args, "smtlib", None):

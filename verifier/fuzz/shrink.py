@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Callable, Iterator, List, Optional
 
 from obligations.records import replace
-from verifier.commands.verify import render
+from verifier.report import render
 from verifier.fuzz import metamorphic, scope
 from verifier.fuzz.case import CRASH, METAMORPHIC, kernel_opinion, parse_and_type, verdicts_of, verify
 from verifier.fuzz.oracle import Oracle

@@ -6,6 +6,10 @@ Rules are the functions registered in ``verifier.rules.registry`` (see ``monadic
 translator, obligations with their axioms, and discharge with a cache (a rule may need to
 know whether an obligation holds to decide between two rules, e.g. whether a scrutinee is
 equal in both runs).
+
+The builder imports no rule module: it reaches the rules only through the registry (the
+construct's rule, a judgement's rule by name), so the rules stand above it and import it;
+``verifier.rules.catalogue`` loads them.
 """
 from __future__ import annotations
 
@@ -16,40 +20,23 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from obligations.model import (Obligation, ObligationKind, Provenance, Result, SourceSpan,
                                Verdict)
-from obligations.records import record, replace
 from obligations.relevance import relevant, total  # noqa: F401  (total: re-exported for rules)
 from obligations.smtlib import Z3Session
 from obligations.z3_backend import discharge
 from verifier.language import ast as A
-from verifier.language.resolve import source_name, written
+from verifier.language.resolve import source_name
 from verifier.rules import axioms as AX
 from verifier.translation import logic as L
 from verifier.rules import registry
 from verifier.rules.call_facts import call_facts, pure_signature
-from verifier.rules.context import Claim, Cost, Ctx
-from verifier.rules.derivation import Derivation
-from verifier.rules.equality import equality_goals
-from verifier.translation.symbolic import (Closure, DistV, Env, NamedFun, Scalar, SymValue,
-                                     TupleV, UnitV, value_terms)
+from verifier.rules.context import Claim, Cost, Ctx, Synth
+from verifier.rules.derivation import Derivation, output_judgement, short
+from verifier.rules.equality import equal_term, equality_goals
+from verifier.rules.refinements import simple_of
+from verifier.translation.symbolic import Closure, DistV, Env, NamedFun, Scalar, SymValue
 from verifier.translation.translate import (CallCheck, Decision, Narrowing, NoRule,
                                             RangeCheck, StoredComputation, Translator,
                                             missing_val)
-
-
-@record
-class Synth:
-    """What a monadic computation in a bound position gives: its derivation, its cost, and its
-    output in each run (usually one fresh variable shared by both runs: the output is equal)."""
-
-    node: Derivation
-    cost: Cost
-    output: Tuple[SymValue, SymValue]
-    facts: Tuple[T.Term, ...] = ()  # what the cost's fresh symbols range over (e.g. a candidate)
-
-    def continue_in(self, ctx: Ctx) -> Ctx:
-        """``ctx`` after this computation: its cost spent and its facts assumed."""
-        ctx = ctx.spend(self.cost).produced(self.output)
-        return ctx.assume("h_candidate", T.and_(*self.facts)) if self.facts else ctx
 
 
 class Builder:
@@ -442,7 +429,6 @@ class Builder:
         """``infer e`` in run ``run``: the first infer rule of the registry that applies (the
         closed forms, then the paper's Infer rule: ``verifier.rules.infer_rule``); what a rule
         that does not apply recorded on the way is dropped."""
-        import verifier.rules.infer_rule  # noqa: F401  (registers the rules)
         reasons = []
         for rule in registry.infer_rules():
             marks = (dict(self.folds), len(self._range_checks), len(self._calls),
@@ -466,7 +452,7 @@ class Builder:
 
     def check_monadic(self, ctx: Ctx, e: A.Expr) -> Derivation:
         """``ctx ⊢ e :: ctx.claim``: every path ends in obligations on the total cost."""
-        from verifier.rules.monadic_rules import equal_inputs
+        equal_inputs = registry.judgement(registry.EQUAL_INPUTS, e.span)
         shortcut = None if self.coupled(ctx, e) else equal_inputs(self, ctx, e)
         if shortcut is not None:
             return self.close_path(ctx, shortcut.node, shortcut.cost, e, shortcut.output)
@@ -492,9 +478,9 @@ class Builder:
 
     def synth_monadic(self, ctx: Ctx, e: A.Expr) -> Synth:
         """The cost and output of a monadic computation in a bound (``mlet``) position."""
-        from verifier.rules.monadic_rules import equal_inputs, synth_dispatch
+        equal_inputs = registry.judgement(registry.EQUAL_INPUTS, e.span)
         result = (None if self.coupled(ctx, e) else equal_inputs(self, ctx, e)) \
-            or synth_dispatch(self, ctx, e)
+            or registry.synthesis(e)(self, ctx, e)
         result.node.judgement["cost"] = result.cost.as_judgement()
         result.node.judgement["output"] = output_judgement(result.output)
         return result
@@ -680,46 +666,18 @@ class Builder:
         """The premises of the claim's root after its body: the inductions of the
         observe-folds and the observes it uses, and an S-Fun node for each function passed in
         pure code whose call facts the obligations assume (``higher_order.related_nodes``)."""
-        from verifier.rules.higher_order import related_nodes
-        return list(self.folds.values()) + related_nodes(self)
+        return list(self.folds.values()) + registry.judgement(registry.S_FUN_ROOTS)(self)
 
     def prove_claim(self, val: A.ValDecl, pointwise: bool = False) -> Derivation:
         """The derivation of ``val``, proving its definition has the claimed relational type
         (``pointwise``: by the Pointwise rule, ``verifier.rules.couplings``)."""
-        from verifier.rules.core_rules import check_definition
         decl = self._lets.get(val.name)
         if decl is None:
             raise NoRule(f"val {val.name} has no definition", val.span)
-        return check_definition(self, val, decl, pointwise)
+        return registry.judgement(registry.DEFINITION, val.span)(self, val, decl, pointwise)
 
 
 # ---- helpers --------------------------------------------------------------------------------
-
-def refinement_parts(rt: A.RType) -> Tuple[Optional[str], A.RType, List[A.Expr]]:
-    """``{x :: {y :: T | B} | A}`` as (x, T, [A, B]) (inner variables renamed to x)."""
-    var, assertions = None, []
-    while isinstance(rt, A.RRefine):
-        if var is None:
-            var = rt.var
-        elif rt.var != var:
-            raise NoRule("nested refinements must use one variable name", rt.span)
-        assertions.append(rt.assertion)
-        rt = rt.base
-    return var, rt, assertions
-
-
-def simple_of(rt: A.RType) -> A.SimpleType:
-    """The simple type under refinements."""
-    while isinstance(rt, A.RRefine):
-        rt = rt.base
-    if isinstance(rt, A.RSimple):
-        return rt.type
-    if isinstance(rt, A.RMonad):
-        return A.TMonad(simple_of(rt.body))
-    if isinstance(rt, A.RArrow):
-        return A.TArrow(simple_of(rt.dom), simple_of(rt.cod))
-    raise NoRule("unsupported relational type", rt.span)
-
 
 def _dedupe(checks: List[RangeCheck]) -> List[RangeCheck]:
     seen, out = set(), []
@@ -741,55 +699,6 @@ def _source_span(span: Optional[A.Span]) -> Optional[SourceSpan]:
     if span is None or span.line == 0:
         return None
     return SourceSpan(span.file, span.line, span.col, span.end_line, span.end_col)
-
-
-def output_judgement(output: Tuple[SymValue, SymValue]) -> Optional[list]:
-    """The output of a computation as judgement data: its terms in run 1 and run 2 (a
-    tuple's components in order), or None when it is not first-order."""
-    left, right = (value_terms(v) for v in output)
-    first_order = all(isinstance(v, (Scalar, DistV, TupleV, UnitV)) for v in output)
-    if not first_order or len(left) != len(right):
-        return None
-    return [[a, b] for a, b in zip(left, right)]
-
-
-def bound_judgement(p: A.Pattern, left: SymValue, right: SymValue) -> List[dict]:
-    """What pattern ``p`` binds, as judgement data: each name with its value's terms in run 1
-    and run 2 (``output_judgement``: None when the value is not first-order)."""
-    if isinstance(p, A.PVar):
-        return [{"name": p.name, "value": output_judgement((left, right))}]
-    if isinstance(p, A.PTuple) and isinstance(left, TupleV) and isinstance(right, TupleV):
-        return [entry for sub, l, r in zip(p.items, left.items, right.items)
-                for entry in bound_judgement(sub, l, r)]
-    return []
-
-
-def short(e: A.Expr, limit: int = 60) -> str:
-    """``e`` on one line, as the source writes it (renamed binders by their written name),
-    cut at ``limit`` characters: for the descriptions of nodes and obligations."""
-    from verifier.language.pretty import pretty_expr_short
-    text = written(pretty_expr_short(e, limit + 40))
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def equal_term(a: SymValue, b: SymValue) -> Optional[T.Term]:
-    """The Bool term ``a = b`` for first-order values; None when they are not first-order."""
-    if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
-        parts = [equal_term(x, y) for x, y in zip(a.items, b.items)]
-        if any(p is None for p in parts):
-            return None
-        return T.and_(*parts)
-    if isinstance(a, UnitV) and isinstance(b, UnitV):
-        return T.boolean(True)
-    ta, tb = value_terms(a), value_terms(b)
-    if len(ta) == 1 and len(tb) == 1 and isinstance(a, (Scalar, DistV)) and isinstance(b, (Scalar, DistV)):
-        if ta[0] == tb[0]:
-            return T.boolean(True)
-        try:
-            return T.eq(ta[0], tb[0])
-        except T.SortError:  # values of sorts the logic keeps apart (a [3] list, an int list)
-            return None
-    return None
 
 
 def _largest(terms):

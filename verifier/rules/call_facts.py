@@ -33,6 +33,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from verifier.language import ast as A
 from verifier.language.resolve import source_name
+from verifier.rules.equality import equal_term
+from verifier.rules.function_types import Related, function_type, passed_at
+from verifier.rules.refinements import _instantiated_cost, _shared, refinement_parts, simple_of
 from verifier.translation import logic as L
 from verifier.translation.calls import call_value, first_order, split_arguments
 from verifier.translation.ranges import value_facts
@@ -66,7 +69,6 @@ def pure_signature(val: A.ValDecl) -> Optional[Tuple[List[A.RType], A.RType]]:
         rt = rt.cod
     if not doms:
         return None
-    from verifier.rules.builder import refinement_parts
     for part in doms + [rt]:
         try:
             _, base, _ = refinement_parts(part)
@@ -156,9 +158,7 @@ def parameter_facts(builder, ctx, terms: Sequence[T.Term]) -> List[T.Term]:
 def parameter_signature(rtype: A.RType):
     """The domains, the pure codomain, the domains' simple types and the result's simple
     type of a parameter's function type, or None when it returns a computation."""
-    from verifier.rules.builder import refinement_parts, simple_of
     try:
-        from verifier.rules.higher_order import function_type
         doms, cod = function_type(rtype, None)
         if isinstance(cod, A.RMonad):
             return None
@@ -172,7 +172,6 @@ def _typed_fact(builder, env, doms, cod, types, result, a, b, left_symbol, right
                 ) -> Optional[T.Term]:
     """``P(a, b) ==> Q(f(a), g(b))`` for a function type ``doms -> cod`` read in ``env``, the
     run 1 call ``left_symbol(a)`` and the run 2 call ``right_symbol(b)``."""
-    from verifier.rules.builder import refinement_parts
     from verifier.translation import functions as F
     try:
         xs, ys = split_arguments(types, a), split_arguments(types, b)
@@ -196,10 +195,8 @@ def _typed_fact(builder, env, doms, cod, types, result, a, b, left_symbol, right
 def higher_order_signature(val: A.ValDecl):
     """The domains, codomain, the domains' simple types (None for a function) and the
     result's simple type of a val whose domains are first-order data or functions
-    (``higher_order.function_type``), with at least one function, and whose codomain is
+    (``function_types.function_type``), with at least one function, and whose codomain is
     first-order data; else None."""
-    from verifier.rules.builder import refinement_parts, simple_of
-    from verifier.rules.higher_order import function_type
     rt, doms = val.rtype, []
     while isinstance(rt, A.RArrow):
         doms.append(rt.dom)
@@ -232,7 +229,6 @@ def higher_order_facts(builder, ctx, terms: Sequence[T.Term]) -> List[T.Term]:
     type ``f`` expects: a requirement recorded in ``builder.related`` (an S-Fun node of the
     proof, ``higher_order.related_nodes``), shown in the claim's parameter context under the
     fact's premises."""
-    from verifier.rules.higher_order import Related, passed_at
     from verifier.translation import functions as F
     own = ctx.function
     facts: List[T.Term] = []
@@ -272,7 +268,6 @@ def _higher_order_fact(builder, ctx, name, doms, cod, types, result, keys, a, b,
     """The fact for the run 1 call ``a`` and the run 2 call ``b`` of the higher-order val
     ``name`` (their arguments split: ``xs``, ``ys``), and its requirements: per function
     argument, (position, expected type, its env, run 1's ``Passed``, run 2's, premises)."""
-    from verifier.rules.builder import refinement_parts
     from verifier.translation import functions as F
     try:
         fa = F.result_value(L.higher_order_function(name, 1, tuple(keys)), a, result)
@@ -368,8 +363,6 @@ def val_model_name_of(t: T.Term) -> Optional[str]:
 def infer_bound(builder, name: str, left: T.Term, right: T.Term):
     """The premises ``P(a, b)`` (the val's domain) and the cost its index gives (``ZERO`` when
     it says the laws are equal) for the posteriors ``left``, ``right`` of two calls of ``name``."""
-    from verifier.rules.builder import refinement_parts, simple_of
-    from verifier.rules.core_rules import _instantiated_cost
     doms, rt = [], builder.val_of(name).rtype
     while isinstance(rt, A.RArrow):
         doms.append(rt.dom)
@@ -410,7 +403,6 @@ def _fact_parts(builder, name: str, left: Tuple[T.Term, ...], right: Tuple[T.Ter
     """The premises ``P(a, b)`` and conclusions ``Q(f(a), f(b))`` of the fact, as lists, and
     the arguments of the two calls, one value per parameter (a tuple's components are
     arguments of their own in the symbol: ``calls.split_arguments``)."""
-    from verifier.rules.builder import refinement_parts, simple_of
     signature = pure_signature(builder.val_of(name))
     if signature is None:
         return None
@@ -451,7 +443,6 @@ def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], ru
     cannot be stated in the logic. With ``rtype`` (read in ``env``), the call is of a
     parameter of function type ``name`` (``higher_order``): its type's domain. A domain of
     function type is skipped (the function passed is shown to have it relationally, S-Fun)."""
-    from verifier.rules.builder import refinement_parts, simple_of
     if rtype is None:
         val = builder.val_of(name)
         rt = val.rtype if val is not None else None
@@ -503,7 +494,6 @@ def _relates_runs(var: str, assertions: Sequence[A.Expr]) -> bool:
     equation or an inequality between an expression of ``var<1>`` and one of ``var<2>`` other
     than ``var<1> = var<2>`` (``t<2> = t<1> + 1.0``: a coupled threshold), which the diagonal ``(a, a)`` does not satisfy: the other run's value is
     then an existential witness (and none when a conjunct says the runs are equal)."""
-    from verifier.rules.core_rules import _shared
     if _shared(var, assertions):
         return False
     todo = list(assertions)
@@ -532,7 +522,6 @@ def _ranges(simple: A.SimpleType, value: SymValue) -> List[T.Term]:
 def _assertion(builder, env, a: A.Expr, var: Optional[str], left: SymValue,
                right: SymValue) -> T.Term:
     if isinstance(a, A.SameRuns):
-        from verifier.rules.builder import equal_term
         goal = equal_term(left, right)
         if goal is None:
             raise NoRule("cannot compare these values in the logic", a.span)
@@ -544,7 +533,6 @@ def _domain_premises(builder, doms, types, xs, ys, env=None):
     """``P(a, b)`` of a val's domains for the arguments ``xs``, ``ys`` of two calls (the ranges
     of their types and the refinements), and the top environment (or ``env``) with the
     parameters bound."""
-    from verifier.rules.builder import refinement_parts
     env, pre = builder.top_env if env is None else env, []
     for dom, t, x, y in zip(doms, types, xs, ys):
         var, _, assertions = refinement_parts(dom)

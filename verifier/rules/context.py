@@ -1,4 +1,5 @@
-"""Relational contexts, privacy costs and claims."""
+"""Relational contexts, privacy costs and claims; what a computation in a bound position gives
+(``Synth``)."""
 from __future__ import annotations
 
 import re
@@ -7,6 +8,7 @@ from typing import Optional, Tuple
 from obligations import terms as T
 from obligations.records import field, record, replace
 from verifier.language import ast as A
+from verifier.rules.derivation import Derivation
 from verifier.translation.symbolic import Env, SymValue
 
 
@@ -143,6 +145,23 @@ class Ctx:
 
     def in_case(self, label: str) -> "Ctx":
         return replace(self, case=f"{self.case}, {label}" if self.case else label)
+
+
+@record
+class Synth:
+    """What a monadic computation in a bound position gives: its derivation, its cost, and its
+    output in each run (usually one fresh variable shared by both runs: the output is equal)."""
+
+    node: Derivation
+    cost: Cost
+    output: Tuple[SymValue, SymValue]
+    facts: Tuple[T.Term, ...] = ()  # what the cost's fresh symbols range over (e.g. a candidate)
+
+    def continue_in(self, ctx: Ctx) -> Ctx:
+        """``ctx`` after this computation: its cost spent and its facts assumed."""
+        ctx = ctx.spend(self.cost).produced(self.output)
+        return ctx.assume("h_candidate", T.and_(*self.facts)) if self.facts else ctx
+
 
 
 def _conjuncts(t: T.Term) -> Tuple[T.Term, ...]:

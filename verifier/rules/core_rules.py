@@ -14,22 +14,25 @@ from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
 from verifier.language.resolve import counted_parameter, matched_parameter, recursive_call_sites, written
 from verifier.translation import logic as L
-from verifier.rules.builder import Builder, Synth, equal_term, refinement_parts, simple_of
-from verifier.rules.context import Claim, Cost, Ctx, zero_cost
-from verifier.rules.derivation import Derivation
-from verifier.rules.monadic_rules import fresh_output, short
-from verifier.rules.registry import monadic_rule, synthesis_rule
+from verifier.rules import registry
+from verifier.rules.builder import Builder
+from verifier.rules.context import Claim, Cost, Ctx, Synth, zero_cost
+from verifier.rules.derivation import Derivation, short
+from verifier.rules.equality import equal_term
+from verifier.rules.monadic_rules import fresh_output
+from verifier.rules.refinements import (_instantiated_cost, _shared, fresh_value,
+                                        monad_is_equality, refinement_parts, simple_of)
+from verifier.rules.registry import judgement_rule, monadic_rule, synthesis_rule
 from verifier.translation.symbolic import DistV, Env, FunParam, Monadic, Scalar, SymValue
 from verifier.translation.calls import element_value, from_terms, leaves
 from verifier.translation.ranges import value_facts
 from verifier.translation.translate import (NoRule, NotApplicable, bind_pattern, ite_value,
                                             missing_val)
 
-EQUAL_FAMILIES = ("SD", "HD", "KL")
-
 
 # ---- definitions against their val ----------------------------------------------------------
 
+@judgement_rule(registry.DEFINITION)
 def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
                      pointwise: bool = False, steps: bool = False) -> Derivation:
     """Abstraction: ``let f p1 … pn = body`` has the type ``val f :: D1 -> … -> R`` when the
@@ -39,7 +42,7 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
     position = induction_position(decl) if decl.recursive else None
     ctx, val_env, parameters, body, rt = bind_parameters(b, val, decl, position)
     premises: List[Derivation] = []
-    from verifier.rules.safety import check_safety
+    check_safety = registry.judgement(registry.SAFETY, decl.span)
     with b.name_scope():  # the two passes may reuse the same names for their own variables
         monadic = isinstance(rt, A.RMonad)
         safety = check_safety(b, ctx, body, monadic=monadic,
@@ -57,10 +60,10 @@ def check_definition(b: Builder, val: A.ValDecl, decl: A.LetDecl,
             claim = replace(claim, steps=(b.index_term(val_env, eps), b.index_term(
                 val_env, steps_count(decl, position))))
         if pointwise == "value":
-            from verifier.rules.couplings import PointwiseValue
+            PointwiseValue = registry.judgement(registry.POINTWISE_VALUE, body.span)
             premises.append(PointwiseValue(b, replace(ctx, claim=claim), body, rt))
         elif pointwise:
-            from verifier.rules.couplings import Pointwise
+            Pointwise = registry.judgement(registry.POINTWISE, body.span)
             premises.append(Pointwise(b, replace(ctx, claim=claim), body, rt))
         else:
             premises.append(b.check_monadic(replace(ctx, claim=claim), body))
@@ -173,24 +176,6 @@ def induction_position(decl: A.LetDecl) -> Optional[int]:
                                                                      decl.name)
 
 
-def _shared(var: str, assertions: Sequence[A.Expr]) -> bool:
-    """Whether an assertion says the refined value is equal in both runs (``=`` or
-    ``x<1> = x<2>`` as a top-level conjunct)."""
-    def conjuncts(a):
-        if isinstance(a, A.Conj):
-            return conjuncts(a.left) + conjuncts(a.right)
-        return [a]
-    for a in assertions:
-        for c in conjuncts(a):
-            if isinstance(c, A.SameRuns):
-                return True
-            if isinstance(c, A.BinOp) and c.op == "=" and \
-                    {(x.name, x.run) for x in (c.left, c.right) if isinstance(x, A.RunVar)} \
-                    == {(var, 1), (var, 2)}:
-                return True
-    return False
-
-
 def hyp_name(name: str) -> str:
     return "h_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
 
@@ -214,7 +199,7 @@ def bind_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RTyp
         return ctx, val_env.bind(var, value, value) if var else val_env, None
     if isinstance(base, A.RArrow):
         # a function, related in the two runs by its type (HOARe²'s logical relation)
-        from verifier.rules.higher_order import bind_function_parameter
+        bind_function_parameter = registry.judgement(registry.FUNCTION_PARAMETER, dom.span)
         return bind_function_parameter(b, ctx, val_env, p, dom, pname), val_env, None
     if not isinstance(base, A.RSimple):
         raise NoRule(f"parameters of type {pretty_rtype(base)} are not supported", dom.span)
@@ -242,19 +227,6 @@ def bind_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RTyp
 
 def _bind_both(ctx: Ctx, p: A.Pattern, left: SymValue, right: SymValue) -> Ctx:
     return ctx.with_env(bind_pattern(ctx.env, p, left, right, p.span))
-
-
-def monad_is_equality(b: Builder, env: Env, rt: A.RMonad) -> bool:
-    """Whether ``M[F, delta] {x :: T | =}`` says the two distributions are equal: delta 0
-    and a divergence for which 0 means equality (SD, HD, KL, or DP(0))."""
-    if rt.delta is not None and b.index_term(env, rt.delta) != T.real(0):
-        return False
-    var, _, assertions = refinement_parts(rt.body)
-    if var is None or not _shared(var, assertions):
-        return False
-    if rt.div.kind in EQUAL_FAMILIES:
-        return True
-    return rt.div.kind == "DP" and b.index_term(env, rt.div.eps) == T.real(0)
 
 
 def make_claim(b: Builder, env: Env, rt: A.RMonad, relation: bool = False) -> Claim:
@@ -500,6 +472,7 @@ def case_cost(guard: T.Term, c1: Cost, c2: Cost, e: A.Expr) -> Cost:
 
 # ---- application of a function with a val --------------------------------------------------
 
+@judgement_rule(registry.APP_VAL)
 def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
               param: Optional[FunParam] = None) -> Synth:
     """App-Val: the arguments satisfy the domain refinements of ``name``'s val; the result has
@@ -536,7 +509,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
                 value = Monadic(None, None, name=f"arg{i}")
                 env = env.bind(var, value, value) if var else env
                 continue
-            from verifier.rules.monadic_rules import equal_inputs
+            equal_inputs = registry.judgement(registry.EQUAL_INPUTS, arg.span)
             same = equal_inputs(b, ctx, arg)
             if same is None:
                 raise NoRule(f"argument {i} of {name} must be the same distribution in both runs",
@@ -548,7 +521,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
             continue
         if isinstance(base, A.RArrow):
             # a function passed where the val expects one: S-Fun (``higher_order``)
-            from verifier.rules.higher_order import function_argument
+            function_argument = registry.judgement(registry.S_FUN, arg.span)
             subsumptions.append(function_argument(b, ctx, arg, dom, env, i, name))
             continue
         env, obs, (left, right) = first_order_argument(b, ctx, arg, dom, env,
@@ -583,7 +556,7 @@ def apply_val(b: Builder, ctx: Ctx, e: A.App, name: str, args: Sequence[A.Expr],
         # approximate lifting of A), not equal: one fresh value per run, A assumed of them
         return _related_outputs(b, ctx, e, node, cost, drawn, var, lifted, env)
     if drawn is not None and leaves(drawn) is not None:
-        from verifier.rules.safety import fresh_value  # first-order data, a tuple included
+        # first-order data, a tuple included
         output: SymValue = fresh_value(b, drawn, ctx.binder or "out")[0]
     else:
         output = Monadic(None, None, equal_in_runs=True, name=f"out{node.id}")
@@ -668,7 +641,6 @@ def _related_outputs(b: Builder, ctx: Ctx, e: A.App, node: Derivation, cost: Cos
     in each run, and ``A`` of the pair assumed for the continuation (the facts of the Synth).
     The val's derivation proved an approximate lifting of ``A`` with that index; binding its
     output composes the liftings (the paper's monadic bind)."""
-    from verifier.rules.safety import fresh_value
     if var is None or drawn is None or leaves(drawn) is None:
         raise NoRule(f"the outputs of {short(e)} are related by its val, but they are not "
                      "first-order values the logic can name", e.span)
@@ -707,25 +679,6 @@ def _out_type(rt: A.RMonad) -> Optional[A.SimpleType]:
     """The simple type of what a computation of type ``rt`` draws."""
     _, base, _ = refinement_parts(rt.body)
     return base.type if isinstance(base, A.RSimple) else None
-
-
-def _instantiated_cost(b: Builder, env: Env, rt: A.RMonad, what: str, span,
-                       related: bool = False) -> Cost:
-    """What running a computation of type ``rt`` costs: nothing when it says the
-    distributions are equal, else its index. ``related``: a DP index with any refinement (the
-    result of App-Val, whose outputs are then coupled by the refinement); otherwise the
-    refinement must be ``=`` (a computation parameter, run as a value of its type)."""
-    if monad_is_equality(b, env, rt):
-        return zero_cost(what, span)
-    var, _, assertions = refinement_parts(rt.body)
-    if var is None or not (any(isinstance(a, A.SameRuns) for a in assertions)
-                           or (related and rt.div.kind == "DP")):
-        raise NoRule("the verifier supports results of the form M[F, delta] {x :: T | =} "
-                     "(and M[DP(eps), delta] {x :: T | A})", rt.span)
-    delta = b.index_term(env, rt.delta) if rt.delta is not None else T.real(0)
-    if rt.div.kind == "DP":
-        return Cost("DP", b.index_term(env, rt.div.eps), delta, what, span)
-    return Cost(rt.div.kind, T.real(0), delta, what, span)
 
 
 def _decreasing(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]):

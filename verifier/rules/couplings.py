@@ -53,11 +53,13 @@ from verifier.language.invariants import (POINT, argmax_val, support_helpers, su
                                           val_domains)
 from verifier.language.pretty import pretty_expr, pretty_rtype
 from verifier.language.resolve import written
-from verifier.rules.builder import Builder, short
+from verifier.rules.builder import Builder
 from verifier.rules.context import Ctx
-from verifier.rules.derivation import Derivation
+from verifier.rules.derivation import Derivation, short
 from verifier.rules import monadic_rules  # noqa: F401  (BindM first: Case-Output goes before it)
-from verifier.rules.registry import monadic_rule
+from verifier.rules import registry
+from verifier.rules.refinements import fresh_value
+from verifier.rules.registry import judgement_rule, monadic_rule
 from verifier.translation.symbolic import (Closure, Monadic, NamedFun, Scalar, SymValue,
                                            TupleV, UnitV)
 from verifier.translation.translate import NoRule, NotApplicable, bind_pattern, flatten_app
@@ -268,6 +270,7 @@ def project(value: SymValue, part: Tuple[Optional[int], ...]) -> Optional[List[T
     return out
 
 
+@judgement_rule(registry.POINTWISE)
 def Pointwise(b: Builder, ctx: Ctx, body: A.Expr, rt: A.RMonad) -> Derivation:
     """The pointwise equality rule (``coupling.pointwise``; LICS 2016, Prop. 8): the claim
     ``M[DP(eps)] {x :: T | =}`` with delta 0 holds when, for every value ``v`` of the
@@ -292,6 +295,7 @@ def Pointwise(b: Builder, ctx: Ctx, body: A.Expr, rt: A.RMonad) -> Derivation:
                   lemma="coupling.pointwise", part=list(part))
 
 
+@judgement_rule(registry.POINTWISE_VALUE)
 def PointwiseValue(b: Builder, ctx: Ctx, body: A.Expr, rt: A.RMonad) -> Derivation:
     """The pointwise rule with the output value named (``coupling.pointwise``, LICS 2016
     Prop. 8, as the paper states it): the claim ``M[DP(eps)] {x :: T | =}`` with delta 0 and a
@@ -465,7 +469,7 @@ def support_inductions(b: Builder, ctx: Ctx, support: Support) -> Optional[list]
     the induction step, an obligation — its body's outputs in run 1, from parameters of which
     only their types are known and with the fact assumed of its recursive calls (fixpoint
     induction), satisfy the fact. None when one does not hold."""
-    from verifier.rules.safety import fresh_value
+    from verifier.rules.refinements import fresh_value
     out, done = [], 0
     base = replace(ctx, hyps=())
     while done < len(support.used):
@@ -571,7 +575,7 @@ def run1_outputs(b: Builder, env, e: A.Expr, branch: Optional[str] = None,
         return [([], _fresh_output(b, e))]
     if isinstance(e, A.Match):
         # either case, the head and tail of the list nothing is known of (an over-approximation)
-        from verifier.rules.safety import fresh_value
+        from verifier.rules.refinements import fresh_value
         t = b.type_of(e.scrutinee)
         if not isinstance(t, A.TList):
             raise NoRule(f"the outputs of {short(e, 40)} are not enumerated", e.span)
@@ -594,7 +598,6 @@ def _run1(b: Builder, e: A.Expr, env) -> SymValue:
 
 def _fresh_output(b: Builder, e: A.Expr) -> SymValue:
     """Any value a computation ``e`` may draw: a fresh value of its type (nothing assumed)."""
-    from verifier.rules.safety import fresh_value
     t = b.type_of(e)
     if not isinstance(t, A.TMonad):
         raise NoRule(f"the type of {short(e, 40)} is not known", e.span)

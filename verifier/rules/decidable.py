@@ -296,7 +296,7 @@ def _walked_contract(b, val: A.ValDecl, decl: A.LetDecl) -> Optional[Contract]:
     """The contract ``decl``'s Safety walks find (recursive calls read the cache)."""
     from verifier.rules.builder import Builder
     from verifier.rules.core_rules import _parameter_patterns, bind_parameters, induction_position
-    from verifier.rules.safety import check_safety
+    from verifier.rules import registry
     inner = Builder(b.program, b.typed, rlimit=b.rlimit, session=b.session)
     inner.decidable_contracts = b.decidable_contracts
     relied: Set[int] = set()
@@ -304,7 +304,7 @@ def _walked_contract(b, val: A.ValDecl, decl: A.LetDecl) -> Optional[Contract]:
         position = induction_position(decl) if decl.recursive else None
         ctx, _, _, body, rt = bind_parameters(inner, val, decl, position)
         monadic = isinstance(rt, A.RMonad)
-        draws = check_safety(inner, ctx, body, monadic=monadic,
+        draws = registry.judgement(registry.SAFETY, decl.span)(inner, ctx, body, monadic=monadic,
                              parameters=_parameter_patterns(decl), definition=decl,
                              relied=relied)
     except NoRule:

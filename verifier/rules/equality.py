@@ -13,6 +13,7 @@ both runs (``equality_goals``).
 This is the binding discipline of the verifier (docs/verifier.md, "The binding discipline"):
 a rule may treat a value as the same in both runs only through ``equality_goals`` (or a term
 that is literally one term), and the goals it returns are obligations to prove.
+``equal_term`` states the equality of two first-order values as one term (a goal).
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from obligations import terms as T
 from verifier.language import ast as A
 from verifier.language.free_vars import free_vars
 from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, LocalRec, Monadic,
-                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
+                                           NamedFun, Scalar, SymValue, TupleV, UnitV,
+                                           value_terms)
 
 #: The goals of a pair, or None when the logic cannot show the values equal.
 Goals = Optional[List[T.Term]]
@@ -126,3 +128,23 @@ def variable_goals(env: Env, names) -> Tuple[Goals, List[str]]:
             needed.append(name)
             goals += sub
     return goals, needed
+
+
+def equal_term(a: SymValue, b: SymValue) -> Optional[T.Term]:
+    """The Bool term ``a = b`` for first-order values; None when they are not first-order."""
+    if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
+        parts = [equal_term(x, y) for x, y in zip(a.items, b.items)]
+        if any(p is None for p in parts):
+            return None
+        return T.and_(*parts)
+    if isinstance(a, UnitV) and isinstance(b, UnitV):
+        return T.boolean(True)
+    ta, tb = value_terms(a), value_terms(b)
+    if len(ta) == 1 and len(tb) == 1 and isinstance(a, (Scalar, DistV)) and isinstance(b, (Scalar, DistV)):
+        if ta[0] == tb[0]:
+            return T.boolean(True)
+        try:
+            return T.eq(ta[0], tb[0])
+        except T.SortError:  # values of sorts the logic keeps apart (a [3] list, an int list)
+            return None
+    return None

@@ -48,9 +48,10 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_expr
-from verifier.rules.builder import Builder, refinement_parts, simple_of
+from verifier.rules.builder import Builder
 from verifier.rules.core_rules import abstraction, bind_parameters, make_claim
 from verifier.rules.derivation import Derivation
+from verifier.rules.refinements import refinement_parts, simple_of
 from verifier.translation.translate import NoRule
 
 #: the most parameter valuations the rule enumerates

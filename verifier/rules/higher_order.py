@@ -51,13 +51,16 @@ from typing import List, Optional, Sequence, Tuple
 
 from obligations import terms as T
 from obligations.model import ObligationKind
-from obligations.records import record
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_rtype
 from verifier.language.resolve import written
-from verifier.rules.builder import Builder, refinement_parts, simple_of
+from verifier.rules import registry
+from verifier.rules.builder import Builder
 from verifier.rules.context import Ctx
 from verifier.rules.derivation import Derivation
+from verifier.rules.function_types import function_type
+from verifier.rules.refinements import fresh_value, refinement_parts, simple_of
+from verifier.rules.registry import judgement_rule
 from verifier.translation.calls import from_terms, leaves
 from verifier.translation.ranges import value_facts
 from verifier.language.free_vars import free_vars
@@ -65,32 +68,7 @@ from verifier.translation.symbolic import Closure, Env, FunParam, NamedFun, SymV
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app
 
 
-def function_type(rt: A.RType, span) -> Tuple[List[A.RType], A.RType]:
-    """The domains and the codomain of a function type a parameter may have, or NoRule:
-    first-order domains, a codomain ``M[F, delta] {r :: U | A}`` (returned as the
-    ``RMonad``) or a pure first-order value ``{r :: U | Q}`` (returned refined)."""
-    var, base, assertions = refinement_parts(rt)
-    if assertions:
-        raise NoRule("a refinement of a parameter of function type is not supported", span)
-    doms: List[A.RType] = []
-    while isinstance(base, A.RArrow):
-        doms.append(base.dom)
-        base = base.cod
-    for d in doms:
-        _, b, _ = refinement_parts(d)
-        if not isinstance(b, A.RSimple) or leaves(b.type) is None:
-            raise NoRule("the parameters of a function passed as an argument must be "
-                         "first-order data (no functions or computations)", d.span)
-    _, cod, more = refinement_parts(base)
-    if isinstance(cod, A.RMonad) and not more:
-        return doms, cod
-    if isinstance(cod, A.RSimple) and leaves(cod.type) is not None:
-        return doms, base
-    raise NoRule("parameters of function type are supported when the function returns a "
-                 "computation (… -> M[F, delta] {r :: T | =}) or first-order data (… -> "
-                 "{r :: T | Q})", span)
-
-
+@judgement_rule(registry.FUNCTION_PARAMETER)
 def bind_function_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, dom: A.RType,
                             pname: str) -> Ctx:
     """Bind a parameter of function type: one ``FunParam`` per run (distinct: the runs'
@@ -103,6 +81,7 @@ def bind_function_parameter(b: Builder, ctx: Ctx, val_env: Env, p: A.Pattern, do
     return ctx.with_env(bind_pattern(ctx.env, p, left, right, p.span))
 
 
+@judgement_rule(registry.S_FUN)
 def function_argument(b: Builder, ctx: Ctx, arg: A.Expr, want: A.RType, want_env: Env,
                       i: int, name: str) -> Derivation:
     """S-Fun: ``arg`` has the function type ``want`` (read in ``want_env``), the type of
@@ -182,7 +161,8 @@ def subtyping(b: Builder, ctx: Ctx, have_doms: Sequence[A.RType], have_cod: A.RT
     expected domains (their ranges and refinements assumed), the argument's domains hold
     (contravariance), and its codomain implies the expected one (covariance: a computation's
     divergence, eps, delta and output ranges; a value's ranges and refinement)."""
-    from verifier.rules.core_rules import _shared, refinement_goal
+    from verifier.rules.core_rules import refinement_goal
+    from verifier.rules.refinements import _shared
     if len(have_doms) != len(want_doms):
         raise NoRule(f"{what} takes {len(have_doms)} arguments; its val expects a function of "
                      f"{len(want_doms)}", span)
@@ -211,7 +191,7 @@ def subtyping(b: Builder, ctx: Ctx, have_doms: Sequence[A.RType], have_cod: A.RT
     if not isinstance(want_cod, A.RMonad):
         return obligations + _value_codomain(b, inner, have_cod, have_env, want_cod, want_env,
                                              what, span)
-    from verifier.rules.core_rules import _instantiated_cost
+    from verifier.rules.refinements import _instantiated_cost
     wanted = _instantiated_cost(b, want_env, want_cod, what, span)
     have = _instantiated_cost(b, have_env, have_cod, what, span)
     if have.family not in ("ZERO", wanted.family):
@@ -232,7 +212,7 @@ def _value_codomain(b: Builder, ctx: Ctx, have: A.RType, have_env: Env, want: A.
     refinement of the argument's codomain assumed (read with its domain's variables bound to
     the fresh arguments) satisfy the expected codomain's ranges and refinement."""
     from verifier.rules.core_rules import refinement_goal
-    from verifier.rules.safety import fresh_value
+    from verifier.rules.refinements import fresh_value
     hvar, hbase, hass = refinement_parts(have)
     wvar, wbase, wass = refinement_parts(want)
     if leaves(hbase.type) != leaves(wbase.type) or leaves(hbase.type) is None:
@@ -270,7 +250,8 @@ def first_order_values(b: Builder, ctx: Ctx, left: SymValue, right: SymValue, do
     """The obligations that the values ``left``, ``right`` (run 1's and run 2's) have the
     domain ``dom`` (read in ``env``): its ranges in each run and its refinements; and
     ``env`` with the domain's variable bound to them."""
-    from verifier.rules.core_rules import _shared, refinement_goal
+    from verifier.rules.core_rules import refinement_goal
+    from verifier.rules.refinements import _shared
     var, base, assertions = refinement_parts(dom)
     if not isinstance(base, A.RSimple):
         raise NoRule(f"{what} must be first-order data", span)
@@ -292,7 +273,7 @@ def _fresh_domain(b: Builder, ctx: Ctx, k: int, dom: A.RType, env: Env):
     """Fresh values, one per run (one shared when the refinement says ``=``), for the
     expected domain ``dom`` (its ``k``-th): its ranges and refinements assumed in ``ctx``, its
     variable bound in ``env``. Returns the context, the env, the simple type and the values."""
-    from verifier.rules.core_rules import _shared
+    from verifier.rules.refinements import _shared
     var, base, assertions = refinement_parts(dom)
     shared = var is not None and _shared(var, assertions)
     pairs = [b.fresh_pair(f"{var or 'x'}{k}", s, shared) for s in leaves(base.type)]
@@ -370,7 +351,6 @@ def _closure_argument(b: Builder, ctx: Ctx, c1, c2, want_doms: List[A.RType],
 def _output_ranges(b: Builder, ctx: Ctx, have: A.RMonad, want: A.RMonad, what: str,
                    span) -> List:
     """What a computation of type ``have`` draws has the ranges ``want`` says."""
-    from verifier.rules.safety import fresh_value
     ht, wt = simple_of(have.body), simple_of(want.body)
     if leaves(ht) != leaves(wt) or leaves(ht) is None:
         raise NoRule(f"{what} draws values of another type than the expected one", span)
@@ -402,40 +382,7 @@ def parameter_call_arguments(fn: FunParam) -> Tuple[List[A.RType], A.RType]:
 
 # ---- function arguments of calls in pure code -----------------------------------------------
 
-@record
-class Related:
-    """What a call fact relating a run 1 call and a run 2 call of the val ``callee`` that pass
-    functions rests on: the functions passed as its argument ``position`` (from 1), run 1's
-    ``left`` and run 2's ``right``, have its domain ``want`` there (read in ``env``, its
-    earlier parameters bound to the calls' arguments), whenever ``premises`` (the fact's own
-    premises) hold, in the context of the claim's parameters (``base``: its hypotheses, which
-    hold wherever the fact is used). ``at`` is where the function passed is written (a
-    ``fun``'s body, a val's definition, a parameter's type): the S-Fun node's place."""
-
-    callee: str
-    position: int
-    left: SymValue
-    right: SymValue
-    want: A.RType
-    env: Env
-    premises: Tuple[T.Term, ...]
-    base: Tuple[Tuple[str, T.Term], ...]
-    at: Optional[A.Span]
-
-
-def passed_at(b, value: SymValue) -> Optional[A.Span]:
-    """Where the function ``value`` is written: a ``fun``'s (or helper's) body, the
-    definition of a val's function, the type of a parameter."""
-    if isinstance(value, Closure):
-        return value.body.span
-    if isinstance(value, NamedFun):
-        decl = b.let_of(value.name)
-        return decl.span if decl is not None else None
-    if isinstance(value, FunParam):
-        return value.rtype.span
-    return None
-
-
+@judgement_rule(registry.S_FUN_ROOTS)
 def related_nodes(b: Builder) -> List[Derivation]:
     """The S-Fun nodes of the requirements the call facts recorded (``b.related``), each
     shown in the claim's parameter context under its fact's premises; requirements their

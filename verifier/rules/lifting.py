@@ -15,9 +15,9 @@ from typing import List, Optional
 
 from verifier.language import ast as A
 from verifier.rules import core_rules  # noqa: F401  (the If rules, which LiftIf falls back from)
-from verifier.rules.builder import Builder, Synth
-from verifier.rules.context import Ctx
-from verifier.rules.monadic_rules import short
+from verifier.rules.builder import Builder
+from verifier.rules.context import Ctx, Synth
+from verifier.rules.derivation import short
 from verifier.rules.registry import monadic_rule, synthesis_rule
 from verifier.translation.translate import NotApplicable, flatten_app
 

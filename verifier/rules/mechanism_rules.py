@@ -15,9 +15,10 @@ from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.language.builtins import BUILTINS
 from verifier.translation import logic as L
-from verifier.rules.builder import Builder, Synth
-from verifier.rules.context import Cost, Ctx
-from verifier.rules.monadic_rules import short
+from verifier.rules.builder import Builder
+from verifier.rules.context import Cost, Ctx, Synth
+from verifier.rules.derivation import short
+from verifier.rules.refinements import fresh_value
 from verifier.rules.registry import register_mechanism
 from verifier.shifts import lap_shift_cost
 from verifier.translation.symbolic import DistV, Scalar, SymValue, TupleV
@@ -237,7 +238,6 @@ def posterior_member(b: Builder, candidates: T.Term) -> Optional[Drawn]:
 def finite_candidate(b: Builder, e: A.App) -> Drawn:
     """A fresh candidate ranging over the finite range R of the call, with its range facts."""
     from verifier.language.pretty import pretty_type
-    from verifier.rules.safety import fresh_value
     from verifier.translation.symbolic import value_terms
     from verifier.translation.typing_bridge import to_syntax
     if b.typed is None:

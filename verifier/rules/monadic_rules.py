@@ -1,8 +1,10 @@
 """PrivInfer's monadic rules: EqualInputs, UnitM, BindM, Ran/Infer/Observe and S-M.
 
 ``check`` rules (registered with ``monadic_rule``) check a monadic expression against the
-claim of the context, closing every path with ``Builder.close_path``; ``synth_dispatch``
-gives the cost and output of a computation in a bound position.
+claim of the context, closing every path with ``Builder.close_path``; the synthesis rules
+(registered with ``synthesis_rule``) give the cost and output of a computation in a bound
+position. EqualInputs is a judgement of its own (``registry.EQUAL_INPUTS``), which the builder
+tries before the construct's rule.
 """
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ from verifier.language import ast as A
 from verifier.translation import logic as L
 from verifier.rules import registry
 from verifier.language.resolve import written
-from verifier.rules.builder import Builder, Synth, bound_judgement, short
-from verifier.rules.context import Cost, Ctx, zero_cost
+from verifier.rules.builder import Builder
+from verifier.rules.context import Cost, Ctx, Synth, zero_cost
+from verifier.rules.derivation import bound_judgement, short
 from verifier.rules.equality import equality_goals, variable_goals
 from verifier.language.free_vars import free_vars
-from verifier.rules.registry import monadic_rule
+from verifier.rules.refinements import fresh_value
+from verifier.rules.registry import judgement_rule, monadic_rule, synthesis_rule
 from verifier.translation.symbolic import (Closure, FunParam, LocalRec, Monadic, NamedFun, Scalar,
                                            SymValue)
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app
@@ -26,6 +30,7 @@ from verifier.translation.translate import NoRule, bind_pattern, flatten_app
 
 # ---- EqualInputs --------------------------------------------------------------------------
 
+@judgement_rule(registry.EQUAL_INPUTS)
 def equal_inputs(b: Builder, ctx: Ctx, e: A.Expr) -> Optional[Synth]:
     """If every free variable of ``e`` is equal in both runs, ``e`` denotes the same
     distribution in both: divergence 0 for every f, and the identity coupling gives equal
@@ -58,7 +63,6 @@ def equal_inputs(b: Builder, ctx: Ctx, e: A.Expr) -> Optional[Synth]:
 def fresh_output(b: Builder, ctx: Ctx, e: A.Expr) -> SymValue:
     """A fresh value standing for the (equal) output of ``e`` in both runs: a tuple of fresh
     values for a tuple type, so that a tuple pattern can take it apart."""
-    from verifier.rules.safety import fresh_value
     t = b.type_of(e)
     if isinstance(t, A.TMonad) and isinstance(t.elem, A.TTuple):
         return fresh_value(b, t.elem, ctx.binder or "out")[0]
@@ -128,7 +132,7 @@ def _bind_local(ctx: Ctx, e: A.LetRec) -> Ctx:
 
 def _leaf(b: Builder, ctx: Ctx, e: A.Expr):
     """A computation that ends a path: its cost and output synthesised, then the Budget."""
-    return b.close_synth(ctx, synth_dispatch(b, ctx, e), e)
+    return b.close_synth(ctx, registry.synthesis(e)(b, ctx, e), e)
 
 
 for _node_type in (A.App, A.Var, A.Ran, A.Observe, A.Infer):
@@ -137,43 +141,46 @@ for _node_type in (A.App, A.Var, A.Ran, A.Observe, A.Infer):
 
 # ---- synthesis ------------------------------------------------------------------------------
 
-def synth_dispatch(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
-    """Cost and output of a monadic computation in a bound position."""
-    if isinstance(e, A.Return):
-        (left, right), ranges = b.translate_pair(ctx, e.value)
-        node = b.node("UnitM", ctx, e.span, f"return {short(e.value)}", obligations=ranges)
-        return Synth(node, zero_cost("return", e.span), (left, right))
-    if isinstance(e, A.MLet):
-        first = b.synth_monadic(ctx.binding(e.pattern), e.value)
-        env = bind_pattern(ctx.env, e.pattern, *first.output, e.span)
-        second = b.synth_monadic(ctx.with_env(env).assume("h_candidate", T.and_(*first.facts))
-                                 if first.facts else ctx.with_env(env), e.body)
-        cost = _add_costs(first.cost, second.cost, e)
-        node = b.node("BindM", ctx, e.span, f"mlet {_pattern_text(e.pattern)} = …",
-                      [first.node, second.node], bound=bound_judgement(e.pattern, *first.output))
-        return Synth(node, cost, second.output, first.facts + second.facts)
-    if isinstance(e, A.Let):
-        (left, right), ranges = b.translate_pair(ctx, e.value)
-        env = bind_pattern(ctx.env, e.pattern, left, right, e.span)
-        inner = b.synth_monadic(ctx.with_env(env), e.body)
-        node = b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = …", [inner.node],
-                      ranges, bound=bound_judgement(e.pattern, left, right))
-        return Synth(node, inner.cost, inner.output, inner.facts)
-    if isinstance(e, A.LetRec):
-        inner = b.synth_monadic(_bind_local(ctx, e), e.body)
-        node = b.node("LetRec", ctx, e.span, f"let rec {written(e.name)} …", [inner.node])
-        return Synth(node, inner.cost, inner.output, inner.facts)
-    if isinstance(e, A.Var):
-        return _monadic_variable(b, ctx, e)
-    if isinstance(e, A.App):
-        return _application(b, ctx, e)
-    if isinstance(e, A.Ran):
-        return Ran(b, ctx, e)
-    if isinstance(e, A.Observe):
-        return Observe(b, ctx, e)
-    return registry.synthesis(e)(b, ctx, e)
+# Cost and output of a monadic computation in a bound position (``Builder.synth_monadic``):
+# one synthesis rule per construct (``if`` and ``match``: ``core_rules``, ``lifting``).
+
+@synthesis_rule(A.Return)
+def UnitBound(b: Builder, ctx: Ctx, e: A.Return) -> Synth:
+    (left, right), ranges = b.translate_pair(ctx, e.value)
+    node = b.node("UnitM", ctx, e.span, f"return {short(e.value)}", obligations=ranges)
+    return Synth(node, zero_cost("return", e.span), (left, right))
 
 
+@synthesis_rule(A.MLet)
+def BindBound(b: Builder, ctx: Ctx, e: A.MLet) -> Synth:
+    first = b.synth_monadic(ctx.binding(e.pattern), e.value)
+    env = bind_pattern(ctx.env, e.pattern, *first.output, e.span)
+    second = b.synth_monadic(ctx.with_env(env).assume("h_candidate", T.and_(*first.facts))
+                             if first.facts else ctx.with_env(env), e.body)
+    cost = _add_costs(first.cost, second.cost, e)
+    node = b.node("BindM", ctx, e.span, f"mlet {_pattern_text(e.pattern)} = …",
+                  [first.node, second.node], bound=bound_judgement(e.pattern, *first.output))
+    return Synth(node, cost, second.output, first.facts + second.facts)
+
+
+@synthesis_rule(A.Let)
+def LetBound(b: Builder, ctx: Ctx, e: A.Let) -> Synth:
+    (left, right), ranges = b.translate_pair(ctx, e.value)
+    env = bind_pattern(ctx.env, e.pattern, left, right, e.span)
+    inner = b.synth_monadic(ctx.with_env(env), e.body)
+    node = b.node("Let", ctx, e.span, f"let {_pattern_text(e.pattern)} = …", [inner.node],
+                  ranges, bound=bound_judgement(e.pattern, left, right))
+    return Synth(node, inner.cost, inner.output, inner.facts)
+
+
+@synthesis_rule(A.LetRec)
+def LetRecBound(b: Builder, ctx: Ctx, e: A.LetRec) -> Synth:
+    inner = b.synth_monadic(_bind_local(ctx, e), e.body)
+    node = b.node("LetRec", ctx, e.span, f"let rec {written(e.name)} …", [inner.node])
+    return Synth(node, inner.cost, inner.output, inner.facts)
+
+
+@synthesis_rule(A.Observe)
 def Observe(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
     """``observe L p`` with inputs that may differ between the runs (the paper's Observe, §5,
     read through closed forms): a computation is a draw from its own distribution, so
@@ -195,6 +202,7 @@ def Observe(b: Builder, ctx: Ctx, e: A.Expr) -> Synth:
     return Synth(node, inner.cost, inner.output, inner.facts)
 
 
+@synthesis_rule(A.Ran)
 def Ran(b: Builder, ctx: Ctx, e: A.Ran) -> Synth:
     """``ran d`` with ``d`` differing between the runs (the paper's Ran, §5): the diagonal
     coupling of the two distributions has the divergence of the distributions themselves, so
@@ -262,6 +270,7 @@ def _add_costs(c1: Cost, c2: Cost, e: A.Expr) -> Cost:
                 f"{c1.what} + {c2.what}", e.span)
 
 
+@synthesis_rule(A.Var)
 def _monadic_variable(b: Builder, ctx: Ctx, e: A.Var) -> Synth:
     """A computation named by a variable: one the rules know only by its type (a parameter,
     the output of a call) must be the same in both runs; a computation stored by ``let`` is
@@ -291,6 +300,7 @@ def _monadic_variable(b: Builder, ctx: Ctx, e: A.Var) -> Synth:
                  e.span)
 
 
+@synthesis_rule(A.App)
 def _application(b: Builder, ctx: Ctx, e: A.App) -> Synth:
     """A computation made by applying a function: a built-in mechanism (its rule), a function
     with a val (App-Val, by the val of the function the head *denotes*: an alias is not the
@@ -310,11 +320,11 @@ def _application(b: Builder, ctx: Ctx, e: A.App) -> Synth:
     pair = ctx.env.lookup(head.name) if isinstance(head, A.Var) else None
     if pair is not None and isinstance(pair[0], FunParam):
         # a parameter of function type: App-Val against its type (``higher_order``)
-        from verifier.rules.core_rules import apply_val
+        apply_val = registry.judgement(registry.APP_VAL, e.span)
         return apply_val(b, ctx, e, head.name, args, param=pair[0])
     fn, same = _same_function(b, ctx, head)
     if isinstance(fn, NamedFun) and not fn.args and not same:
-        from verifier.rules.core_rules import apply_val
+        apply_val = registry.judgement(registry.APP_VAL, e.span)
         return apply_val(b, ctx, e, fn.name, args)
     if isinstance(fn, Closure):
         return _unfold(b, ctx, e, fn, args, same)

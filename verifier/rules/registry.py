@@ -4,14 +4,24 @@ Monadic judgements ``G ⊢ e ~ e :: M[F, δ] {x :: T | =}`` are checked by dispa
 node class (pure refinements are checked by translation: ``core_rules.check_pure``), and
 mechanisms (applications of a built-in returning ``M[...]``) are dispatched by name.
 Computations in a bound position (``mlet x = HERE in ...``) are synthesised — their cost and
-output — by ``monadic_rules.synth_dispatch``, which dispatches the constructs it does not
-handle itself to the rules registered with ``synthesis_rule``.
+output — by the rules registered with ``synthesis_rule`` (``Builder.synth_monadic``, after
+EqualInputs).
 
 A construct may have several rules, registered with ``fallback=True`` after the first: they
 are tried in order, the next one when a rule raises ``NotApplicable`` for the node (e.g. If,
 when the two runs may take different branches, then LiftIf). Lookups fail loudly
 (``NoRule``) when a construct has no rule, or none applies. Tool builders add a mechanism with
 ``register_mechanism``.
+
+A rule that derives a whole judgement rather than one construct — a definition against its
+val, the Safety premise, EqualInputs, App-Val, Pointwise, the higher-order rules — registers
+under its name with ``judgement_rule`` and is reached with ``judgement``: the builder and the
+rules call one another's judgements through this table, never by importing a rule module
+above their own.
+
+This module imports no rule: each rule module registers its rules with these decorators when
+it is imported, and ``verifier.rules.catalogue`` imports them all, in the order that fixes
+the fallbacks (docs/architecture.md, "The relational rules").
 """
 from __future__ import annotations
 
@@ -144,3 +154,55 @@ def infer_rule(fn: Callable) -> Callable:
 
 def infer_rules() -> Tuple[Callable, ...]:
     return tuple(_INFER)
+
+
+# ---- judgements -------------------------------------------------------------------------------
+
+#: ``rule(builder, val, decl, pointwise=False, steps=False) -> Derivation``: Abs or
+#: LetRec-Induction, a definition against its val (``core_rules.check_definition``)
+DEFINITION = "definition"
+#: ``rule(builder, ctx, e) -> Optional[Synth]``: EqualInputs, tried before any construct's rule
+#: (``monadic_rules.equal_inputs``)
+EQUAL_INPUTS = "EqualInputs"
+#: ``rule(builder, ctx, e, name, args, param=None) -> Synth``: a call of a function with a val,
+#: or of a parameter of function type (``core_rules.apply_val``)
+APP_VAL = "App-Val"
+#: ``rule(builder, ctx, body, monadic, ...) -> Derivation``: the unary Safety premise of a
+#: definition (``safety.check_safety``)
+SAFETY = "Safety"
+#: ``rule(builder, ctx, body, rt) -> Derivation``: a definition's body by the pointwise rule,
+#: without and with the output value named (``couplings.Pointwise``, ``PointwiseValue``)
+POINTWISE = "Pointwise"
+POINTWISE_VALUE = "Pointwise-Value"
+#: ``rule(builder, ctx, val_env, p, dom, name) -> Ctx``: a parameter of function type bound
+#: (``higher_order.bind_function_parameter``)
+FUNCTION_PARAMETER = "Fun-Param"
+#: ``rule(builder, ctx, arg, want, want_env, i, name) -> Derivation``: S-Fun, a function passed
+#: where a val expects one (``higher_order.function_argument``)
+S_FUN = "S-Fun"
+#: ``rule(builder) -> List[Derivation]``: the S-Fun root premises of the functions passed in
+#: pure code whose call facts the obligations assume (``higher_order.related_nodes``)
+S_FUN_ROOTS = "S-Fun-roots"
+
+_JUDGEMENTS: Dict[str, Callable] = {}
+
+
+def judgement_rule(name: str):
+    """Register the decorated function as the rule of the judgement ``name`` (one of the
+    names above): one rule per judgement."""
+    def register(fn: Callable) -> Callable:
+        if name in _JUDGEMENTS:
+            raise ValueError(f"two rules for the judgement {name}")
+        _JUDGEMENTS[name] = fn
+        return fn
+    return register
+
+
+def judgement(name: str, span: Optional[A.Span] = None) -> Callable:
+    """The rule registered for the judgement ``name``; ``NoRule`` when none is (the rule
+    modules are loaded by ``verifier.rules.catalogue``)."""
+    rule = _JUDGEMENTS.get(name)
+    if rule is None:
+        raise NoRule(f"no rule for the judgement {name} is registered "
+                     "(verifier.rules.catalogue loads the rules)", span)
+    return rule

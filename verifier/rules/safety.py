@@ -18,10 +18,14 @@ from obligations.records import record
 from verifier.language.free_vars import free_vars
 from verifier.language import ast as A
 from verifier.translation import logic as L
-from verifier.rules.builder import Builder, short, simple_of
+from verifier.rules import registry
+from verifier.rules.builder import Builder
 from verifier.rules.context import Ctx
+from verifier.rules.derivation import short
+from verifier.rules.refinements import fresh_value, simple_of
+from verifier.rules.registry import judgement_rule
 from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
-                                           NamedFun, Scalar, SymValue, TupleV, UnitV)
+                                           NamedFun, Scalar, SymValue, TupleV)
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation.calls import element_value
 from verifier.translation.inferred import draw_type, draws_refused
@@ -54,28 +58,6 @@ def exact(value: SymValue) -> Elem:
 def of_type(t: Optional[A.SimpleType], default: str = "x") -> Elem:
     """Fresh values of simple type ``t`` with its range facts (opaque when ``t`` has no sort)."""
     return Elem(lambda b, name: fresh_value(b, t, name or default))
-
-
-def fresh_value(b: Builder, t: Optional[A.SimpleType], name: str) -> Tuple[SymValue, List[T.Term]]:
-    """A fresh value of simple type ``t`` and the facts its type gives."""
-    if isinstance(t, A.TTuple):
-        items, facts = [], []
-        for i, item in enumerate(t.items, 1):
-            v, f = fresh_value(b, item, f"{name}{i}")
-            items.append(v)
-            facts += f
-        return TupleV(tuple(items)), facts
-    if isinstance(t, A.TSimplex):
-        parts = [b.fresh(f"{name}{i}", T.REAL) for i in range(1, t.k + 1)]
-        facts = [T.ge(p, 0) for p in parts] + [T.eq(T.add(*parts), 1)]
-        return TupleV(tuple(Scalar(p) for p in parts)), facts
-    if isinstance(t, A.TBase) and t.name == "unit":
-        return UnitV(), []
-    sort = L.sort_of_type(t) if t is not None else None
-    if sort is None:
-        return Monadic(None, None, name=b.fresh_name(name)), []
-    v = b.fresh(name, sort)
-    return Scalar(v), list(L.range_facts(t, v))
 
 
 OPAQUE = of_type(None)
@@ -834,7 +816,7 @@ class Safety:
         (the callee's calls of it are rational: ``obligations.decidable``), and its first
         arguments must be rational."""
         from verifier.rules.decidable import contract
-        from verifier.rules.higher_order import function_type
+        from verifier.rules.function_types import function_type
         if isinstance(function_type(want, span)[1], A.RMonad):
             return
         tags = frozenset()
@@ -865,7 +847,7 @@ class Safety:
         of type ``want``: its body on fresh rational arguments with the domain's ranges, apart
         from the code reached alike in both runs; a computation's draws, or the value it
         returns, have the ranges the type says."""
-        from verifier.rules.higher_order import function_type
+        from verifier.rules.function_types import function_type
         from obligations.decidable import NO_TAGS
         doms, cod = function_type(want, span)
         if not isinstance(fn, Closure) or len(fn.params) != len(doms) \
@@ -1024,6 +1006,7 @@ def draw_of(d: DistV) -> Elem:
     return OPAQUE
 
 
+@judgement_rule(registry.SAFETY)
 def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
                  result: Optional[A.SimpleType] = None,
                  parameters: Sequence[A.Pattern] = (), definition: Optional[A.LetDecl] = None,

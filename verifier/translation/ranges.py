@@ -5,7 +5,7 @@ values the translator builds: tuples component-wise, a point of the simplex ``[0
 non-negative components summing to 1), ``unit`` nothing. It is what a val's result makes its
 callers assume and what a definition must show (the Safety walk's ``Result`` obligations),
 what an argument of a val must satisfy (its domain), what the draws of a computation of type
-``M[T]`` are known to satisfy (``safety.fresh_value`` assumes the same facts of fresh values),
+``M[T]`` are known to satisfy (``refinements.fresh_value`` assumes the same facts of fresh values),
 and, without the elements of lists (``elements=False``), what an annotated pattern ``(x : T)``
 checks where it binds: ``privinfer run`` checks annotations there but does not traverse lists
 (``evaluator.check_annotation``), so a list annotation on a local binding is neither a
