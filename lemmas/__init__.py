@@ -6,8 +6,8 @@ statement over typed parameters with explicit hypotheses, a source, a status (``
 ``literature``, ``disputed``) and a proof artifact that ``lemmas.artifacts.recheck``
 re-checks mechanically (sympy, Z3, Arb ball arithmetic; never floating point).
 
-Importing ``lemmas`` costs nothing; the built-in library is registered when the registry's API
-is first used (``lemmas.library``). Main entry points:
+Importing ``lemmas`` costs nothing; the registry registers the built-in library when it is first
+used. Main entry points:
 
 * ``lemmas.get(id)``, ``lemmas.all_lemmas()``, ``lemmas.register(lemma)`` (``lemmas.registry``);
 * ``Lemma.instantiate(mapping)`` -> ``LemmaInstance`` (``lemmas.core``);
@@ -23,11 +23,11 @@ from typing import Any
 
 #: The package's API and the module each name is read from. Nothing is imported until a name is
 #: used (PEP 562): ``lemmas.closed_forms`` and ``lemmas.balls`` work without sympy, and the
-#: registry's API is read from ``lemmas.library``, which registers the built-in library first.
+#: registry registers the built-in library when it is first imported.
 _API = {
     "ArtifactBuilder": "lemmas.core", "Lemma": "lemmas.core", "LemmaInstance": "lemmas.core",
     "Parameter": "lemmas.core",
-    **{name: "lemmas.library" for name in (
+    **{name: "lemmas.registry" for name in (
         "DuplicateLemmaError", "LemmaFamily", "UnknownLemmaError", "all_lemmas", "families",
         "get", "ids", "register", "register_lazy")},
 }

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
-from lemmas import library
+from lemmas import registry
 from lemmas.artifacts import CheckResult, recheck, statements_equal
 from lemmas.core import Lemma
 
@@ -79,7 +79,7 @@ def check_lemma(lemma: Lemma, artifacts: Optional[Mapping[str, Mapping]] = None)
     cited: Dict[str, Mapping] = {}
     for cid in _cited_ids(art):
         try:
-            other = library.get(cid)
+            other = registry.get(cid)
         except KeyError:
             return fail(f"cites unknown lemma {cid}")
         if lemma.status == "proved" and other.status == "disputed":
@@ -107,7 +107,7 @@ def _cycle_through(start: str, artifacts) -> Optional[List[str]]:
             return None
         seen.add(lid)
         try:
-            art = artifact_of(library.get(lid), artifacts)
+            art = artifact_of(registry.get(lid), artifacts)
         except KeyError:
             return None
         if art is None:
@@ -155,7 +155,7 @@ def trust_base(lemma: Lemma, artifacts: Optional[Mapping[str, Mapping]] = None) 
                 out.add("rule.integral_linearity")
             elif kind == "lemma":
                 try:
-                    visit(library.get(s["lemma"]))
+                    visit(registry.get(s["lemma"]))
                 except KeyError:
                     out.add(f"missing:{s['lemma']}")
         if kinds & {"identity", "integral_scale", "positive", "bayes", "monotone"}:
@@ -171,8 +171,8 @@ def trust_base(lemma: Lemma, artifacts: Optional[Mapping[str, Mapping]] = None) 
 
 def check_library(lemmas: Optional[Iterable[Lemma]] = None,
                   artifacts: Optional[Mapping[str, Mapping]] = None) -> List[LemmaCheck]:
-    """Check the given lemmas (default: ``library.all_lemmas()``)."""
-    todo = list(lemmas) if lemmas is not None else library.all_lemmas()
+    """Check the given lemmas (default: ``registry.all_lemmas()``)."""
+    todo = list(lemmas) if lemmas is not None else registry.all_lemmas()
     return [check_lemma(l, artifacts) for l in todo]
 
 
@@ -188,7 +188,7 @@ def export_artifacts(directory: str, lemmas: Optional[Iterable[Lemma]] = None) -
     """Write each lemma's artifact to ``directory`` (one JSON file per lemma)."""
     os.makedirs(directory, exist_ok=True)
     paths = []
-    for l in (lemmas if lemmas is not None else library.all_lemmas()):
+    for l in (lemmas if lemmas is not None else registry.all_lemmas()):
         path = os.path.join(directory, artifact_filename(l.id))
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(l.artifact, fh, indent=1)

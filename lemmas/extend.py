@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from typing import Sequence, Tuple
 
-from lemmas import exprs
-from lemmas import library
+from lemmas import exprs, registry
 from lemmas.artifacts import ArtifactError, recheck
 from lemmas.core import ArtifactBuilder, Lemma, eq, params, symbols
 
@@ -74,5 +73,5 @@ def add_conjugate_pair(lemma_id: str, *, prior: str, prior_params: Sequence[Tupl
                   P, hyps, concl, source or "Bayes' rule (added with lemmas.extend)", "proved",
                   art)
     if register:
-        library.register(lemma)
+        registry.register(lemma)
     return lemma

@@ -2,17 +2,14 @@
 
 Lemmas are registered lazily (built on first use); a lemma's builder fetches the lemmas it
 cites from the registry. Dimension-dependent lemmas (Dirichlet, categorical counts) are
-registered as families. Importing this module registers the library (once) and hands on the
-registry's API: the package's ``lemmas.get`` and its kin are read from here, so that the
-registry they reach is the full library.
+registered as families.
 """
 from __future__ import annotations
 
 from lemmas import (closed_form_lemmas as cf, composition as co, conjugacy as cj,
                     couplings as cp, definitions as df, mechanisms as me, refutations as rf,
                     registry, sensitivity as se)
-from lemmas.registry import (DuplicateLemmaError, LemmaFamily, UnknownLemmaError, all_lemmas,
-                             families, get, ids, register, register_lazy)
+from lemmas.registry import LemmaFamily
 
 #: plain lemmas: (id, builder). Builders fetch the lemmas they cite from the registry, which
 #: builds those on demand; the order here is only for reading.
@@ -132,9 +129,3 @@ def register_builtin() -> None:
         registry.register(fam)
     for lemma_id, build in _BUILDERS:
         registry.register_lazy(lemma_id, build)
-
-
-register_builtin()
-
-__all__ = ["DuplicateLemmaError", "LemmaFamily", "UnknownLemmaError", "all_lemmas", "families",
-           "get", "ids", "register", "register_builtin", "register_lazy"]

@@ -7,11 +7,7 @@ over k categories) are registered as a ``LemmaFamily``: its members have ids
 ``<family id>/k=<k>`` and are built on first use, for any k >= 2; ``all_lemmas()`` includes
 the members at the family's ``listed`` dimensions.
 
-This module only holds the lemmas: ``lemmas.library`` registers the built-in library here when
-it is imported, and whoever looks lemmas up imports it first — the package's API
-(``lemmas.get``, ``lemmas.all_lemmas``, ...) does, and so do ``lemmas.checking`` and
-``lemmas.extend``. The lemma modules import this one (a builder fetches the lemmas it cites),
-never the library.
+The built-in library registers itself when ``lemmas`` is imported.
 """
 from __future__ import annotations
 
@@ -155,3 +151,10 @@ def _sort_key(lemma_id: str):
         return (m.group("family"), int(m.group("k")))
     return (lemma_id, 0)
 
+
+# The built-in library is registered when the registry is first imported, whichever way it is
+# reached (``lemmas.get``, ``from lemmas.registry import get``). The library's modules import
+# this one, which is complete by now.
+from lemmas import library as _library  # noqa: E402
+
+_library.register_builtin()
