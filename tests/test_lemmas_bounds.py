@@ -12,7 +12,6 @@ import flint
 import pytest
 
 from lemmas import closed_forms as cf, conjugacy as cj, refutations as rf
-from lemmas import library  # noqa: F401  (registers the built-in lemmas the refutations cite)
 from lemmas.closed_forms import Beta, Dirichlet
 
 arb = flint.arb
