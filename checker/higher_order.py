@@ -34,9 +34,10 @@ from verifier.language.free_vars import free_vars
 from verifier.translation import functions as F
 from verifier.translation.calls import first_order, from_terms, leaves, split_arguments
 from verifier.translation.ranges import value_facts
-from verifier.translation.symbolic import Closure, Env, FunParam, NamedFun, Scalar, SymValue
+from verifier.translation.symbolic import Closure, Env, FunParam, NamedFun, SymValue
 from verifier.translation.translate import bind_pattern, flatten_app
 from checker.judgement import (MAX_CALLS, Ctx, Node, Proof, Reject, arrows, expect,
+                               induction_premise,
                                instantiated_cost, make_claim, refinement_parts, says_equal,
                                simple_of, translated)
 
@@ -367,12 +368,10 @@ def _fact(p: Proof, env: Env, doms, types, xs, ys, cod, fa, fb, induction):
                 env = env.bind(var, x, y)
             pre += [p._refinement(env, e, var, x, y) for e in assertions]
         if induction is not None:
-            at, x1, x2 = induction
-            a, b = xs[at], ys[at]
-            if not (isinstance(a, Scalar) and isinstance(b, Scalar)
-                    and a.term.sort == b.term.sort == x1.sort):
+            smaller = induction_premise(induction, xs, ys)
+            if smaller is None:
                 return None
-            pre = [V.shorter((a.term, b.term), (x1, x2))] + pre
+            pre = [smaller] + pre
         var, base, assertions = refinement_parts(cod)
         post = _facts(base.type, fa) + _facts(base.type, fb)
         if var is not None:

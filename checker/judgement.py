@@ -332,6 +332,19 @@ def span_of(span: Optional[A.Span]) -> Optional[SourceSpan]:
     return SourceSpan(span.file, span.line, span.col, span.end_line, span.end_col)
 
 
+
+def induction_premise(induction, xs, ys) -> Optional[T.Term]:
+    """The induction hypothesis' premise of a call fact: the arguments at the induction
+    position (``induction``: the position and the two runs' parameters) are smaller than the
+    parameters; None when they are not comparable scalars."""
+    position, x1, x2 = induction
+    a, b = xs[position], ys[position]
+    if not (isinstance(a, Scalar) and isinstance(b, Scalar)
+            and a.term.sort == b.term.sort == x1.sort):
+        return None
+    return V.shorter((a.term, b.term), (x1, x2))
+
+
 class Proof:
     """The derivation of one claim, as the kernel builds it from the source: fresh names,
     the translator (with the kernel's own sinks; ``infer(proof, e, run, env)`` gives the
@@ -683,12 +696,10 @@ class Proof:
         if not post:
             return None
         if induction is not None:
-            position, x1, x2 = induction
-            p, q = xs[position], ys[position]
-            if not (isinstance(p, Scalar) and isinstance(q, Scalar)
-                    and p.term.sort == q.term.sort == x1.sort):
+            smaller = induction_premise(induction, xs, ys)
+            if smaller is None:
                 return None
-            pre = [V.shorter((p.term, q.term), (x1, x2))] + pre
+            pre = [smaller] + pre
         return T.implies(T.and_(*pre), T.and_(*post)) if pre else T.and_(*post)
 
     def _refinement(self, env: Env, e: A.Expr, var, x: SymValue, y: SymValue) -> T.Term:
