@@ -23,7 +23,7 @@ from typing import Any
 
 #: The package's API and the module each name is read from. Nothing is imported until a name is
 #: used (PEP 562): ``lemmas.closed_forms`` and ``lemmas.balls`` work without sympy, and the
-#: registry registers the built-in library when it is first imported.
+#: registry registers the built-in library when it is first used.
 _API = {
     "ArtifactBuilder": "lemmas.core", "Lemma": "lemmas.core", "LemmaInstance": "lemmas.core",
     "Parameter": "lemmas.core",

@@ -124,7 +124,7 @@ _FAMILIES = (
 
 
 def register_builtin() -> None:
-    """Register the built-in library (called once, on import of ``lemmas``)."""
+    """Register the built-in library (the registry calls this once, on its first use)."""
     for fam in _FAMILIES:
         registry.register(fam)
     for lemma_id, build in _BUILDERS:

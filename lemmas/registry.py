@@ -7,7 +7,9 @@ over k categories) are registered as a ``LemmaFamily``: its members have ids
 ``<family id>/k=<k>`` and are built on first use, for any k >= 2; ``all_lemmas()`` includes
 the members at the family's ``listed`` dimensions.
 
-The built-in library registers itself when ``lemmas`` is imported.
+The built-in library (``lemmas.library``) is registered on the registry's first use, whichever
+module is imported first: registering it when this module is imported would run the library's
+modules while one of them may still be half-imported.
 """
 from __future__ import annotations
 
@@ -43,12 +45,28 @@ _LOCK = threading.RLock()
 _LEMMAS: Dict[str, Lemma] = {}
 _PENDING: Dict[str, Callable[[], Lemma]] = {}
 _FAMILIES: Dict[str, LemmaFamily] = {}
+_BUILTIN_REGISTERED = False
+
+
+def _with_builtin() -> None:
+    """Register the built-in library once, before the registry is first read or written."""
+    global _BUILTIN_REGISTERED
+    if _BUILTIN_REGISTERED:
+        return
+    _BUILTIN_REGISTERED = True  # set first: registering calls ``register`` again
+    try:
+        from lemmas import library
+        library.register_builtin()
+    except BaseException:
+        _BUILTIN_REGISTERED = False
+        raise
 _MEMBER = re.compile(r"^(?P<family>.+)/k=(?P<k>[0-9]+)$")
 
 
 def register(item) -> None:
     """Register a ``Lemma`` or a ``LemmaFamily``. Raises ``DuplicateLemmaError`` on a clash."""
     with _LOCK:
+        _with_builtin()
         if isinstance(item, LemmaFamily):
             if item.id in _FAMILIES or item.id in _LEMMAS or item.id in _PENDING:
                 raise DuplicateLemmaError(f"lemma family {item.id!r} is already registered")
@@ -64,6 +82,7 @@ def register_lazy(lemma_id: str, build: Callable[[], Lemma]) -> None:
     """Register a lemma by id, built by ``build()`` on first use (the built-in library does
     this, so that importing ``lemmas`` stays cheap). The built lemma must have this id."""
     with _LOCK:
+        _with_builtin()
         _check_new(lemma_id)
         _PENDING[lemma_id] = build
 
@@ -79,6 +98,7 @@ def _check_new(lemma_id: str) -> None:
 def unregister(lemma_id: str) -> None:
     """Remove a lemma or family (for tests and tools that replace their own lemmas)."""
     with _LOCK:
+        _with_builtin()
         if lemma_id in _LEMMAS or lemma_id in _PENDING:
             _LEMMAS.pop(lemma_id, None)
             _PENDING.pop(lemma_id, None)
@@ -95,6 +115,7 @@ def get(lemma_id: str, k: Optional[int] = None) -> Lemma:
     if k is not None:
         lemma_id = f"{lemma_id}/k={int(k)}"
     with _LOCK:
+        _with_builtin()
         if lemma_id in _LEMMAS:
             return _LEMMAS[lemma_id]
         if lemma_id in _PENDING:
@@ -123,6 +144,7 @@ def get(lemma_id: str, k: Optional[int] = None) -> Lemma:
 def ids() -> List[str]:
     """The ids of all registered lemmas (without building them) and of listed family members."""
     with _LOCK:
+        _with_builtin()
         out = set(_LEMMAS) | set(_PENDING)
         for fam in _FAMILIES.values():
             out |= {f"{fam.id}/k={k}" for k in fam.listed}
@@ -131,12 +153,14 @@ def ids() -> List[str]:
 
 def families() -> List[LemmaFamily]:
     with _LOCK:
+        _with_builtin()
         return [f for _, f in sorted(_FAMILIES.items())]
 
 
 def all_lemmas() -> List[Lemma]:
     """Every registered lemma, family members at their listed dimensions, in id order."""
     with _LOCK:
+        _with_builtin()
         for lemma_id in list(_PENDING):
             get(lemma_id)
         for fam in list(_FAMILIES.values()):
@@ -150,11 +174,3 @@ def _sort_key(lemma_id: str):
     if m:
         return (m.group("family"), int(m.group("k")))
     return (lemma_id, 0)
-
-
-# The built-in library is registered when the registry is first imported, whichever way it is
-# reached (``lemmas.get``, ``from lemmas.registry import get``). The library's modules import
-# this one, which is complete by now.
-from lemmas import library as _library  # noqa: E402
-
-_library.register_builtin()
