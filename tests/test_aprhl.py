@@ -597,8 +597,8 @@ def test_a_builder_whose_pointwise_shifts_cost_nothing_is_caught_by_the_kernel(m
     from verifier.shifts import IDENTITY
     real_rule = derive.Builder.rule_lap
 
-    def buggy(self, s, st):   # a shift the search chose is charged nothing
-        node, after = real_rule(self, s, st)
+    def buggy(self, s, st, case_if=None):   # a shift the search chose is charged nothing
+        node, after = real_rule(self, s, st, case_if=case_if)
         if self.assignment.get((s.span.line, s.span.col), IDENTITY) != IDENTITY:
             node.data["cost"] = T.real(0)
             after = derive.State(after.vals, after.facts, st.cost)
