@@ -190,6 +190,7 @@ CONSISTENT = [
     ("report_noisy_max.pwhile", "ReportNoisyMax", 3, ["eps=1"], [Fraction(-1, 2), Fraction(1, 2)]),
     ("sparse_vector.pwhile", "SparseVector", 3, ["eps=1", "t=0", "c=2"],
      [Fraction(-1, 2), Fraction(1, 2)]),
+    ("num_svt.pwhile", "NumSVT", 2, ["eps=1", "t=0", "c=1"], [Fraction(-1, 2), Fraction(1, 2)]),
 ]
 
 
