@@ -9,7 +9,11 @@ themselves justify (they must hold on entry, be preserved, and the variant must 
 
 * refuses the certificate when a ``Lap`` is recorded with a cost other than the rule's
   ``|k + e<1> - e<2>| / b`` (``k`` the shift written in the source, or recorded by the
-  certificate: a hint that may mention only the state before the draw), when one of its own obligations is missing from the certificate
+  certificate: a hint that may mention only the state before the draw; or, for a ``Lap``
+  followed at once by an ``if``, a pair of such hints, one per branch (Lap-Case): ``k`` is
+  ``ite (C<1>, k_then, k_else)`` with run 1's guard ``C<1>`` after the draw, derived here, and
+  that ``if`` is always derived by the synchronised Cond rule, whose ``C<1> = C<2>`` makes
+  the alignment injective), when one of its own obligations is missing from the certificate
   or weakened there (the certificate's version must have the same goal and no hypothesis the
   kernel's lacks), or when the statement or guarantee differs from the source's;
 * discharges every obligation it derived with z3 itself: a verified claim stands only if every

@@ -29,7 +29,6 @@ prove: an obligation that is not verified leaves the claim ``unknown``.
 from __future__ import annotations
 
 import itertools
-
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
