@@ -9,7 +9,11 @@ themselves justify (they must hold on entry, be preserved, and the variant must 
 
 * refuses the certificate when a ``Lap`` is recorded with a cost other than the rule's
   ``|k + e<1> - e<2>| / b`` (``k`` the shift written in the source, or recorded by the
-  certificate: a hint that may mention only the state before the draw), when one of its own obligations is missing from the certificate
+  certificate: a hint that may mention only the state before the draw; or, for a ``Lap``
+  followed at once by an ``if``, a pair of such hints, one per branch (Lap-Case): ``k`` is
+  ``ite (C<1>, k_then, k_else)`` with run 1's guard ``C<1>`` after the draw, derived here, and
+  that ``if`` is always derived by the synchronised Cond rule, whose ``C<1> = C<2>`` makes
+  the alignment injective), when one of its own obligations is missing from the certificate
   or weakened there (the certificate's version must have the same goal and no hypothesis the
   kernel's lacks), or when the statement or guarantee differs from the source's;
 * discharges every obligation it derived with z3 itself: a verified claim stands only if every
@@ -115,6 +119,10 @@ def _check(data: Any, summary, discharged) -> None:
         d = _Derivation(proc, types[proc.name], hints)
         d.shifts = {(c["line"], c["col"]): _terms(c["shift"])[0]
                     for c in claim["costs"] if c.get("shift") is not None}
+        d.cases = {(c["line"], c["col"]): tuple(_terms(c["case"]))
+                   for c in claim["costs"] if c.get("case") is not None}
+        if set(d.cases) & set(d.shifts) or any(len(v) != 2 for v in d.cases.values()):
+            raise Invalid(f"{name}: a Lap is recorded with a shift and a shift per branch")
         if claim.get("pointwise"):
             # the pointwise rule (LICS 2016, Prop. 8): a claim ==> = whose outputs are
             # countable, proved for every output value v by couplings that may depend on v
@@ -206,6 +214,8 @@ class _Derivation:
         self.shifts: Dict[Tuple[int, int], T.Term] = {}
         #: the pointwise rule: the output value v every obligation holds for
         self.pointwise: Optional[T.Var] = None
+        #: the shifts per branch (then, else) recorded for a Lap followed by an if (Lap-Case)
+        self.cases: Dict[Tuple[int, int], Tuple[T.Term, T.Term]] = {}
 
     def ob(self, facts, kind, goal, what: str, span) -> None:
         hyps, seen = [], set()
@@ -342,8 +352,7 @@ class _Derivation:
         body = list(self.proc.body)
         ret = body.pop()
         cost: T.Term = T.real(0)
-        for s in body:
-            vals, facts, cost = self.stmt(s, vals, facts, cost)
+        vals, facts, cost = self.seq(body, vals, facts, cost)
         want = WL.sort_of(W.wtype_simple(self.proc.ret))
         conds: List = []
         r1 = self.term(ret.value, vals, 1, conds, want)
@@ -363,7 +372,38 @@ class _Derivation:
         self.ob(facts, _COMP, T.le(cost, self.relational(spec.eps, vals)), "cost within eps", None)
         self.ob(facts, _COMP, T.le(0, self.relational(spec.delta, vals)), "delta", None)
 
-    def stmt(self, s, vals, facts, cost):
+    def seq(self, stmts, vals, facts, cost):
+        """A sequence: the costs add up. A Lap recorded with a shift per branch must be
+        followed at once by an if, derived with it (Lap-Case)."""
+        stmts = list(stmts)
+        n = 0
+        while n < len(stmts):
+            s = stmts[n]
+            if isinstance(s, W.Sample) and (s.span.line, s.span.col) in self.cases:
+                nxt = stmts[n + 1] if n + 1 < len(stmts) else None
+                if not isinstance(nxt, W.If) or s.shift is not None:
+                    raise _NoRule(f"the shift per branch recorded at line {s.span.line} needs "
+                                  "a Lap without a written shift followed by an if")
+                vals, facts, cost = self.stmt(s, vals, facts, cost, case_if=nxt)
+                # the if of Lap-Case is always synchronised: C<1> = C<2> makes the alignment
+                # injective (each branch's draws land where run 2 takes that branch)
+                vals, facts, cost = self.stmt(nxt, vals, facts, cost, synchronised=True)
+                n += 2
+                continue
+            vals, facts, cost = self.stmt(s, vals, facts, cost)
+            n += 1
+        return vals, facts, cost
+
+    def _state_terms(self, vals, z):
+        """The variables of the state's terms (not of the facts: an invariant, a hint, could
+        name a later draw), the output value v of the pointwise rule, never the draw z."""
+        known = set(T.free_vars(*[t for pair in vals.values() for t in pair if t is not None]))
+        if self.pointwise is not None:
+            known.add(self.pointwise)
+        known.discard(z)
+        return known
+
+    def stmt(self, s, vals, facts, cost, case_if=None, synchronised=False):
         if isinstance(s, W.Skip):
             return vals, facts, cost
         if isinstance(s, W.Assign):
@@ -392,18 +432,31 @@ class _Derivation:
                 k = self.shifts[key]
                 if k.sort != T.REAL:
                     raise _NoRule(f"the shift recorded at line {key[0]} is not a real")
-                # the variables of the state's terms only (not of the facts: an invariant, a
-                # hint, could name a later draw)
-                known = set(T.free_vars(*[t for pair in vals.values() for t in pair
-                                          if t is not None]))
-                if self.pointwise is not None:
-                    known.add(self.pointwise)
-                known.discard(z)
+                known = self._state_terms(vals, z)
                 stray = [v.name for v in T.free_vars(k) if v not in known]
                 if stray:
                     raise _NoRule(f"the shift recorded at line {key[0]} mentions "
                                   f"{', '.join(sorted(stray))}, which the state before the draw "
                                   "does not")
+                out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))
+            elif case_if is not None:
+                # Lap-Case: the shift of the branch run 1's guard takes after the draw; each
+                # branch's shift a function of the state before the draw
+                kt, ke = self.cases[key]
+                known = self._state_terms(vals, z)
+                for part in (kt, ke):
+                    if part.sort != T.REAL:
+                        raise _NoRule(f"a shift recorded at line {key[0]} is not a real")
+                    stray = [v.name for v in T.free_vars(part) if v not in known]
+                    if stray:
+                        raise _NoRule(f"the shift recorded at line {key[0]} mentions "
+                                      f"{', '.join(sorted(stray))}, which the state before the "
+                                      "draw does not")
+                after = dict(vals)
+                after[s.target] = (WL.released(b1, z), WL.released(b1, z))
+                guard_conds: List = []
+                g1 = self.term(case_if.cond, after, 1, guard_conds)
+                k = T.ite(g1, kt, ke)
                 out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))
             elif s.shift is None:
                 k: T.Term = T.real(0)
@@ -416,7 +469,8 @@ class _Derivation:
             vals = dict(vals)
             vals[s.target] = out
             return vals, facts, T.add(cost, charge)
-        if isinstance(s, W.If) and self.pointwise is not None and _deterministic([s]):
+        if isinstance(s, W.If) and self.pointwise is not None and _deterministic([s]) \
+                and not synchronised:
             # one-sided (If-L, If-R): each run its own branch, nothing sampled in them
             for run in (1, 2):
                 vals = self._side_if(s, vals, facts, run)
@@ -427,12 +481,8 @@ class _Derivation:
             g2 = self.term(s.cond, vals, 2, conds)
             self.conds(facts, conds)
             self.ob(facts, _SIDE, T.eq(g1, g2), "synchronised guards", None)
-            tv, tf, tc = dict(vals), facts + [g1, g2], cost
-            for x in s.then:
-                tv, tf, tc = self.stmt(x, tv, tf, tc)
-            ev, ef, ec = dict(vals), facts + [T.not_(g1), T.not_(g2)], cost
-            for x in s.else_:
-                ev, ef, ec = self.stmt(x, ev, ef, ec)
+            tv, tf, tc = self.seq(s.then, dict(vals), facts + [g1, g2], cost)
+            ev, ef, ec = self.seq(s.else_, dict(vals), facts + [T.not_(g1), T.not_(g2)], cost)
             merged = {}
             for x in tv:
                 if x in ev:
@@ -513,8 +563,7 @@ class _Derivation:
         self.ob(inside, _SIDE, T.eq(g1, g2), "synchronised loop guards", None)
         bv, bf, bc = dict(head), inside + [g1, g2], hcost
         start = list(bf)
-        for x in w.body:
-            bv, bf, bc = self.stmt(x, bv, bf, bc)
+        bv, bf, bc = self.seq(w.body, bv, bf, bc)
         back: Dict[T.Var, T.Term] = {}
         for x in carried:
             if x not in bv:

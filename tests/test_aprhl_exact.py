@@ -188,6 +188,9 @@ CONSISTENT = [
     ("parallel_composition.pwhile", "Histogram", 2, ["eps=1"], None),
     ("above_threshold.pwhile", "AboveThreshold", 3, ["eps=1", "t=0"], [Fraction(-1, 2), Fraction(1, 2)]),
     ("report_noisy_max.pwhile", "ReportNoisyMax", 3, ["eps=1"], [Fraction(-1, 2), Fraction(1, 2)]),
+    ("sparse_vector.pwhile", "SparseVector", 3, ["eps=1", "t=0", "c=2"],
+     [Fraction(-1, 2), Fraction(1, 2)]),
+    ("num_svt.pwhile", "NumSVT", 2, ["eps=1", "t=0", "c=1"], [Fraction(-1, 2), Fraction(1, 2)]),
 ]
 
 

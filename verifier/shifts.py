@@ -111,3 +111,36 @@ def point_templates() -> Tuple[PointShift, ...]:
     the iteration v, the noise (or the draw) coupled by the identity elsewhere."""
     return tuple(PointShift(Shift(o, 0), other) for o in OFFSETS[1:]
                  for other in (Shift(Fraction(0), 1), IDENTITY))
+
+
+@record
+class CaseShift:
+    """A shift chosen per branch of the ``if`` that follows the draw (the Case-Output rule of
+    the functional language, ``verifier.rules.couplings``, in the while-language: the
+    randomness alignment of LightDP and ShadowDP): where run 1's guard ``C<1>`` holds after
+    the draw, ``then``; elsewhere ``else_``. The guard is evaluated on run 1's state only, and
+    the derivation must prove the runs take the same branch (``C<1> = C<2>``): run 1's draws
+    taking *then* land where run 2 takes *then*, the others where it does not, so the
+    alignment (a translation on each side) is injective. Its cost is the Lap rule's for the
+    shift of the branch taken (charged on that path)."""
+
+    then: Shift
+    else_: Shift
+
+    def term_case(self, guard1: T.Term, v1: T.Term, v2: T.Term) -> T.Term:
+        """The shift of the draw: ``ite (C<1>, then, else)`` (``guard1`` is ``C<1>``)."""
+        return T.ite(guard1, self.then.term(v1, v2), self.else_.term(v1, v2))
+
+    def text(self) -> str:
+        return f"if C<1> then {self.then.text()} else {self.else_.text()}"
+
+
+def case_templates() -> Tuple[CaseShift, ...]:
+    """The per-branch templates of a ``Lap`` followed by an ``if`` on its value: the output
+    shifted by a small offset on the *then* side, the noise (or the draw) coupled by the
+    identity on the *else* side — and the mirror image (the sparse vector technique's
+    alignment: an answer above the threshold in run 1 is moved above it in run 2)."""
+    shifted = [Shift(o, 0) for o in OFFSETS[1:]]
+    plain = (Shift(Fraction(0), 1), IDENTITY)
+    return tuple([CaseShift(s, p) for s in shifted for p in plain] +
+                 [CaseShift(p, s) for s in shifted for p in plain])

@@ -68,6 +68,9 @@ class _Lockstep:
             c1, c2, b1 = Fraction(c1), Fraction(c2), Fraction(b1)
             v = Fraction(self.source.laplace_exact(c1, b1))
             shift = self.shifts.get((s.span.line, s.span.col))
+            if shift is not None and hasattr(shift, "else_"):
+                raise NotImplementedError("the shifts per branch of Lap-Case are not replayed "
+                                          "(run 2's rounding of a draw shifted by a fraction)")
             if shift is not None and not hasattr(shift, "offset"):
                 raise NotImplementedError("the couplings of the pointwise rule depend on the "
                                           "output value: not replayed")

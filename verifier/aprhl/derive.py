@@ -28,6 +28,7 @@ prove: an obligation that is not verified leaves the claim ``unknown``.
 """
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -38,7 +39,7 @@ from obligations.records import field, record, replace
 from obligations.smtlib import Z3Session
 from obligations.z3_backend import discharge
 from verifier.language import whilelang as W
-from verifier.shifts import IDENTITY, PointShift, lap_shift_cost
+from verifier.shifts import IDENTITY, CaseShift, PointShift, lap_shift_cost
 
 ENT, RANGE, SIDE, COMP = (ObligationKind.ENTAILMENT, ObligationKind.RANGE,
                           ObligationKind.SIDE_CONDITION, ObligationKind.COMPOSABILITY)
@@ -177,6 +178,9 @@ class Builder:
         self.site_counters: Dict[Tuple[int, int], T.Term] = {}
         #: the Lap statements in loops (an obligation about a loop head depends on them)
         self.loop_sites = set()
+        #: the Lap statements followed at once by an ``if`` on their value (a shift per branch,
+        #: ``verifier.shifts.CaseShift``, may couple them: rule ``rule_lap_case``)
+        self.case_sites = set()
 
     # ---- obligations ------------------------------------------------------------------------
 
@@ -438,9 +442,21 @@ class Builder:
     def rule_seq(self, stmts, st: State) -> Tuple[Node, State]:
         node = Node("Seq", f"{len(stmts)} statement(s); costs add up",
                     stmts[0].span if stmts else None)
-        for s in stmts:
+        stmts = list(stmts)
+        n = 0
+        while n < len(stmts):
+            s = stmts[n]
+            nxt = stmts[n + 1] if n + 1 < len(stmts) else None
+            if case_pair(s, nxt):
+                self.case_sites.add((s.span.line, s.span.col))
+                if isinstance(self.assignment.get((s.span.line, s.span.col)), CaseShift):
+                    child, st = self.rule_lap_case(s, nxt, st)
+                    node.children.append(child)
+                    n += 2
+                    continue
             child, st = self.stmt(s, st)
             node.children.append(child)
+            n += 1
         if len(node.children) == 1:
             return node.children[0], st
         return node, st
@@ -472,7 +488,11 @@ class Builder:
         vals[s.target] = (v1, v2)
         return node, State(vals, st.facts, st.cost)
 
-    def rule_lap(self, s: W.Sample, st: State) -> Tuple[Node, State]:
+    def rule_lap(self, s: W.Sample, st: State, case_if: Optional[W.If] = None
+                 ) -> Tuple[Node, State]:
+        """The Lap rule (identity of the draws, a written shift, or the search's shift);
+        ``case_if``: the ``if`` that follows the draw, whose run-1 guard picks a per-branch
+        shift (``rule_lap_case``)."""
         side: List = []
         b1 = self.expr(s.scale, st, 1, side)
         b2 = self.expr(s.scale, st, 2, side)
@@ -496,7 +516,19 @@ class Builder:
         facts = st.facts
         if searched is not None and (self.shift_vars or searched != IDENTITY):
             # a shift found by the search: run 2's output is run 1's plus k
-            if isinstance(searched, PointShift):
+            if isinstance(searched, CaseShift):
+                if case_if is None:
+                    raise NoRule("a shift per branch needs the if on the draw right after it",
+                                 s.span)
+                # run 1's guard after the draw: its value does not depend on the shift
+                probe = State(dict(st.vals), st.facts, st.cost)
+                probe.vals[s.target] = (WL.released(b1, z), WL.released(b1, z))
+                guard_side: List = []
+                g1 = self.expr(case_if.cond, probe, 1, guard_side)
+                k = searched.term_case(g1, c1, c2)
+                # the per-branch shifts, for the certificate (the kernel re-derives C<1>)
+                node.data["case"] = (searched.then.term(c1, c2), searched.else_.term(c1, c2))
+            elif isinstance(searched, PointShift):
                 if self.pointwise is None or key not in self.site_counters:
                     raise NoRule("a shift that depends on the output value needs the pointwise "
                                  "rule and a loop counter", s.span)
@@ -531,8 +563,24 @@ class Builder:
         vals[s.target] = out
         return node, State(vals, facts, T.add(st.cost, cost))
 
-    def rule_cond(self, s: W.If, st: State) -> Tuple[Node, State]:
-        if self.pointwise is not None and deterministic([s]):
+    def rule_lap_case(self, s: W.Sample, c: W.If, st: State) -> Tuple[Node, State]:
+        """Lap-Case (the Case-Output rule of the functional language, ``verifier.rules
+        .couplings``, for ``x := $ Lap (b, e); if C then A else B``; the randomness alignment
+        of LightDP and ShadowDP): the draw is coupled by the *then* shift where run 1's guard
+        ``C<1>`` holds after it, by the *else* shift elsewhere, and charged the Lap rule's
+        cost of the shift of that branch. The ``if`` is derived by the synchronised Cond rule
+        (never the one-sided ones, even under Pointwise): its obligation ``C<1> = C<2>`` —
+        run 1 on a branch puts run 2 there — makes the alignment injective (the draws of
+        each branch are translated into the part of run 2's draws that takes it)."""
+        ln, st = self.rule_lap(s, st, case_if=c)
+        cn, st = self.rule_cond(c, st, synchronised=True)
+        node = Node("Lap-Case", f"{s.target} := $ Lap (...) coupled per branch of if "
+                    f"{W.pretty_expr(c.cond)} (run 1's guard picks the shift; the guards "
+                    "synchronised)", s.span, children=[ln, cn])
+        return node, st
+
+    def rule_cond(self, s: W.If, st: State, synchronised: bool = False) -> Tuple[Node, State]:
+        if self.pointwise is not None and deterministic([s]) and not synchronised:
             return self.rule_cond_onesided(s, st)
         side: List = []
         g1 = self.expr(s.cond, st, 1, side)
@@ -712,14 +760,17 @@ class Builder:
         if w.variant is not None:
             return self.expr(w.variant, head, 1, side)
         cands = []
-        c = w.cond
-        if isinstance(c, W.BinOp) and c.op in ("<", "<=", ">", ">="):
+        # a conjunct's bound: the guard implies each of its conjuncts (i < size q && cnt < c:
+        # size q - i and c - cnt are candidates)
+        for c in _split_and(w.cond):
+            if not (isinstance(c, W.BinOp) and c.op in ("<", "<=", ">", ">=")):
+                continue
             lo, hi = (c.left, c.right) if c.op in ("<", "<=") else (c.right, c.left)
             try:
                 a = self.expr(lo, head, 1, [])
                 b = self.expr(hi, head, 1, [])
             except NoRule:
-                return None
+                continue
             if a.sort == T.INT and b.sort == T.INT:
                 diff = T.sub(b, a)
                 cands.append(T.add(diff, 1) if c.op in ("<=", ">=") else diff)
@@ -747,6 +798,9 @@ class Builder:
         at the iteration ``i = v``."""
         v = self.pointwise
         out: List[Tuple[str, T.Term]] = []
+        if v.sort != T.INT:
+            # the shapes comparing a counter with v are for an index output
+            counters = []
         for x in carried:
             h1, h2 = head.vals[x]
             e1, e2 = st.vals[x]
@@ -824,13 +878,17 @@ class Builder:
         modified = set(names_assigned(w.body))
         if self.pointwise is not None:
             out += self.pointwise_candidates(st, head, carried, counters, has_cost, w)
-        for i in counters:
+        steps = step_counters(w, carried, head)
+        for i in counters + [x for x in steps if x not in counters]:
             for r in (0, 1):
                 h = head.vals[i][r]
                 out.append((f"{i} does not decrease", T.ge(h, st.vals[i][r])))
-            c = w.cond
-            if isinstance(c, W.BinOp) and c.op in ("<", "<=") and isinstance(c.left, W.Name) and \
-                    c.left.name == i and not ({n.name for n in W.names_of(c.right)} & modified):
+            # the guard implies each of its conjuncts: a bound i < e or i <= e of one of them
+            for c in _split_and(w.cond):
+                if not (isinstance(c, W.BinOp) and c.op in ("<", "<=") and
+                        isinstance(c.left, W.Name) and c.left.name == i and
+                        not ({n.name for n in W.names_of(c.right)} & modified)):
+                    continue
                 for r in (1, 2):
                     try:
                         bound = self.expr(c.right, head, r, [])
@@ -900,6 +958,16 @@ class Builder:
                                         T.le(head.cost, T.add(c0, T.ite(inside, T.mul(m, unit), T.real(0))))))
                         out += self.potential_candidates(st, head, carried, c0, per, unit, scales,
                                                          inside, sk)
+                for x in steps:
+                    if x in counters:
+                        continue
+                    # the cost is charged only on the iterations that count x up (Lap-Case:
+                    # the sparse vector technique pays for its "above" answers only)
+                    n_up = T.sub(head.vals[x][0], st.vals[x][0])
+                    for u in _weighted_units(per):
+                        out.append((f"the cost grows by at most {T.pretty(u)} each time {x} "
+                                    "counts up",
+                                    T.le(head.cost, T.add(c0, T.mul(u, n_up)))))
                 if self.skolems and counters:
                     out.append(("the cost does not decrease", T.ge(head.cost, c0)))
         return out
@@ -945,6 +1013,57 @@ def loop_counters(w: W.While, carried, head: State) -> List[str]:
                     and head.vals[x][0].sort == T.INT:
                 out.append(x)
     return out
+
+
+def step_counters(w: W.While, carried, head: State) -> List[str]:
+    """The int variables a loop body assigns once, by ``x := x + 1``, at the top or in a
+    branch (so they count up by at most 1 per iteration: a loop's counter, or a count of the
+    iterations that take a branch)."""
+    counts: Dict[str, int] = {x: 0 for x in names_assigned(w.body)}
+    _count_assignments(w.body, counts)
+    out = []
+    for x in carried:
+        if counts.get(x) != 1 or head.vals[x][0].sort != T.INT:
+            continue
+        e = _assignment_of(w.body, x)
+        if isinstance(e, W.BinOp) and e.op == "+" and isinstance(e.left, W.Name) and \
+                e.left.name == x and isinstance(e.right, W.Num) and e.right.value == 1:
+            out.append(x)
+    return out
+
+
+def _weighted_units(per: List[T.Term]) -> List[T.Term]:
+    """The sums ``m_1 / b_1 + ... + m_k / b_k`` over a loop's Lap statements, each ``m_j`` 1
+    or 2 (a shift by at most 1 or 2 of each draw; all 2^k sums for up to 3 draws, else the
+    uniform ones)."""
+    if len(per) > 3:
+        weights = [(m,) * len(per) for m in (1, 2)]
+    else:
+        weights = list(itertools.product((1, 2), repeat=len(per)))
+    out = []
+    for ws in weights:
+        parts = [T.mul(m, u) for m, u in zip(ws, per)]
+        out.append(parts[0] if len(parts) == 1 else T.add(*parts))
+    return out
+
+
+def _assignment_of(stmts, x: str):
+    """The value of the (only) assignment to ``x`` in ``stmts`` outside nested loops."""
+    for s in stmts:
+        if isinstance(s, W.Assign) and s.target == x:
+            return s.value
+        if isinstance(s, W.If):
+            e = _assignment_of(s.then, x) or _assignment_of(s.else_, x)
+            if e is not None:
+                return e
+    return None
+
+
+def case_pair(s, nxt) -> bool:
+    """``s`` is a ``Lap`` without a written shift and ``nxt`` an ``if`` whose guard reads the
+    draw (the statements rule ``Builder.rule_lap_case`` may couple together)."""
+    return isinstance(s, W.Sample) and s.shift is None and isinstance(nxt, W.If) and \
+        s.target in {n.name for n in W.names_of(nxt.cond)}
 
 
 def deterministic(stmts) -> bool:

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Tuple
 
 from obligations import terms as T
 from verifier.language import whilelang as W
-from verifier.shifts import IDENTITY, point_templates, shift_templates
+from verifier.shifts import IDENTITY, case_templates, point_templates, shift_templates
 
 #: at most this many derivations are built by one search
 MAX_ATTEMPTS = 12
@@ -32,15 +32,20 @@ MAX_SITES = 4
 def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, pointwise=False):
     """A verified report under shifts found by the search, or None. ``pointwise``: under the
     Pointwise rule, where a ``Lap`` in a loop may also be shifted at the iteration whose
-    counter is the output value (``verifier.shifts.point_templates``)."""
+    counter is the output value (``verifier.shifts.point_templates``). A ``Lap`` followed at once
+    by an ``if`` on its value may also be shifted per branch of that ``if``
+    (``verifier.shifts.case_templates``, rule Lap-Case)."""
     from verifier.aprhl.derive import attempt
     sites = sorted(first.sites)[:MAX_SITES]
     options: Dict[Tuple[int, int], Tuple] = {}
     for k in sites:
         plain = shift_templates(first.sites[k])
         in_loop = k in first.site_counters
-        options[k] = (plain[:1] + point_templates() + plain[1:]) if pointwise and in_loop \
-            else plain
+        # the pointwise templates compare the loop's counter with the output: an index
+        point = point_templates() if pointwise and in_loop and index_output(proc) else ()
+        # a Lap followed by an if on its value: a shift per branch (Lap-Case), after them
+        case = case_templates() if k in first.case_sites else ()
+        options[k] = plain[:1] + point + case + plain[1:]
     nogoods: List[FrozenSet] = []
     order = _assignments(sites, options)
     for _ in range(MAX_ATTEMPTS):
@@ -59,6 +64,11 @@ def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, poin
             return None   # no shift enters the failing obligation
         nogoods.append(frozenset((k, assignment.get(k, IDENTITY)) for k in deps))
     return None
+
+
+def index_output(proc: W.Proc) -> bool:
+    """The procedure returns an int (an index, which a loop counter can be compared with)."""
+    return proc.ret.base in ("int", "nat")
 
 
 def dependencies(ob, sites, loop_sites) -> List[Tuple[int, int]]:

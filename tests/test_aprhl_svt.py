@@ -1,0 +1,178 @@
+"""The sparse vector technique with c answers in the while-language (docs/aprhl.md, "Lap-Case"):
+variants of loops whose guard is a conjunction, the shift per branch of the ``if`` that follows
+a draw (chosen by run 1's guard, the guards synchronised, the cost charged on the branch that
+takes it), the cost bounded by the count of answers above; SparseVector, GapSVT and NumSVT
+verified at their guarantee, their broken twins never verified, their certificates re-derived
+by the kernel, which refuses a builder that drops the per-branch cost and tampered shifts."""
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.runner import read_expectation
+from checker import aprhl as kernel
+from checker.aprhl_certify import certificate
+from obligations import terms as T
+from verifier.aprhl import derive
+from verifier.aprhl.commands import verify_file
+from verifier.language import whilelang as W
+from verifier.shifts import CaseShift
+
+ROOT = Path(__file__).resolve().parents[1]
+APRHL = ROOT / "benchmarks" / "programs" / "aprhl"
+GOOD = [APRHL / n for n in ("sparse_vector.pwhile", "gap_svt.pwhile", "num_svt.pwhile")]
+BAD = sorted((APRHL / "mistakes").glob("svtc_*.pwhile"))
+
+
+def _certificate(path):
+    prog = W.parse_while_file(str(path))
+    reports, ok = verify_file(str(path))
+    return json.loads(json.dumps(certificate(prog, reports, str(path)))), reports
+
+
+def _verify(tmp_path, text):
+    path = tmp_path / "p.pwhile"
+    path.write_text(text)
+    return verify_file(str(path))
+
+
+SVT = APRHL / "sparse_vector.pwhile"
+
+
+# ---- variants of conjunctive guards ---------------------------------------------------------
+
+def test_a_conjunctive_guard_has_an_inferred_variant(tmp_path):
+    reports, ok = _verify(tmp_path, """proc Count (q : real list) (pub c : int) : int
+  |- (0, 0) : allWithin (q<1>, q<2>, 1) /\\ c >= 1 ==> =
+  i := 0;
+  n := 0;
+  while i < size q && n < c do
+    n := n + 1;
+    i := i + 1
+  end;
+  return n
+end
+""")
+    assert ok, [r.failure for r in reports]
+    (variant,) = [info["variant"] for info in reports[0].loops.values()]
+    assert variant is not None
+
+
+def test_a_conjunctive_guard_none_of_whose_conjuncts_decreases_has_no_variant(tmp_path):
+    reports, ok = _verify(tmp_path, """proc Stuck (q : real list) (pub c : int) : int
+  |- (0, 0) : allWithin (q<1>, q<2>, 1) /\\ c >= 1 ==> =
+  i := 0;
+  n := 0;
+  while i < size q && n < c do
+    n := n + 0
+  end;
+  return n
+end
+""")
+    assert not ok and reports[0].code == "V003" and "variant" in reports[0].failure
+
+
+# ---- the programs and their twins -------------------------------------------------------------
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_the_sparse_vector_programs_verify_at_their_guarantee(path):
+    expected = read_expectation(path)
+    assert expected.verdict == "verified"
+    reports, ok = verify_file(str(path))
+    assert ok, [r.failure for r in reports]
+    for r in reports:
+        assert r.guarantee == expected.guarantees[r.name]
+        # the proof uses a shift per branch: the answer above moved by 1, the others not
+        case = [s for s in r.shifts.values() if isinstance(s, CaseShift)]
+        assert len(case) == 1 and case[0].then.offset == 1 and case[0].then.scale == 0
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
+def test_the_sparse_vector_twins_are_not_verified(path):
+    assert read_expectation(path).verdict == "rejected"
+    reports, ok = verify_file(str(path))
+    assert not ok and all(r.verdict in ("unknown", "refuted") for r in reports)
+
+
+def test_the_twins_are_the_peers_broken_variants():
+    names = {p.name for p in BAD}
+    assert {"svtc_threshold_not_noised.pwhile", "svtc_noise_too_small.pwhile",
+            "svtc_noisy_value_released.pwhile", "svtc_counter_not_incremented.pwhile",
+            "svtc_unbounded_answers.pwhile", "svtc_threshold_noise_reused.pwhile"} <= names
+
+
+def test_the_undersized_noise_is_refuted_with_a_witness():
+    reports, _ = verify_file(str(APRHL / "mistakes" / "svtc_noise_too_small.pwhile"))
+    assert reports[0].verdict == "refuted" and reports[0].code == "V008"
+
+
+def test_the_per_branch_cost_is_bounded_by_the_count_of_answers_above():
+    reports, _ = verify_file(str(SVT))
+    (info,) = reports[0].loops.values()
+    text = " ".join(T.pretty(c) for c in info["invariants"])
+    assert "cnt'" in text and "<= c" in text
+    assert any("cost''" in T.pretty(c) and "cnt'" in T.pretty(c) for c in info["invariants"])
+
+
+# ---- the kernel -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_the_certificates_are_rederived_by_the_kernel(path):
+    cert, _ = _certificate(path)
+    assert any("case" in c for claim in cert["claims"] for c in claim["costs"])
+    outcome = kernel.check(cert)
+    assert outcome.valid, outcome.reason
+    assert {c["verdict"] for c in outcome.claims} == {"verified"}
+
+
+def test_a_builder_that_drops_the_per_branch_cost_is_caught_by_the_kernel(monkeypatch):
+    path = APRHL / "mistakes" / "svtc_noise_too_small.pwhile"
+    real_rule = derive.Builder.rule_lap
+
+    def buggy(self, s, st, case_if=None):   # the branch's shift is charged nothing
+        node, after = real_rule(self, s, st, case_if=case_if)
+        if case_if is not None:
+            node.data["cost"] = T.real(0)
+            after = derive.State(after.vals, after.facts, st.cost)
+        return node, after
+
+    monkeypatch.setattr(derive.Builder, "rule_lap", buggy)
+    cert, reports = _certificate(path)
+    assert reports[0].verdict == "verified"   # the bug...
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "Lap rule charges" in outcome.reason    # ...refused
+
+
+def _case_entry(cert):
+    (entry,) = [c for c in cert["claims"][0]["costs"] if "case" in c]
+    return entry
+
+
+def test_a_per_branch_shift_that_reads_the_draw_is_refused():
+    cert, _ = _certificate(SVT)
+    entry = _case_entry(cert)
+    draw = T.var(f"x'{entry['line']}d{entry['col']}", T.REAL)
+    terms = [T.term_to_json(t) for t in (draw, draw)]
+    entry["case"] = {"vocabulary": T.vocabulary_of(draw).to_json(), "terms": terms,
+                     "text": ["x", "x"]}
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "mentions" in outcome.reason
+
+
+def test_swapped_per_branch_shifts_are_refused():
+    cert, _ = _certificate(SVT)
+    entry = _case_entry(cert)
+    entry["case"]["terms"].reverse()
+    entry["case"]["text"].reverse()
+    outcome = kernel.check(cert)
+    assert not outcome.valid
+
+
+def test_a_per_branch_shift_recorded_for_a_lap_without_its_if_is_refused():
+    cert, _ = _certificate(SVT)
+    entry = _case_entry(cert)
+    th = [c for c in cert["claims"][0]["costs"] if "case" not in c][0]
+    th["case"] = entry["case"]
+    th.pop("shift", None)
+    outcome = kernel.check(cert)
+    assert not outcome.valid and "followed by an if" in outcome.reason
