@@ -198,7 +198,7 @@ def test_draws_from_a_beta_posterior_follow_it():
     1/2 is more than 8 standard errors away."""
     program = parse_program(DRAW, "test.pinf")
     typed = typecheck_program(program)
-    n, mean, sd = 1500, 2 / 3, math.sqrt(2 / 63)
+    n, mean, sd = 600, 2 / 3, math.sqrt(2 / 63)
     source = seeded_source(2026)
     draws = [float(run_program(program, typed, "main", ["o=true"], [], source).value)
              for _ in range(n)]
