@@ -27,7 +27,8 @@ from verifier.language.resolve import call_sites, counted_parameter, matched_par
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
 from verifier.translation.inferred import draw_type, draws_refused
-from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
+from verifier.translation.ranges import (draw_facts_within, fresh_like, value_facts, value_sorts,
+                                         without_ranges)
 from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.translation.translate import (CallCheck, Decision, LocalFunction, RangeCheck,
@@ -60,6 +61,25 @@ def of_type(t: Optional[A.SimpleType], default: str = "x") -> Elem:
 
 
 OPAQUE = of_type(None)
+
+
+def _draws_of(ctx, d: T.Term, t: Optional[A.SimpleType]) -> Elem:
+    """The draws of a distribution ``d`` of unknown family simply typed ``D[t]``: of the
+    posterior of a model without a closed form, what they are known to be
+    (``inferred.draw_type``); otherwise values of the type the context says of ``d`` (a
+    hypothesis ``within'T (d)``: ``d`` is a ``D[T]`` parameter, whose callers showed it, or the
+    result of a val returning one), else of ``t``, without ranges, which they have under
+    ``within't (d)`` (``ranges.draw_facts_within``)."""
+    known = draw_type(d)
+    if known is not None:
+        return of_type(known, "x")
+    t = next(iter(L.within_types(ctx.hyps, d)), t)
+    plain = of_type(without_ranges(t), "x")
+
+    def make(b, name):
+        value, facts = plain.make(b, name)
+        return value, facts + draw_facts_within(t, d, value)
+    return Elem(make)
 
 
 def fresh_value(p: Proof, t: Optional[A.SimpleType], name: str
@@ -549,7 +569,7 @@ class Safety:
             raise Reject("a draw from a posterior without a closed form known only by a bound",
                          e.span)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
-            return self._draw(of_type(draw_type(d.term) or without_ranges(t.elem), "x"), None)
+            return self._draw(_draws_of(ctx, d.term, t.elem), None)
         raise Reject("ran of a value that is not a symbolic distribution", e.span)
 
     def _draw(self, elem: Elem, family: Optional[str]) -> Elem:

@@ -687,6 +687,20 @@ class _Parser:
                     raise self.duplicate_branch(tok, "x :: xs")
                 self.expect_arrow("a match branch '| x :: xs -> e'")
                 cons = (head.text, tail.text, self.expr())
+            elif tok.kind == "(":
+                # ``(a, b) :: xs -> e`` is ``h :: xs -> let (a, b) = h in e``, ``h`` a name no
+                # program can write
+                pattern = self.binder("a tuple pattern")
+                self.expect("::", "'::' in the branch pattern '(x, y) :: xs'")
+                tail = self.expect("IDENT", "the name of the tail in '(x, y) :: xs'") \
+                    if self.tok.kind != "_" else self.advance()
+                if cons is not None:
+                    raise self.duplicate_branch(tok, "x :: xs")
+                self.expect_arrow("a match branch '| (x, y) :: xs -> e'")
+                head_name = f"hd#{tok.span.line}_{tok.span.col}"
+                body = self.expr()
+                cons = (head_name, tail.text,
+                        Let(pattern, Var(head_name, pattern.span), body, body.span))
             else:
                 raise self.unexpected("a branch pattern '[]' or 'x :: xs'")
         assert nil_body is not None and cons is not None
