@@ -27,7 +27,7 @@ from verifier.language.resolve import call_sites, counted_parameter, matched_par
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
 from verifier.translation.inferred import draw_type, draws_refused
-from verifier.translation.ranges import (draw_facts_within, fresh_like, value_facts, value_sorts,
+from verifier.translation.ranges import (draw_facts_within, fresh_like, rational_draws, value_facts, value_sorts,
                                          without_ranges)
 from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
@@ -569,7 +569,10 @@ class Safety:
             raise Reject("a draw from a posterior without a closed form known only by a bound",
                          e.span)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
-            return self._draw(_draws_of(ctx, d.term, t.elem), None)
+            elem = self._draw(_draws_of(ctx, d.term, t.elem), None)
+            if not elem.density and rational_draws(ctx.hyps, d.term):
+                return Elem(elem.make, rational=frozenset())
+            return elem
         raise Reject("ran of a value that is not a symbolic distribution", e.span)
 
     def _draw(self, elem: Elem, family: Optional[str]) -> Elem:

@@ -502,3 +502,31 @@ def test_a_tuple_literal_is_a_point_of_the_simplex_for_categorical():
     assert found["guess"] == "refuted"
     not_verified(GUESS.replace("(0.2, 0.3, 0.5)", "(0.2, 0.3, 0.5, 0.0)"), "guess")
     verified("val f :: {a :: real | =} -> {b :: real | =}\nlet f a = fst (a, 2.0)")
+
+
+DECIDE = """val g :: {d :: D[[0,1]] | =} -> {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =}
+       -> M[DP(eps)] {b :: real | =}
+let g d db eps = mlet p = ran d in lapMech (eps, if p < count db then 1.0 else 0.0)
+"""
+
+
+def test_draws_of_a_distribution_on_the_unit_interval_are_rational():
+    """A ``D[[0,1]]`` (``D[[0,1]^k]``) is a beta, a uniform (a dirichlet), a posterior of one
+    drawn by rejection, or an entry's argument of those families with rational parameters:
+    ``run`` draws exact rationals from each, so the Decidable condition reads its draws as
+    rationals (``ranges.rational_draws``), as a ``ran (beta …)``'s. A ``D[real]`` may be a
+    normal: its draws are not, and a comparison of one with private data is refused (V010)."""
+    verified(DECIDE)
+    verified("""val flip :: {d :: D[[0,1]] | =} -> M[SD] {b :: bool | =}
+let flip d = mlet p = ran d in ran (bernoulli p)""")
+    verified("""val pick :: {d :: D[[0,1]^3] | Delta[KL] (d<1>, d<2>) <= 0.3} -> M[KL, 0.3] {c :: [3] | =}
+let pick d = mlet p = ran d in ran (categorical p)""")
+    not_verified(DECIDE.replace("D[[0,1]]", "D[real]"), "g", "cannot always decide")
+
+
+def test_the_kernel_refuses_draws_taken_as_rational_without_cause(monkeypatch):
+    from verifier.rules import safety
+
+    def bug(patch):  # the builder reads every draw of a distribution parameter as rational
+        patch.setattr(safety, "rational_draws", lambda hyps, d: True)
+    kernel_refuses(monkeypatch, DECIDE.replace("D[[0,1]]", "D[real]"), "g", bug, "decide")

@@ -29,7 +29,7 @@ from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, M
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation.calls import element_value
 from verifier.translation.inferred import draw_type, draws_refused
-from verifier.translation.ranges import (draw_facts_within, fresh_like, has_ranges, value_facts,
+from verifier.translation.ranges import (draw_facts_within, fresh_like, rational_draws, has_ranges, value_facts,
                                          value_sorts, without_ranges)
 from verifier.translation.translate import (CallCheck, Decision, LocalFunction, NoRule,
                                             RangeCheck, StoredComputation, bind_pattern,
@@ -522,7 +522,10 @@ class Safety:
                          "by a divergence bound (docs/noise.md: run's rejection sampler may fail "
                          "with a probability that depends on the data)", e.span)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
-            return _decidable_draw(_draws_of(ctx, d.term, t.elem), None, self.dec.in_likelihood)
+            elem = _decidable_draw(_draws_of(ctx, d.term, t.elem), None, self.dec.in_likelihood)
+            if not elem.density and rational_draws(ctx.hyps, d.term):
+                return Elem(elem.make, rational=frozenset())
+            return elem
         raise NoRule("ran of a value that is not a symbolic distribution", e.span)
 
     def _m_Observe(self, ctx: Ctx, e: A.Observe) -> Elem:

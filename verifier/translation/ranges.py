@@ -93,6 +93,23 @@ def draw_facts_within(t: Optional[A.SimpleType], d: T.Term, value: SymValue) -> 
     return [T.implies(L.dist_within(t, d), T.and_(*wanted))]
 
 
+def rational_draws(hyps, d: T.Term) -> bool:
+    """``run`` samples the draws of the distribution ``d`` (of unknown family) as exact
+    rationals: the context knows them to lie in ``[0,1]`` or on the simplex (a hypothesis
+    ``within'[0,1] (d)``: ``logic.within_types``; or ``d`` is the posterior of a beta prior
+    without a closed form: ``inferred.draw_type``). What shows ``within'[0,1]`` of a run's
+    distribution is a ``beta`` / ``uniform`` (``dirichlet`` for the simplex: ``value_facts``),
+    such a posterior (drawn by rejection from its prior), or an entry's argument of those
+    families with rational parameters (``evaluator.check_annotation``, ``entry``): each draws
+    exact rationals (docs/noise.md)."""
+    from verifier.translation.inferred import draw_type
+    known = draw_type(d)
+    for t in L.within_types(hyps, d) + ([known] if known is not None else []):
+        if isinstance(t, A.TSimplex) or isinstance(t, A.TBase) and t.name == "[0,1]":
+            return True
+    return False
+
+
 def has_ranges(t: A.SimpleType) -> bool:
     """Whether the simple type ``t`` says anything of its values beyond their sort (a range,
     the range of list elements, a simplex, or a tuple with such a component): what a val's
