@@ -530,3 +530,36 @@ def test_the_kernel_refuses_draws_taken_as_rational_without_cause(monkeypatch):
     def bug(patch):  # the builder reads every draw of a distribution parameter as rational
         patch.setattr(safety, "rational_draws", lambda hyps, d: True)
     kernel_refuses(monkeypatch, DECIDE.replace("D[[0,1]]", "D[real]"), "g", bug, "decide")
+
+
+# ---- a top-level recursive helper without a val -------------------------------------------------
+
+TOTAL = f"""let rec tot xs = match xs with | [] -> 0.0 | x :: rest -> x + tot rest
+
+val main :: {ADJ} -> {{w :: real list | =}} -> {EPS} -> M[DP(eps)] {{r :: real | =}}
+let main db w eps =
+  mlet c = lapMech (eps, count db) in
+  return (c + tot w)
+"""
+
+
+def test_a_top_level_recursive_function_without_a_val_is_a_local_one():
+    """A top-level ``let rec`` without a val (V007 before) is read as a local ``let rec``
+    closed over the definitions before it: total on every argument of its sorts, equal in
+    both runs on equal arguments — so usable on public data, and nothing more."""
+    verified(TOTAL)
+    # false twins: on the private list; a loop; a division by zero on some argument
+    not_verified(TOTAL.replace("c + tot w", "c + tot (if count db > 0.0 then w else [])"),
+                 "main")
+    not_verified(TOTAL.replace("x + tot rest", "x + tot xs"), "main", "shorter list")
+    not_verified(TOTAL.replace("x + tot rest", "1.0 / length rest + tot rest"), "main",
+                 "divisor")
+
+
+def test_the_kernel_refuses_a_top_level_helper_not_shown_total(monkeypatch):
+    from verifier.rules.safety import Safety
+
+    def bug(patch):  # the builder does not check the helper's body
+        patch.setattr(Safety, "local_body", lambda self, *args, **kwargs: None)
+    kernel_refuses(monkeypatch, TOTAL.replace("x + tot rest", "x + tot xs"), "main", bug,
+                   "shorter list")

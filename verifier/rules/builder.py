@@ -33,7 +33,8 @@ from verifier.rules.context import Claim, Cost, Ctx, Synth
 from verifier.rules.derivation import Derivation, output_judgement, short
 from verifier.rules.equality import equal_term, equality_goals
 from verifier.rules.refinements import simple_of
-from verifier.translation.symbolic import Closure, DistV, Env, NamedFun, Scalar, SymValue
+from verifier.translation.symbolic import (Closure, DistV, Env, LocalRec, NamedFun, Scalar,
+                                           SymValue)
 from verifier.translation.translate import (CallCheck, Decision, Narrowing, NoRule,
                                             RangeCheck, StoredComputation, Translator,
                                             missing_val)
@@ -138,8 +139,10 @@ class Builder:
         env = Env()
         self._env_at: Dict[int, Env] = {}
         for decl in self.program.lets():
-            if decl.name in self._vals or (decl.recursive and decl.params):
+            if decl.name in self._vals:
                 value: SymValue = NamedFun(decl.name)
+            elif decl.recursive and decl.params:  # without a val: as a local let rec
+                value = LocalRec(decl.name, tuple(decl.params), decl.body, env)
             else:
                 value = Closure(decl.params, decl.body, env, decl.name)
             inner = env.bind(decl.name, value, value) if decl.recursive else env
