@@ -552,7 +552,7 @@ def test_a_top_level_recursive_function_without_a_val_is_a_local_one():
     not_verified(TOTAL.replace("c + tot w", "c + tot (if count db > 0.0 then w else [])"),
                  "main")
     not_verified(TOTAL.replace("x + tot rest", "x + tot xs"), "main", "shorter list")
-    not_verified(TOTAL.replace("x + tot rest", "1.0 / length rest + tot rest"), "main",
+    not_verified(TOTAL.replace("x + tot rest", "x / length rest + tot rest"), "main",
                  "divisor")
 
 
