@@ -26,9 +26,9 @@ from verifier.language.free_vars import free_vars
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
-from verifier.translation.inferred import draw_type, draws_refused
-from verifier.translation.ranges import (draw_facts_within, fresh_like, rational_draws, value_facts, value_sorts,
-                                         without_ranges)
+from verifier.translation.inferred import draws_refused
+from verifier.translation.ranges import (fresh_like, rational_draws, unknown_family_draws,
+                                         value_facts, value_sorts)
 from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.translation.translate import (CallCheck, Decision, LocalFunction, RangeCheck,
@@ -64,22 +64,9 @@ OPAQUE = of_type(None)
 
 
 def _draws_of(ctx, d: T.Term, t: Optional[A.SimpleType]) -> Elem:
-    """The draws of a distribution ``d`` of unknown family simply typed ``D[t]``: of the
-    posterior of a model without a closed form, what they are known to be
-    (``inferred.draw_type``); otherwise values of the type the context says of ``d`` (a
-    hypothesis ``within'T (d)``: ``d`` is a ``D[T]`` parameter, whose callers showed it, or the
-    result of a val returning one), else of ``t``, without ranges, which they have under
-    ``within't (d)`` (``ranges.draw_facts_within``)."""
-    known = draw_type(d)
-    if known is not None:
-        return of_type(known, "x")
-    t = next(iter(L.within_types(ctx.hyps, d)), t)
-    plain = of_type(without_ranges(t), "x")
-
-    def make(b, name):
-        value, facts = plain.make(b, name)
-        return value, facts + draw_facts_within(t, d, value)
-    return Elem(make)
+    """The draws of a distribution ``d`` of unknown family simply typed ``D[t]``
+    (``ranges.unknown_family_draws``)."""
+    return Elem(unknown_family_draws(ctx.hyps, d, t, lambda u: of_type(u, "x").make))
 
 
 def fresh_value(p: Proof, t: Optional[A.SimpleType], name: str

@@ -28,9 +28,9 @@ from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, M
                                            NamedFun, Scalar, SymValue, TupleV)
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation.calls import element_value
-from verifier.translation.inferred import draw_type, draws_refused
-from verifier.translation.ranges import (draw_facts_within, fresh_like, rational_draws, has_ranges, value_facts,
-                                         value_sorts, without_ranges)
+from verifier.translation.inferred import draws_refused
+from verifier.translation.ranges import (fresh_like, has_ranges, rational_draws,
+                                         unknown_family_draws, value_facts, value_sorts)
 from verifier.translation.translate import (CallCheck, Decision, LocalFunction, NoRule,
                                             RangeCheck, StoredComputation, bind_pattern,
                                             flatten_app, missing_val)
@@ -64,22 +64,9 @@ OPAQUE = of_type(None)
 
 
 def _draws_of(ctx, d: T.Term, t: Optional[A.SimpleType]) -> Elem:
-    """The draws of a distribution ``d`` of unknown family simply typed ``D[t]``: of the
-    posterior of a model without a closed form, what they are known to be
-    (``inferred.draw_type``); otherwise values of the type the context says of ``d`` (a
-    hypothesis ``within'T (d)``: ``d`` is a ``D[T]`` parameter, whose callers showed it, or the
-    result of a val returning one), else of ``t``, without ranges, which they have under
-    ``within't (d)`` (``ranges.draw_facts_within``)."""
-    known = draw_type(d)
-    if known is not None:
-        return of_type(known, "x")
-    t = next(iter(L.within_types(ctx.hyps, d)), t)
-    plain = of_type(without_ranges(t), "x")
-
-    def make(b, name):
-        value, facts = plain.make(b, name)
-        return value, facts + draw_facts_within(t, d, value)
-    return Elem(make)
+    """The draws of a distribution ``d`` of unknown family simply typed ``D[t]``
+    (``ranges.unknown_family_draws``)."""
+    return Elem(unknown_family_draws(ctx.hyps, d, t, lambda u: of_type(u, "x").make))
 
 #: the monadic forms whose result is that of a sub-computation (``Safety.monadic``'s ``want``)
 _TAIL_POSITIONS = (A.MLet, A.Let, A.If, A.Match, A.Var, A.App, A.LetRec)

@@ -93,6 +93,27 @@ def draw_facts_within(t: Optional[A.SimpleType], d: T.Term, value: SymValue) -> 
     return [T.implies(L.dist_within(t, d), T.and_(*wanted))]
 
 
+def unknown_family_draws(hyps, d: T.Term, t: Optional[A.SimpleType], make_of):
+    """How to make a draw of a distribution ``d`` of unknown family simply typed ``D[t]``
+    (the Safety walks' ``_draws_of``; ``make_of(type)`` makes fresh values of a type with its
+    facts): of the posterior of a model without a closed form, what its draws are known to be
+    (``inferred.draw_type``); otherwise values of the type the context says of ``d`` (a
+    hypothesis ``within'T (d)``: a ``D[T]`` parameter, whose callers showed it, or the result
+    of a val returning one), else of ``t``, without ranges, which they have under
+    ``within't (d)`` (``draw_facts_within``)."""
+    from verifier.translation.inferred import draw_type
+    known = draw_type(d)
+    if known is not None:
+        return make_of(known)
+    t = next(iter(L.within_types(hyps, d)), t)
+    plain = make_of(without_ranges(t))
+
+    def make(b, name):
+        value, facts = plain(b, name)
+        return value, facts + draw_facts_within(t, d, value)
+    return make
+
+
 def rational_draws(hyps, d: T.Term) -> bool:
     """``run`` samples the draws of the distribution ``d`` (of unknown family) as exact
     rationals: the context knows them to lie in ``[0,1]`` or on the simplex (a hypothesis
