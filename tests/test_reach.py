@@ -556,6 +556,19 @@ def test_a_top_level_recursive_function_without_a_val_is_a_local_one():
                  "divisor")
 
 
+def test_an_observe_fold_without_a_val_is_still_read_by_infer():
+    """Only a helper of first-order parameters and result is read as a local ``let rec``: an
+    observe-fold taking its prior as a computation keeps its name, which ``infer`` reads
+    through its definition (its closed form)."""
+    verified("""let rec learn obs prior = match obs with
+  | [] -> prior
+  | o :: os -> observe (fun th -> mlet z = ran (bernoulli th) in return (o = z)) (learn os prior)
+
+val main :: {l :: bool list | =} -> {d :: D[[0,1]] | =}
+let main db = infer (learn db (ran (beta (1.0, 1.0))))
+""")
+
+
 def test_the_kernel_refuses_a_top_level_helper_not_shown_total(monkeypatch):
     from verifier.rules.safety import Safety
 
