@@ -26,6 +26,7 @@ from verifier.language.free_vars import free_vars
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
+from verifier.language.supports import family_support
 from verifier.translation.inferred import draws_refused
 from verifier.translation.ranges import (fresh_like, rational_draws, unknown_family_draws,
                                          value_facts, value_sorts)
@@ -742,7 +743,8 @@ class Safety:
         if not (isinstance(prior, DistV) and prior.family in ("beta", "dirichlet")):
             raise Reject("the prior of the Hellinger mechanism must be a beta or a dirichlet",
                          args[-2].span)
-        return of_type(A.TDist(A.TBase("[0,1]")), "post")
+        # a posterior of the prior: a beta (draws in [0,1]) or a dirichlet (on the simplex)
+        return of_type(A.TDist(family_support(prior.family, len(prior.params))), "post")
 
     # ---- calls of vals ------------------------------------------------------------------------
 

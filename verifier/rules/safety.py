@@ -28,6 +28,7 @@ from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, M
                                            NamedFun, Scalar, SymValue, TupleV)
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation.calls import element_value
+from verifier.language.supports import family_support
 from verifier.translation.inferred import draws_refused
 from verifier.translation.ranges import (fresh_like, has_ranges, rational_draws,
                                          unknown_family_draws, value_facts, value_sorts)
@@ -730,7 +731,8 @@ class Safety:
         if not (isinstance(prior, DistV) and prior.family in ("beta", "dirichlet")):
             raise NoRule("the prior of the Hellinger mechanism must be a beta or a dirichlet",
                          prior_e.span)
-        return of_type(A.TDist(A.TBase("[0,1]")), "post")
+        # a posterior of the prior: a beta (draws in [0,1]) or a dirichlet (on the simplex)
+        return of_type(A.TDist(family_support(prior.family, len(prior.params))), "post")
 
     @staticmethod
     def _arity(e: A.App, args: List[A.Expr], n: int, name: str) -> None:

@@ -592,10 +592,10 @@ def _check_draws(d: Distribution, elem: ast.SimpleType, name: str, span: Optiona
         for v, _ in d.items:
             check_value(v, elem, f"a draw of {name}", span)
         return
-    support = family_support(d.family, len(d.params()))
     prior = getattr(d, "prior", None)
-    if support is None and isinstance(prior, Distribution):
+    if isinstance(prior, Distribution):  # a posterior without a closed form
         return _check_draws(prior, elem, name, span)
+    support = family_support(d.family, len(d.params()))
     if not fits(support, elem):
         raise error("R001", f"{name} : D[{pretty_type(elem)}] needs a distribution whose draws are "
                             f"values of {pretty_type(elem)}, got {d.format()}", span)
