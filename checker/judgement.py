@@ -27,7 +27,7 @@ from verifier.translation import logic as L
 from verifier.translation.calls import call_value, first_order, flat_terms, split_arguments
 from verifier.translation.inferred import val_model_name
 from verifier.translation.ranges import value_facts
-from verifier.translation.symbolic import Closure, Env, NamedFun, Scalar, SymValue
+from verifier.translation.symbolic import Env, Scalar, SymValue, top_level_value
 from verifier.translation.translate import (CallCheck, Decision, Narrowing, NoRule, RangeCheck,
                                             StoredComputation, Translator)
 from verifier.translation.typing_bridge import sort_of as bridge_sort_of, to_syntax
@@ -424,9 +424,7 @@ class Proof:
         env = Env()
         self._env_at: Dict[int, Env] = {}
         for decl in self.program.lets():
-            value: SymValue = NamedFun(decl.name) if (
-                decl.name in self.vals or (decl.recursive and decl.params)) else \
-                Closure(decl.params, decl.body, env, decl.name)
+            value = top_level_value(decl, decl.name in self.vals, env, self.type_of)
             self._env_at[id(decl)] = env.bind(decl.name, value, value) if decl.recursive else env
             env = env.bind(decl.name, value, value)
         return env

@@ -26,8 +26,10 @@ from verifier.language.free_vars import free_vars
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
-from verifier.translation.inferred import draw_type, draws_refused
-from verifier.translation.ranges import fresh_like, value_facts, value_sorts, without_ranges
+from verifier.language.supports import family_support
+from verifier.translation.inferred import draws_refused
+from verifier.translation.ranges import (fresh_like, rational_draws, unknown_family_draws,
+                                         value_facts, value_sorts)
 from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.translation.translate import (CallCheck, Decision, LocalFunction, RangeCheck,
@@ -60,6 +62,12 @@ def of_type(t: Optional[A.SimpleType], default: str = "x") -> Elem:
 
 
 OPAQUE = of_type(None)
+
+
+def _draws_of(ctx, d: T.Term, t: Optional[A.SimpleType]) -> Elem:
+    """The draws of a distribution ``d`` of unknown family simply typed ``D[t]``
+    (``ranges.unknown_family_draws``)."""
+    return Elem(unknown_family_draws(ctx.hyps, d, t, lambda u: of_type(u, "x").make))
 
 
 def fresh_value(p: Proof, t: Optional[A.SimpleType], name: str
@@ -549,7 +557,10 @@ class Safety:
             raise Reject("a draw from a posterior without a closed form known only by a bound",
                          e.span)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
-            return self._draw(of_type(draw_type(d.term) or without_ranges(t.elem), "x"), None)
+            elem = self._draw(_draws_of(ctx, d.term, t.elem), None)
+            if not elem.density and rational_draws(ctx.hyps, d.term):
+                return Elem(elem.make, rational=frozenset())
+            return elem
         raise Reject("ran of a value that is not a symbolic distribution", e.span)
 
     def _draw(self, elem: Elem, family: Optional[str]) -> Elem:
@@ -732,7 +743,8 @@ class Safety:
         if not (isinstance(prior, DistV) and prior.family in ("beta", "dirichlet")):
             raise Reject("the prior of the Hellinger mechanism must be a beta or a dirichlet",
                          args[-2].span)
-        return of_type(A.TDist(A.TBase("[0,1]")), "post")
+        # a posterior of the prior: a beta (draws in [0,1]) or a dirichlet (on the simplex)
+        return of_type(A.TDist(family_support(prior.family, len(prior.params))), "post")
 
     # ---- calls of vals ------------------------------------------------------------------------
 

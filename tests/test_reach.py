@@ -257,11 +257,13 @@ def test_delta_assertions_on_parameters_and_results_read_by_ran():
     not_verified(release("Delta[SD] (d<1>, d<2>) <= 0.02", "M[DP(eps), 0.01]", f" -> {EPS}",
                          "mlet x = ran d in mlet y = lapMech (eps, 0.0) in return x"), "release")
     not_verified(POSTERIOR_HD.replace("<= rho * rho}", "<= 0.01}"), "post")
-    # the draws of a distribution of unknown family have no range: a D[[3]] parameter may be
-    # given a distribution over other integers (simple typing lets D[int] flow there)
-    not_verified(release("Delta[SD] (d<1>, d<2>) <= 0.5", "M[SD, 0.5]", elem="[3]",
-                         body="mlet c = ran d in return (c :: [])").replace(
-                             "{x :: [3] | =}", "{x :: [3] list | =}"), "release", "0..2")
+    # the draws of a D[[3]] parameter are in 0..2 (its callers show it: within'[3] (d), see
+    # test_draws_of_a_distribution_parameter_have_the_range_of_its_type); of a D[int] not
+    three = release("Delta[SD] (d<1>, d<2>) <= 0.5", "M[SD, 0.5]", elem="[3]",
+                    body="mlet c = ran d in return (c :: [])").replace(
+                        "{x :: [3] | =}", "{x :: [3] list | =}")
+    verified(three)
+    not_verified(three.replace("D[[3]]", "D[int]"), "release", "the type its val says")
 
 
 def test_monadic_subsumption_is_a_node_of_its_own():
@@ -380,3 +382,197 @@ let main db = observe (fun r -> mlet z = ran (bernoulli (r * r)) in return z) (r
     verified(text.replace("bernoulli (r * r)) in return z", "bernoulli r) in return (true = z)"))
     verified(text.replace("(ran (beta (1.0, 1.0)))", "(ran (bernoulli 0.5))").replace(
         "bernoulli (r * r)", "bernoulli (if r then 0.9 else 0.2)").replace("[0,1]", "bool"))
+
+
+# ---- the draws of a distribution parameter D[T] keep T's ranges ----------------------------------
+
+ROLL = """val roll :: {d :: D[[3]] | =} -> M[SD] {c :: [3] list | =}
+let roll d = mlet c = ran d in return [c; c]
+"""
+FLIP = """val flip :: {d :: D[[0,1]] | =} -> M[SD] {x :: [0,1] list | =}
+let flip d = mlet p = ran d in return [p]
+"""
+
+
+def test_draws_of_a_distribution_parameter_have_the_range_of_its_type():
+    """A ``D[T]`` parameter (or result) says ``within'T (d)``: its draws are values of T, ranges
+    included (``logic.dist_within``); a caller shows it of what it passes — of a known family
+    by the family's support, of its own ``D[T]`` parameter by its assumption — and a val
+    returning ``D[T]`` shows it of its result. Simple typing lets a ``D[int]`` or a ``normal``
+    flow where a ``D[[3]]`` or a ``D[[0,1]]`` is written: that is where the range is lost."""
+    verified(ROLL)
+    verified(FLIP)
+    verified(ROLL + "val main :: {p :: [0,1]^3 | =} -> M[SD] {c :: [3] list | =}\n"
+                    "let main p = roll (categorical p)\n")
+    verified(ROLL + "val main :: {d :: D[[3]] | =} -> M[SD] {c :: [3] list | =}\n"
+                    "let main d = roll d\n")
+    verified(FLIP + "val main :: {m :: real+ | =} -> M[SD] {x :: [0,1] list | =}\n"
+                    "let main m = flip (beta (m, 1.0))\n")
+    verified("val mk :: {a :: real+ | =} -> {d :: D[[0,1]] | =}\nlet mk a = beta (a, 1.0)")
+    # false twins: no range written, a wider parameter passed on, a normal passed or returned
+    not_verified(ROLL.replace("D[[3]]", "D[int]"), "roll", "the type its val says")
+    not_verified(ROLL + "val main :: {d :: D[int] | =} -> M[SD] {c :: [3] list | =}\n"
+                        "let main d = roll d\n", "main")
+    not_verified(FLIP + "val main :: {m :: real | =} -> M[SD] {x :: [0,1] list | =}\n"
+                        "let main m = flip (normal (m, 1.0))\n", "main", "argument 1 of flip")
+    not_verified("val mk :: {a :: real+ | =} -> {d :: D[[0,1]] | =}\nlet mk a = normal (a, 1.0)",
+                 "mk", "the result has the type")
+
+
+def test_the_kernel_refuses_draws_given_a_range_their_distribution_does_not_show(monkeypatch):
+    from verifier.rules import safety
+    real = safety._draws_of
+    text = """val roll :: {e :: D[[3]] | =} -> {d :: D[int] | =} -> M[SD] {c :: [3] list | =}
+let roll e d = mlet c = ran d in return [c; c]
+"""
+
+    def bug(patch):  # the builder reads the range of another distribution of the context
+        def wrong(ctx, d, t):
+            others = [h.args[0] for _, h in ctx.hyps
+                      if isinstance(h, T.Apply) and h.func.name.startswith("within'")]
+            return real(ctx, others[0], t) if others else real(ctx, d, t)
+        patch.setattr(safety, "_draws_of", wrong)
+    kernel_refuses(monkeypatch, text, "roll", bug, "the type its val says")
+
+
+def test_the_kernel_refuses_a_distribution_passed_without_its_range(monkeypatch):
+    from verifier.language import ast as A
+    from verifier.rules import safety
+    real = safety.Safety.has_type
+
+    def bug(patch):  # the builder does not show the range of a distribution it passes
+        def has_type(self, ctx, value, want, *args, **kwargs):
+            if not isinstance(want, A.TDist):
+                real(self, ctx, value, want, *args, **kwargs)
+        patch.setattr(safety.Safety, "has_type", has_type)
+        patch.setattr(safety.Safety, "_in_domain", lambda *args, **kwargs: None)
+    kernel_refuses(monkeypatch, FLIP + "val main :: {m :: real | =} -> M[SD] {x :: [0,1] list | =}\n"
+                   "let main m = flip (normal (m, 1.0))\n", "main", bug, "flip")
+
+
+def test_run_checks_the_draws_of_a_distribution_argument():
+    from verifier.semantics.distributions import Beta, Categorical, Normal
+    from verifier.semantics.evaluator import check_value
+    from fractions import Fraction as Q
+    from verifier.language import ast as A
+    unit, three = A.TDist(A.TBase("[0,1]")), A.TDist(A.TFin(3))
+    assert check_value(Beta(Q(2), Q(1)), unit, "d") == Beta(Q(2), Q(1))
+    assert check_value(Categorical((Q(1, 2), Q(1, 2))), three, "d")
+    for value, t in ((Normal(Q(0), Q(1)), unit), (Categorical((Q(1, 4),) * 4), three)):
+        with pytest.raises(PrivInferError) as info:
+            check_value(value, t, "d")
+        assert info.value.first.code == "R001"
+
+
+# ---- small forms users write ------------------------------------------------------------------
+
+PEOPLE = f"""
+val countOld :: {{l :: (nat * bool) list | adj (l<1>, l<2>)}} -> {{c :: real | abs (c<1> - c<2>) <= 1.0}}
+let rec countOld people = match people with
+  | [] -> 0.0
+  | (age, smoker) :: rest -> (if age > 60 && smoker then 1.0 else 0.0) + countOld rest
+
+val main :: {{l :: (nat * bool) list | adj (l<1>, l<2>)}} -> {EPS} -> M[DP(eps)] {{r :: real | =}}
+let main people eps = lapMech (eps, countOld people)
+"""
+
+
+def test_a_tuple_pattern_heads_a_cons_branch():
+    """``| (a, b) :: rest -> e`` is ``| h :: rest -> let (a, b) = h in e``."""
+    body = parse_program(PEOPLE, "t.pinf").lets()[0].body.cons_body
+    assert type(body).__name__ == "Let" and body.value.name.startswith("hd#")
+    verified(PEOPLE)
+    not_verified(PEOPLE.replace("(if age > 60 && smoker then 1.0 else 0.0)",
+                                "(if smoker then age else 0.0)"), "countOld")
+
+
+GUESS = """val guess :: {l :: bool list | =} -> M[SD] {c :: [3] | =}
+let rec guess readings = match readings with
+  | [] -> ran (categorical (0.2, 0.3, 0.5))
+  | r :: rs -> observe (fun c -> mlet z = ran (bernoulli (if c = 0 then 0.1 else 0.6)) in
+                                 return (r = z)) (guess rs)
+"""
+
+
+def test_a_tuple_literal_is_a_point_of_the_simplex_for_categorical():
+    """``categorical (0.2, 0.3, 0.5)`` (T003 before): the literal is one argument, a point of
+    the simplex whose range the verifier shows (a finite prior observed, Observe)."""
+    verified(GUESS)
+    found, _ = verdicts(GUESS.replace("(0.2, 0.3, 0.5)", "(0.5, 0.6, 0.1)"))
+    assert found["guess"] == "refuted"
+    not_verified(GUESS.replace("(0.2, 0.3, 0.5)", "(0.2, 0.3, 0.5, 0.0)"), "guess")
+    verified("val f :: {a :: real | =} -> {b :: real | =}\nlet f a = fst (a, 2.0)")
+
+
+DECIDE = """val g :: {d :: D[[0,1]] | =} -> {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =}
+       -> M[DP(eps)] {b :: real | =}
+let g d db eps = mlet p = ran d in lapMech (eps, if p < count db then 1.0 else 0.0)
+"""
+
+
+def test_draws_of_a_distribution_on_the_unit_interval_are_rational():
+    """A ``D[[0,1]]`` (``D[[0,1]^k]``) is a beta, a uniform (a dirichlet), a posterior of one
+    drawn by rejection, or an entry's argument of those families with rational parameters:
+    ``run`` draws exact rationals from each, so the Decidable condition reads its draws as
+    rationals (``ranges.rational_draws``), as a ``ran (beta …)``'s. A ``D[real]`` may be a
+    normal: its draws are not, and a comparison of one with private data is refused (V010)."""
+    verified(DECIDE)
+    verified("""val flip :: {d :: D[[0,1]] | =} -> M[SD] {b :: bool | =}
+let flip d = mlet p = ran d in ran (bernoulli p)""")
+    verified("""val pick :: {d :: D[[0,1]^3] | Delta[KL] (d<1>, d<2>) <= 0.3} -> M[KL, 0.3] {c :: [3] | =}
+let pick d = mlet p = ran d in ran (categorical p)""")
+    not_verified(DECIDE.replace("D[[0,1]]", "D[real]"), "g", "cannot always decide")
+
+
+def test_the_kernel_refuses_draws_taken_as_rational_without_cause(monkeypatch):
+    from verifier.rules import safety
+
+    def bug(patch):  # the builder reads every draw of a distribution parameter as rational
+        patch.setattr(safety, "rational_draws", lambda hyps, d: True)
+    kernel_refuses(monkeypatch, DECIDE.replace("D[[0,1]]", "D[real]"), "g", bug, "decide")
+
+
+# ---- a top-level recursive helper without a val -------------------------------------------------
+
+TOTAL = f"""let rec tot xs = match xs with | [] -> 0.0 | x :: rest -> x + tot rest
+
+val main :: {ADJ} -> {{w :: real list | =}} -> {EPS} -> M[DP(eps)] {{r :: real | =}}
+let main db w eps =
+  mlet c = lapMech (eps, count db) in
+  return (c + tot w)
+"""
+
+
+def test_a_top_level_recursive_function_without_a_val_is_a_local_one():
+    """A top-level ``let rec`` without a val (V007 before) is read as a local ``let rec``
+    closed over the definitions before it: total on every argument of its sorts, equal in
+    both runs on equal arguments — so usable on public data, and nothing more."""
+    verified(TOTAL)
+    # false twins: on the private list; a loop; a division by zero on some argument
+    not_verified(TOTAL.replace("c + tot w", "c + tot (if count db > 0.0 then w else [])"),
+                 "main")
+    not_verified(TOTAL.replace("x + tot rest", "x + tot xs"), "main", "shorter list")
+    not_verified(TOTAL.replace("x + tot rest", "x / length rest + tot rest"), "main",
+                 "divisor")
+
+
+def test_an_observe_fold_without_a_val_is_still_read_by_infer():
+    """Only a helper of first-order parameters and result is read as a local ``let rec``: an
+    observe-fold taking its prior as a computation keeps its name, which ``infer`` reads
+    through its definition (its closed form)."""
+    verified("""let rec learn obs prior = match obs with
+  | [] -> prior
+  | o :: os -> observe (fun th -> mlet z = ran (bernoulli th) in return (o = z)) (learn os prior)
+
+val main :: {l :: bool list | =} -> {d :: D[[0,1]] | =}
+let main db = infer (learn db (ran (beta (1.0, 1.0))))
+""")
+
+
+def test_the_kernel_refuses_a_top_level_helper_not_shown_total(monkeypatch):
+    from verifier.rules.safety import Safety
+
+    def bug(patch):  # the builder does not check the helper's body
+        patch.setattr(Safety, "local_body", lambda self, *args, **kwargs: None)
+    kernel_refuses(monkeypatch, TOTAL.replace("x + tot rest", "x + tot xs"), "main", bug,
+                   "shorter list")

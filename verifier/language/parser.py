@@ -678,20 +678,30 @@ class _Parser:
                     raise self.duplicate_branch(tok, "[]")
                 self.expect_arrow("a match branch '| [] -> e'")
                 nil_body = self.expr()
-            elif tok.kind in ("IDENT", "_"):
-                head = self.advance()
-                self.expect("::", "'::' in the branch pattern 'x :: xs'")
-                tail = self.expect("IDENT", "the name of the tail in 'x :: xs'") \
-                    if self.tok.kind != "_" else self.advance()
+            elif tok.kind in ("IDENT", "_", "("):
                 if cons is not None:
                     raise self.duplicate_branch(tok, "x :: xs")
-                self.expect_arrow("a match branch '| x :: xs -> e'")
-                cons = (head.text, tail.text, self.expr())
+                cons = self.cons_branch(tok)
             else:
                 raise self.unexpected("a branch pattern '[]' or 'x :: xs'")
         assert nil_body is not None and cons is not None
         head, tail, cons_body = cons
         return Match(scrutinee, nil_body, head, tail, cons_body, self.span_from(start))
+
+    def cons_branch(self, tok: Token) -> Tuple[str, str, Expr]:
+        """``x :: xs -> e`` (head, tail, body); ``(a, b) :: xs -> e`` is ``h :: xs -> let
+        (a, b) = h in e``, ``h`` a name no program can write."""
+        pattern = self.binder("a tuple pattern") if tok.kind == "(" else None
+        head = None if pattern is not None else self.advance()
+        self.expect("::", "'::' in the branch pattern 'x :: xs'")
+        tail = self.expect("IDENT", "the name of the tail in 'x :: xs'") \
+            if self.tok.kind != "_" else self.advance()
+        self.expect_arrow("a match branch '| x :: xs -> e'")
+        body = self.expr()
+        if pattern is None:
+            return head.text, tail.text, body
+        name = f"hd#{tok.span.line}_{tok.span.col}"
+        return name, tail.text, Let(pattern, Var(name, pattern.span), body, body.span)
 
     def duplicate_branch(self, tok: Token, pattern: str) -> PrivInferError:
         return self.fail("P005", f"this match already has a '{pattern}' branch", tok.span,

@@ -696,7 +696,16 @@ class _Checker:
         A tuple literal gives one argument per component, ``()`` none; any other expression
         gives one argument if the built-in takes one, else one per component of its tuple type.
         """
-        if isinstance(arg, TupleLit):
+        if isinstance(arg, TupleLit) and self._takes_simplex(builtin) \
+                and not builtin.accepts(len(arg.items)):
+            # ``categorical (0.2, 0.3, 0.5)``: a tuple literal of reals as one point of the
+            # simplex (the verifier and ``run`` check its range where the built-in is applied)
+            for item in arg.items:
+                self.flow(self.infer(item, env), REAL, item, f"a probability of {builtin.name}")
+            t = simplex(len(arg.items))
+            self.types[id(arg)] = t
+            args = [(arg, t)]
+        elif isinstance(arg, TupleLit):
             args = [(item, self.infer(item, env)) for item in arg.items]
             self.types[id(arg)] = TupleType(tuple(t for _, t in args))
         elif isinstance(arg, UnitLit):
@@ -721,6 +730,13 @@ class _Checker:
             raise error("T003", f"{builtin.name} takes {builtin.arity_text}, found {len(args)}", arg.span,
                         hint=f"{builtin.name} : {builtin.signature}")
         return args
+
+    def _takes_simplex(self, builtin: Builtin) -> bool:
+        """``builtin`` takes one point of the simplex ``[0,1]^k`` (``categorical``)."""
+        if builtin.scheme is None or builtin.min_args != 1:
+            return False
+        fn = prune(instantiate(builtin.scheme, self.level))
+        return isinstance(fn, Arrow) and isinstance(prune(fn.dom), Simplex)
 
     def builtin_call(self, builtin: Builtin, e: App, env: Env) -> Type:
         assert builtin.scheme is not None

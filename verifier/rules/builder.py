@@ -33,7 +33,7 @@ from verifier.rules.context import Claim, Cost, Ctx, Synth
 from verifier.rules.derivation import Derivation, output_judgement, short
 from verifier.rules.equality import equal_term, equality_goals
 from verifier.rules.refinements import simple_of
-from verifier.translation.symbolic import Closure, DistV, Env, NamedFun, Scalar, SymValue
+from verifier.translation.symbolic import (DistV, Env, Scalar, SymValue, top_level_value)
 from verifier.translation.translate import (CallCheck, Decision, Narrowing, NoRule,
                                             RangeCheck, StoredComputation, Translator,
                                             missing_val)
@@ -72,7 +72,6 @@ class Builder:
                                      self._decisions.append)
         #: the contracts of the vals called (``verifier.rules.decidable.contract``)
         self.decidable_contracts: Dict[str, frozenset] = {}
-        self.top_env = self._top_env()
         self.folds: Dict[str, Derivation] = {}
         #: functions whose val's call facts some obligation assumes (the claim depends on them)
         self.called: set = set()
@@ -84,6 +83,7 @@ class Builder:
         #: id of a node a rule built (not in the program) -> (that node, the program's node
         #: whose simple type it has); the node is kept so that its id is not reused
         self._twins: Dict[int, Tuple[A.Expr, A.Expr]] = {}
+        self.top_env = self._top_env()  # after _twins: it reads the definitions' types
         #: fresh variables that only witness facts about a drawn value (the counts of a member
         #: of ``posteriors``): their facts are relevant only to obligations that mention them
         self.witnesses: set = set()
@@ -138,10 +138,7 @@ class Builder:
         env = Env()
         self._env_at: Dict[int, Env] = {}
         for decl in self.program.lets():
-            if decl.name in self._vals or (decl.recursive and decl.params):
-                value: SymValue = NamedFun(decl.name)
-            else:
-                value = Closure(decl.params, decl.body, env, decl.name)
+            value = top_level_value(decl, decl.name in self._vals, env, self.type_of)
             inner = env.bind(decl.name, value, value) if decl.recursive else env
             self._env_at[id(decl)] = inner
             env = env.bind(decl.name, value, value)

@@ -28,9 +28,10 @@ from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, M
                                            NamedFun, Scalar, SymValue, TupleV)
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
 from verifier.translation.calls import element_value
-from verifier.translation.inferred import draw_type, draws_refused
-from verifier.translation.ranges import (fresh_like, has_ranges, value_facts,
-                                         value_sorts, without_ranges)
+from verifier.language.supports import family_support
+from verifier.translation.inferred import draws_refused
+from verifier.translation.ranges import (fresh_like, has_ranges, rational_draws,
+                                         unknown_family_draws, value_facts, value_sorts)
 from verifier.translation.translate import (CallCheck, Decision, LocalFunction, NoRule,
                                             RangeCheck, StoredComputation, bind_pattern,
                                             flatten_app, missing_val)
@@ -61,6 +62,12 @@ def of_type(t: Optional[A.SimpleType], default: str = "x") -> Elem:
 
 
 OPAQUE = of_type(None)
+
+
+def _draws_of(ctx, d: T.Term, t: Optional[A.SimpleType]) -> Elem:
+    """The draws of a distribution ``d`` of unknown family simply typed ``D[t]``
+    (``ranges.unknown_family_draws``)."""
+    return Elem(unknown_family_draws(ctx.hyps, d, t, lambda u: of_type(u, "x").make))
 
 #: the monadic forms whose result is that of a sub-computation (``Safety.monadic``'s ``want``)
 _TAIL_POSITIONS = (A.MLet, A.Let, A.If, A.Match, A.Var, A.App, A.LetRec)
@@ -503,8 +510,10 @@ class Safety:
                          "by a divergence bound (docs/noise.md: run's rejection sampler may fail "
                          "with a probability that depends on the data)", e.span)
         if isinstance(d, Scalar) and d.term.sort == L.DIST and isinstance(t, A.TMonad):
-            return _decidable_draw(of_type(draw_type(d.term) or without_ranges(t.elem), "x"), None,
-                                   self.dec.in_likelihood)
+            elem = _decidable_draw(_draws_of(ctx, d.term, t.elem), None, self.dec.in_likelihood)
+            if not elem.density and rational_draws(ctx.hyps, d.term):
+                return Elem(elem.make, rational=frozenset())
+            return elem
         raise NoRule("ran of a value that is not a symbolic distribution", e.span)
 
     def _m_Observe(self, ctx: Ctx, e: A.Observe) -> Elem:
@@ -722,7 +731,8 @@ class Safety:
         if not (isinstance(prior, DistV) and prior.family in ("beta", "dirichlet")):
             raise NoRule("the prior of the Hellinger mechanism must be a beta or a dirichlet",
                          prior_e.span)
-        return of_type(A.TDist(A.TBase("[0,1]")), "post")
+        # a posterior of the prior: a beta (draws in [0,1]) or a dirichlet (on the simplex)
+        return of_type(A.TDist(family_support(prior.family, len(prior.params))), "post")
 
     @staticmethod
     def _arity(e: A.App, args: List[A.Expr], n: int, name: str) -> None:

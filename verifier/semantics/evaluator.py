@@ -62,6 +62,8 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 from verifier.errors import error
 from verifier.language import ast
 from verifier.language.ast import Span
+from verifier.language.pretty import pretty_type
+from verifier.language.supports import family_support, fits, says_ranges
 from verifier.semantics import distributions as dist
 from verifier.semantics import monad
 from verifier.semantics import reals
@@ -576,7 +578,27 @@ def check_annotation(value: Value, t: ast.SimpleType, name: str, span: Optional[
         return dist.check_probabilities(value, f"{name} : [0,1]^{t.k}", span)
     if isinstance(t, ast.TTuple) and isinstance(value, tuple) and len(value) == len(t.items):
         return tuple(check_annotation(v, i, name, span) for v, i in zip(value, t.items))
+    if isinstance(t, ast.TDist) and isinstance(value, Distribution) and says_ranges(t.elem):
+        _check_draws(value, t.elem, name, span)
     return value
+
+
+def _check_draws(d: Distribution, elem: ast.SimpleType, name: str, span: Optional[Span]) -> None:
+    """R001 unless every draw of ``d`` is a value of ``elem`` (``D[elem]``'s ranges: a
+    ``normal`` is not a ``D[[0,1]]``, a categorical over 5 not a ``D[[3]]``;
+    ``verifier.language.supports``). A law of finite support is checked point by point; a
+    posterior without a closed form lies where its prior does."""
+    if isinstance(d, dist.Finite):
+        for v, _ in d.items:
+            check_value(v, elem, f"a draw of {name}", span)
+        return
+    prior = getattr(d, "prior", None)
+    if isinstance(prior, Distribution):  # a posterior without a closed form
+        return _check_draws(prior, elem, name, span)
+    support = family_support(d.family, len(d.params()))
+    if not fits(support, elem):
+        raise error("R001", f"{name} : D[{pretty_type(elem)}] needs a distribution whose draws are "
+                            f"values of {pretty_type(elem)}, got {d.format()}", span)
 
 
 def check_value(value: Value, t: ast.SimpleType, name: str, span: Optional[Span] = None) -> Value:

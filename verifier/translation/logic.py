@@ -24,6 +24,7 @@ from obligations.vocabulary import (DIST, adj, adj_within, all_in, all_within, b
                                     higher_order_function, higher_order_function_of,
                                     tuple_get, tuple_key, tuple_make, tv)
 from verifier.language import ast as A
+from verifier.language.supports import says_ranges
 
 
 def elem_key(t: A.SimpleType) -> Optional[str]:
@@ -85,6 +86,8 @@ def range_facts(t: A.SimpleType, x: T.Term) -> Tuple[T.Term, ...]:
     logic: a val's parameters assume it, its callers prove it of their arguments, a
     definition proves it of its result, a computation's draws have it (``verifier.translation.
     values.value_facts`` extends it to tuples and simplex points)."""
+    if isinstance(t, A.TDist):
+        return (dist_within(t.elem, x),) if says_ranges(t.elem) else ()
     if isinstance(t, A.TList):
         kind = element_kind(t.elem)
         key = list_key_of(x.sort)
@@ -96,6 +99,38 @@ def range_facts(t: A.SimpleType, x: T.Term) -> Tuple[T.Term, ...]:
         # real+inf has no finite term for infinity: we assume nothing beyond real.
         return ()
     return tuple(_conjuncts(in_range(kind, x)))
+
+
+def dist_within(t: A.SimpleType, d: T.Term) -> T.Term:
+    """``within'T (d)``: the draws of the distribution ``d`` are values of ``t``, ranges
+    included (``verifier.language.supports``). Uninterpreted: a val's ``D[T]`` parameter
+    assumes it, its callers show it (of a known family, by its support: ``ranges.value_facts``),
+    and a draw from ``d`` has the ranges of ``t`` under it."""
+    import hashlib
+    from verifier.language.pretty import pretty_type
+    text = pretty_type(t)
+    key = "".join(c if c.isalnum() else "_" for c in text)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:6]
+    name = f"within'{key}'{digest}"
+    _WITHIN_TYPES[name] = t
+    return T.FuncDecl(name, (DIST,), T.BOOL)(d)
+
+
+#: the type of each ``within'`` symbol made (its name is a digest of the type)
+_WITHIN_TYPES: dict = {}
+
+
+def within_types(hyps, d: T.Term) -> list:
+    """The types ``t`` of the hypotheses ``within't (d)`` among ``hyps`` (name, term pairs;
+    conjunctions looked into): what the context knows of the draws of ``d``."""
+    out, stack = [], [h for _, h in hyps]
+    while stack:
+        h = stack.pop()
+        if isinstance(h, T.Op) and h.op == T.OpKind.AND:
+            stack.extend(h.args)
+        elif isinstance(h, T.Apply) and h.func.name in _WITHIN_TYPES and h.args == (d,):
+            out.append(_WITHIN_TYPES[h.func.name])
+    return out
 
 
 def _conjuncts(t: T.Term) -> Tuple[T.Term, ...]:

@@ -17,6 +17,7 @@ from typing import List, Optional
 
 from obligations import terms as T
 from verifier.language import ast as A
+from verifier.language.supports import family_support, fits, says_ranges
 from verifier.translation import logic as L
 from verifier.translation.symbolic import DistV, Monadic, Scalar, SymValue, TupleV, UnitV
 
@@ -50,6 +51,8 @@ def value_facts(t: Optional[A.SimpleType], value: SymValue,
         return [T.ge(p, 0) for p in parts] + [T.eq(T.add(*parts), 1)]
     if isinstance(t, A.TList) and not elements:
         return []
+    if isinstance(t, A.TDist) and says_ranges(t.elem):
+        return _draws_within(t.elem, value)
     sort = L.sort_of_type(t)
     if sort is None:
         return []
@@ -58,6 +61,74 @@ def value_facts(t: Optional[A.SimpleType], value: SymValue,
             return None
         return list(L.range_facts(t, value.term))
     return None if L.range_facts(t, T.Var("_", sort)) else []
+
+
+def _draws_within(elem: A.SimpleType, value: SymValue) -> Optional[List[T.Term]]:
+    """What ``D[elem]`` says of ``value``: its draws are values of ``elem``. Of a distribution
+    of a known family, decided by its support; of the posterior of a model without a closed
+    form, by what its draws are known to be (``inferred.draw_type``); otherwise the predicate
+    ``within'elem`` (``logic.dist_within``), which only a ``D[elem]`` parameter or result
+    gives."""
+    from verifier.translation.inferred import draw_type
+    if isinstance(value, DistV):
+        return [T.boolean(fits(family_support(value.family, len(value.params)), elem))]
+    if isinstance(value, Scalar) and value.term.sort == L.DIST:
+        if fits(draw_type(value.term), elem):
+            return []
+        return [L.dist_within(elem, value.term)]
+    return None
+
+
+def draw_facts_within(t: Optional[A.SimpleType], d: T.Term, value: SymValue) -> List[T.Term]:
+    """What a draw ``value`` (fresh, of ``t``'s sort without ranges: ``without_ranges``) of a
+    distribution ``d`` of unknown family (a ``D[t]`` parameter, a result) has of ``t``'s
+    ranges: all of them, under ``within't (d)`` — which holds where ``d`` comes from a
+    ``D[t]`` whose callers showed it, and not where simple typing let a ``D[int]`` flow into a
+    ``D[[3]]``."""
+    if not says_ranges(t):
+        return []
+    wanted = value_facts(t, value)
+    if not wanted:
+        return []
+    return [T.implies(L.dist_within(t, d), T.and_(*wanted))]
+
+
+def unknown_family_draws(hyps, d: T.Term, t: Optional[A.SimpleType], make_of):
+    """How to make a draw of a distribution ``d`` of unknown family simply typed ``D[t]``
+    (the Safety walks' ``_draws_of``; ``make_of(type)`` makes fresh values of a type with its
+    facts): of the posterior of a model without a closed form, what its draws are known to be
+    (``inferred.draw_type``); otherwise values of the type the context says of ``d`` (a
+    hypothesis ``within'T (d)``: a ``D[T]`` parameter, whose callers showed it, or the result
+    of a val returning one), else of ``t``, without ranges, which they have under
+    ``within't (d)`` (``draw_facts_within``)."""
+    from verifier.translation.inferred import draw_type
+    known = draw_type(d)
+    if known is not None:
+        return make_of(known)
+    t = next(iter(L.within_types(hyps, d)), t)
+    plain = make_of(without_ranges(t))
+
+    def make(b, name):
+        value, facts = plain(b, name)
+        return value, facts + draw_facts_within(t, d, value)
+    return make
+
+
+def rational_draws(hyps, d: T.Term) -> bool:
+    """``run`` samples the draws of the distribution ``d`` (of unknown family) as exact
+    rationals: the context knows them to lie in ``[0,1]`` or on the simplex (a hypothesis
+    ``within'[0,1] (d)``: ``logic.within_types``; or ``d`` is the posterior of a beta prior
+    without a closed form: ``inferred.draw_type``). What shows ``within'[0,1]`` of a run's
+    distribution is a ``beta`` / ``uniform`` (``dirichlet`` for the simplex: ``value_facts``),
+    such a posterior (drawn by rejection from its prior), or an entry's argument of those
+    families with rational parameters (``evaluator.check_annotation``, ``entry``): each draws
+    exact rationals (docs/noise.md)."""
+    from verifier.translation.inferred import draw_type
+    known = draw_type(d)
+    for t in L.within_types(hyps, d) + ([known] if known is not None else []):
+        if isinstance(t, A.TSimplex) or isinstance(t, A.TBase) and t.name == "[0,1]":
+            return True
+    return False
 
 
 def has_ranges(t: A.SimpleType) -> bool:

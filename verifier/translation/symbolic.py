@@ -170,3 +170,30 @@ def value_terms(v: SymValue) -> Tuple[T.Term, ...]:
             out += value_terms(item)
         return out
     return ()
+
+
+def top_level_value(decl, has_val: bool, env: "Env", type_of) -> "SymValue":
+    """What the top-level definition ``decl`` is bound to (the builder's and the kernel's top
+    environment): a function with a val is called through it (``NamedFun``); a recursive
+    function without a val whose parameters and result are first-order data (by the type
+    checker's ``type_of``) is read as a local ``let rec`` closed over ``env``, the definitions
+    before it (``LocalRec``: total, equal on equal arguments); another recursive one keeps its
+    name (an observe-fold, read through its definition by ``infer``);
+    the others are closures, unfolded where they are called."""
+    from verifier.language import ast as A
+    if has_val:
+        return NamedFun(decl.name)
+    if not (decl.recursive and decl.params):
+        return Closure(decl.params, decl.body, env, decl.name)
+
+    def first_order(t) -> bool:
+        if t is None or isinstance(t, (A.TArrow, A.TMonad)):
+            return False
+        if isinstance(t, (A.TList, A.TDist)):
+            return first_order(t.elem)
+        if isinstance(t, A.TTuple):
+            return all(first_order(i) for i in t.items)
+        return True
+    if all(first_order(type_of(p)) for p in decl.params) and first_order(type_of(decl.body)):
+        return LocalRec(decl.name, tuple(decl.params), decl.body, env)
+    return NamedFun(decl.name)
