@@ -415,6 +415,22 @@ def model_check(problem: Problem, rlimit: int, ctx: z3.Context, used: Dict[str, 
                 f"({type(exc).__name__}: {exc}); please report this", used)
 
 
+def search_undecided(problem: Problem, rlimit: int, ctx: z3.Context, used: Dict[str, Any],
+                     opaque: FrozenSet[str] = frozenset()
+                     ) -> Optional[Tuple[Verdict, str, Dict[str, Any]]]:
+    """For an obligation z3 could not decide (``unknown``): a counterexample found by the
+    concrete search alone (lists of at most ``MAX_BOUND`` elements, the built-ins by their
+    definitions), confirmed by evaluation like any other. ``None`` when none is found: the
+    caller keeps z3's ``unknown``. A search is easier than the abstract problem (no axioms,
+    bounded lists), so a goal z3 gives up on may still have a concrete counterexample."""
+    try:
+        return _Confirmation(problem, rlimit, ctx, opaque).search_only(used)
+    except Exception as exc:  # noqa: BLE001  (z3's unknown stays the verdict)
+        if os.environ.get("PRIVINFER_DEBUG"):
+            raise
+        return None
+
+
 class _Confirmation:
     """One confirmation: the search for concrete values, their evaluation, the verdict."""
 
@@ -453,6 +469,23 @@ class _Confirmation:
             self.learned.append((app, at, value))
         reason, lacking = doubt
         return Verdict.UNKNOWN, reason, {**used, "lacking": lacking} if lacking else used
+
+    def search_only(self, used: Dict[str, Any]) -> Optional[Tuple[Verdict, str, Dict[str, Any]]]:
+        """``run`` without z3's abstract model (which z3 did not find): a refuted verdict, or
+        ``None``."""
+        for _ in range(REFINEMENTS + 1):
+            found, _settled = self._search(MAX_BOUND)
+            if found is None:
+                return None
+            encoder, model = found
+            verdict, reason, bindings, correction = self._evaluate(encoder, model)
+            if verdict == Verdict.REFUTED:
+                return verdict, reason[0], {**used, "counterexample": bindings}
+            if correction is None:
+                return None
+            app, _, at, value = correction
+            self.learned.append((app, at, value))
+        return None
 
     # ---- the first, abstract model ---------------------------------------------------------
 

@@ -121,8 +121,14 @@ def _solve(problem: Problem, script: str, rlimit: int, confirm: bool, session: Z
             return model_check(problem, rlimit, session.python_context, used, opaque)
         except z3.Z3Exception as e:
             return Verdict.UNKNOWN, f"z3 failed while building a model: {e}", used
-    return (Verdict.UNKNOWN, f"z3 returned unknown: {session.reason_unknown()} (rlimit {rlimit})",
-            used)
+    undecided = (Verdict.UNKNOWN,
+                 f"z3 returned unknown: {session.reason_unknown()} (rlimit {rlimit})", used)
+    if confirm:
+        from obligations.counterexamples import search_undecided
+        found = search_undecided(problem, rlimit, session.python_context, used, opaque)
+        if found is not None:
+            return found
+    return undecided
 
 
 def recheck_core(problem: Problem, core: Sequence[str], rlimit: int,

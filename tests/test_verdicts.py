@@ -297,6 +297,33 @@ def test_a_concrete_search_z3_gives_up_is_repeated_with_fixed_lengths(lik, learn
     assert claims["main"].verdict == "refuted"
 
 
+# Found by ``privinfer fuzz`` (seed 3400, program 5488): z3 gave up (its resource limit) on the
+# obligation itself in one spelling and found a model in the other; the concrete search now runs
+# after an ``unknown`` too.
+UNDECIDED_SENSITIVITY = """
+val learn9 :: {l :: bool list | =} -> M[SD] {x :: [0,1] | =} -> M[SD] {x :: [0,1] | =}
+let rec learn9 (l10 : bool list) (prior11 : M[real]) =
+  match l10 with
+  | [] -> prior11
+  | d12 :: ds13 ->
+      observe (fun r14 -> mlet z15 = ran (bernoulli r14) in return (d12 = z15)) (learn9 ds13 prior11)
+
+val h4 :: {l5 :: bool list | adj (l5<1>, l5<2>)} -> {r :: real | abs (r<1> - r<2>) <= 2.5}
+let rec h4 (l5 : bool list) =
+  match l5 with
+  | [] -> if count l5 > 0 then 2.0 else 0.0
+  | x6 :: xs7 ->
+      let (r8 : real) = h4 xs7 in
+      if x6 then count l5 else mean (infer (learn9 l5 (ran (beta (2.0, 3.0)))))
+"""
+
+
+def test_an_obligation_z3_gives_up_on_is_still_searched_for_a_counterexample():
+    # the generated names are kept: with others z3 decides the obligation (and refutes it)
+    claims, _ = verify(UNDECIDED_SENSITIVITY)
+    assert claims["h4"].verdict == "refuted"
+
+
 def test_the_fixed_lengths_alternate_equal_and_one_apart():
     from obligations.counterexamples import LENGTH_TRIES, _length_ladder
     ladder = _length_ladder(2, 8)
