@@ -425,7 +425,7 @@ def search_undecided(problem: Problem, rlimit: int, ctx: z3.Context, used: Dict[
     bounded lists), so a goal z3 gives up on may still have a concrete counterexample."""
     try:
         return _Confirmation(problem, rlimit, ctx, opaque).search_only(used)
-    except Exception as exc:  # noqa: BLE001  (z3's unknown stays the verdict)
+    except Exception:  # noqa: BLE001  (z3's unknown stays the verdict)
         if os.environ.get("PRIVINFER_DEBUG"):
             raise
         return None
