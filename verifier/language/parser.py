@@ -57,7 +57,7 @@ from verifier.language.ast import (
     Infer, IntLit, Let, LetDecl, LetRec, ListLit, Match, MLet, Neg, Observe, Pattern, PTuple,
     PUnit, PVar, PWild, Program, Quant, Ran, RArrow, RealLit, Return, RMonad, RRefine, RSimple,
     RType, RunVar, SameRuns, SimpleType, Span, TArrow, TBase, TDist, TFin, TList, TMonad,
-    TSimplex, TTuple, TupleLit, UnitLit, UnOp, ValDecl, Var, replace_fields,
+    TSimplex, TTuple, TupleLit, UnitLit, UnOp, ValDecl, Var, pattern_names, replace_fields,
 )
 from verifier.language.lexer import KEYWORDS, Token, tokenize
 
@@ -690,7 +690,7 @@ class _Parser:
 
     def cons_branch(self, tok: Token) -> Tuple[str, str, Expr]:
         """``x :: xs -> e`` (head, tail, body); ``(a, b) :: xs -> e`` is ``h :: xs -> let
-        (a, b) = h in e``, ``h`` a name no program can write."""
+        (a, b) = h in e``, ``h`` a name no program can write (its ``#``), made of the pattern's names."""
         pattern = self.binder("a tuple pattern") if tok.kind == "(" else None
         head = None if pattern is not None else self.advance()
         self.expect("::", "'::' in the branch pattern 'x :: xs'")
@@ -700,7 +700,8 @@ class _Parser:
         body = self.expr()
         if pattern is None:
             return head.text, tail.text, body
-        name = f"hd#{tok.span.line}_{tok.span.col}"
+        # named by its pattern (not its position: the printed program must parse to the same)
+        name = "hd#" + ",".join(pattern_names(pattern))
         return name, tail.text, Let(pattern, Var(name, pattern.span), body, body.span)
 
     def duplicate_branch(self, tok: Token, pattern: str) -> PrivInferError:

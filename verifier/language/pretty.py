@@ -315,12 +315,23 @@ def _bare(e: Expr, tail: bool) -> str:
         return (f"if {_expr(e.cond, PREC_LOOSE, True)} then {_expr(e.then, PREC_LOOSE, True)} "
                 f"else {_expr(e.else_, PREC_LOOSE, True)}")
     if isinstance(e, Match):
+        pattern, body = _cons_branch(e)
         return (f"match {_expr(e.scrutinee, PREC_LOOSE, True)} with "
                 f"| [] -> {_expr(e.nil_body, PREC_LOOSE, True)} "
-                f"| {e.head} :: {e.tail} -> {_expr(e.cons_body, PREC_LOOSE, True)}")
+                f"| {pattern} -> {_expr(body, PREC_LOOSE, True)}")
     if isinstance(e, Quant):
         return f"{e.kind} {e.var} : {_type(e.type, 0)}. {_expr(e.body, PREC_LOOSE, True)}"
     raise TypeError(f"not an expression: {e!r}")
+
+
+def _cons_branch(e: Match) -> Tuple[str, Expr]:
+    """The cons branch's pattern and body as written: the parser reads ``(a, b) :: xs -> e`` as
+    ``h :: xs -> let (a, b) = h in e`` with ``h`` a name no program can write (it has a ``#``)."""
+    body = e.cons_body
+    if "#" in e.head and isinstance(body, Let) and isinstance(body.pattern, PTuple) and \
+            isinstance(body.value, Var) and body.value.name == e.head:
+        return f"{_pattern(body.pattern)} :: {e.tail}", body.body
+    return f"{e.head} :: {e.tail}", body
 
 
 def _left_chain(e: BinOp, tail: bool) -> str:
@@ -503,7 +514,7 @@ def _block(e: Expr) -> List[str]:
             break
     if isinstance(e, Match):
         lines.append(f"match {_expr(e.scrutinee, PREC_LOOSE, True)} with")
-        for pattern, body in (("[]", e.nil_body), (f"{e.head} :: {e.tail}", e.cons_body)):
+        for pattern, body in (("[]", e.nil_body), _cons_branch(e)):
             body_lines = _block(body)
             if len(body_lines) == 1 and len(pattern) + len(body_lines[0]) + 6 <= WIDTH:
                 lines.append(f"| {pattern} -> {body_lines[0]}")
