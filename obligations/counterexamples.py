@@ -458,15 +458,11 @@ class _Confirmation:
                 doubt = (f"{doubt[0]}; with the values learned, no counterexample remains",
                          doubt[1]) if self.learned else self._unrealisable(first, bound)
                 break
-            encoder, model = found
-            verdict, reason, bindings, correction = self._evaluate(encoder, model)
-            if verdict == Verdict.REFUTED:
-                return verdict, reason[0], {**used, "counterexample": bindings}
-            doubt = reason
-            if correction is None:
+            refuted, doubt, again = self._evaluate_and_learn(found, used)
+            if refuted is not None:
+                return refuted
+            if not again:
                 break
-            app, _, at, value = correction
-            self.learned.append((app, at, value))
         reason, lacking = doubt
         return Verdict.UNKNOWN, reason, {**used, "lacking": lacking} if lacking else used
 
@@ -477,15 +473,24 @@ class _Confirmation:
             found, _settled = self._search(MAX_BOUND)
             if found is None:
                 return None
-            encoder, model = found
-            verdict, reason, bindings, correction = self._evaluate(encoder, model)
-            if verdict == Verdict.REFUTED:
-                return verdict, reason[0], {**used, "counterexample": bindings}
-            if correction is None:
-                return None
-            app, _, at, value = correction
-            self.learned.append((app, at, value))
+            refuted, _, again = self._evaluate_and_learn(found, used)
+            if refuted is not None or not again:
+                return refuted
         return None
+
+    def _evaluate_and_learn(self, found, used: Dict[str, Any]):
+        """Evaluate the concrete model ``found``: (the refuted verdict or None, the doubt — a
+        reason and what is lacking — and whether to search again, having learned the value of
+        an application z3 gave wrongly)."""
+        encoder, model = found
+        verdict, reason, bindings, correction = self._evaluate(encoder, model)
+        if verdict == Verdict.REFUTED:
+            return (verdict, reason[0], {**used, "counterexample": bindings}), reason, False
+        if correction is None:
+            return None, reason, False
+        app, _, at, value = correction
+        self.learned.append((app, at, value))
+        return None, reason, True
 
     # ---- the first, abstract model ---------------------------------------------------------
 

@@ -180,20 +180,11 @@ def top_level_value(decl, has_val: bool, env: "Env", type_of) -> "SymValue":
     before it (``LocalRec``: total, equal on equal arguments); another recursive one keeps its
     name (an observe-fold, read through its definition by ``infer``);
     the others are closures, unfolded where they are called."""
-    from verifier.language import ast as A
+    from verifier.translation.calls import first_order  # calls imports this module
     if has_val:
         return NamedFun(decl.name)
     if not (decl.recursive and decl.params):
         return Closure(decl.params, decl.body, env, decl.name)
-
-    def first_order(t) -> bool:
-        if t is None or isinstance(t, (A.TArrow, A.TMonad)):
-            return False
-        if isinstance(t, (A.TList, A.TDist)):
-            return first_order(t.elem)
-        if isinstance(t, A.TTuple):
-            return all(first_order(i) for i in t.items)
-        return True
     if all(first_order(type_of(p)) for p in decl.params) and first_order(type_of(decl.body)):
         return LocalRec(decl.name, tuple(decl.params), decl.body, env)
     return NamedFun(decl.name)
