@@ -66,7 +66,7 @@ import itertools
 import math
 import time
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from obligations.records import field, record, replace
 from verifier.errors import Diagnostic, PrivInferError, error
@@ -582,7 +582,8 @@ def bind_public_arguments(evaluator: Evaluator, params: List[Any], private: Any,
 
 def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
           *, private: Optional[str] = None, eps_grid: Optional[Sequence[float]] = None,
-          verdict: Optional["ClaimVerdict"] = None, max_inputs: int = MAX_INPUTS,
+          verdict: Union["ClaimVerdict", Callable[[], Optional["ClaimVerdict"]], None] = None,
+          max_inputs: int = MAX_INPUTS,
           step_budget: Optional[int] = None, total_steps: Optional[int] = None,
           values: Optional[Sequence[Any]] = None) -> AuditResult:
     """Audit ``entry`` of ``program`` (see the module docstring).
@@ -592,8 +593,10 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
     (default ``DEFAULT_VALUES``);
     ``eps_grid`` the points of the ``delta(eps)`` curve (default: 11 points from 0 to a little
     above the loss and the claimed eps); ``verdict`` is what the verifier concluded of the
-    entry's claim (``verifier.claim_audit`` runs it; without one the claim is still evaluated
-    and compared, as "not verified"); ``step_budget`` and ``total_steps`` bound the evaluator's
+    entry's claim, or a function computing it, called only once the arguments are known to be
+    good (``verifier.claim_audit`` passes the verifier's run so that bad input is reported
+    before the verifier runs); without one the claim is still evaluated and compared, as "not
+    verified"; ``step_budget`` and ``total_steps`` bound the evaluator's
     steps per input and over all inputs (``Evaluator``; R010 when exceeded). Raises
     ``PrivInferError`` (U002, R005, R003, R009, R010, R011, ...) on bad input.
     """
@@ -606,7 +609,7 @@ def audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: in
 
 
 def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: int, arg_specs: Sequence[str],
-           private: Optional[str], eps_grid: Optional[Sequence[float]], verdict: Optional["ClaimVerdict"],
+           private: Optional[str], eps_grid: Optional[Sequence[float]], verdict,
            max_inputs: int, evaluator: Evaluator, values: Optional[Sequence[Any]] = None) -> AuditResult:
     from verifier.semantics import entry as running
     start = time.perf_counter()
@@ -630,6 +633,8 @@ def _audit(program: ast.Program, typed: Optional[TypedProgram], entry: str, n: i
     result = AuditResult(program.file, entry, priv.name, private_type, n,
                          {p.name: format_value(public[p.name]) for p in params if p is not priv})
 
+    if callable(verdict):
+        verdict = verdict()
     shape, claim_check = _prepare_claim(program, entry, verdict)
     scope = AssertionEvaluator(claim_scope(program, typed, shape.val)) if shape is not None else None
     fixed = _fixed_claim_parts(shape, scope, params, priv, public, claim_check)

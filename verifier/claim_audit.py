@@ -28,12 +28,12 @@ def audit_program(path: str, entry: str, n: int, args: Union[Sequence[str], Mapp
     """Parse and type-check the program at ``path``, verify ``entry``'s claim (unless
     ``verify`` is false) and audit ``entry`` on private inputs of length ``1..n``. Raises
     ``PrivInferError`` on bad input (unparsable file, bad arguments, an output whose law is not
-    computed, ...)."""
+    computed, ...); bad arguments are reported before the verifier runs."""
     program = parse_file(path)
     typed = typecheck_program(program)
     try:
-        verdict = claim_verdict(program, typed, entry, verify)
-        return audit(program, typed, entry, n, _specs(args), verdict=verdict, **options)
+        return audit(program, typed, entry, n, _specs(args),
+                     verdict=lambda: claim_verdict(program, typed, entry, verify), **options)
     except PrivInferError as exc:
         if exc.source is None and all(d.span is None or d.span.file == program.file for d in exc.diagnostics):
             exc.source = program.source
