@@ -58,3 +58,19 @@ def test_the_kernel_refuses_a_draw_given_a_range_it_does_not_have(monkeypatch):
             return (T.eq(out.term, T.real(0)),) if hasattr(out, "term") else ()
         patch.setattr(monadic_rules, "draw_facts", zero)
     kernel_refuses(monkeypatch, text, "main", bug, "privacy cost")
+
+
+def test_only_what_both_runs_draw_is_a_fact_of_the_coupled_draw():
+    """Ran's diagonal coupling draws the shared value from either run's law: a range holds of
+    it only when both laws give it (a beta's [0,1] and a normal's reals give nothing)."""
+    from obligations import terms as T
+    from verifier.translation import logic as L
+    from verifier.translation.ranges import coupled_draw_facts
+    from verifier.translation.symbolic import DistV, Scalar
+    d = T.Var("d", L.DIST)
+    beta = DistV("beta", (T.real(1), T.real(1)), d)
+    normal = DistV("normal", (T.real(0), T.real(1)), d)
+    w = Scalar(T.Var("w", T.REAL))
+    assert coupled_draw_facts((), (beta, beta), w)
+    assert coupled_draw_facts((), (beta, normal), w) == []
+    assert coupled_draw_facts((), (normal, beta), w) == []
