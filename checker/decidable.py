@@ -51,7 +51,13 @@ class Decisions:
         self.depth = 0          # branches on conditions that are not public, local bodies
         self.in_likelihood = 0
 
-    def rational(self, v: T.Var) -> Optional[D.Tags]:
+    def rational(self, v: T.Term) -> Optional[D.Tags]:
+        """What is known of a variable; of a call of a pure val (``D.val_call_name``):
+        rational on rational arguments when its terms say so (``terms_of``)."""
+        if isinstance(v, T.Apply):
+            name = D.val_call_name(v.func.name)
+            return D.NO_TAGS if name is not None and self.p.val_of(name) is not None \
+                and terms_of(self.p, name)[1] else None
         return self.known.get(v)
 
     def public(self, v: T.Var) -> bool:

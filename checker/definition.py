@@ -35,6 +35,18 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node, steps: bool = 
     definition) with the Safety premise, the body's derivation and the inductions of the
     observe-folds it uses — or ExactFinite alone. Its obligations are left in ``p``."""
     rule = "LetRec-Induction" if decl.recursive else "Abs"
+    if decl.recursive and root.rule == "LetRec-Induction-Eq" and not steps and p.point is None \
+            and not p.steps:
+        # the val strengthened by the equality case, stated here from the source: the
+        # definition is proved against it, and it is the induction hypothesis; it implies
+        # the val (verifier.language.strengthen)
+        from verifier.language.strengthen import equality_strengthened
+        strong = equality_strengthened(val)
+        if strong is None or p.vals.get(val.name) is not val:
+            raise Reject(f"node {root.id}: LetRec-Induction-Eq strengthens a recursive pure "
+                         "val by its equality case, which this one has not", decl.span)
+        p.vals[val.name] = val = strong
+        rule = root.rule
     premises = expect(root, (rule,), decl, f"the definition of {source_name(decl.name)}")
     if [n.rule for n in premises] == ["ExactFinite"]:
         if decl.recursive:

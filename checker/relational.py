@@ -30,7 +30,7 @@ from verifier.translation import logic as L
 from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, FunParam, LocalRec,
                                            Monadic, NamedFun, Scalar, SymValue, TupleV, UnitV)
 from verifier.translation.calls import element_value, leaves
-from verifier.translation.ranges import value_facts
+from verifier.translation.ranges import coupled_draw_facts, value_facts
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app, ite_value
 from verifier.translation.typing_bridge import monad_elem_sort
 from checker import safety as S
@@ -402,7 +402,19 @@ def equal_inputs(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> Synth:
     if isinstance(e, A.Return):
         return Synth(ZERO, translated(lambda: p.pair(ctx, e.value), e.span))
     out = fresh_output(p, ctx, e)
-    return Synth(ZERO, (out, out))
+    return Synth(ZERO, (out, out), draw_facts(p, ctx, e, out))
+
+
+def draw_facts(p: Proof, ctx: Ctx, e: A.Expr, out: SymValue) -> Tuple[T.Term, ...]:
+    """The ranges of the output of ``e`` when it is ``ran d``: where ``d`` draws in each run
+    (``ranges.coupled_draw_facts``)."""
+    if not isinstance(e, A.Ran):
+        return ()
+    try:
+        dists = p.pair(ctx, e.value)
+    except NoRule:
+        return ()
+    return tuple(coupled_draw_facts(ctx.hyps, dists, out))
 
 
 def variable_goals(env: Env, names, e: A.Node) -> List[T.Term]:
@@ -894,7 +906,7 @@ def ran(p: Proof, ctx: Ctx, e: A.Ran, node: Node) -> Synth:
     else:
         raise Reject("ran of distributions that may differ needs a claim", e.span)
     out = fresh_output(p, ctx, e)
-    return Synth(cost, (out, out))
+    return Synth(cost, (out, out), draw_facts(p, ctx, e, out))
 
 
 # ---- pure claims ----------------------------------------------------------------------------------

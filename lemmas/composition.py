@@ -208,6 +208,21 @@ def sd_pinsker() -> Lemma:
                  "Pinsker (1964); Tsybakov (2009) Lemma 2.5", "literature", b.build())
 
 
+def sd_bernoulli() -> Lemma:
+    P = params(("a", "real"), ("b", "real"))
+    S = symbols(P)
+    a, b = S["a"], S["b"]
+    hyps = (sp.Le(0, a), sp.Le(a, 1), sp.Le(0, b), sp.Le(b, 1))
+    concl = eq(SD(F("BernoulliDist")(a), F("BernoulliDist")(b)), sp.Abs(a - b))
+    bld = ArtifactBuilder("sd.bernoulli", "literature", P, hyps, concl)
+    bld.cite("SD(p, q) = sum_x |p(x) - q(x)| / 2 (Tsybakov 2009, §2.4): on {true, false}, "
+             "(|a - b| + |(1 - a) - (1 - b)|) / 2 = |a - b|")
+    return Lemma("sd.bernoulli", "the statistical distance of two Bernoulli laws",
+                 "SD(Bernoulli(a), Bernoulli(b)) = |a - b| for a, b in [0, 1].", P, hyps, concl,
+                 "the definition of SD on a two-point space (Tsybakov 2009, §2.4)",
+                 "literature", bld.build())
+
+
 # --------------------------------------------------------------------------------------------
 # composability (Lemma 3.4)
 

@@ -26,6 +26,7 @@ _BUILDERS = (
     ("sd.metric", co.sd_metric), ("sd.score_sensitivity", co.sd_score_sensitivity),
     ("sd.hellinger", co.sd_le_hellinger),
     ("hellinger.sq.le.sd", co.hellinger_sq_le_sd), ("sd.pinsker", co.sd_pinsker),
+    ("sd.bernoulli", co.sd_bernoulli),
     # composability, post-processing, sequential composition, group privacy
     ("compose.epsd", co.compose_epsd), ("compose.sd", co.compose_sd),
     ("compose.hd", co.compose_hd), ("compose.kl", co.compose_kl),

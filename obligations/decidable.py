@@ -46,7 +46,8 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence
 
 from obligations import terms as T
 from obligations.records import record
-from obligations.vocabulary import (DIST, elem_sort, list_key_of, parameter_function_of,
+from obligations.vocabulary import (DIST, elem_sort, higher_order_function_of, list_key_of,
+                                    parameter_function_of, program_function_name,
                                     tuple_components)
 
 Tags = FrozenSet[int]
@@ -139,8 +140,22 @@ def rational_tags(term: T.Term, leaf: Callable[[T.Var], Optional[Tags]]) -> Opti
             return _union(kids)
         if isinstance(u, T.Apply) and _rational_function(u.func.name):
             return _union(kids)
+        if isinstance(u, T.Apply) and val_call_name(u.func.name) is not None:
+            own = leaf(u)  # the call itself: rational on rational arguments, or not
+            return None if own is None else _union(kids + [own])
         return None
     return T.dag_fold(term, step, {})
+
+
+def val_call_name(symbol: str) -> Optional[str]:
+    """The program function of a symbol of a first-order call (``fn_f(a)``, a component
+    ``fn_f'p1(a)`` of a tuple result), which ``rational_tags`` asks its ``leaf`` about: a pure
+    val whose definition returns rationals on rational arguments (its Decidable contract,
+    computed alike by the builder and the kernel) is rational there. None for other symbols
+    (a parameter of function type, a higher-order call, a built-in)."""
+    if parameter_function_of(symbol) is not None or higher_order_function_of(symbol) is not None:
+        return None
+    return program_function_name(symbol)
 
 
 def _union(parts: Sequence[Optional[Tags]]) -> Optional[Tags]:
@@ -171,6 +186,9 @@ def irrational_part(term: T.Term, leaf: Callable[[T.Var], Optional[Tags]]) -> st
         if isinstance(u, T.Op) and u.op not in _RATIONAL_OPS and u.op != T.OpKind.ITE \
                 and not _exact_constant(u.op, u.args[0] if u.args else u):
             return f"{_clipped(T.pretty(u))}, an irrational number in general"
+        if isinstance(u, T.Apply) and val_call_name(u.func.name) is not None \
+                and leaf(u) is not None:
+            continue
         if isinstance(u, T.Apply) and not _rational_function(u.func.name):
             return f"{_clipped(T.pretty(u))}, which need not be rational"
     return _clipped(T.pretty(term))

@@ -523,6 +523,17 @@ def PINSKER(u, v):
     return T.le(T.mul(2, T.mul(tv, tv)), kl)
 
 
+@_schema("tvbernoulli", "sd.bernoulli",
+         "TV (bernoulli a, bernoulli b) = |a - b| for a, b in [0, 1]")
+def TV_BERNOULLI(u):
+    pq = _same_family(_metric_use(u, "tv"), "bernoulli")
+    if not pq:
+        return None
+    (a,), (b,) = pq[0].args, pq[1].args
+    return T.implies(T.and_(T.le(0, a), T.le(a, 1), T.le(0, b), T.le(b, 1)),
+                     T.eq(u, T.abs_(T.sub(a, b))))
+
+
 @_schema("tvhellinger", ("sd.hellinger", "hellinger.sq.le.sd", "hellinger.def"),
          "H (p, q)^2 <= TV (p, q) and TV (p, q)^2 <= 2 H (p, q)^2")
 def TV_HELLINGER(u, v):
@@ -845,7 +856,7 @@ def _candidates(pool: Sequence[T.Term]) -> Iterable[Tuple[Schema, Tuple[T.Term, 
     lows = _lower_bounds(pool)
     for name, range_schema, triangle_schema, bounds, general in (
             ("hellinger", METRIC_RANGE, TRIANGLE, (BETA_RHO, DIR_RHO), (BETA_G,)),
-            ("tv", TV_RANGE, TV_TRIANGLE, (BETA_ZETA,), (BETA_TV_G,))):
+            ("tv", TV_RANGE, TV_TRIANGLE, (BETA_ZETA, TV_BERNOULLI), (BETA_TV_G,))):
         uses = [a for a in apps if a.func.name == name]
         for u in uses:
             yield range_schema, (u,)

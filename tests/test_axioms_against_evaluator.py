@@ -350,6 +350,18 @@ def test_pinsker_on_finite_distributions(p_weights, q_weights):
         S.PINSKER.instance(V.tv(d1, d2), V.kl(d1, d1))
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 12), st.integers(0, 12), st.integers(1, 12))
+def test_tv_of_bernoullis_is_the_difference_of_their_biases(i, j, n):
+    """tv (bernoulli a, bernoulli b) = |a - b| on the evaluator's exact distance; the
+    instance is built only for two Bernoullis."""
+    assume(i <= n and j <= n)
+    b1, b2 = distribution("bernoulli", (F(i, n),)), distribution("bernoulli", (F(j, n),))
+    assert value(S.TV_BERNOULLI.instance(V.tv(b1, b2))) is True
+    p = distribution("beta", (F(1), F(2)))
+    assert S.TV_BERNOULLI.build(V.tv(b1, p)) is None
+
+
 #: the closed forms are evaluated at 50 digits: the bound 1 is reached exactly at priors 1
 TOLERANCE = __import__("mpmath").mpf(10) ** -40
 
@@ -423,7 +435,7 @@ TESTED = {"len", "count", "countof", "nil", "cons", "empty", "consinj", "nilcons
           "dirrho", "ctorinj", "adjcons", "adjwcons", "distcons", "distadj", "distlen", "betag",
           "betatvg", "dirg", "ground", "allinnil", "allincons", "allinsum",
           "allinground", "allwlen", "allwrefl", "allwcons", "pinsker", "tvhellinger",
-          "klgibbs", "betakl", "dirkl"}
+          "klgibbs", "betakl", "dirkl", "tvbernoulli"}
 
 
 def test_every_schema_is_covered():

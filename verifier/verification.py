@@ -219,6 +219,8 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
     else:
         judge(report, builder, root, val)
     if report.verdict != VERIFIED and program.find_let(val.name) is not None:
+        report = _strengthened(report, program, typed, val, written, rlimit, session)
+    if report.verdict != VERIFIED and program.find_let(val.name) is not None:
         # couplings other than the identity: shifted Laplace noise, the pointwise rule
         from verifier.rules.couplings import prove_by_coupling
         failed = ([ob for ob in report.obligations if ob.id in report.failing]
@@ -260,6 +262,30 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
         refute(report, program, typed, val)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _strengthened(report: ClaimReport, program: A.Program, typed, val: A.ValDecl,
+                  written: A.ValDecl, rlimit, session) -> ClaimReport:
+    """A recursive pure definition proved against its val strengthened by the equality case
+    (``LetRec-Induction-Eq``, ``verifier.language.strengthen``): the report of that proof
+    when it verifies the claim, else ``report``. The stronger val is the induction hypothesis
+    of this proof only."""
+    from verifier.language.strengthen import equality_strengthened
+    decl = program.find_let(val.name)
+    strong = equality_strengthened(val) if decl.recursive else None
+    if strong is None:
+        return report
+    builder = Builder(program, typed, rlimit=rlimit, session=session)
+    builder._vals[val.name] = strong
+    builder.strengthened = val.name
+    try:
+        root = builder.prove_claim(strong)
+        root.premises.extend(builder.root_premises())
+    except NoRule:
+        return report
+    attempt = ClaimReport(written.name, report.claim, UNKNOWN, report.guarantee, written.span)
+    judge(attempt, builder, root, val)
+    return attempt if attempt.verdict == VERIFIED else report
 
 
 def release_loops(b: Builder, program: A.Program, val: A.ValDecl) -> None:

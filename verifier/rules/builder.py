@@ -96,6 +96,9 @@ class Builder:
         #: position of the list, the epsilon of a step), and those whose derivation is built
         self.steps: Dict[str, Tuple[int, A.Expr]] = {}
         self.steps_proved: set = set()
+        #: the recursive definition proved against its val strengthened by the equality case
+        #: (``verifier.language.strengthen``: its root is LetRec-Induction-Eq), or None
+        self.strengthened: Optional[str] = None
 
     # ---- names ----------------------------------------------------------------------------
 

@@ -79,7 +79,13 @@ class Decidability:
 
     # ---- what is known of variables ----------------------------------------------------------
 
-    def leaf(self, v: T.Var) -> Optional[D.Tags]:
+    def leaf(self, v: T.Term) -> Optional[D.Tags]:
+        """What is known of a variable; of a call of a pure val (``D.val_call_name``):
+        rational on rational arguments when its contract says so."""
+        if isinstance(v, T.Apply):
+            name = D.val_call_name(v.func.name)
+            return D.NO_TAGS if name is not None and self.b.val_of(name) is not None \
+                and contract(self.b, name).rational_draws else None
         return self.rational.get(v)
 
     def is_public(self, v: T.Var) -> bool:

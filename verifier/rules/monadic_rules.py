@@ -25,6 +25,7 @@ from verifier.rules.refinements import fresh_value
 from verifier.rules.registry import judgement_rule, monadic_rule, synthesis_rule
 from verifier.translation.symbolic import (Closure, FunParam, LocalRec, Monadic, NamedFun, Scalar,
                                            SymValue)
+from verifier.translation.ranges import coupled_draw_facts
 from verifier.translation.translate import NoRule, bind_pattern, flatten_app
 
 
@@ -57,7 +58,20 @@ def equal_inputs(b: Builder, ctx: Ctx, e: A.Expr) -> Optional[Synth]:
     node = b.node("EqualInputs", ctx, e.span,
                   f"{short(e)} has equal inputs, hence equal distributions",
                   obligations=obligations)
-    return Synth(node, zero_cost(f"{short(e, 30)} (equal inputs)", e.span), out_pair)
+    return Synth(node, zero_cost(f"{short(e, 30)} (equal inputs)", e.span), out_pair,
+                 draw_facts(b, ctx, e, out_pair[0]))
+
+
+def draw_facts(b: Builder, ctx: Ctx, e: A.Expr, out: SymValue) -> tuple:
+    """The ranges of the output of ``e`` when it is ``ran d`` (``ranges.coupled_draw_facts``;
+    the kernel states the same)."""
+    if not isinstance(e, A.Ran):
+        return ()
+    try:
+        dists = b.translate_pair(ctx, e.value)[0]
+    except NoRule:
+        return ()
+    return tuple(coupled_draw_facts(ctx.hyps, dists, out))
 
 
 def fresh_output(b: Builder, ctx: Ctx, e: A.Expr) -> SymValue:
@@ -241,7 +255,7 @@ def Ran(b: Builder, ctx: Ctx, e: A.Ran) -> Synth:
     node = b.node(rule, ctx, e.span, f"ran {short(e.value)}: {cost.family} divergence of the "
                   "two distributions", obligations=obligations, lemma=lemma, dists=(d1, d2))
     out = fresh_output(b, ctx, e)
-    return Synth(node, cost, (out, out))
+    return Synth(node, cost, (out, out), draw_facts(b, ctx, e, out))
 
 
 def dp_bound(hyps, d1: T.Term, d2: T.Term) -> Optional[T.Term]:

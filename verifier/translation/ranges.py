@@ -188,3 +188,32 @@ def without_ranges(t: Optional[A.SimpleType]) -> Optional[A.SimpleType]:
         elem = without_ranges(t.elem)
         return None if elem is None else A.TList(elem)
     return t
+
+
+def coupled_draw_facts(hyps, dists, value: SymValue) -> List[T.Term]:
+    """What the output ``value`` of ``ran d``, coupled equal in both runs (EqualInputs, Ran),
+    has of where ``d`` draws — the paper's ``ran :: D[T] -> M[T]`` read with T's ranges, shared
+    by the builder and the kernel. ``dists`` are the two runs' values of ``d``. The coupling's
+    witnesses draw the shared value from run 1's law or from run 2's (the diagonal coupling of
+    Ran), so only what holds of the draws of *both* is a fact: each run's draws lie in the
+    support of its law — of a known family by its support (``supports.family_support``: a
+    ``beta`` draws in ``[0,1]``), of a posterior without a closed form by
+    ``inferred.draw_type``, of a distribution of unknown family by every type ``T`` the context
+    knows ``within'T (d)`` of (``hyps``: a ``D[T]`` parameter or a val's result) — and the
+    facts kept are those both runs give. Nothing for an output the logic does not name."""
+    from verifier.translation.inferred import draw_type
+    per_run: List[List[T.Term]] = []
+    for d in dists:
+        if isinstance(d, DistV):
+            types = [family_support(d.family, len(d.params))]
+        elif isinstance(d, Scalar) and d.term.sort == L.DIST:
+            types = [draw_type(d.term)] + L.within_types(hyps, d.term)
+        else:
+            return []
+        facts: List[T.Term] = []
+        for t in types:
+            for fact in (value_facts(t, value) or []) if t is not None else []:
+                if fact != T.boolean(True) and fact not in facts:
+                    facts.append(fact)
+        per_run.append(facts)
+    return [f for f in per_run[0] if all(f in other for other in per_run[1:])] if per_run else []
