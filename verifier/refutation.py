@@ -80,6 +80,8 @@ RELATED_PATHS, RELATED_CONFIRMS = 6000, 4
 #: and how many pairs in a row may fail to be estimated before the search stops (a program
 #: outside the estimates)
 RELATED_STEPS, RELATED_STEPS_TOTAL, RELATED_UNESTIMATED = 100_000, 1_000_000, 8
+#: pairs of a pure claim evaluated by the related search at most
+RELATED_PURE_TRIES = 120
 
 
 @record
@@ -228,7 +230,10 @@ class _Witnesses:
                 found = self._witness(runs, watch)
             if found is not None:
                 return found
-        found = _RelatedSearch(self).run()
+        pure = not isinstance(self.result, A.RMonad)
+        # a monadic claim's related pairs come before the small ones (a loss is largest at
+        # the relation's extreme points); a pure claim's after them (longer lists)
+        found = None if pure else _RelatedSearch(self).run()
         if found is not None:
             return found
         for runs in self._small_pairs():
@@ -238,6 +243,8 @@ class _Witnesses:
                 found = self._witness(runs, watch)
             if found is not None:
                 return found
+        if pure:
+            return _RelatedSearch(self).run()
         return self._audited(failing)
 
     def _audited(self, failing) -> Optional[Confirmation]:
@@ -553,7 +560,9 @@ class _Witnesses:
 class _RelatedSearch:
     """Pairs of inputs related as the claim states, searched for a monadic ``DP(eps)`` claim
     whose private inputs are numbers or lists of numbers (the sparse vector technique's
-    queries related by ``allWithin``, its threshold by ``t<2> = t<1> + 1.0``).
+    queries related by ``allWithin``, its threshold by ``t<2> = t<1> + 1.0``), and for a pure
+    claim (a sensitivity bound: the extreme points of the relation are where a sum of
+    ``sqrt`` of the entries moves most, on lists longer than the small pairs').
 
     *The pairs.* A parameter refined by ``=`` takes one value in both runs (its small values,
     ``_Witnesses._defaults``). Any other numeric parameter is *moved*: run 2's value is run 1's
@@ -569,6 +578,10 @@ class _RelatedSearch:
     diagonally: small indices first) are probed with every pattern of lengths
     ``RELATED_PROBE``; the ``RELATED_DEEPEN`` settings whose loss came closest to the claimed
     ``eps`` (as a ratio) are then searched with the patterns of lengths ``RELATED_DEEP``.
+
+    *Pure claims.* There is no loss to estimate: each pair is confirmed (or not) by
+    ``_Witnesses._witness`` at once, at most ``RELATED_PURE_TRIES`` pairs, every setting
+    ranked alike.
 
     *The estimates.* A pair is ranked by its privacy loss *estimated* in floating point
     (``compared.estimated_law``: the paths of each run explored once and cached per input, the
@@ -591,6 +604,7 @@ class _RelatedSearch:
         self.evaluator = Evaluator(witnesses.program, witnesses.typed, RELATED_STEPS,
                                    RELATED_STEPS_TOTAL)
         self.confirms = 0
+        self.pure_tries = 0
         self.leaves: Dict[str, Any] = {}
         self.estimates: Dict[Tuple[str, Tuple[Any, ...]], Dict[Any, float]] = {}
 
@@ -599,10 +613,11 @@ class _RelatedSearch:
     def run(self) -> Optional[Confirmation]:
         w = self.w
         rt = w.result
-        if not isinstance(rt, A.RMonad) or rt.div.kind != "DP" or rt.delta is not None:
+        self.pure = not isinstance(rt, A.RMonad)
+        if not self.pure and (rt.div.kind != "DP" or rt.delta is not None):
             return None
         from verifier.audit import ClaimEvaluator, equality_refinement, read_claim
-        if not equality_refinement(rt.body):
+        if not self.pure and not equality_refinement(rt.body):
             return None
         self.ce = ClaimEvaluator(w.evaluator, read_claim(w.val, len(w.domains)), 0)
         lists, options = [], []
@@ -655,7 +670,8 @@ class _RelatedSearch:
 
     def _spent(self) -> bool:
         return (self.paths > RELATED_PATHS or self.exhausted
-                or self.confirms >= RELATED_CONFIRMS or self.unestimated >= RELATED_UNESTIMATED)
+                or self.confirms >= RELATED_CONFIRMS or self.unestimated >= RELATED_UNESTIMATED
+                or self.pure_tries >= RELATED_PURE_TRIES)
 
     def _settings(self, options) -> List[List[Any]]:
         """Up to ``RELATED_SETTINGS`` combinations of the options of the parameters other than
@@ -703,6 +719,10 @@ class _RelatedSearch:
                         origin = self._origin(base.type.elem, c)
                         first = [origin] * n
                         second = [origin + s * c for s in signs] if j == 0 else list(first)
+                    if _integral(base.type.elem):  # entries of an int list are ints
+                        if any(Fraction(x).denominator != 1 for x in first + second):
+                            continue
+                        first, second = [int(x) for x in first], [int(x) for x in second]
                     runs[i] = (ConsList.from_sequence(first), ConsList.from_sequence(second))
                 if not all(self._own(i, runs[i]) for i in lists):
                     continue
@@ -727,6 +747,16 @@ class _RelatedSearch:
             env = self.ce.bindings(order)
             if not all(self.ce.holds(a, var, env) is True
                        for _, binders, _ in self.w.domains for var, a in binders):
+                continue
+            if self.pure:
+                self.pure_tries += 1
+                try:
+                    with _watched() as watch:
+                        found = self.w._witness(order, watch)
+                except _OutOfCalls:
+                    found = None
+                if found is not None or self._spent():
+                    return found, best
                 continue
             try:
                 bound = float(self.ce.value(self.w.result.div.eps, env))
@@ -814,6 +844,11 @@ class _RelatedSearch:
 def _numeric(t: A.SimpleType) -> bool:
     """A number type (``real``, ``int``, ``nat``, ``real+``...)."""
     return isinstance(t, A.TBase) and t.name in ("real", "int", "nat", "real+", "real+inf")
+
+
+def _integral(t: A.SimpleType) -> bool:
+    """An integer type (``int``, ``nat``), whose values the evaluator holds as ints."""
+    return isinstance(t, A.TBase) and t.name in ("int", "nat")
 
 
 def _is_real(t: A.SimpleType) -> bool:
