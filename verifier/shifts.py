@@ -135,12 +135,15 @@ class CaseShift:
         return f"if C<1> then {self.then.text()} else {self.else_.text()}"
 
 
-def case_templates() -> Tuple[CaseShift, ...]:
+def case_templates(same_value: bool = False) -> Tuple[CaseShift, ...]:
     """The per-branch templates of a ``Lap`` followed by an ``if`` on its value: the output
-    shifted by a small offset on the *then* side, the noise (or the draw) coupled by the
-    identity on the *else* side — and the mirror image (the sparse vector technique's
-    alignment: an answer above the threshold in run 1 is moved above it in run 2)."""
-    shifted = [Shift(o, 0) for o in OFFSETS[1:]]
-    plain = (Shift(Fraction(0), 1), IDENTITY)
-    return tuple([CaseShift(s, p) for s in shifted for p in plain] +
-                 [CaseShift(p, s) for s in shifted for p in plain])
+    shifted by a small offset on one side, the noise (or the draw) coupled by the identity on
+    the other (the sparse vector technique's alignment: an answer above the threshold in run 1
+    is moved above it in run 2). Each shift is tried on the *then* side and at once on the
+    *else* side (the mirror image: ``if x < th then .. else (above) ..``); offsets 1, 2, -1,
+    -2 in that order (2: a noise drawn around 0 and added to an answer that moves by up to 1,
+    LightDP's alignment of the sparse vector technique). ``same_value``: the center is one term in both runs, where the noise's identity and
+    the draw's are one template."""
+    shifted = [Shift(o, 0) for o in sorted(OFFSETS[1:], key=lambda o: (o < 0, abs(o)))]
+    plain = (IDENTITY,) if same_value else (Shift(Fraction(0), 1), IDENTITY)
+    return tuple(t for s in shifted for p in plain for t in (CaseShift(s, p), CaseShift(p, s)))

@@ -22,10 +22,12 @@ import random
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Tuple
 
+from verifier.aprhl.derive import case_pair, deterministic
 from verifier.aprhl.run import Evaluator, _conform
 from verifier.errors import PrivInferError
 from verifier.semantics.noise import grid
 from verifier.language import whilelang as W
+from verifier.shifts import CaseShift
 
 
 class Desync(Exception):
@@ -33,21 +35,90 @@ class Desync(Exception):
 
 
 class _Lockstep:
-    def __init__(self, proc: W.Proc, types: W.ProcTypes, source, shifts=None):
+    """``onesided``: the derivation is the Pointwise rule's, whose ``if`` statements without
+    sampling or loops are derived by the one-sided rules (each run takes its own branch); the
+    others, and the ``if`` of a Lap-Case, stay synchronised."""
+
+    def __init__(self, proc: W.Proc, types: W.ProcTypes, source, shifts=None, onesided=False):
         self.proc, self.types, self.source = proc, types, source
         self.shifts = dict(shifts or {})
+        self.onesided = onesided
         self.e1 = Evaluator(proc, types, source, max_steps=200_000)
         self.e2 = Evaluator(proc, types, source, max_steps=200_000)
         self.cost = Fraction(0)
 
     def run(self, env1, env2):
-        for s in self.proc.body:
-            if isinstance(s, W.Return):
-                want = W.wtype_simple(self.proc.ret)
-                return (_conform(self.e1.eval(s.value, env1), want),
-                        _conform(self.e2.eval(s.value, env2), want))
+        body = list(self.proc.body)
+        ret = body.pop()
+        if not isinstance(ret, W.Return):
+            raise Desync("no return")
+        self.seq(body, env1, env2)
+        want = W.wtype_simple(self.proc.ret)
+        return (_conform(self.e1.eval(ret.value, env1), want),
+                _conform(self.e2.eval(ret.value, env2), want))
+
+    def seq(self, stmts, env1, env2) -> None:
+        """A sequence; a ``Lap`` coupled per branch (Lap-Case) is executed with the ``if``
+        that follows it, whose guard in run 1 picks the shift."""
+        stmts = list(stmts)
+        n = 0
+        while n < len(stmts):
+            s = stmts[n]
+            nxt = stmts[n + 1] if n + 1 < len(stmts) else None
+            shift = self.shifts.get((s.span.line, s.span.col)) if isinstance(s, W.Sample) else None
+            if isinstance(shift, CaseShift):
+                if not case_pair(s, nxt):
+                    raise Desync(f"the shift per branch at line {s.span.line} has no if on the "
+                                 "draw after it")
+                self.sample(s, env1, env2, case_if=nxt)
+                self.cond(nxt, env1, env2, synchronised=True)
+                n += 2
+                continue
             self.exec(s, env1, env2)
-        raise Desync("no return")
+            n += 1
+
+    def sample(self, s: W.Sample, env1, env2, case_if: Optional[W.If] = None) -> None:
+        """Run 1 draws ``v`` (released on the grid of its scale); run 2 takes ``v + k``, ``k``
+        the shift of the derivation (for Lap-Case: of the branch run 1's guard takes after the
+        draw), charged ``|k + e<1> - e<2>| / b``. Run 2's exact draw is run 1's plus ``k``, so
+        its released value is ``v + k`` only when the grid divides ``k``: a shift it does not
+        divide is not replayed (NotImplementedError)."""
+        if s.shift is not None:
+            raise NotImplementedError("shifted couplings are not replayed")
+        b1, b2 = self.e1.eval(s.scale, env1), self.e2.eval(s.scale, env2)
+        c1, c2 = self.e1.eval(s.center, env1), self.e2.eval(s.center, env2)
+        if b1 != b2:
+            raise Desync(f"the scale of Lap at line {s.span.line} differs: {b1} and {b2}")
+        if not b1 > 0:
+            raise Desync(f"the scale of Lap at line {s.span.line} is {b1}")
+        c1, c2, b1 = Fraction(c1), Fraction(c2), Fraction(b1)
+        v = Fraction(self.source.laplace_exact(c1, b1))
+        shift = self.shifts.get((s.span.line, s.span.col))
+        if isinstance(shift, CaseShift):
+            probe = dict(env1)
+            probe[s.target] = v
+            shift = shift.then if self.e1.eval(case_if.cond, probe) else shift.else_
+        if shift is not None and not hasattr(shift, "offset"):
+            raise NotImplementedError("the couplings of the pointwise rule depend on the "
+                                      "output value: not replayed")
+        k = Fraction(0) if shift is None else shift.offset + shift.scale * (c2 - c1)
+        if k and (k.denominator != 1 or grid(b1) > 1):
+            # run 2's exact draw is run 1's plus k: its rounding is run 1's plus k only
+            # when the grid divides k
+            raise NotImplementedError("a shift the grid does not divide is not replayed")
+        self.cost += abs(k + c1 - c2) / b1
+        env1[s.target] = v
+        env2[s.target] = v + k
+
+    def cond(self, s: W.If, env1, env2, synchronised: bool = False) -> None:
+        if self.onesided and not synchronised and deterministic([s]):
+            self.e1.exec(s, env1)
+            self.e2.exec(s, env2)
+            return
+        g1, g2 = self.e1.eval(s.cond, env1), self.e2.eval(s.cond, env2)
+        if g1 != g2:
+            raise Desync(f"the runs take different branches at line {s.span.line}")
+        self.seq(s.then if g1 else s.else_, env1, env2)
 
     def exec(self, s, env1, env2) -> None:
         if isinstance(s, W.Skip):
@@ -57,38 +128,10 @@ class _Lockstep:
             self.e2.exec(s, env2)
             return
         if isinstance(s, W.Sample):
-            if s.shift is not None:
-                raise NotImplementedError("shifted couplings are not replayed")
-            b1, b2 = self.e1.eval(s.scale, env1), self.e2.eval(s.scale, env2)
-            c1, c2 = self.e1.eval(s.center, env1), self.e2.eval(s.center, env2)
-            if b1 != b2:
-                raise Desync(f"the scale of Lap at line {s.span.line} differs: {b1} and {b2}")
-            if not b1 > 0:
-                raise Desync(f"the scale of Lap at line {s.span.line} is {b1}")
-            c1, c2, b1 = Fraction(c1), Fraction(c2), Fraction(b1)
-            v = Fraction(self.source.laplace_exact(c1, b1))
-            shift = self.shifts.get((s.span.line, s.span.col))
-            if shift is not None and hasattr(shift, "else_"):
-                raise NotImplementedError("the shifts per branch of Lap-Case are not replayed "
-                                          "(run 2's rounding of a draw shifted by a fraction)")
-            if shift is not None and not hasattr(shift, "offset"):
-                raise NotImplementedError("the couplings of the pointwise rule depend on the "
-                                          "output value: not replayed")
-            k = Fraction(0) if shift is None else shift.offset + shift.scale * (c2 - c1)
-            if k and (k.denominator != 1 or grid(b1) > 1):
-                # run 2's exact draw is run 1's plus k: its rounding is run 1's plus k only
-                # when the grid divides k
-                raise NotImplementedError("a shift the grid does not divide is not replayed")
-            self.cost += abs(k + c1 - c2) / b1
-            env1[s.target] = v
-            env2[s.target] = v + k
+            self.sample(s, env1, env2)
             return
         if isinstance(s, W.If):
-            g1, g2 = self.e1.eval(s.cond, env1), self.e2.eval(s.cond, env2)
-            if g1 != g2:
-                raise Desync(f"the runs take different branches at line {s.span.line}")
-            for t in (s.then if g1 else s.else_):
-                self.exec(t, env1, env2)
+            self.cond(s, env1, env2)
             return
         if isinstance(s, W.While):
             while True:
@@ -98,9 +141,7 @@ class _Lockstep:
                 if not g1:
                     return
                 self.e1.tick(s.span)
-                for t in s.body:
-                    self.exec(t, env1, env2)
-            return
+                self.seq(s.body, env1, env2)
         raise Desync("return before the end")
 
 
@@ -164,6 +205,9 @@ def _binop(op: str, a, b):
 
 
 _VALUES = [Fraction(v) for v in (0, 1, -1, 2, 3)] + [Fraction(1, 2), Fraction(-3, 2)]
+#: integers: a shift of the noise by the centers' difference is then a multiple of the grid
+#: (of the scales below 2^40), which the replay can follow
+_MOVES = [Fraction(v) for v in (-1, 0, 1)]
 
 
 def _value(t: W.WType, rng: random.Random, length: Optional[int] = None) -> Any:
@@ -192,7 +236,11 @@ def random_inputs(proc: W.Proc, rng: random.Random, tries: int = 200
                 env2[p.name] = v
             elif p.type.base == "list":
                 w = list(v)
-                if w and rng.random() < 0.8:
+                if w and p.type.elem.base in ("real", "real+") and rng.random() < 0.4:
+                    # every position moved a little (allWithin: the answers of 1-sensitive
+                    # queries on adjacent databases)
+                    w = [x + rng.choice(_MOVES) for x in w]
+                elif w and rng.random() < 0.8:
                     k = rng.randrange(len(w))
                     w[k] = _value(p.type.elem, rng)
                 env2[p.name] = w
@@ -207,11 +255,15 @@ def random_inputs(proc: W.Proc, rng: random.Random, tries: int = 200
     return None
 
 
-def coupled_run(proc: W.Proc, types: W.ProcTypes, env1, env2, source, shifts=None
-                ) -> Dict[str, Any]:
+def coupled_run(proc: W.Proc, types: W.ProcTypes, env1, env2, source, shifts=None,
+                onesided: bool = False) -> Dict[str, Any]:
     """Execute both runs in lockstep; what was seen (``desync``, ``error``, outputs, cost).
-    ``shifts``: the shift the derivation chose at each ``Lap`` (``ProcReport.shifts``)."""
-    runner = _Lockstep(proc, types, source, shifts)
+    ``shifts``: the shift the derivation chose at each ``Lap`` (``ProcReport.shifts``; a
+    ``CaseShift``: per branch of the ``if`` after the draw). ``onesided``: the derivation is
+    the Pointwise rule's (``ProcReport.pointwise``), whose deterministic ``if`` statements
+    need not be synchronised; its couplings must not depend on the output value (a
+    ``PointShift``: NotImplementedError)."""
+    runner = _Lockstep(proc, types, source, shifts, onesided)
     out: Dict[str, Any] = {"desync": None, "error": None, "outputs": None, "cost": None}
     a1 = {k: _conform(v, types.vars[k]) for k, v in env1.items()}
     a2 = {k: _conform(v, types.vars[k]) for k, v in env2.items()}
@@ -300,7 +352,8 @@ def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20, generated: fl
                 if pair is None:
                     break
                 try:
-                    seen = coupled_run(p, types[p.name], *pair, seeded_source(t), rep.shifts)
+                    seen = coupled_run(p, types[p.name], *pair, seeded_source(t), rep.shifts,
+                                       onesided=rep.pointwise)
                 except NotImplementedError:
                     break
                 stats["replays"] += 1

@@ -816,6 +816,11 @@ class Builder:
                             out.append((f"{x} is its entry value or one {i} passed",
                                         T.or_(T.eq(head.vals[x][r], st.vals[x][r]),
                                               T.lt(head.vals[x][r], head.vals[i][r]))))
+                            # best := -1 before the loop, set at the first iteration
+                            out.append((f"{x} keeps its entry value until the first "
+                                        "iteration only",
+                                        T.eq(T.eq(head.vals[x][r], st.vals[x][r]),
+                                             T.eq(head.vals[i][r], st.vals[i][r]))))
         for y in carried:
             y1, y2 = head.vals[y]
             if y1.sort != T.REAL:
@@ -829,6 +834,19 @@ class Builder:
                         out.append((f"{y}<2> = {y}<1> + 1 after v when {x}<1> = v",
                                     T.implies(T.and_(T.lt(v, hi), T.eq(head.vals[x][0], v)),
                                               T.eq(y2, T.add(y1, 1)))))
+                        # the same, when the draw was shifted by more than the gap (noise
+                        # centred on 0 and added to the answer: the answer moves by up to 1)
+                        out.append((f"{y}<2> >= {y}<1> + 1 after v when {x}<1> = v",
+                                    T.implies(T.and_(T.lt(v, hi), T.eq(head.vals[x][0], v)),
+                                              T.ge(y2, T.add(y1, 1)))))
+                        # the same when v may be x's entry value (best := -1): x<1> = v then
+                        # says that x was set at the iteration v only when v is not that value
+                        set_at_v = T.and_(T.lt(v, hi), T.eq(head.vals[x][0], v),
+                                          T.ne(v, st.vals[x][0]))
+                        for rel in (T.eq, T.ge):
+                            out.append((f"{y}<2> = {y}<1> + 1 after v when {x}<1> = v is not "
+                                        f"{x}'s entry value",
+                                        T.implies(set_at_v, rel(y2, T.add(y1, 1)))))
         if has_cost:
             unit = self.cost_unit(w, st)
             if unit is not None:
@@ -872,6 +890,7 @@ class Builder:
             counts[x] = 0
         _count_assignments(w.body, counts)
         counters = loop_counters(w, carried, head)
+        backwards = loop_counters(w, carried, head, down=True)
         for x in carried:
             h1, h2 = head.vals[x]
             out.append((f"{x}<1> = {x}<2>", T.eq(h1, h2)))
@@ -879,26 +898,24 @@ class Builder:
         if self.pointwise is not None:
             out += self.pointwise_candidates(st, head, carried, counters, has_cost, w)
         steps = step_counters(w, carried, head)
-        for i in counters + [x for x in steps if x not in counters]:
+        downs = step_counters(w, carried, head, down=True)
+        ups = counters + [x for x in steps if x not in counters]
+        for i, up in [(i, True) for i in ups] + [(i, False) for i in downs]:
+            # the count moves one way; it stays within a bound the guard states (i < e, a
+            # conjunct) or that it is compared with (if cnt = c then done := true), which the
+            # loop does not change
+            toward = T.ge if up else T.le
             for r in (0, 1):
-                h = head.vals[i][r]
-                out.append((f"{i} does not decrease", T.ge(h, st.vals[i][r])))
-            # the guard implies each of its conjuncts: a bound i < e or i <= e of one of them
-            for c in _split_and(w.cond):
-                if not (isinstance(c, W.BinOp) and c.op in ("<", "<=") and
-                        isinstance(c.left, W.Name) and c.left.name == i and
-                        not ({n.name for n in W.names_of(c.right)} & modified)):
-                    continue
-                for r in (1, 2):
-                    try:
-                        bound = self.expr(c.right, head, r, [])
-                    except NoRule:
-                        continue
-                    if c.op == "<=":
-                        bound = T.add(bound, 1)
-                    out.append((f"{i} stays within the guard's bound", T.le(head.vals[i][r - 1], bound)))
+                out.append((f"{i} does not {'decrease' if up else 'increase'}",
+                            toward(head.vals[i][r], st.vals[i][r])))
+            for bound in self.compared_bounds(w, i, head, modified, up=up):
+                for r in (0, 1):
+                    out.append((f"{i} stays within a bound it is compared with",
+                                toward(bound[r], head.vals[i][r])))
+        out += self.flag_candidates(w, head, carried)
+        out += self.budget_candidates(w, st, head, carried, modified, has_cost)
         for x in carried:
-            if counts.get(x) != 1 or len(top.get(x, [])) != 1 or x in counters:
+            if counts.get(x) != 1 or len(top.get(x, [])) != 1 or x in counters + backwards:
                 continue
             e = top[x][0].value
             h1, h2 = head.vals[x]
@@ -906,22 +923,27 @@ class Builder:
                     e.left.name == x and h1.sort.is_numeric:
                 # a running sum: the runs differ by what the differing position added
                 rest = {n.name for n in W.names_of(e.right)}
-                for i in counters:
+                for i, back in [(i, False) for i in counters] + [(i, True) for i in backwards]:
                     if (rest - {i}) & modified:
                         continue
                     for sk in self.skolems:
-                        try:
-                            st_j = State(dict(st.vals), st.facts, st.cost)
-                            st_j.vals[i] = (sk.j, sk.j)
-                            d1 = self.expr(e.right, st_j, 1, [])
-                            d2 = self.expr(e.right, st_j, 2, [])
-                        except NoRule:
-                            continue
-                        i0 = st.vals[i][0]
-                        inside = T.and_(T.le(i0, sk.j), T.lt(sk.j, head.vals[i][0]))
-                        delta = T.ite(inside, T.sub(d1, d2), T.real(0) if h1.sort == T.REAL else T.integer(0))
-                        out.append((f"the running sum {x} differs by the position {sk.list_name}'j",
-                                    T.eq(T.sub(h1, h2), T.add(T.sub(st.vals[x][0], st.vals[x][1]), delta))))
+                        for o, a in read_offsets(w, i, sk.list_name, back):
+                            # the summand reads position j when the counter is j - o there
+                            try:
+                                st_j = State(dict(st.vals), st.facts, st.cost)
+                                at = _offset(sk.j, -o)
+                                st_j.vals[i] = (at, at)
+                                d1 = self.expr(e.right, st_j, 1, [])
+                                d2 = self.expr(e.right, st_j, 2, [])
+                            except NoRule:
+                                continue
+                            inside = self.passed(st, head, i, sk, o + a, back)
+                            delta = T.ite(inside, T.sub(d1, d2),
+                                          T.real(0) if h1.sort == T.REAL else T.integer(0))
+                            out.append((f"the running sum {x} differs by the position "
+                                        f"{sk.list_name}'j",
+                                        T.eq(T.sub(h1, h2),
+                                             T.add(T.sub(st.vals[x][0], st.vals[x][1]), delta))))
             if isinstance(e, W.BinOp) and e.op == "++" and isinstance(e.left, W.Name) and \
                     e.left.name == x and isinstance(e.right, W.ListLit) and WL.elem_key(h1.sort):
                 for i in counters:
@@ -951,13 +973,17 @@ class Builder:
                     for m in scales:
                         out.append((f"the cost grows by at most {T.pretty(T.mul(m, unit))} per iteration",
                                     T.le(head.cost, T.add(c0, T.mul(m, unit, n_iter)))))
+                for i, back in [(i, False) for i in counters] + [(i, True) for i in backwards]:
                     for sk in self.skolems:
-                        inside = T.and_(T.le(st.vals[i][0], sk.j), T.lt(sk.j, head.vals[i][0]))
-                        for m in scales:
-                            out.append((f"the cost is spent once, at the position {sk.list_name}'j",
-                                        T.le(head.cost, T.add(c0, T.ite(inside, T.mul(m, unit), T.real(0))))))
-                        out += self.potential_candidates(st, head, carried, c0, per, unit, scales,
-                                                         inside, sk)
+                        for o, a in read_offsets(w, i, sk.list_name, back):
+                            inside = self.passed(st, head, i, sk, o + a, back)
+                            for m in scales:
+                                out.append((f"the cost is spent once, at the position "
+                                            f"{sk.list_name}'j",
+                                            T.le(head.cost, T.add(c0, T.ite(inside, T.mul(m, unit),
+                                                                            T.real(0))))))
+                            out += self.potential_candidates(st, head, carried, c0, per, unit,
+                                                             scales, inside, sk)
                 for x in steps:
                     if x in counters:
                         continue
@@ -968,8 +994,109 @@ class Builder:
                         out.append((f"the cost grows by at most {T.pretty(u)} each time {x} "
                                     "counts up",
                                     T.le(head.cost, T.add(c0, T.mul(u, n_up)))))
+                for x in downs:
+                    # the same for a count down (left := left - 1 on each answer above)
+                    n_down = T.sub(st.vals[x][0], head.vals[x][0])
+                    for u in _weighted_units(per):
+                        out.append((f"the cost grows by at most {T.pretty(u)} each time {x} "
+                                    "counts down",
+                                    T.le(head.cost, T.add(c0, T.mul(u, n_down)))))
                 if self.skolems and counters:
                     out.append(("the cost does not decrease", T.ge(head.cost, c0)))
+        return out
+
+    @staticmethod
+    def passed(st: State, head: State, i: str, sk: Skolem, delta: int, back: bool = False
+               ) -> T.Term:
+        """The iterations so far (run 1's counter ``i`` from its entry value to its value at
+        the head) include the one that reads the differing position ``sk.j``: the iteration
+        whose counter is ``h`` at the head reads position ``h + delta``. ``back``: the counter
+        counts down."""
+        at = _offset(sk.j, -delta)
+        if back:
+            return T.and_(T.lt(head.vals[i][0], at), T.le(at, st.vals[i][0]))
+        return T.and_(T.le(st.vals[i][0], at), T.lt(at, head.vals[i][0]))
+
+    def compared_bounds(self, w: W.While, x: str, head: State, modified, up: bool
+                        ) -> List[Tuple[T.Term, T.Term]]:
+        """The bounds (a term per run) a count ``x`` may keep to: for each comparison of ``x``
+        with an expression ``e`` the loop does not assign, in its guard or the guards of its
+        ``if`` statements, ``e`` (``x = e``, ``x < e``, ``x >= e``; for a count down ``x > e``,
+        ``x <= e``) or ``e`` moved by one (the other comparisons)."""
+        exact = ("=", "<", ">=") if up else ("=", ">", "<=")
+        flip = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "="}
+        out: List[Tuple[T.Term, T.Term]] = []
+        for c in _comparisons([w.cond] + _if_guards(w.body)):
+            op, other = None, None
+            if isinstance(c.left, W.Name) and c.left.name == x:
+                op, other = c.op, c.right
+            elif isinstance(c.right, W.Name) and c.right.name == x:
+                op, other = flip.get(c.op), c.left
+            if op not in flip or {n.name for n in W.names_of(other)} & modified:
+                continue
+            try:
+                pair = tuple(self.expr(other, head, r, []) for r in (1, 2))
+            except NoRule:
+                continue
+            if any(t.sort != T.INT for t in pair):
+                continue
+            if op not in exact:
+                pair = tuple(T.add(t, 1) if up else T.sub(t, 1) for t in pair)
+            if pair not in out:
+                out.append(pair)
+        return out
+
+    def budget_candidates(self, w: W.While, st: State, head: State, carried, modified,
+                          has_cost: bool) -> List[Tuple[str, T.Term]]:
+        """A number ``x`` the loop only increases, by ``x := x + e`` (``e`` the same at every
+        iteration; in branches or not): the program's own account of the budget spent
+        (Adaptive SVT's ``spent``). The cost grows by at most what ``x`` grows (``cost -
+        x<1>`` at most its entry value), and ``x`` stays below each bound ``B`` of the guard
+        (``x <= B``, ``x < B``, a conjunct) plus one of its increments."""
+        out: List[Tuple[str, T.Term]] = []
+        for x in carried:
+            h1 = head.vals[x][0]
+            steps = _increments(w.body, x)
+            if not steps or not h1.sort.is_numeric or \
+                    any({n.name for n in W.names_of(e)} & modified for e in steps):
+                continue
+            if has_cost:
+                out.append((f"the cost grows by at most what {x} grows",
+                            T.le(T.sub(head.cost, h1), T.sub(st.cost, st.vals[x][0]))))
+            for c in _split_and(w.cond):
+                if not (isinstance(c, W.BinOp) and c.op in ("<", "<=") and
+                        isinstance(c.left, W.Name) and c.left.name == x and
+                        not ({n.name for n in W.names_of(c.right)} & modified)):
+                    continue
+                for e in steps:
+                    try:
+                        bound = [T.add(self.expr(c.right, head, r, []), self.expr(e, head, r, []))
+                                 for r in (1, 2)]
+                    except NoRule:
+                        continue
+                    for r in (0, 1):
+                        out.append((f"{x} stays within the guard's bound plus one increment",
+                                    T.le(head.vals[x][r], bound[r])))
+        return out
+
+    def flag_candidates(self, w: W.While, head: State, carried) -> List[Tuple[str, T.Term]]:
+        """A boolean ``f`` the loop sets only by ``f := true`` under the guard ``g`` of an
+        ``if`` (a "done" flag, ``if cnt = c then done := true``): while ``f`` is false, ``g``
+        does not hold (``not f => not g``, in each run, ``g`` at the loop's head)."""
+        out: List[Tuple[str, T.Term]] = []
+        for f in carried:
+            if head.vals[f][0].sort != T.BOOL:
+                continue
+            guards = _setting_guards(w.body, f)
+            if guards is None:
+                continue
+            for g in guards:
+                try:
+                    terms = [T.implies(T.not_(head.vals[f][r - 1]),
+                                       T.not_(self.expr(g, head, r, []))) for r in (1, 2)]
+                except (NoRule, T.SortError):
+                    continue
+                out.append((f"{f} is set once {W.pretty_expr(g)} holds", T.and_(*terms)))
         return out
 
     def potential_candidates(self, st: State, head: State, carried, c0, per, unit, scales,
@@ -995,9 +1122,9 @@ class Builder:
         return out
 
 
-def loop_counters(w: W.While, carried, head: State) -> List[str]:
+def loop_counters(w: W.While, carried, head: State, down: bool = False) -> List[str]:
     """The counters of a loop: int variables assigned once, at the top of the body, by
-    ``x := x + 1``."""
+    ``x := x + 1`` (``down``: by ``x := x - 1``, a loop over the positions backwards)."""
     top: Dict[str, List] = {}
     for s in w.body:
         if isinstance(s, W.Assign):
@@ -1008,17 +1135,18 @@ def loop_counters(w: W.While, carried, head: State) -> List[str]:
     for x in carried:
         if counts.get(x) == 1 and len(top.get(x, [])) == 1:
             e = top[x][0].value
-            if isinstance(e, W.BinOp) and e.op == "+" and isinstance(e.left, W.Name) and \
-                    e.left.name == x and isinstance(e.right, W.Num) and e.right.value == 1 \
-                    and head.vals[x][0].sort == T.INT:
+            if isinstance(e, W.BinOp) and e.op == ("-" if down else "+") and \
+                    isinstance(e.left, W.Name) and e.left.name == x and \
+                    isinstance(e.right, W.Num) and e.right.value == 1 and \
+                    head.vals[x][0].sort == T.INT:
                 out.append(x)
     return out
 
 
-def step_counters(w: W.While, carried, head: State) -> List[str]:
+def step_counters(w: W.While, carried, head: State, down: bool = False) -> List[str]:
     """The int variables a loop body assigns once, by ``x := x + 1``, at the top or in a
     branch (so they count up by at most 1 per iteration: a loop's counter, or a count of the
-    iterations that take a branch)."""
+    iterations that take a branch); ``down``: by ``x := x - 1`` (a count down)."""
     counts: Dict[str, int] = {x: 0 for x in names_assigned(w.body)}
     _count_assignments(w.body, counts)
     out = []
@@ -1026,9 +1154,128 @@ def step_counters(w: W.While, carried, head: State) -> List[str]:
         if counts.get(x) != 1 or head.vals[x][0].sort != T.INT:
             continue
         e = _assignment_of(w.body, x)
-        if isinstance(e, W.BinOp) and e.op == "+" and isinstance(e.left, W.Name) and \
-                e.left.name == x and isinstance(e.right, W.Num) and e.right.value == 1:
+        if isinstance(e, W.BinOp) and e.op == ("-" if down else "+") and \
+                isinstance(e.left, W.Name) and e.left.name == x and isinstance(e.right, W.Num) \
+                and e.right.value == 1:
             out.append(x)
+    return out
+
+
+def read_offsets(w: W.While, i: str, name: str, back: bool = False) -> List[Tuple[int, int]]:
+    """How the body of a loop with counter ``i`` reads the list ``name``: a pair ``(o, a)``
+    for each way, ``name[i + o]`` (``o`` an integer literal, ``name[i]``: 0) read after the
+    counter's increment (``a`` = 1: a top-level ``i := i + 1`` comes first) or before it (0);
+    the iteration whose counter is ``h`` at the head reads position ``h + o + a`` (``back``:
+    a counter counting down, ``a`` = -1). ``[(0, 0)]`` when the body reads the list otherwise
+    or not at all."""
+    out: List[Tuple[int, int]] = []
+    a = 0
+    for s in w.body:
+        for e in _indexes(s):
+            if not (isinstance(e.array, W.Name) and e.array.name == name):
+                continue
+            k = e.index
+            o = None
+            if isinstance(k, W.Name) and k.name == i:
+                o = 0
+            elif isinstance(k, W.BinOp) and k.op in ("+", "-") and isinstance(k.left, W.Name) \
+                    and k.left.name == i and isinstance(k.right, W.Num) and k.right.is_int:
+                o = int(k.right.value) * (1 if k.op == "+" else -1)
+            if o is not None and (o, a) not in out:
+                out.append((o, a))
+        if isinstance(s, W.Assign) and s.target == i:
+            a = -1 if back else 1
+    return out or [(0, 0)]
+
+
+def _indexes(node) -> List:
+    """The ``d[e]`` sub-expressions of a statement or expression (not in nested loops)."""
+    out: List = []
+    if isinstance(node, W.Index):
+        out.append(node)
+    if isinstance(node, W.While):
+        return out
+    for f in ("left", "right", "arg", "array", "index", "value", "scale", "center", "cond"):
+        sub = getattr(node, f, None)
+        if sub is not None and not isinstance(sub, (str, int, bool)):
+            out += _indexes(sub)
+    for f in ("items", "args", "then", "else_"):
+        for sub in getattr(node, f, ()) or ():
+            out += _indexes(sub)
+    return out
+
+
+def _offset(t: T.Term, k: int) -> T.Term:
+    return t if k == 0 else T.add(t, T.integer(k))
+
+
+def _increments(stmts, x: str) -> Optional[List]:
+    """The ``e`` of every assignment ``x := x + e`` in ``stmts`` (outside nested loops; in
+    branches or not); None when ``x`` is assigned otherwise, or in a nested loop, or never."""
+    out: List = []
+    for s in stmts:
+        if isinstance(s, W.Sample) and s.target == x:
+            return None
+        if isinstance(s, W.While) and x in names_assigned(s.body):
+            return None
+        if isinstance(s, W.Assign) and s.target == x:
+            e = s.value
+            if not (isinstance(e, W.BinOp) and e.op == "+" and isinstance(e.left, W.Name) and
+                    e.left.name == x):
+                return None
+            out.append(e.right)
+        if isinstance(s, W.If):
+            for side in (s.then, s.else_):
+                if x in names_assigned(side):
+                    more = _increments(side, x)
+                    if more is None:
+                        return None
+                    out += more
+    return out or None
+
+
+def _if_guards(stmts) -> List:
+    """The guards of the ``if`` statements in ``stmts`` (not in nested loops)."""
+    out: List = []
+    for s in stmts:
+        if isinstance(s, W.If):
+            out += [s.cond] + _if_guards(s.then) + _if_guards(s.else_)
+    return out
+
+
+def _comparisons(exprs) -> List:
+    """The comparisons (``=``, ``<``, ``<=``, ``>``, ``>=``) in boolean expressions, through
+    ``&&``, ``||`` and ``not``."""
+    out: List = []
+    for e in exprs:
+        if isinstance(e, W.BinOp) and e.op in ("&&", "||"):
+            out += _comparisons([e.left, e.right])
+        elif isinstance(e, W.UnOp) and e.op == "not":
+            out += _comparisons([e.arg])
+        elif isinstance(e, W.BinOp) and e.op in ("=", "<", "<=", ">", ">="):
+            out.append(e)
+    return out
+
+
+def _setting_guards(stmts, f: str) -> Optional[List]:
+    """The guards of the ``if`` statements under which ``stmts`` set ``f := true`` (their
+    *then* side; an *else* side's set is under ``not g``); None when ``f`` is assigned
+    anything else, or outside an ``if``, or in a nested loop."""
+    out: List = []
+    for s in stmts:
+        if isinstance(s, (W.Assign, W.Sample)) and s.target == f:
+            return None
+        if isinstance(s, W.While) and f in names_assigned(s.body):
+            return None
+        if isinstance(s, W.If):
+            for side, g in ((s.then, s.cond), (s.else_, W.UnOp("not", s.cond, s.cond.span))):
+                direct = [t for t in side if isinstance(t, W.Assign) and t.target == f]
+                if any(not (isinstance(t.value, W.BoolLit) and t.value.value) for t in direct):
+                    return None
+                rest = _setting_guards([t for t in side if t not in direct], f)
+                if rest is None:
+                    return None
+                out += ([g] if direct else []) + rest
     return out
 
 

@@ -7,7 +7,8 @@ that sum its values, draw ``Lap`` noise of scale ``k / eps`` around a value or a
 collect noisy values in a list, count or select by comparing noisy values (branches on noise
 and on counters), draws after the loops, and a claim ``(m * eps, 0)`` with ``==> =``. Many are
 not private or not provable: the oracle only asks that whatever verifies keeps its coupling on
-concrete runs (``coupled.violations``).
+concrete runs (``coupled.violations``). ``random_svt`` writes the sparse vector technique's
+shapes (a noisy comparison per query, coupled per branch by Lap-Case), three times in ten.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ CLAIMS = ["eps", "2 * eps", "eps / 2", "3 * eps", "0"]
 def _loop_body(rng: random.Random, depth: int) -> List[str]:
     z = f"z{depth}"
     scale = rng.choice(SCALES)
-    body = [rng.choice([f"s := s + d[i]", f"s := s + 1", "skip"])]
+    body = [rng.choice(["s := s + d[i]", "s := s + 1", "skip"])]
     body.append(f"{z} := $ Lap ({scale} / eps, {rng.choice(['d[i]', 's', '0', 'd[i] + s'])})")
     for _ in range(rng.randint(1, 3)):
         body.append(rng.choice([
@@ -31,12 +32,61 @@ def _loop_body(rng: random.Random, depth: int) -> List[str]:
             f"if {z} > t && best = -1 then best := i end",
             f"if i = 0 || {z} > bv then best := i; bv := {z} end",
             f"s := s + {z}",
-            f"if d[i] > t then c := c + 1 end",
+            "if d[i] > t then c := c + 1 end",
         ]))
     return body
 
 
+def random_svt(rng: random.Random) -> str:
+    """A sparse-vector-like procedure (the Lap-Case shapes): a threshold noised or not (around
+    ``t``, or around 0 and added), a noisy comparison per query in one of its spellings
+    (``x >= th``, ``th <= x``, ``th - x <= 0``, the branches swapped, ``not``), the answers
+    above counted up, down, by a done flag or not at all, and released as booleans, 0/1, gaps
+    or noisy values, at a claim ``(m * eps, 0)``. Scales and claims are drawn independently:
+    many are not private."""
+    lines = []
+    kind = rng.randrange(3)
+    if kind == 0:
+        lines.append(f"th := $ Lap ({rng.choice(SCALES)} / eps, t)")
+    elif kind == 1:
+        lines += [f"n0 := $ Lap ({rng.choice(SCALES)} / eps, 0)", "th := t + n0"]
+    else:
+        lines.append("th := t")
+    count = rng.choice(["up", "down", "flag", "none"])
+    lines += ["i := 0", "out := []", "cnt := 0" if count != "down" else "cnt := 2",
+              "done := false"]
+    guard = {"up": "i < size d && cnt < 2", "down": "i < size d && cnt > 0",
+             "flag": "i < size d && not done", "none": "i < size d"}[count]
+    step = "cnt := cnt - 1" if count == "down" else "cnt := cnt + 1"
+    if count == "flag":
+        step += "; if cnt = 2 then done := true end"
+    scale = f"{rng.choice(['2', '4', '8'])} / eps"
+    if rng.random() < 0.5:
+        draw, x = f"x := $ Lap ({scale}, d[i])", "x"
+    else:
+        draw, x = f"eta := $ Lap ({scale}, 0)", "d[i] + eta"
+    out, rtype = rng.choice([("true", "bool list"), ("1", "int list"), (f"{x} - th", "real list"),
+                             (x, "real list")])
+    below = {"bool list": "false", "int list": "0"}.get(rtype, "0")
+    above = [f"out := out ++ [{out}]", step]
+    other = [f"out := out ++ [{below}]"]
+    cond = rng.choice([f"{x} >= th", f"th <= {x}", f"th - ({x}) <= 0"])
+    if rng.random() < 0.5:
+        then, else_ = above, other
+    else:
+        cond = rng.choice([f"not ({cond})", f"{x} < th"])
+        then, else_ = other, above
+    body = [draw, f"if {cond} then\n      " + ";\n      ".join(then) + "\n    else\n      " +
+            ";\n      ".join(else_) + "\n    end", "i := i + 1"]
+    lines.append(f"while {guard} do\n    " + ";\n    ".join(body) + "\n  end")
+    return (f"proc S (d : real list) (pub t : real) (pub eps : real+) : {rtype}\n"
+            f"  |- ({rng.choice(CLAIMS)}, 0) : allWithin (d<1>, d<2>, 1) /\\ eps >= 1 / 1000 ==> =\n  "
+            + ";\n  ".join(lines) + ";\n  return out\nend\n")
+
+
 def random_program(rng: random.Random) -> str:
+    if rng.random() < 0.3:
+        return random_svt(rng)
     pre = rng.choice(PRE) + (" /\\ eps >= 1 / 1000" if rng.random() < 0.7 else "")
     lines = ["i := 0", "s := 0", "c := 0", "best := -1", "bv := 0", "r := []"]
     if rng.random() < 0.5:

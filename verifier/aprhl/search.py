@@ -24,7 +24,7 @@ from verifier.language import whilelang as W
 from verifier.shifts import IDENTITY, case_templates, point_templates, shift_templates
 
 #: at most this many derivations are built by one search
-MAX_ATTEMPTS = 12
+MAX_ATTEMPTS = 24
 #: at most this many sites are searched (the others keep the identity)
 MAX_SITES = 4
 
@@ -44,7 +44,7 @@ def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, poin
         # the pointwise templates compare the loop's counter with the output: an index
         point = point_templates() if pointwise and in_loop and index_output(proc) else ()
         # a Lap followed by an if on its value: a shift per branch (Lap-Case), after them
-        case = case_templates() if k in first.case_sites else ()
+        case = case_templates(first.sites[k]) if k in first.case_sites else ()
         options[k] = plain[:1] + point + case + plain[1:]
     nogoods: List[FrozenSet] = []
     order = _assignments(sites, options)
