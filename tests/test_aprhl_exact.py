@@ -278,3 +278,34 @@ def test_generated_programs_verified_are_not_refuted_and_refutations_check_again
                 eps = holds(p.spec.eps, env1, env2)
                 assert pair_stat(*laws).exceeds(Fraction(eps)), text
     assert seen["verified"] >= 1 and seen["refuted"] >= 1
+
+
+RELEASES_BELOW = """proc SVT (q : real list) (pub t : real) (pub c : int) (pub eps : real+) : real list
+  |- (eps, 0) : allWithin (q<1>, q<2>, 1) /\\ c >= 1 /\\ c <= 1000 /\\ eps >= 1 / 1000 ==> =
+  th := $ Lap (2 / eps, t);
+  cnt := 0;
+  i := 0;
+  out := [];
+  while i < size q && cnt < c do
+    x := $ Lap (4 * c / eps, q[i]);
+    if x < th then
+      out := out ++ [x]
+    else
+      out := out ++ [1];
+      cnt := cnt + 1
+    end;
+    i := i + 1
+  end;
+  return out
+end
+"""
+
+
+def test_a_pair_whose_laws_cannot_be_binned_is_no_witness_not_an_error(tmp_path):
+    # the noisy answers below the threshold are released: the exact comparison of the two
+    # runs' laws stops (R003, more than 2 noisy values); the refutation went on to raise it,
+    # and verify exited 2 on a well-formed program
+    path = tmp_path / "svt_releases_below.pwhile"
+    path.write_text(RELEASES_BELOW)
+    [r], ok = verify_file(str(path))
+    assert not ok and r.verdict in ("unknown", "refuted")
