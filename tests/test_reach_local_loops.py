@@ -143,3 +143,46 @@ def test_the_kernel_refuses_a_loop_charged_one_iteration_fewer(monkeypatch):
         patch.setattr(core_rules, "local_loop", cheaper)
     kernel_refuses(monkeypatch, rep(calls="rep 4"), "main", bug, "not proved")
 
+
+# ---- Decidable: a local function's parameters, rational by induction over its calls -----------
+
+BEST = HEAD.replace("CLAIM", "3.0 * eps") + """let main db eps =
+  let rec go k (bv : real) = if k <= 0 then return [bv]
+                  else mlet x = lapMech (eps, count db) in
+                       if x > bv then go (k - 1) NEXT else go (k - 1) bv in
+  go 3 FIRST
+"""
+
+
+@pytest.mark.parametrize("text", [
+    BEST.replace("NEXT", "x").replace("FIRST", "0.0"),
+    BEST.replace("NEXT", "((x + bv) / 2.0)").replace("FIRST", "eps"),
+    # a public real list walked: its elements are rational like the input
+    walk(body="mlet x = lapMech (eps, count db) in mlet r = go rest in "
+              "return ((if x > t then 1.0 else 0.0) :: r)"),
+])
+def test_a_local_parameter_every_call_passes_rational_is_compared(text):
+    verified(text, "main")
+
+
+@pytest.mark.parametrize("text", [
+    BEST.replace("NEXT", "(sqrt (abs x))").replace("FIRST", "0.0"),   # a recursive call
+    BEST.replace("NEXT", "x").replace("FIRST", "(sqrt 2.0)"),         # the first call
+    BEST.replace("NEXT", "x").replace("FIRST", "(exp eps)"),
+])
+def test_a_local_parameter_some_call_passes_an_irrational_is_not_compared(text):
+    not_verified(text, "main", "cannot always decide")
+
+
+def test_the_kernel_refuses_a_local_parameter_taken_as_rational(monkeypatch):
+    from obligations import decidable as D
+    from verifier.rules import decidable
+    text = BEST.replace("NEXT", "(sqrt (abs x))").replace("FIRST", "0.0")
+    real = decidable.Decidability.tags
+
+    def bug(patch):  # the builder reads every argument of a local function as rational
+        def tags(self, value):
+            found = real(self, value)
+            return D.NO_TAGS if found is None else found
+        patch.setattr(decidable.Decidability, "tags", tags)
+    kernel_refuses(monkeypatch, text, "main", bug, "cannot always decide")
