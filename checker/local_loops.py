@@ -17,8 +17,8 @@ from typing import Tuple
 from obligations.records import replace
 from verifier.language import ast as A
 from verifier.language.free_vars import free_vars
-from verifier.language.invariants import local_loop_val
-from verifier.language.resolve import counted_parameter, matched_parameter, source_name
+from verifier.language.invariants import local_loop_val, loop_measure
+from verifier.language.resolve import source_name
 from verifier.translation.symbolic import FunParam
 from checker.judgement import Ctx, Node, Proof, Reject, expect, make_claim
 
@@ -57,9 +57,7 @@ def local_loop(p: Proof, ctx: Ctx, e: A.LetRec, node: Node) -> Tuple[Ctx, Node]:
     env = ctx.env
     known = ctx.bind(e.name, FunParam(e.name, val.rtype, env, 1),
                      FunParam(e.name, val.rtype, env, 2))
-    position = matched_parameter(e.params, e.value)
-    if position is None:
-        position = counted_parameter(e.params, e.value, e.name)
+    position = loop_measure(e)
     inner = replace(known, costs=(), claim=None, function=e.name, induction=None, outputs=())
     val_env, rt = env, val.rtype
     for k, pattern in enumerate(e.params):

@@ -68,6 +68,8 @@ def test_a_local_loop_on_private_data_is_proved_by_its_val(text):
     rep(calls="rep 4"),                                   # 4 releases, 3 charged
     rep(calls="rep (count db)", claim="3.0 * eps"),       # a count from private data
     rep(calls="rep (length db)", claim="3.0 * eps"),      # public, but not bounded by 3
+    rep(calls="rep 2.5", claim="2.5 * eps"),              # a real counter: 3 releases
+    rep(calls="rep (eps + 1.0)", claim="eps * (eps + 1.0)"),
     rep(query="2.0 * count db"),                          # noise too small for the query
     rep(guard="k = 0"),                                   # loops on a negative counter
     rep(step="k + 1 - 2"),                                # no counter counted down

@@ -419,7 +419,6 @@ def local_loop_val(fn: A.LetRec, type_of) -> Optional[A.ValDecl]:
     (``LetRec-Local``). ``type_of`` gives an expression's simple type as syntax (the
     parameters' types are read off the function's, at a use of its name). None when the
     shape does not fit."""
-    from verifier.language.resolve import counted_parameter, matched_parameter
     params = fn.params
     if not params or not all(isinstance(p, A.PVar) for p in params):
         return None
@@ -433,21 +432,19 @@ def local_loop_val(fn: A.LetRec, type_of) -> Optional[A.ValDecl]:
     drawn = arrow
     if len(domains) != len(params) or not isinstance(drawn, A.TMonad):
         return None
-    position = matched_parameter(params, fn.value)
-    counter = position is None
-    if counter:
-        position = counted_parameter(params, fn.value, fn.name)
+    position = loop_measure(fn)
     epsilons = lap_epsilons(fn.value)
     if position is None or not epsilons:
         return None
     span = fn.span
     types = [p.annot or t for p, t in zip(params, domains)]
-    measure_name = params[position].name
-    if counter:
+    measured = A.Var(params[position].name, span)
+    if isinstance(types[position], A.TList):
+        measure: A.Expr = A.App(A.Var("length", span), measured, span)
+    elif isinstance(types[position], A.TBase) and types[position].name in ("int", "real") \
+            and _integral_counter(fn, position, type_of):
         types[position] = A.TBase("nat", span)
-        measure: A.Expr = A.Var(measure_name, span)
-    elif isinstance(types[position], A.TList):
-        measure = A.App(A.Var("length", span), A.Var(measure_name, span), span)
+        measure = measured
     else:
         return None
     step = epsilons[0]
@@ -460,3 +457,44 @@ def local_loop_val(fn: A.LetRec, type_of) -> Optional[A.ValDecl]:
     for p, t in reversed(list(zip(params, types))):
         rt = A.RArrow(A.RRefine(p.name, A.RSimple(t, span), A.SameRuns(span), span), rt, span)
     return A.ValDecl(fn.name, rt, span)
+
+
+def loop_measure(fn: A.LetRec) -> Optional[int]:
+    """The parameter a local loop is proved by induction on: the first one its body matches on,
+    else the first one a recursive call counts down (``resolve.matched_parameter``,
+    ``counted_parameter``)."""
+    from verifier.language.resolve import counted_parameter, matched_parameter
+    position = matched_parameter(fn.params, fn.value)
+    return position if position is not None else counted_parameter(fn.params, fn.value,
+                                                                    fn.name)
+
+
+def _integral_counter(fn: A.LetRec, position: int, type_of) -> bool:
+    """Every call of the local function ``fn`` (in its body and in the code it is defined
+    for) is a direct call on all its arguments, passing at ``position`` an integer (simple
+    typing may read a counter as ``real``: ``if k <= 0``): by induction over the calls, the
+    counter is an integer in every call, as the ``nat`` of its val says."""
+    from verifier.language.resolve import call_sites
+    counter = fn.params[position].name
+
+    def integral(e: A.Expr) -> bool:
+        if isinstance(e, A.IntLit) or (isinstance(e, A.Var) and e.name == counter):
+            return True
+        if isinstance(e, A.BinOp) and e.op in ("+", "-", "*"):
+            return integral(e.left) and integral(e.right)
+        t = type_of(e)
+        return isinstance(t, A.TBase) and t.name in ("int", "nat")
+
+    for code in (fn.value, fn.body):
+        calls, stray = call_sites(fn.name, code, len(fn.params))
+        if stray:
+            return False
+        for call in calls:
+            args = []
+            head = call
+            while isinstance(head, A.App):
+                args.append(head.arg)
+                head = head.fn
+            if not integral(list(reversed(args))[position]):
+                return False
+    return True

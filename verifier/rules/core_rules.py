@@ -12,7 +12,7 @@ from obligations.model import ObligationKind
 from obligations.records import replace
 from verifier.language import ast as A
 from verifier.language.free_vars import free_vars
-from verifier.language.invariants import local_loop_val
+from verifier.language.invariants import local_loop_val, loop_measure
 from verifier.language.pretty import pretty_rtype
 from verifier.language.resolve import counted_parameter, matched_parameter, recursive_call_sites, written
 from verifier.translation import logic as L
@@ -299,9 +299,7 @@ def local_loop(b: Builder, ctx: Ctx, e: A.LetRec) -> Tuple[Ctx, Derivation]:
     env = ctx.env
     known = ctx.bind(e.name, FunParam(e.name, val.rtype, env, 1),
                      FunParam(e.name, val.rtype, env, 2))
-    position = matched_parameter(e.params, e.value)
-    if position is None:
-        position = counted_parameter(e.params, e.value, e.name)
+    position = loop_measure(e)
     inner = replace(known, costs=(), claim=None, function=e.name, induction=None, outputs=())
     val_env, rt = env, val.rtype
     for k, p in enumerate(e.params):
