@@ -309,8 +309,9 @@ def local_loop(b: Builder, ctx: Ctx, e: A.LetRec) -> Tuple[Ctx, Derivation]:
         rt = rt.cod
     claim = make_claim(b, val_env, rt)
     body = b.check_monadic(replace(inner, claim=claim), e.value)
-    proof = b.node("LetRec-Induction", inner, e.span, f"{written(e.name)} :: "
-                   f"{pretty_rtype(val.rtype)}", [body], claim=pretty_rtype(val.rtype),
+    stated = written(pretty_rtype(val.rtype))
+    proof = b.node("LetRec-Induction", inner, e.span, f"{written(e.name)} :: {stated} (the "
+                   "val of a local loop)", [body], claim=stated,
                    function=e.name, index=claim.as_judgement(), induction=position)
     return known, proof
 
