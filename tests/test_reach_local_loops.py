@@ -106,6 +106,19 @@ def test_a_local_loop_whose_claim_is_false_is_not_proved(text):
     not_verified(text, "main")
 
 
+def test_a_loop_over_values_shown_equal_in_both_runs_costs_nothing():
+    text = """val main :: {l :: bool list | adj (l<1>, l<2>)} -> {y :: real | y<1> = y<2>}
+         -> {eps :: real+ | =} -> M[DP(eps)] {xs :: real list | =}
+let main db y eps =
+  let rec rep k = if k <= 0 then return []
+                  else mlet v = lapMech (eps, y) in
+                       mlet vs = rep (k - 1) in return (v :: vs) in
+  mlet a = rep 3 in mlet b = lapMech (eps, count db) in return (b :: a)
+"""
+    verified(text, "main")
+    not_verified(text.replace("y<1> = y<2>", "abs (y<1> - y<2>) <= 1.0"), "main")
+
+
 def test_a_private_list_walked_by_a_local_loop_is_not_proved():
     text = """val main :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =}
          -> M[DP(eps * length l<1>)] {r :: real list | =}

@@ -277,7 +277,7 @@ def LetRecLocalBound(b: Builder, ctx: Ctx, e: A.LetRec) -> Synth:
 
 def local_loop(b: Builder, ctx: Ctx, e: A.LetRec) -> Tuple[Ctx, Derivation]:
     """LetRec-Local: a local recursive function returning a computation, which captures a
-    value not known equal in both runs (else it is code equal in both, ``LetRec``), is proved
+    value not shown equal in both runs (else it is code equal in both, ``LetRec``), is proved
     against the val its shape states (``invariants.local_loop_val``: every parameter ``=``,
     the index the iteration's epsilon times the measure) by induction on the measure, in the
     context where it is defined (what it captures keeps its values and facts there), with no
@@ -286,13 +286,13 @@ def local_loop(b: Builder, ctx: Ctx, e: A.LetRec) -> Tuple[Ctx, Derivation]:
     Raises ``NotApplicable`` when the shape does not fit."""
     params = {n for q in e.params for n in A.pattern_names(q)}
     captured = free_vars(e.value) - params - {e.name}
-    goals, _ = variable_goals(ctx.env, captured)
-    if goals == []:
-        raise NotApplicable("the local function captures values equal in both runs", e.span, e)
     val = local_loop_val(e, b.type_of)
     if val is None:
         raise NotApplicable(f"{written(e.name)} is not a local loop (a list walked or a counter "
                             "counted down, releasing by lapMech)", e.span, e)
+    goals, _ = variable_goals(ctx.env, captured)
+    if goals == [] or (goals is not None and b.holds(ctx, T.and_(*goals))):
+        raise NotApplicable("the local function captures values equal in both runs", e.span, e)
     if ctx.function is not None and ctx.function in free_vars(e.value):
         raise NoRule(f"the local loop {written(e.name)} calls the enclosing recursive "
                      "function", e.span)
