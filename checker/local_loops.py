@@ -19,7 +19,7 @@ from verifier.language import ast as A
 from verifier.language.free_vars import free_vars
 from verifier.language.invariants import local_loop_val, loop_measure
 from verifier.language.resolve import source_name
-from verifier.translation.symbolic import FunParam
+from verifier.translation.symbolic import loop_contexts
 from checker.judgement import Ctx, Node, Proof, Reject, expect, make_claim
 
 
@@ -54,12 +54,9 @@ def local_loop(p: Proof, ctx: Ctx, e: A.LetRec, node: Node) -> Tuple[Ctx, Node]:
                      "function", e.span)
     (body_node,) = expect(proof, ("LetRec-Induction",), e,
                           f"the induction of {source_name(e.name)}", premises=1)
-    env = ctx.env
-    known = ctx.bind(e.name, FunParam(e.name, val.rtype, env, 1),
-                     FunParam(e.name, val.rtype, env, 2))
+    known, inner = loop_contexts(ctx, e.name, val.rtype)
     position = loop_measure(e)
-    inner = replace(known, costs=(), claim=None, function=e.name, induction=None, outputs=())
-    val_env, rt = env, val.rtype
+    val_env, rt = ctx.env, val.rtype
     for k, pattern in enumerate(e.params):
         inner, val_env, terms = bind_first_order(p, inner, val_env, pattern, rt.dom)
         if k == position and terms is not None:

@@ -25,7 +25,7 @@ from verifier.rules.monadic_rules import fresh_output
 from verifier.rules.refinements import (_instantiated_cost, _shared, fresh_value,
                                         monad_is_equality, refinement_parts, simple_of)
 from verifier.rules.registry import judgement_rule, monadic_rule, synthesis_rule
-from verifier.translation.symbolic import DistV, Env, FunParam, Monadic, Scalar, SymValue
+from verifier.translation.symbolic import DistV, Env, FunParam, Monadic, Scalar, SymValue, loop_contexts
 from verifier.translation.calls import element_value, from_terms, leaves
 from verifier.translation.ranges import value_facts
 from verifier.translation.translate import (NoRule, NotApplicable, bind_pattern, ite_value,
@@ -296,12 +296,9 @@ def local_loop(b: Builder, ctx: Ctx, e: A.LetRec) -> Tuple[Ctx, Derivation]:
     if ctx.function is not None and ctx.function in free_vars(e.value):
         raise NoRule(f"the local loop {written(e.name)} calls the enclosing recursive "
                      "function", e.span)
-    env = ctx.env
-    known = ctx.bind(e.name, FunParam(e.name, val.rtype, env, 1),
-                     FunParam(e.name, val.rtype, env, 2))
+    known, inner = loop_contexts(ctx, e.name, val.rtype)
     position = loop_measure(e)
-    inner = replace(known, costs=(), claim=None, function=e.name, induction=None, outputs=())
-    val_env, rt = env, val.rtype
+    val_env, rt = ctx.env, val.rtype
     for k, p in enumerate(e.params):
         inner, val_env, terms = bind_parameter(b, inner, val_env, p, rt.dom)
         if k == position and terms:
