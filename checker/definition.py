@@ -210,36 +210,44 @@ def bind_parameters(p: Proof, val: A.ValDecl, decl: A.LetDecl, position: Optiona
             ctx = bind_function(p, ctx, pattern, dom, val_env, pname)
             terms.append(None)
         else:
-            sorts = leaves(base.type) if isinstance(base, A.RSimple) else None
-            if sorts is None:
-                raise Reject("a parameter of this type is not supported by the kernel",
-                             dom.span)
-            shared = var is not None and says_equal(var, assertions)
-            # first-order data: one variable per component, shared when the runs agree
-            made = [p.fresh_pair(pname if len(sorts) == 1 else f"{pname}{i}", sort, shared)
-                    for i, sort in enumerate(sorts, 1)]
-            left = from_terms(base.type, [x for x, _ in made])
-            right = from_terms(base.type, [y for _, y in made])
-            ctx = _bind(ctx, pattern, left, right)
-            if var is not None:
-                val_env = val_env.bind(var, left, right)
-            facts = _value_facts(base.type, left) + (
-                [] if shared else _value_facts(base.type, right))
-            if facts:
-                ctx = ctx.assume(_hyp(pname + "_range"), T.and_(*facts))
-            for a in assertions:
-                if not isinstance(a, A.SameRuns):
-                    ctx = ctx.assume(_hyp(pname), translated(
-                        lambda: p.assertion(val_env, a, refined=var), a.span))
-            if len(sorts) == 1 and k == position and (L.list_key_of(sorts[0])
-                                                      or sorts[0] == T.INT):
-                ctx = replace(ctx, induction=(position, *made[0]))
-            terms.append(made[0] if len(sorts) == 1 else None)
+            ctx, val_env, made = bind_first_order(p, ctx, val_env, pattern, dom)
+            if made is not None and k == position and (L.list_key_of(made[0].sort)
+                                                       or made[0].sort == T.INT):
+                ctx = replace(ctx, induction=(position, *made))
+            terms.append(made)
         k += 1
         rt = rt.cod
     if params:
         raise Reject(f"{source_name(decl.name)} takes more parameters than its val", decl.span)
     return replace(ctx, base=len(ctx.hyps)), val_env, body, rt, terms
+
+
+def bind_first_order(p: Proof, ctx: Ctx, val_env: Env, pattern: A.Pattern, dom: A.RType
+                     ) -> Tuple[Ctx, Env, Optional[Tuple[T.Term, T.Term]]]:
+    """A first-order parameter ``pattern`` of domain ``dom`` bound to fresh variables (one per
+    component, shared when its refinement says it is equal in both runs), its type's range
+    and its refinements assumed; also its terms in run 1 and run 2 (None for a tuple)."""
+    var, base, assertions = refinement_parts(dom)
+    pname = pattern.name if isinstance(pattern, A.PVar) else (var or "arg")
+    sorts = leaves(base.type) if isinstance(base, A.RSimple) else None
+    if sorts is None:
+        raise Reject("a parameter of this type is not supported by the kernel", dom.span)
+    shared = var is not None and says_equal(var, assertions)
+    made = [p.fresh_pair(pname if len(sorts) == 1 else f"{pname}{i}", sort, shared)
+            for i, sort in enumerate(sorts, 1)]
+    left = from_terms(base.type, [x for x, _ in made])
+    right = from_terms(base.type, [y for _, y in made])
+    ctx = _bind(ctx, pattern, left, right)
+    if var is not None:
+        val_env = val_env.bind(var, left, right)
+    facts = _value_facts(base.type, left) + ([] if shared else _value_facts(base.type, right))
+    if facts:
+        ctx = ctx.assume(_hyp(pname + "_range"), T.and_(*facts))
+    for a in assertions:
+        if not isinstance(a, A.SameRuns):
+            ctx = ctx.assume(_hyp(pname), translated(
+                lambda: p.assertion(val_env, a, refined=var), a.span))
+    return ctx, val_env, (made[0] if len(sorts) == 1 else None)
 
 
 def _hyp(name: str) -> str:

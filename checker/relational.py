@@ -172,6 +172,10 @@ def check(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> None:
         return check(p, ctx.with_env(_bind_pattern(ctx.env, e.pattern, left, right, e.span)),
                      e.body, rest)
     if isinstance(e, A.LetRec):
+        if node.rule == "LetRec-Local":
+            from checker.local_loops import local_loop
+            inner, rest = local_loop(p, ctx, e, node)
+            return check(p, inner, e.body, rest)
         (rest,) = expect(node, ("LetRec",), e, "a local let rec", premises=1)
         return check(p, local_function(ctx, e), e.body, rest)
     if isinstance(e, A.If):
@@ -344,6 +348,10 @@ def synth_construct(p: Proof, ctx: Ctx, e: A.Expr, node: Node) -> Synth:
                       e.body, inner_node)
         return Synth(inner.cost, inner.output, inner.facts)
     if isinstance(e, A.LetRec):
+        if node.rule == "LetRec-Local":
+            from checker.local_loops import local_loop
+            inner, rest = local_loop(p, ctx, e, node)
+            return synth(p, inner, e.body, rest)
         (inner_node,) = expect(node, ("LetRec",), e, "a local let rec", premises=1)
         return synth(p, local_function(ctx, e), e.body, inner_node)
     if isinstance(e, A.Var):

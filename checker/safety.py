@@ -336,9 +336,15 @@ class Safety:
         demanded at every call where they bind), its recursive calls on shorter lists at the
         parameter it matches on, each of them evaluated by this walk. It may not call the
         enclosing recursive definition."""
-        shape = (tuple(value_sorts(a) for a in args), shape_of_result, monadic)
+        # a parameter is rational in this walk when the call passes a rational: induction
+        # over the calls, each of another pattern walked on its own (Decidable)
+        tags = [self.dec.of_value(a) for a in args]
+        shape = (tuple(value_sorts(a) for a in args), shape_of_result, monadic,
+                 tuple(t is not None for t in tags))
         for seen, seen_shape in self.locals:
             if seen.env is fn.env and seen.name == fn.name and seen_shape == shape:
+                for t in tags:  # the induction hypothesis: what the arguments rest on
+                    self.dec.needs |= t or frozenset()
                 return
         self.locals.append((fn, shape))
         name = source_name(fn.name)
@@ -360,6 +366,7 @@ class Safety:
                 if facts:
                     inner = inner.assume("h_param", T.and_(*facts))
             inner = inner.with_env(bind_pattern(inner.env, q, v, v, span))
+            self.dec.fresh(v, tags[k - 1])
             fresh.append(v)
         position = matched_parameter(fn.params, fn.body)
         if position is None:
@@ -398,9 +405,10 @@ class Safety:
         if fn.name == ctx.function:
             self.shorter(ctx, [v.term if isinstance(v, (Scalar, DistV)) else None
                                for v in values], source_name(fn.name), e.span)
-        else:
-            me = LocalRec(fn.name, fn.params, fn.body, fn.env, draws=draws)
-            self.local_total(ctx, me, values, draws, T.TRUE, e.span, True)
+        # in its own body: the induction hypothesis when it passes rationals where the walk
+        # assumed them, else the body walked for the call's pattern too
+        me = LocalRec(fn.name, fn.params, fn.body, fn.env, draws=draws)
+        self.local_total(ctx, me, values, draws, T.TRUE, e.span, True)
         return of_type(draws)
 
     def in_domain(self, ctx: Ctx, name: str, args: Sequence[Optional[SymValue]], call: str,

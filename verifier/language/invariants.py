@@ -403,3 +403,98 @@ def support_term(s: CounterSupport, out, counter):
     if out.sort != T.INT or counter.sort != T.INT:
         return None
     return T.or_(*(T.eq(out, T.integer(c)) for c in s.constants), T.ge(out, counter))
+
+
+# ---- a local loop: a local ``let rec`` that releases on private data ---------------------------
+
+def local_loop_val(fn: A.LetRec, type_of) -> Optional[A.ValDecl]:
+    """The val of a *local loop* (docs/verifier.md, "Local recursive functions"): a local
+    ``let rec f p1 … pn = body`` returning a computation, which recurs on the tail of a list
+    parameter it matches on (the measure ``length l``) or counts an integer parameter down
+    (``f (k - c)``, the measure ``k``, stated ``nat``). Every parameter is refined ``=`` (the
+    iteration count is public; what the loop captures is read in the context where it is
+    defined), and the index is ``E * measure``, ``E`` the sum of the epsilons of the
+    ``lapMech`` calls of its body (what one iteration spends, each release once). The val is a
+    hint: whoever uses it proves the body against it by induction on the measure
+    (``LetRec-Local``). ``type_of`` gives an expression's simple type as syntax (the
+    parameters' types are read off the function's, at a use of its name). None when the
+    shape does not fit."""
+    params = fn.params
+    if not params or not all(isinstance(p, A.PVar) for p in params):
+        return None
+    arrow = next((t for t in (type_of(n) for n in A.descendants(fn)
+                              if isinstance(n, A.Var) and n.name == fn.name)
+                  if isinstance(t, A.TArrow)), None)
+    domains = []
+    while isinstance(arrow, A.TArrow) and len(domains) < len(params):
+        domains.append(arrow.dom)
+        arrow = arrow.cod
+    drawn = arrow
+    if len(domains) != len(params) or not isinstance(drawn, A.TMonad):
+        return None
+    position = loop_measure(fn)
+    epsilons = lap_epsilons(fn.value)
+    if position is None or not epsilons:
+        return None
+    span = fn.span
+    types = [p.annot or t for p, t in zip(params, domains)]
+    measured = A.Var(params[position].name, span)
+    if isinstance(types[position], A.TList):
+        measure: A.Expr = A.App(A.Var("length", span), measured, span)
+    elif isinstance(types[position], A.TBase) and types[position].name in ("int", "real") \
+            and _integral_counter(fn, position, type_of):
+        types[position] = A.TBase("nat", span)
+        measure = measured
+    else:
+        return None
+    step = epsilons[0]
+    for eps in epsilons[1:]:
+        step = A.BinOp("+", step, eps, span)
+    index = A.BinOp("*", step, measure, span)
+    rt: A.RType = A.RMonad(A.Divergence("DP", index, span), None,
+                           A.RRefine("r#0", A.RSimple(drawn.elem, span), A.SameRuns(span),
+                                     span), span)
+    for p, t in reversed(list(zip(params, types))):
+        rt = A.RArrow(A.RRefine(p.name, A.RSimple(t, span), A.SameRuns(span), span), rt, span)
+    return A.ValDecl(fn.name, rt, span)
+
+
+def loop_measure(fn: A.LetRec) -> Optional[int]:
+    """The parameter a local loop is proved by induction on: the first one its body matches on,
+    else the first one a recursive call counts down (``resolve.matched_parameter``,
+    ``counted_parameter``)."""
+    from verifier.language.resolve import counted_parameter, matched_parameter
+    position = matched_parameter(fn.params, fn.value)
+    return position if position is not None else counted_parameter(fn.params, fn.value,
+                                                                    fn.name)
+
+
+def _integral_counter(fn: A.LetRec, position: int, type_of) -> bool:
+    """Every call of the local function ``fn`` (in its body and in the code it is defined
+    for) is a direct call on all its arguments, passing at ``position`` an integer (simple
+    typing may read a counter as ``real``: ``if k <= 0``): by induction over the calls, the
+    counter is an integer in every call, as the ``nat`` of its val says."""
+    from verifier.language.resolve import call_sites
+    counter = fn.params[position].name
+
+    def integral(e: A.Expr) -> bool:
+        if isinstance(e, A.IntLit) or (isinstance(e, A.Var) and e.name == counter):
+            return True
+        if isinstance(e, A.BinOp) and e.op in ("+", "-", "*"):
+            return integral(e.left) and integral(e.right)
+        t = type_of(e)
+        return isinstance(t, A.TBase) and t.name in ("int", "nat")
+
+    for code in (fn.value, fn.body):
+        calls, stray = call_sites(fn.name, code, len(fn.params))
+        if stray:
+            return False
+        for call in calls:
+            args = []
+            head = call
+            while isinstance(head, A.App):
+                args.append(head.arg)
+                head = head.fn
+            if not integral(list(reversed(args))[position]):
+                return False
+    return True

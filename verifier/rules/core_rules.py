@@ -11,6 +11,8 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import replace
 from verifier.language import ast as A
+from verifier.language.free_vars import free_vars
+from verifier.language.invariants import local_loop_val, loop_measure
 from verifier.language.pretty import pretty_rtype
 from verifier.language.resolve import counted_parameter, matched_parameter, recursive_call_sites, written
 from verifier.translation import logic as L
@@ -18,12 +20,12 @@ from verifier.rules import registry
 from verifier.rules.builder import Builder
 from verifier.rules.context import Claim, Cost, Ctx, Synth, zero_cost
 from verifier.rules.derivation import Derivation, short
-from verifier.rules.equality import equal_term
+from verifier.rules.equality import equal_term, variable_goals
 from verifier.rules.monadic_rules import fresh_output
 from verifier.rules.refinements import (_instantiated_cost, _shared, fresh_value,
                                         monad_is_equality, refinement_parts, simple_of)
 from verifier.rules.registry import judgement_rule, monadic_rule, synthesis_rule
-from verifier.translation.symbolic import DistV, Env, FunParam, Monadic, Scalar, SymValue
+from verifier.translation.symbolic import DistV, Env, FunParam, Monadic, Scalar, SymValue, loop_contexts
 from verifier.translation.calls import element_value, from_terms, leaves
 from verifier.translation.ranges import value_facts
 from verifier.translation.translate import (NoRule, NotApplicable, bind_pattern, ite_value,
@@ -250,6 +252,65 @@ def make_claim(b: Builder, env: Env, rt: A.RMonad, relation: bool = False) -> Cl
         text += f", delta {written(pretty_expr(rt.delta))}"
     return Claim(rt.div.kind, eps, delta, text, rt.span, var,
                  () if equality else tuple(assertions), env)
+
+
+# ---- a local loop against the val its shape states ----------------------------------------
+
+@monadic_rule(A.LetRec, first=True)
+def LetRecLocal(b: Builder, ctx: Ctx, e: A.LetRec) -> Derivation:
+    """``let rec f … = v in m`` where ``f`` is a local loop over private data
+    (``local_loop``): ``m`` with ``f`` known by its val."""
+    inner, proof = local_loop(b, ctx, e)
+    body = b.check_monadic(inner, e.body)
+    return b.node("LetRec-Local", ctx, e.span, f"let rec {written(e.name)} …: a loop by its "
+                  "val", [proof, body])
+
+
+@synthesis_rule(A.LetRec, first=True)
+def LetRecLocalBound(b: Builder, ctx: Ctx, e: A.LetRec) -> Synth:
+    inner, proof = local_loop(b, ctx, e)
+    rest = b.synth_monadic(inner, e.body)
+    node = b.node("LetRec-Local", ctx, e.span, f"let rec {written(e.name)} …: a loop by its "
+                  "val", [proof, rest.node])
+    return Synth(node, rest.cost, rest.output, rest.facts)
+
+
+def local_loop(b: Builder, ctx: Ctx, e: A.LetRec) -> Tuple[Ctx, Derivation]:
+    """LetRec-Local: a local recursive function returning a computation, which captures a
+    value not shown equal in both runs (else it is code equal in both, ``LetRec``), is proved
+    against the val its shape states (``invariants.local_loop_val``: every parameter ``=``,
+    the index the iteration's epsilon times the measure) by induction on the measure, in the
+    context where it is defined (what it captures keeps its values and facts there), with no
+    cost spent yet: its premise ``LetRec-Induction``. The continuation's context binds ``f``
+    to that val (one ``FunParam`` per run: called by App-Val, never shown equal in both runs).
+    Raises ``NotApplicable`` when the shape does not fit."""
+    params = {n for q in e.params for n in A.pattern_names(q)}
+    captured = free_vars(e.value) - params - {e.name}
+    val = local_loop_val(e, b.type_of)
+    if val is None:
+        raise NotApplicable(f"{written(e.name)} is not a local loop (a list walked or a counter "
+                            "counted down, releasing by lapMech)", e.span, e)
+    goals, _ = variable_goals(ctx.env, captured)
+    if goals == [] or (goals is not None and b.holds(ctx, T.and_(*goals))):
+        raise NotApplicable("the local function captures values equal in both runs", e.span, e)
+    if ctx.function is not None and ctx.function in free_vars(e.value):
+        raise NoRule(f"the local loop {written(e.name)} calls the enclosing recursive "
+                     "function", e.span)
+    known, inner = loop_contexts(ctx, e.name, val.rtype)
+    position = loop_measure(e)
+    val_env, rt = ctx.env, val.rtype
+    for k, p in enumerate(e.params):
+        inner, val_env, terms = bind_parameter(b, inner, val_env, p, rt.dom)
+        if k == position and terms:
+            inner = replace(inner, induction=(position, *terms))
+        rt = rt.cod
+    claim = make_claim(b, val_env, rt)
+    body = b.check_monadic(replace(inner, claim=claim), e.value)
+    stated = written(pretty_rtype(val.rtype))
+    proof = b.node("LetRec-Induction", inner, e.span, f"{written(e.name)} :: {stated} (the "
+                   "val of a local loop)", [body], claim=stated,
+                   function=e.name, index=claim.as_judgement(), induction=position)
+    return known, proof
 
 
 # ---- pure refinements -----------------------------------------------------------------------

@@ -61,10 +61,12 @@ def monadic_rule(*node_types: Type[A.Expr], fallback: bool = False, first: bool 
     return _registrar(_MONADIC, "monadic", node_types, fallback, first)
 
 
-def synthesis_rule(*node_types: Type[A.Expr], fallback: bool = False):
+def synthesis_rule(*node_types: Type[A.Expr], fallback: bool = False, first: bool = False):
     """Register ``rule(builder, ctx, e) -> Synth`` as the synthesis rule for ``node_types`` in a
-    bound position (with ``fallback``: tried when the earlier ones do not apply)."""
-    return _registrar(_SYNTHESIS, "synthesis", node_types, fallback)
+    bound position (with ``fallback``: tried when the earlier ones do not apply; with
+    ``first``: tried before the construct's rule, which applies when it raises
+    ``NotApplicable``)."""
+    return _registrar(_SYNTHESIS, "synthesis", node_types, fallback, first)
 
 
 def register_mechanism(name: str, rule: Callable, *, safety: Optional[Callable] = None,

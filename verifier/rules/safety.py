@@ -278,9 +278,17 @@ class Safety:
         parameter it matches on (structural recursion), each of which the walk must
         evaluate. A local function that calls the enclosing recursive definition is refused
         (that call's termination would not be shown)."""
-        key = (tuple(value_sorts(a) for a in args), result, monadic)
+        # a parameter is rational in this walk when the call passes a rational: induction
+        # over the calls, each of another pattern walked on its own (Decidable)
+        tags = [self.dec.tags(a) for a in args]
+        key = (tuple(value_sorts(a) for a in args), result, monadic,
+               tuple(t is not None for t in tags))
         if any(f.env is fn.env and f.name == fn.name and k == key for f, k in self._locals):
-            return  # checked, or being checked (a recursive call: the induction hypothesis)
+            # checked, or being checked (a recursive call: the induction hypothesis); what
+            # the rational arguments rest on flows into the parameters
+            for t in tags:
+                self.dec.relied |= t or frozenset()
+            return
         self._locals.append((fn, key))
         name = source_name(fn.name)
         outer = ctx.function
@@ -304,6 +312,7 @@ class Safety:
             if facts:
                 inner = inner.assume("h_param", T.and_(*facts))
             inner = inner.with_env(bind_pattern(inner.env, p, v, v, span))
+            self.dec.register(v, tags[i - 1])
             values.append(v)
         position = matched_parameter(fn.params, fn.body)
         if position is None:
@@ -346,9 +355,10 @@ class Safety:
         if fn.name == ctx.function:  # a recursive call in its own body
             terms = [v.term if isinstance(v, (Scalar, DistV)) else None for v in values]
             self._shorter(ctx, terms, T.boolean(True), short(e), e.span)
-        else:
-            instance = LocalRec(fn.name, fn.params, fn.body, fn.env, draws=draws)
-            self.local_body(ctx, instance, values, draws, T.boolean(True), e.span, monadic=True)
+        # in its own body: the induction hypothesis when it passes rationals where the walk
+        # assumed them, else the body walked for the call's pattern too (``local_body``)
+        instance = LocalRec(fn.name, fn.params, fn.body, fn.env, draws=draws)
+        self.local_body(ctx, instance, values, draws, T.boolean(True), e.span, monadic=True)
         return of_type(draws)
 
     def _emit(self, ctx: Ctx, checks: List[RangeCheck]) -> None:

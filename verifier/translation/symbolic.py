@@ -188,3 +188,17 @@ def top_level_value(decl, has_val: bool, env: "Env", type_of) -> "SymValue":
     if all(first_order(type_of(p)) for p in decl.params) and first_order(type_of(decl.body)):
         return LocalRec(decl.name, tuple(decl.params), decl.body, env)
     return NamedFun(decl.name)
+
+
+def loop_contexts(ctx, name: str, rtype: A.RType):
+    """For a local loop ``name`` known by its val ``rtype`` (``invariants.local_loop_val``),
+    from the relational context ``ctx`` where it is defined (the builder's or the kernel's
+    ``Ctx``): the continuation's context, ``name`` bound to one ``FunParam`` per run (read in
+    ``ctx``'s environment), and the context its body is proved in — the same, with no cost
+    spent, no claim, no output yet, the loop as the function whose recursive calls are the
+    induction hypothesis (its measure to be set)."""
+    from obligations.records import replace
+    env = ctx.env
+    known = ctx.bind(name, FunParam(name, rtype, env, 1), FunParam(name, rtype, env, 2))
+    return known, replace(known, costs=(), claim=None, function=name, induction=None,
+                          outputs=())
