@@ -42,7 +42,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set
 from obligations import decidable as D
 from obligations import terms as T
 from obligations.model import ObligationKind
-from obligations.records import record, replace
+from obligations.records import record
 from verifier.language import ast as A
 from verifier.language.resolve import source_name
 from verifier.translation.calls import flat_terms
