@@ -256,7 +256,7 @@ def test_generated_programs_verified_are_not_refuted_and_refutations_check_again
     import random
     from verifier.aprhl.generate import random_program
     from verifier.errors import PrivInferError
-    rng = random.Random(7)
+    rng = random.Random(8)   # a sample whose six programs hold a verified and a refuted one
     seen = {"verified": 0, "refuted": 0}
     for _ in range(6):
         text = random_program(rng)

@@ -329,7 +329,7 @@ PAPER_TAGS = ("higher-order val", "val'd wrapper passed for a function parameter
               "infer of a val'd model", "Delta assertion", "parallel composition")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def paper_drafts():
     """For each tag of the paper's constructs, the drafts of the first 1,500 seeds that have it."""
     found = {t: [] for t in PAPER_TAGS}
@@ -341,6 +341,7 @@ def paper_drafts():
     return found
 
 
+@pytest.mark.xdist_group("fuzz_drafts")
 def test_the_paper_constructs_are_generated_and_type(paper_drafts):
     from verifier.fuzz import coverage
     for tag, drafts in paper_drafts.items():
@@ -356,6 +357,7 @@ def test_the_paper_constructs_are_generated_and_type(paper_drafts):
             assert "infer" in features
 
 
+@pytest.mark.xdist_group("fuzz_drafts")
 def test_a_function_parameters_claim_is_calibrated_from_the_runs_written(paper_drafts):
     """The oracle cannot enumerate a function parameter: the claim's constant comes from the
     number of runs of the parameter the generator wrote (``ClaimPlan.known``)."""
@@ -378,6 +380,7 @@ def test_a_function_parameters_claim_is_calibrated_from_the_runs_written(paper_d
     assert seen
 
 
+@pytest.mark.xdist_group("fuzz_drafts")
 def test_generated_higher_order_and_infer_programs_verify_and_hold(paper_drafts):
     """The verifier proves some of the generated claims of each family, and the oracle finds
     no failure in them."""
@@ -502,7 +505,7 @@ def planted_bug():
         registry._JUDGEMENTS[registry.EQUAL_INPUTS] = original
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def planted_failure():
     """The first program of campaign ``PLANTED_SEED`` with a soundness failure under the
     planted bug and none without it: ``(index, failure)``, or ``None``."""
@@ -519,6 +522,7 @@ def planted_failure():
     return None
 
 
+@pytest.mark.xdist_group("fuzz_planted")
 def test_a_planted_bug_is_found_within_80_programs(planted_failure):
     assert planted_failure is not None, "the planted bug (EqualInputs without its premise) was not found"
     index, failure = planted_failure
@@ -535,7 +539,7 @@ def test_a_planted_bug_is_found_within_80_programs(planted_failure):
 # ---- a fixed-seed campaign ----------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def campaign():
     return fuzz(Config(seed=CAMPAIGN_SEED, count=CAMPAIGN_COUNT, shrink=False, workers=2))
 
@@ -556,7 +560,16 @@ def test_a_worker_that_dies_is_a_crash_and_the_campaign_goes_on(monkeypatch):
     assert [f.seed for f in crashes] == [program_seed(5, 3)] and "died" in crashes[0].message
 
 
-def test_the_campaign_covers_every_construct(campaign):
+def test_a_fixed_seed_campaign_covers_every_construct_and_finds_no_failure(campaign):
+    """One test, so that the campaign is computed once under pytest -n (each process that runs
+    a test of it computes it). Fails until [binding] (issue 14) and [semantics] (issue 15)
+    land: the verifier then verified programs that are not private."""
+    _covers_every_construct(campaign)
+    _every_failure_is_real(campaign)
+    assert campaign.failures_by_kind() == {}, campaign.render(coverage_lines=False)
+
+
+def _covers_every_construct(campaign):
     j = campaign.to_json()
     assert j["generated"] == CAMPAIGN_COUNT and j["discarded"] <= CAMPAIGN_COUNT // 50
     assert j["uncovered"] == [], j["uncovered"]
@@ -565,7 +578,7 @@ def test_the_campaign_covers_every_construct(campaign):
         assert key in j
 
 
-def test_every_failure_of_the_campaign_is_real(campaign):
+def _every_failure_is_real(campaign):
     """Each reported failure is confirmed independently: the program re-parsed from its text
     and re-verified, the claim judged by a fresh oracle with a larger step budget, and a
     soundness witness recomputed from its two runs alone."""
@@ -605,15 +618,10 @@ def _recompute(program, typed, failure):
     assert laws[0] != laws[1]
 
 
-def test_a_fixed_seed_campaign_finds_no_failure(campaign):
-    """Fails until [binding] (issue 14) and [semantics] (issue 15) land: today's verifier
-    verifies programs that are not private."""
-    assert campaign.failures_by_kind() == {}, campaign.render(coverage_lines=False)
-
-
 # ---- the command ----------------------------------------------------------------------------------
 
 
+@pytest.mark.xdist_group("fuzz_planted")
 def test_the_command_reports_json_and_writes_failures(capsys, tmp_path, planted_failure):
     assert planted_failure is not None
     index, failure = planted_failure
