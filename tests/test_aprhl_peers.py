@@ -32,10 +32,6 @@ APRHL = ROOT / "benchmarks" / "programs" / "aprhl"
 PEERS = sorted(APRHL.glob("peer_*.pwhile"))
 BROKEN = sorted((APRHL / "mistakes").glob("peer_*.pwhile"))
 
-#: every program is verified once per process: its tests run in one process of
-#: ``pytest -n`` (``--dist loadgroup``, pyproject.toml)
-pytestmark = pytest.mark.xdist_group("aprhl_peers")
-
 _VERIFIED = {}
 
 

@@ -30,10 +30,6 @@ def _certificate(path):
     return json.loads(json.dumps(certificate(prog, reports, str(path)))), reports
 
 
-#: every program is verified once per process: its tests run in one process of
-#: ``pytest -n`` (``--dist loadgroup``, pyproject.toml)
-pytestmark = pytest.mark.xdist_group("aprhl_svt")
-
 _VERIFIED = {}
 
 

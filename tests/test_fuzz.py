@@ -341,7 +341,6 @@ def paper_drafts():
     return found
 
 
-@pytest.mark.xdist_group("fuzz_drafts")
 def test_the_paper_constructs_are_generated_and_type(paper_drafts):
     from verifier.fuzz import coverage
     for tag, drafts in paper_drafts.items():
@@ -357,7 +356,6 @@ def test_the_paper_constructs_are_generated_and_type(paper_drafts):
             assert "infer" in features
 
 
-@pytest.mark.xdist_group("fuzz_drafts")
 def test_a_function_parameters_claim_is_calibrated_from_the_runs_written(paper_drafts):
     """The oracle cannot enumerate a function parameter: the claim's constant comes from the
     number of runs of the parameter the generator wrote (``ClaimPlan.known``)."""
@@ -380,7 +378,6 @@ def test_a_function_parameters_claim_is_calibrated_from_the_runs_written(paper_d
     assert seen
 
 
-@pytest.mark.xdist_group("fuzz_drafts")
 def test_generated_higher_order_and_infer_programs_verify_and_hold(paper_drafts):
     """The verifier proves some of the generated claims of each family, and the oracle finds
     no failure in them."""
@@ -522,7 +519,6 @@ def planted_failure():
     return None
 
 
-@pytest.mark.xdist_group("fuzz_planted")
 def test_a_planted_bug_is_found_within_80_programs(planted_failure):
     assert planted_failure is not None, "the planted bug (EqualInputs without its premise) was not found"
     index, failure = planted_failure
@@ -621,7 +617,6 @@ def _recompute(program, typed, failure):
 # ---- the command ----------------------------------------------------------------------------------
 
 
-@pytest.mark.xdist_group("fuzz_planted")
 def test_the_command_reports_json_and_writes_failures(capsys, tmp_path, planted_failure):
     assert planted_failure is not None
     index, failure = planted_failure
