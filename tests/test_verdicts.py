@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -228,6 +229,62 @@ def test_an_exact_audit_finds_the_pair_that_refutes():
     c = claims["main"]
     assert c.verdict == "refuted" and c.confirmation.method == "exact audit"
     assert "found by the exact audit of every input of length at most" in c.confirmation.detail
+
+
+def test_the_exact_audit_tries_the_settings_where_the_claim_allows_least(monkeypatch):
+    """The audit tries few settings of the public arguments (``AUDIT_TRIES``): after the
+    first counterexample's, those whose claimed eps is smallest, where a false claim is most
+    likely to show (the 1.5 eps claim of the l1 mechanism is false for small eps only) — an
+    order that does not depend on the names or the solver's choice of counterexample."""
+    from types import SimpleNamespace
+
+    import verifier.audit
+    from verifier import refutation
+    called = []
+
+    def recording(program, typed, name, length, specs, **kw):
+        called.append(specs)   # and finds nothing, so that the next setting is tried
+        return SimpleNamespace(claim=SimpleNamespace(status="holds", violation=None))
+
+    monkeypatch.setattr(verifier.audit, "audit", recording)
+    monkeypatch.setattr(refutation, "AUDIT_TRIES", 8)   # see every setting it would try
+    text = (PROGRAMS / "classic/beta_output_l1.pinf").read_text().replace(
+        "M[DP(2.0 * eps)]", "M[DP(1.5 * eps)]")
+    verify(text)
+    eps_tried = [Fraction(dict(s.split("=", 1) for s in specs)["#4"]) for specs in called]
+    assert len(eps_tried) >= 3, called
+    assert eps_tried[1:] == sorted(eps_tried[1:]), eps_tried
+
+
+def test_a_delta_written_as_zero_is_a_pure_dp_claim():
+    """M[DP(eps), 0] claims what M[DP(eps)] claims: a loss of 1.5 eps refutes both."""
+    for index in ("M[DP(eps), 0.0]", "M[DP(eps), 0]", "M[DP(eps)]"):
+        claims, _ = verify(f"""
+val f :: {{q :: real list | allWithin (q<1>, q<2>, 1.0)}} -> {{eps :: real+ | =}}
+      -> {index} {{x :: real | =}}
+let f q eps =
+  mlet x = lapMech (eps, 1.5 * sum q) in
+  return x
+""")
+        c = claims["f"]
+        assert c.verdict == "refuted", (index, c.failure)
+        assert c.confirmation.method == "exact loss" and "claimed eps" in c.failure, c.failure
+
+
+def test_pairs_on_which_a_run_diverges_do_not_end_the_search_for_a_witness():
+    """down never returns on n >= 0, where the solver's counterexample puts n: that pair is no
+    witness (the run may not stop), and the search goes on to a pair where it does."""
+    claims, _ = verify("""
+val down :: {n :: int | =} -> {r :: real | =}
+let rec down n = if n < 0 then 0.0 else down (n + 1)
+
+val f :: {l :: bool list | adj (l<1>, l<2>)} -> {n :: int | =}
+      -> {r :: real | abs (r<1> - r<2>) <= 1.0}
+let f l n = down n + 2.0 * count l
+""")
+    c = claims["f"]
+    assert c.verdict == "refuted", c.failure
+    assert dict((p, a) for p, a, _ in c.confirmation.inputs)["n"].startswith("-")
 
 
 def test_a_witness_computed_with_floats_is_no_witness():

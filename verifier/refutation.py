@@ -49,9 +49,11 @@ EXACT_CALCULATION, EVALUATION, EXACT_LOSS, EXACT_AUDIT, RUN = (
     "exact calculation", "evaluation", "exact loss", "exact audit", "run")
 METHODS = (EXACT_CALCULATION, EVALUATION, EXACT_LOSS, EXACT_AUDIT, RUN)
 #: The exact audit: the most inputs it evaluates (all lists up to the longest length that
-#: keeps within), the public arguments it tries, the call budget of its exactness probe, and
+#: keeps within), the settings of the public arguments it tries, the call budget of its exactness probe, and
 #: the evaluator steps one audit may take per input and over all its inputs.
 AUDIT_INPUTS, AUDIT_TRIES, AUDIT_BUDGET = 120, 3, 5_000_000
+#: ... and the settings of the public arguments it chooses those it tries from
+AUDIT_SETTINGS = 24
 AUDIT_STEPS, AUDIT_STEPS_TOTAL = 50_000, 500_000
 #: Seeded draws of a monadic program searched for a run-time error.
 SAMPLES = 32
@@ -64,6 +66,8 @@ MAX_PAIRS, MAX_SMALL_PAIRS, DEFAULT_LENGTHS = 64, 96, (0, 1, 2)
 #: gives up: a program that does not terminate on the inputs is no witness, and no reason to
 #: wait (counted, not timed, so that verdicts do not depend on the machine).
 CALL_BUDGET = 200_000
+#: pairs that may run out of calls before the search gives up on the claim
+DIVERGING_PAIRS = 16
 #: Run-time errors that are the program's fault: a range condition, a division by zero, an
 #: observation of probability zero, a failed match. Not R003/R009 (what exact inference or
 #: enumeration cannot do) nor R006, which also reports what the evaluator does not support.
@@ -197,6 +201,7 @@ class _Witnesses:
         self.decl = program.find_let(val.name)
         self.parameters = list(parameters)
         self.sample = False
+        self.diverging = 0
         self.pool: List[Any] = []
         self.evaluator = Evaluator(program, typed)
         self.domains: List[Tuple[str, List[Tuple[str, A.Expr]], A.RType]] = []
@@ -226,8 +231,7 @@ class _Witnesses:
                                         f"it is false that {ob.provenance.description}")
         seen: List[List[Tuple[Any, Any]]] = []
         for runs in self._counterexample_pairs(failing, seen):
-            with _watched() as watch:
-                found = self._witness(runs, watch)
+            found = self._bounded_witness(runs)
             if found is not None:
                 return found
         pure = not isinstance(self.result, A.RMonad)
@@ -239,8 +243,7 @@ class _Witnesses:
         for runs in self._small_pairs():
             if runs in seen:
                 continue
-            with _watched() as watch:
-                found = self._witness(runs, watch)
+            found = self._bounded_witness(runs)
             if found is not None:
                 return found
         if pure:
@@ -249,9 +252,11 @@ class _Witnesses:
 
     def _audited(self, failing) -> Optional[Confirmation]:
         """For a monadic claim on a ``bool`` or ``[k]`` list: the exact audit
-        (``verifier.audit``) of every input up to ``AUDIT_LENGTH`` at the public arguments of
-        a counterexample (or small values) finds the pair where the claim fails most; that
-        pair is then confirmed like any other (``_witness``: exactly, both orders)."""
+        (``verifier.audit``) of every input up to ``AUDIT_LENGTH`` at ``AUDIT_TRIES`` settings
+        of the public arguments (the first counterexample's, then those of the counterexamples
+        and small values where the claimed eps is smallest) finds the pair where the claim
+        fails most; that pair is then confirmed like any other (``_witness``: exactly, both
+        orders)."""
         private = next((i for i, (_, _, base) in enumerate(self.domains)
                         if isinstance(base, A.RSimple) and isinstance(base.type, A.TList)
                         and (base.type.elem == A.TBase("bool") or
@@ -264,14 +269,19 @@ class _Witnesses:
                       <= AUDIT_INPUTS), default=1)
         from verifier.audit import VIOLATED, audit
         from verifier.semantics.values import format_value
-        tried: List[List[Any]] = []
+        settings: List[List[Tuple[Any, Any]]] = []
+        publics: List[List[Any]] = []
         for runs in self._candidates(failing):
             public = [a for i, (a, b) in enumerate(runs) if i != private]
-            if any(a != b for i, (a, b) in enumerate(runs) if i != private) or public in tried:
+            if any(a != b for i, (a, b) in enumerate(runs) if i != private) or public in publics:
                 continue
-            tried.append(public)
-            if len(tried) > AUDIT_TRIES:
+            publics.append(public)
+            settings.append(runs)
+            if len(settings) >= AUDIT_SETTINGS:
                 break
+        # the first counterexample's setting, then those where the claim allows least
+        ordered = settings[:1] + sorted(settings[1:], key=self._claimed_eps)
+        for runs in ordered[:AUDIT_TRIES]:
             specs = [f"#{i + 1}={format_value(a)}" for i, (a, _) in enumerate(runs) if i != private]
             if not self._exact_law(runs, private):
                 return None  # the audit would measure float laws, which decide nothing here
@@ -285,13 +295,24 @@ class _Witnesses:
             x, y = result.claim.violation
             for pair in ((x, y), (y, x)):
                 full = [pair if i == private else r for i, r in enumerate(runs)]
-                with _watched() as watch:
-                    found = self._witness(full, watch)
+                found = self._bounded_witness(full)
                 if found is not None:
                     return replace(found, method=EXACT_AUDIT, detail=(
                         f"{found.detail}; the pair was found by the exact audit of every input "
                         f"of length at most {length}"))
         return None
+
+    def _claimed_eps(self, runs: List[Tuple[Any, Any]]) -> float:
+        """The eps a ``DP`` claim allows at ``runs`` (a float: it only orders the settings
+        the audit tries), infinite where it cannot be evaluated."""
+        from verifier.audit import ClaimEvaluator, read_claim
+        if self.result.div.kind != "DP":
+            return 0.0
+        try:
+            ce = ClaimEvaluator(self.evaluator, read_claim(self.val, len(self.domains)), 0)
+            return float(ce.value(self.result.div.eps, ce.bindings(runs)))
+        except (PrivInferError, TypeError, ValueError, ArithmeticError, AttributeError):
+            return math.inf
 
     def _candidates(self, failing) -> Iterable[List[Tuple[Any, Any]]]:
         """Input pairs: each counterexample's values, completed with small defaults, and the
@@ -430,6 +451,20 @@ class _Witnesses:
 
     # ---- one pair -------------------------------------------------------------------------
 
+    def _bounded_witness(self, runs: List[Tuple[Any, Any]]) -> Optional[Confirmation]:
+        """``_witness`` within ``CALL_BUDGET`` calls. A pair on which the program runs out of
+        calls (or of Python's stack) is no witness — it may not terminate there — and the
+        search goes on with the next pair; after ``DIVERGING_PAIRS`` such pairs it gives up
+        (``_OutOfCalls``), since the program likely diverges on every input."""
+        try:
+            with _watched() as watch:
+                return self._witness(runs, watch)
+        except (_OutOfCalls, RecursionError):
+            self.diverging += 1
+            if self.diverging >= DIVERGING_PAIRS:
+                raise _OutOfCalls() from None
+            return None
+
     def _witness(self, runs: List[Tuple[Any, Any]], watch: _Watch) -> Optional[Confirmation]:
         from verifier.audit import ClaimEvaluator, read_claim
         claim = read_claim(self.val, len(self.domains))
@@ -514,7 +549,7 @@ class _Witnesses:
         delta = _ball(ce.value(rt.delta, env)) if rt.delta is not None else _ball(0)
         if (rt.div.kind == "DP" and eps is None) or delta is None:
             return None
-        approximate = rt.div.kind == "SD" or rt.delta is not None
+        approximate = rt.div.kind == "SD" or not _zero(rt.delta)
         both = all(isinstance(m, monad_laplace()) for m in outputs)   # closed forms
         laws = [None if both else _law(m) for m in outputs]
         found = exceeded(outputs, laws, rt.div.kind, eps, delta, approximate,
@@ -523,7 +558,7 @@ class _Witnesses:
             return None
         measured, bound = found
         from verifier.language.resolve import written
-        claimed = written(pretty_expr(rt.delta) if rt.delta is not None else
+        claimed = written(pretty_expr(rt.delta) if approximate and rt.delta is not None else
                           pretty_expr(rt.div.eps) if rt.div.kind == "DP" else "0")
         return Confirmation(EXACT_LOSS, self._shown(runs),
                             f"{measured}{relation}, above the claimed {claimed} = {_text(bound)}")
@@ -614,7 +649,7 @@ class _RelatedSearch:
         w = self.w
         rt = w.result
         self.pure = not isinstance(rt, A.RMonad)
-        if not self.pure and (rt.div.kind != "DP" or rt.delta is not None):
+        if not self.pure and (rt.div.kind != "DP" or not _zero(rt.delta)):
             return None
         from verifier.audit import ClaimEvaluator, equality_refinement, read_claim
         if not self.pure and not equality_refinement(rt.body):
@@ -753,7 +788,7 @@ class _RelatedSearch:
                 try:
                     with _watched() as watch:
                         found = self.w._witness(order, watch)
-                except _OutOfCalls:
+                except (_OutOfCalls, RecursionError):
                     found = None
                 if found is not None or self._spent():
                     return found, best
@@ -774,7 +809,7 @@ class _RelatedSearch:
                 try:
                     with _watched(AUDIT_BUDGET) as watch:
                         found = self.w._witness(order, watch)
-                except _OutOfCalls:
+                except (_OutOfCalls, RecursionError):
                     found = None
                 if found is not None:
                     return found, best
@@ -839,6 +874,11 @@ class _RelatedSearch:
     def _key(args) -> str:
         from verifier.semantics.values import format_value
         return "|".join(format_value(a) for a in args)
+
+
+def _zero(delta: Optional[A.Expr]) -> bool:
+    """Whether a claim's delta is absent or written as the number 0: a pure DP claim."""
+    return delta is None or (isinstance(delta, (A.IntLit, A.RealLit)) and delta.value == 0)
 
 
 def _numeric(t: A.SimpleType) -> bool:
