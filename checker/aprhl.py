@@ -270,6 +270,13 @@ class _Derivation:
             return T.abs_(a[0]) if e.fn == "abs" else (T.min_(*a) if e.fn == "min" else T.max_(*a))
         if isinstance(e, W.BinOp):
             if e.op == "++":
+                if isinstance(e.left, W.ListLit) and not isinstance(e.right, W.ListLit):
+                    acc = self.term(e.right, vals, run, conds, want)
+                    elem = WL.ELEMENT_SORTS[WL.elem_key(acc.sort)]
+                    for it in reversed(e.left.items):
+                        x = self.term(it, vals, run, conds)
+                        acc = WL.cons(T.to_real(x) if elem == T.REAL and x.sort == T.INT else x, acc)
+                    return acc
                 left = self.term(e.left, vals, run, conds, want)
                 if not isinstance(e.right, W.ListLit):
                     raise _NoRule("++ of a non-literal")

@@ -9,7 +9,7 @@ Lists are an uninterpreted sort ``Arr[k]`` (``k`` the element: ``int``, ``real``
 * ``at_k (l, i)``: the element at ``i`` (any fixed value outside ``0 <= i < len_k l``: programs
   never read there, the derivation proves every index in bounds);
 * ``len_k l``: the length;
-* ``snoc_k (l, x)``: ``l ++ [x]``;  ``upd_k (l, j, v)``: ``l`` with position ``j`` set to ``v``;
+* ``snoc_k (l, x)``: ``l ++ [x]``;  ``cons_k (x, l)``: ``[x] ++ l``;  ``upd_k (l, j, v)``: ``l`` with position ``j`` set to ``v``;
   ``near_real (l, w, c)``: ``l`` moved at every position in bounds by ``w``'s element clamped to
   ``[-c, c]`` (zero outside, like every list: so every list within ``c`` of ``l`` at every
   position is ``near (l, w, c)`` for some ``w``);
@@ -20,7 +20,8 @@ application, ``ground_axioms``; ``div_int`` is the quotient it introduces); the 
 every divisor of ``mod`` positive, so its value elsewhere is never used.
 
 The axioms below hold in the model where a list is a pair (f : Int -> k, n) with f zero outside
-[0, n): ``at`` is f, ``len`` is n, ``snoc (f, n) x = (f[n := x], n + 1)``, ``upd (f, n) j v =
+[0, n): ``at`` is f, ``len`` is n, ``snoc (f, n) x = (f[n := x], n + 1)``, ``cons x (f, n) =
+(g, n + 1)`` with ``g (0) = x`` and ``g (i) = f (i - 1)`` elsewhere, ``upd (f, n) j v =
 (f[j := v], n)``. Two lists are equal as lists exactly when their pairs are equal (f is zero
 outside [0, n)), so ``=`` on the sort is list equality; ``upd`` may leave a non-zero value outside
 [0, n) (when j is out of range), which only adds models: a precondition stated with ``upd`` is
@@ -78,6 +79,12 @@ def snoc(l: T.Term, x: T.TermLike) -> T.Term:
     return T.FuncDecl(f"snoc_{k}", (l.sort, ELEMENT_SORTS[k]), l.sort)(l, x)
 
 
+def cons(x: T.TermLike, l: T.Term) -> T.Term:
+    """``[x] ++ l``."""
+    k = elem_key(l.sort)
+    return T.FuncDecl(f"cons_{k}", (ELEMENT_SORTS[k], l.sort), l.sort)(x, l)
+
+
 def upd(l: T.Term, j: T.TermLike, v: T.TermLike) -> T.Term:
     k = elem_key(l.sort)
     return T.FuncDecl(f"upd_{k}", (l.sort, T.INT, ELEMENT_SORTS[k]), l.sort)(l, j, v)
@@ -117,7 +124,7 @@ def axioms_for(vocabulary_names: Sequence[str]) -> List[Tuple[str, T.Term]]:
         j = T.var("j'", T.INT)
         x = T.var("x'", es)
         used = {n for n in names if n.endswith(f"_{key}") and n.split("_")[0] in
-                ("at", "len", "snoc", "upd", "nil")}
+                ("at", "len", "snoc", "cons", "upd", "nil")}
         if not used:
             continue
         if f"len_{key}" in used:
@@ -130,6 +137,12 @@ def axioms_for(vocabulary_names: Sequence[str]) -> List[Tuple[str, T.Term]]:
             out.append((f"ax_snoc_at_{key}",
                         T.forall([l, x, i], T.eq(at(snoc(l, x), i),
                                                  T.ite(T.eq(i, length(l)), x, at(l, i))))))
+        if f"cons_{key}" in used:
+            out.append((f"ax_cons_len_{key}",
+                        T.forall([l, x], T.eq(length(cons(x, l)), T.add(length(l), 1)))))
+            out.append((f"ax_cons_at_{key}",
+                        T.forall([l, x, i], T.eq(at(cons(x, l), i),
+                                                 T.ite(T.eq(i, 0), x, at(l, T.sub(i, 1)))))))
         if f"upd_{key}" in used:
             out.append((f"ax_upd_len_{key}",
                         T.forall([l, j, x], T.eq(length(upd(l, j, x)), length(l)))))
@@ -142,7 +155,7 @@ def axioms_for(vocabulary_names: Sequence[str]) -> List[Tuple[str, T.Term]]:
 def ground_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
     """The instances of the axioms above that the list terms among ``terms`` need, ground
     (no quantifier: the problems stay in a decidable fragment and fail fast): ``len l >= 0`` for
-    every ``len l``, and the equations of ``len`` and ``at`` on ``snoc``, ``upd`` and ``nil``
+    every ``len l``, and the equations of ``len`` and ``at`` on ``snoc``, ``cons``, ``upd`` and ``nil``
     for every such application, again for the terms these equations introduce. Each instance
     is an instance of a true axiom, so adding it is sound; fewer instances can only lose a
     proof."""
@@ -164,6 +177,8 @@ def ground_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
                 inner = l.func.name.split("_")[0]
                 if inner == "snoc":
                     new.append(T.eq(t, T.add(length(l.args[0]), 1)))
+                elif inner == "cons":
+                    new.append(T.eq(t, T.add(length(l.args[1]), 1)))
                 elif inner in ("upd", "near"):
                     new.append(T.eq(t, length(l.args[0])))
                 elif inner == "nil":
@@ -180,6 +195,8 @@ def ground_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
                 if inner == "snoc":
                     new.append(T.eq(t, T.ite(T.eq(i, length(l.args[0])), l.args[1],
                                              at(l.args[0], i))))
+                elif inner == "cons":
+                    new.append(T.eq(t, T.ite(T.eq(i, 0), l.args[0], at(l.args[1], T.sub(i, 1)))))
                 elif inner == "upd":
                     new.append(T.eq(t, T.ite(T.eq(i, l.args[1]), l.args[2], at(l.args[0], i))))
                 elif inner == "near":

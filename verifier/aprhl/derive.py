@@ -264,9 +264,14 @@ class Builder:
                     "max": lambda: T.max_(*args)}[e.fn]()
         if isinstance(e, W.BinOp):
             if e.op == "++":
+                if isinstance(e.left, W.ListLit) and not isinstance(e.right, W.ListLit):
+                    acc = self.expr(e.right, st, run, side, want)
+                    for it in reversed(e.left.items):
+                        acc = WL.cons(self._elem(self.expr(it, st, run, side), acc), acc)
+                    return acc
                 left = self.expr(e.left, st, run, side, want)
                 if not isinstance(e.right, W.ListLit):
-                    raise NoRule("l ++ m is supported when m is a list literal such as [x]",
+                    raise NoRule("l ++ m is supported when l or m is a list literal such as [x]",
                                  e.right.span)
                 acc = left
                 for it in e.right.items:
