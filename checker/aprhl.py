@@ -356,7 +356,7 @@ class _Derivation:
                                        T.eq(WL.at(d1, j), v)))
             else:
                 facts.append(self.relational(c, vals))
-        body = list(self.proc.body)
+        body = list(W.common_tails_hoisted(self.proc.body))
         ret = body.pop()
         cost: T.Term = T.real(0)
         vals, facts, cost = self.seq(body, vals, facts, cost)

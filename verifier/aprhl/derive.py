@@ -387,7 +387,7 @@ class Builder:
 
     def derive(self) -> Tuple[Node, State]:
         st = self.initial_state()
-        body = list(self.proc.body)
+        body = list(W.common_tails_hoisted(self.proc.body))
         ret = body.pop()
         node, st = self.rule_seq(body, st) if body else (Node("Skip", "empty"), st)
         root = Node("Conseq", f"|-({W.pretty_expr(self.proc.spec.eps)}, "
@@ -1415,13 +1415,18 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
     session = session or Z3Session()
     report, builder = attempt(proc, types, session, rlimit)
     if report.verdict != "verified" and builder is not None and builder.sites:
-        from verifier.aprhl.search import search_shifts
+        from verifier.aprhl.search import index_output, search_shifts
         # a claim ==> = with a discrete output: the Pointwise rule (couplings that may depend
         # on the output value; every derivation of result<1> = result<2> is one of
         # result<1> = v => result<2> = v, and the one-sided Cond rules subsume the
         # synchronised one on branches without sampling); otherwise shifts alone
         pointwise = proc.spec.post is None and discrete_output(proc)
         found = search_shifts(proc, types, session, rlimit, builder, pointwise=pointwise)
+        if found is None and pointwise and index_output(proc):
+            # an index output puts the pointwise templates first, and their builds may use up
+            # the search (a count returned as the output: the sparse vector's proof, no point
+            # template); the shifts alone, searched again
+            found = search_shifts(proc, types, session, rlimit, builder)
         if found is not None:
             report = found
         elif report.failure is not None:

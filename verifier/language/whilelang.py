@@ -33,7 +33,7 @@ import re
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from obligations.records import field, record
+from obligations.records import field, record, replace
 from verifier.errors import PrivInferError, error
 from verifier.language.ast import Span
 from verifier.language.lexer import number_value
@@ -818,6 +818,34 @@ def _only_public(e: Expr, proc: Proc, what: str) -> None:
         if n.name not in pub:
             raise error("T002", f"the guarantee's {what} may use only pub parameters, not {n.name}",
                         n.span)
+
+
+def common_tails_hoisted(stmts: Sequence[Stmt]) -> Tuple[Stmt, ...]:
+    """``stmts`` with every ``if g then A; s else B; s end`` (``s`` an assignment written the same
+    at the end of both branches) rewritten ``if g then A else B end; s``, in loops and branches
+    too: the same program (``s`` runs after either branch). The apRHL derivation builder and
+    kernel both derive the rewritten statements, so that a counter stepped at the end of each
+    branch is a loop counter."""
+    out: List[Stmt] = []
+    for s in stmts:
+        if isinstance(s, While):
+            out.append(replace(s, body=common_tails_hoisted(s.body)))
+        elif isinstance(s, If):
+            then, else_ = list(common_tails_hoisted(s.then)), list(common_tails_hoisted(s.else_))
+            tail: List[Stmt] = []
+            while then and else_ and _same_assignment(then[-1], else_[-1]):
+                tail.insert(0, then.pop())
+                else_.pop()
+            out.append(replace(s, then=tuple(then) or (Skip(s.span),), else_=tuple(else_)))
+            out += tail
+        else:
+            out.append(s)
+    return tuple(out)
+
+
+def _same_assignment(a: Stmt, b: Stmt) -> bool:
+    return (isinstance(a, Assign) and isinstance(b, Assign) and a.target == b.target
+            and pretty_expr(a.value) == pretty_expr(b.value))
 
 
 def names_of(e) -> List[Name]:
