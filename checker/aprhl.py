@@ -110,8 +110,7 @@ def _check(data: Any, summary, discharged) -> None:
             summary.append({"name": name, "verdict": verdict, "statement": statement,
                             "disputed": []})
             continue
-        s = proc.spec
-        guarantee = f"({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)})-DP"
+        guarantee = W.spec_guarantee(proc.spec)
         if claim.get("guarantee") != guarantee:
             raise Invalid(f"{name}: the guarantee is recorded as {claim.get('guarantee')!r}, the "
                           f"specification gives {guarantee!r}")

@@ -1454,7 +1454,7 @@ def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Option
     s = proc.spec
     # what the claim means in words (the guarantee it states; verified or not)
     report = ProcReport(proc.name, claim_text(proc), "unknown",
-                        guarantee=f"({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)})-DP")
+                        guarantee=W.spec_guarantee(s))
     b = Builder(proc, types, session, rlimit)
     b.assignment = dict(assignment or {})
     b.shift_vars = shift_vars

@@ -1032,6 +1032,18 @@ _PREC = {"=>": 1, "||": 2, "&&": 3, "=": 5, "<>": 5, "<": 5, "<=": 5, ">": 5, ">
          "++": 6, "+": 7, "-": 7, "*": 8, "/": 8, "mod": 8}
 
 
+def spec_guarantee(spec: Spec) -> str:
+    """What a verified specification guarantees, in words: ``(eps, delta)-DP`` only when its
+    output relation is ``=`` (the apRHL judgement with equal outputs is differential privacy);
+    another relation (``true``, a relation of other variables, ``result<2> = result<1> + 1``)
+    is an apRHL judgement that says nothing of the privacy of the output, and is named so."""
+    bound = f"({pretty_expr(spec.eps)}, {pretty_expr(spec.delta)})"
+    if spec.post is None:
+        return f"{bound}-DP"
+    return (f"the apRHL judgement at {bound} with output relation {pretty_expr(spec.post)} "
+            "(not differential privacy of the output)")
+
+
 def pretty_expr(e: Expr, prec: int = 0) -> str:
     if isinstance(e, Num):
         v = e.value
