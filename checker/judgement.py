@@ -390,6 +390,10 @@ class Proof:
         #: what the call facts of higher-order calls in pure code rest on
         #: (``checker.higher_order.Related``), by key, in order
         self.related: Dict[tuple, object] = {}
+        #: the functions LetRec-Joint premises name, by name: their additive shape
+        #: (``checker.joint.shape``), and their joint facts by key
+        self.joint: Dict[str, tuple] = {}
+        self.joint_cache: Dict[tuple, Optional[T.Term]] = {}
 
     # ---- names ------------------------------------------------------------------------
 
@@ -582,13 +586,19 @@ class Proof:
         own = ctx.function
         names = {n for n in self._pure_vals if n != own or ctx.induction is not None}
         facts: List[T.Term] = []
-        for name, calls in ground_calls(terms, names).items():
+        found = ground_calls(terms, names)
+        for name, calls in found.items():
             calls = calls[:MAX_CALLS]
             for a in calls:
                 for b in calls:
                     fact = self.call_fact(name, a, b, ctx.induction if name == own else None)
                     if fact is not None and fact != T.TRUE and fact not in facts:
                         facts.append(fact)
+        if self.joint:
+            from checker.joint import joint_facts
+            for fact in joint_facts(self, ctx, terms, found):
+                if fact not in facts:
+                    facts.append(fact)
         for fact in self.infer_facts(own, terms):
             if fact not in facts:
                 facts.append(fact)
