@@ -160,7 +160,8 @@ def _fact(p: Proof, names, calls, left: T.Term, right: T.Term) -> Optional[T.Ter
         body += parts
         hyps += [f for fs in lists for f in fs if f not in hyps]
         has += [f for fs in elements for f in fs if f not in has]
-    if not body:
+    seen = {v.name for v in T.free_vars(left, right, *(x for n in names for c in calls[n] for x in c))}
+    if not body or d1.name in seen or d2.name in seen:
         return None
     return T.implies(T.and_(*hyps), T.or_(T.eq(left, right),
                                           T.exists([d1, d2], T.and_(*has, *body))))

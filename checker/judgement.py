@@ -594,11 +594,6 @@ class Proof:
                     fact = self.call_fact(name, a, b, ctx.induction if name == own else None)
                     if fact is not None and fact != T.TRUE and fact not in facts:
                         facts.append(fact)
-        if self.joint:
-            from checker.joint import joint_facts
-            for fact in joint_facts(self, ctx, terms, found):
-                if fact not in facts:
-                    facts.append(fact)
         for fact in self.infer_facts(own, terms):
             if fact not in facts:
                 facts.append(fact)
@@ -606,7 +601,12 @@ class Proof:
         for fact in parameter_facts(self, ctx, terms) + higher_order_facts(self, ctx, terms):
             if fact not in facts and fact != T.TRUE:
                 facts.append(fact)
-        return tuple((f"{CALL_FACT}{k}", fact) for k, fact in enumerate(facts, 1))
+        joint: List[T.Term] = []
+        if self.joint:  # LetRec-Joint premises: additive functions on adjacent lists
+            from checker.joint import joint_facts
+            joint = joint_facts(self, ctx, terms, found)
+        return tuple((f"{CALL_FACT}{k}", fact) for k, fact in enumerate(facts, 1)) + \
+            tuple((f"{CALL_FACT}joint_{k}", fact) for k, fact in enumerate(joint, 1))
 
     def infer_facts(self, own: Optional[str], terms: Sequence[T.Term]) -> List[T.Term]:
         """The Infer rule's bound (§5): for every two posteriors ``infer (f a)``, ``infer (f

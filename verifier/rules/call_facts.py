@@ -95,17 +95,16 @@ def call_facts(builder, ctx, terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term
                 fact = _fact(builder, name, left, right, induction)
                 if fact is not None and fact != T.boolean(True) and fact not in facts:
                     facts.append(fact)
-    if found:  # LetRec-Joint: additive functions on adjacent lists
-        for fact in registry.judgement(registry.LETREC_JOINT)(builder, ctx, terms, found):
-            if fact not in facts:
-                facts.append(fact)
+    joint = registry.judgement(registry.LETREC_JOINT)(builder, ctx, terms, found) \
+        if found else []  # additive functions on adjacent lists
     for fact in infer_facts(builder, own, terms):
         if fact not in facts:
             facts.append(fact)
     for fact in parameter_facts(builder, ctx, terms) + higher_order_facts(builder, ctx, terms):
         if fact not in facts and fact != T.boolean(True):
             facts.append(fact)
-    return tuple((f"{PREFIX}{k}", fact) for k, fact in enumerate(facts, 1))
+    return tuple((f"{PREFIX}{k}", fact) for k, fact in enumerate(facts, 1)) + \
+        tuple((f"{PREFIX}joint_{k}", fact) for k, fact in enumerate(joint, 1))
 
 
 # ---- higher order (issue #26, ``verifier.rules.higher_order``) -------------------------------

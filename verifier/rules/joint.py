@@ -188,7 +188,8 @@ def _joint_fact(b, shapes: Dict[str, Additive], calls, p: T.Term, q: T.Term):
         used.append(name)
         premises += [f for part in lists for f in part if f not in premises]
         witnesses += [f for part in elements for f in part if f not in witnesses]
-    if not conclusion:
+    taken = {v.name for v in T.free_vars(p, q, *(x for n in used for a in calls[n] for x in a))}
+    if not conclusion or {d1.name, d2.name} & taken:  # a bound name must capture nothing
         return None, ()
     fact = T.implies(T.and_(*premises),
                      T.or_(T.eq(p, q), T.exists([d1, d2], T.and_(*witnesses, *conclusion))))
