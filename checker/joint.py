@@ -52,7 +52,7 @@ def shape(p: Proof, decl: A.LetDecl) -> Optional[tuple]:
         kinds = {d.name for d in map(simple_of, doms) if isinstance(d, A.TBase)}
     except Reject:
         return None
-    if not isinstance(lst, A.TList) or "real+inf" in kinds or \
+    if not isinstance(lst, A.TList) or "real+inf" in kinds or lst.elem == A.TBase("real+inf") or \
             (isinstance(result, A.TBase) and result.name == "real+inf") or \
             L.sort_of_type(lst.elem) not in (T.BOOL, T.INT, T.REAL) or \
             L.sort_of_type(result) not in (T.INT, T.REAL):

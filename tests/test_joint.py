@@ -130,6 +130,13 @@ def test_the_additive_shape_is_recognised_by_structure_alike_in_verifier_and_ker
     assert (mine is not None) == additive == (kernels is not None)
 
 
+def test_infinite_values_give_no_shape():
+    body = "let rec f c db = match db with | [] -> 0.0 | x :: xs -> x + f c xs"
+    for old, new in (("[3] list", "real+inf list"), ("{n :: real", "{n :: real+inf")):
+        assert shapes_of(HEADER.replace(old, new) + body) == (None, None)
+    assert None not in shapes_of(HEADER.replace("[3] list", "real list") + body)
+
+
 def test_a_public_parameter_not_equal_in_both_runs_gives_no_shape():
     text = HEADER.replace("{c :: int | =}", "{c :: int | true}") + SHAPES[0][0]
     assert shapes_of(text) == (None, None)

@@ -94,7 +94,7 @@ def additive_shape(val: Optional[A.ValDecl], decl: Optional[A.LetDecl]) -> Optio
     elem = types[at].elem if isinstance(types[at], A.TList) else None
     if elem is None or L.sort_of_type(elem) not in (T.INT, T.REAL, T.BOOL) or \
             L.sort_of_type(result) not in (T.INT, T.REAL) or \
-            any(isinstance(t, A.TBase) and t.name == "real+inf" for t in (result, *types)):
+            any(isinstance(t, A.TBase) and t.name == "real+inf" for t in (result, elem, *types)):
         return None
     cons = body.cons_body
     if _names(body.nil_body) & {decl.name} or not (isinstance(cons, A.BinOp) and cons.op == "+"):
