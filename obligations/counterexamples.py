@@ -442,6 +442,8 @@ class _Confirmation:
         self.ob = problem.obligation
         self.learned: List[Tuple[Apply, Tuple[Value, ...], Value]] = []
         self.defined: set = set()  # Dist variables a hypothesis defines (``_evaluate``)
+        #: the concrete values of the last point evaluated and not confirmed (``Result.candidate``)
+        self.candidate: Tuple[Binding, ...] = ()
 
     def run(self, used: Dict[str, Any]) -> Tuple[Verdict, str, Dict[str, Any]]:
         first = self._first_model()
@@ -467,7 +469,8 @@ class _Confirmation:
             if not again:
                 break
         reason, lacking = doubt
-        return Verdict.UNKNOWN, reason, {**used, "lacking": lacking} if lacking else used
+        found = {**used, "candidate": self.candidate} if self.candidate else used
+        return Verdict.UNKNOWN, reason, {**found, "lacking": lacking} if lacking else found
 
     def search_only(self, used: Dict[str, Any]) -> Optional[Tuple[Verdict, str, Dict[str, Any]]]:
         """``run`` without z3's abstract model (which z3 did not find): a refuted verdict, or
@@ -578,6 +581,8 @@ class _Confirmation:
         """(verdict, reason, bindings, correction): the obligation evaluated at the concrete
         model; ``correction`` is a value to learn when an application disagrees with it."""
         env = {v: enc.concrete(model, v) for v in self.ob.free_vars}
+        self.candidate = tuple(_binding(v.label, env[v], _model_value(enc, model, v))
+                               for v in self.ob.free_vars)
         ev = Evaluator(BuiltinInterpretation(self._opaque_table(enc, model, env)))
         self.defined = self._defined_distributions(ev, env)
 

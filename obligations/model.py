@@ -324,14 +324,22 @@ class Result:
     #: for an ``unknown`` result whose candidate counterexample was not confirmed: the fact
     #: the verifier lacked (``"a fact about adj"``), when the confirmation could name it
     lacking: Optional[str] = None
+    #: for an ``unknown`` result: the concrete values of z3's last candidate counterexample
+    #: that evaluation could not confirm (a value the verifier does not compute decides the
+    #: goal). A hint for the search of a witness by running the program, never evidence:
+    #: not written to JSON
+    candidate: Tuple[Binding, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "counterexample", tuple(self.counterexample))
         object.__setattr__(self, "core", tuple(self.core))
+        object.__setattr__(self, "candidate", tuple(self.candidate))
         if not isinstance(self.verdict, Verdict):
             raise ValueError(f"not a verdict: {self.verdict!r}")
         if self.counterexample and self.verdict != Verdict.REFUTED:
             raise ValueError("only a refuted result carries a counterexample")
+        if self.candidate and self.verdict != Verdict.UNKNOWN:
+            raise ValueError("only an unknown result carries an unconfirmed candidate")
         if self.core and self.verdict != Verdict.VERIFIED:
             raise ValueError("only a verified result carries an unsat core")
 

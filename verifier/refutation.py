@@ -20,8 +20,8 @@ refinement evaluated on them), on which
 * **exact calculation**: the claim was decided by ``ExactFinite``, whose refuted obligation
   *is* the claim's definition at two valuations, computed exactly by the evaluator.
 
-The inputs tried are those of the failing obligations' counterexamples (read back from their
-printed values, which are program syntax), with the parameters they do not mention given a
+The inputs tried are those of the failing obligations' counterexamples, or of the candidates
+z3 proposed that evaluation could not confirm (read back from their printed values, which are program syntax), with the parameters they do not mention given a
 few small values of their type; each comparison is rigorous (exact rationals, arb balls; a
 float from the evaluator is widened by ``FLOAT_SLACK`` before it may decide). When no witness
 is found the claim is **unknown**, and the failure names the obligation, its span and what the
@@ -66,8 +66,8 @@ MAX_PAIRS, MAX_SMALL_PAIRS, DEFAULT_LENGTHS = 64, 96, (0, 1, 2)
 #: gives up: a program that does not terminate on the inputs is no witness, and no reason to
 #: wait (counted, not timed, so that verdicts do not depend on the machine).
 CALL_BUDGET = 200_000
-#: pairs that may run out of calls before the search gives up on the claim
-DIVERGING_PAIRS = 16
+#: pairs that may run out of calls before one phase of the search gives up (``_phase``)
+DIVERGING_PAIRS = 8
 #: Run-time errors that are the program's fault: a range condition, a division by zero, an
 #: observation of probability zero, a failed match. Not R003/R009 (what exact inference or
 #: enumeration cannot do) nor R006, which also reports what the evaluator does not support.
@@ -230,25 +230,37 @@ class _Witnesses:
                     return Confirmation(EXACT_CALCULATION, self._shown(runs),
                                         f"it is false that {ob.provenance.description}")
         seen: List[List[Tuple[Any, Any]]] = []
-        for runs in self._counterexample_pairs(failing, seen):
-            found = self._bounded_witness(runs)
-            if found is not None:
-                return found
         pure = not isinstance(self.result, A.RMonad)
         # a monadic claim's related pairs come before the small ones (a loss is largest at
         # the relation's extreme points); a pure claim's after them (longer lists)
-        found = None if pure else _RelatedSearch(self).run()
-        if found is not None:
-            return found
-        for runs in self._small_pairs():
-            if runs in seen:
-                continue
+        phases = [lambda: self._first_witness(self._counterexample_pairs(failing, seen))]
+        if not pure:
+            phases.append(lambda: _RelatedSearch(self).run())
+        phases.append(lambda: self._first_witness(r for r in self._small_pairs() if r not in seen))
+        phases.append((lambda: _RelatedSearch(self).run()) if pure
+                      else (lambda: self._audited(failing)))
+        for phase in phases:
+            found = self._phase(phase)
+            if found is not None:
+                return found
+        return None
+
+    def _phase(self, search) -> Optional[Confirmation]:
+        """One phase of the search, which gives up (``None``) when ``DIVERGING_PAIRS`` of its
+        pairs run out of calls; the next phase has the same allowance (the counterexamples'
+        pairs may all be where the program diverges, the smallest inputs not)."""
+        self.diverging = 0
+        try:
+            return search()
+        except _OutOfCalls:
+            return None
+
+    def _first_witness(self, pairs: Iterable[List[Tuple[Any, Any]]]) -> Optional[Confirmation]:
+        for runs in pairs:
             found = self._bounded_witness(runs)
             if found is not None:
                 return found
-        if pure:
-            return _RelatedSearch(self).run()
-        return self._audited(failing)
+        return None
 
     def _audited(self, failing) -> Optional[Confirmation]:
         """For a monadic claim on a ``bool`` or ``[k]`` list: the exact audit
@@ -327,7 +339,7 @@ class _Witnesses:
     def _counterexample_pairs(self, failing, seen) -> Iterable[List[Tuple[Any, Any]]]:
         """The counterexamples' pairs of ``_candidates`` (each added to ``seen``)."""
         for _, result in failing:
-            if not result.counterexample or len(seen) >= MAX_PAIRS:
+            if not _shown_points(result) or len(seen) >= MAX_PAIRS:
                 continue
             partial = self._runs_of(result)
             if partial is None:
@@ -357,7 +369,7 @@ class _Witnesses:
 
     def _runs_of(self, result: Result) -> Optional[List[Optional[Tuple[Any, Any]]]]:
         """The values of the parameters in ``result``'s counterexample (None where absent)."""
-        shown = result.counterexample_dict()
+        shown = {b.name: b.value for b in _shown_points(result)}
         runs: List[Optional[Tuple[Any, Any]]] = []
         for p in self.parameters:
             left, right = p.get("left"), p.get("right")
@@ -393,7 +405,7 @@ class _Witnesses:
         """The numbers the counterexamples show (for the elements of small lists)."""
         pool: List[Any] = []
         for _, result in failing:
-            for b in result.counterexample:
+            for b in _shown_points(result):
                 v = self._read(b.value) if "!val!" not in b.value else None
                 # a list's elements too: a counterexample's [0; 0; -1] suggests -1
                 for x in (list(v) if hasattr(v, "is_nil") else [v]):
@@ -454,8 +466,8 @@ class _Witnesses:
     def _bounded_witness(self, runs: List[Tuple[Any, Any]]) -> Optional[Confirmation]:
         """``_witness`` within ``CALL_BUDGET`` calls. A pair on which the program runs out of
         calls (or of Python's stack) is no witness — it may not terminate there — and the
-        search goes on with the next pair; after ``DIVERGING_PAIRS`` such pairs it gives up
-        (``_OutOfCalls``), since the program likely diverges on every input."""
+        search goes on with the next pair; after ``DIVERGING_PAIRS`` such pairs the phase gives
+        up (``_OutOfCalls``), since the program likely diverges on all of its pairs."""
         try:
             with _watched() as watch:
                 return self._witness(runs, watch)
@@ -874,6 +886,12 @@ class _RelatedSearch:
     def _key(args) -> str:
         from verifier.semantics.values import format_value
         return "|".join(format_value(a) for a in args)
+
+
+def _shown_points(result: Result) -> Tuple[Any, ...]:
+    """The values a failing obligation's result names: its confirmed counterexample, else the
+    candidate evaluation could not confirm (``Result.candidate``; the program's runs decide)."""
+    return result.counterexample or result.candidate
 
 
 def _zero(delta: Optional[A.Expr]) -> bool:
