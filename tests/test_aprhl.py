@@ -17,6 +17,7 @@ from checker import aprhl as kernel
 from checker.aprhl_certify import certificate
 from obligations import terms as T
 from verifier.aprhl import derive
+from verifier.aprhl import verify as aprhl_verify
 from verifier.aprhl.commands import verify_file
 from verifier.aprhl.run import Evaluator
 from verifier.errors import PrivInferError
@@ -463,7 +464,7 @@ def _mutants(count, seed):
     texts = [p.read_text() for p in GOOD + BAD]
     pieces = [" ", ";", ":=", "$", "Lap", "(", ")", "[", "]", "while", "do", "end", "if", "then",
               "x<1>", "d", "i", "0", "1.5", "/", "++", "[]", "size", "return", "skip", "-", "<"]
-    from verifier.aprhl.coupled import _mutant
+    from verifier.aprhl.campaign import _mutant
     for _ in range(count):
         yield _mutant(rng, rng.choice(texts), pieces)
 
@@ -479,7 +480,7 @@ def test_mutated_programs_give_diagnostics_or_verdicts_never_crashes():
             continue
         if verified_or_unknown >= 12:
             continue
-        reports = [derive.verify_proc(p, types[p.name]) for p in prog.procs if p.spec is not None]
+        reports = [aprhl_verify.verify_proc(p, types[p.name]) for p in prog.procs if p.spec is not None]
         for r in reports:
             assert r.verdict in ("verified", "unknown", "refuted")
             assert (r.verdict == "refuted") == (r.confirmation is not None)
@@ -537,7 +538,7 @@ def _replays(path, pairs=40):
 
 
 def test_verified_mutants_keep_their_coupling_on_concrete_runs():
-    from verifier.aprhl.coupled import fuzz
+    from verifier.aprhl.campaign import fuzz
     texts = [p.read_text() for p in GOOD + BAD]
     stats = fuzz(texts, 120, 2027, pairs=10, generated=0)
     assert stats["verified"] >= 10 and stats["replays"] >= 50
@@ -664,7 +665,7 @@ end
 
 def test_generated_programs_are_new_well_typed_and_replayed():
     import random
-    from verifier.aprhl.coupled import fuzz
+    from verifier.aprhl.campaign import fuzz
     from verifier.aprhl.generate import random_program
     texts = [random_program(random.Random(k)) for k in range(30)]
     assert len(set(texts)) == 30
