@@ -110,8 +110,7 @@ def _check(data: Any, summary, discharged) -> None:
             summary.append({"name": name, "verdict": verdict, "statement": statement,
                             "disputed": []})
             continue
-        s = proc.spec
-        guarantee = f"({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)})-DP"
+        guarantee = W.spec_guarantee(proc.spec)
         if claim.get("guarantee") != guarantee:
             raise Invalid(f"{name}: the guarantee is recorded as {claim.get('guarantee')!r}, the "
                           f"specification gives {guarantee!r}")
@@ -356,7 +355,7 @@ class _Derivation:
                                        T.eq(WL.at(d1, j), v)))
             else:
                 facts.append(self.relational(c, vals))
-        body = list(self.proc.body)
+        body = list(W.common_tails_hoisted(self.proc.body))
         ret = body.pop()
         cost: T.Term = T.real(0)
         vals, facts, cost = self.seq(body, vals, facts, cost)

@@ -57,6 +57,8 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node, steps: bool = 
                      "ExactFinite", decl.span)
     position = induction_position(decl) if decl.recursive else None
     outermost = not p.steps and not steps and p.point is None
+    from checker.joint import read_joint  # before the obligations that state the facts
+    read_joint(p, [n for n in premises[2:] if n.rule == "LetRec-Joint"])
     if outermost:  # the release loops the derivation calls (App-Steps), before Safety
         release_loops(p, val, decl, root)
     by_value = premises[1].rule == "Pointwise-Value"
@@ -100,7 +102,7 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node, steps: bool = 
     if outermost:  # the functions passed in pure code whose call facts the proof assumes
         from checker.higher_order import related_premises
         related_premises(p, root, related)
-    folds = [n for n in premises[2:] if n.rule != "S-Fun"]
+    folds = [n for n in premises[2:] if n.rule not in ("S-Fun", "LetRec-Joint")]
     recorded = sorted((n.rule, n.at or ()) for n in folds)
     if any(n.premises for n in premises[2:]) or recorded != sorted(p.folds.values()):
         raise Reject(f"node {root.id}: the observe-folds and observes the proof uses are "

@@ -390,6 +390,10 @@ class Proof:
         #: what the call facts of higher-order calls in pure code rest on
         #: (``checker.higher_order.Related``), by key, in order
         self.related: Dict[tuple, object] = {}
+        #: the functions LetRec-Joint premises name, by name: their additive shape
+        #: (``checker.joint.shape``), and their joint facts by key
+        self.joint: Dict[str, tuple] = {}
+        self.joint_cache: Dict[tuple, Optional[T.Term]] = {}
 
     # ---- names ------------------------------------------------------------------------
 
@@ -582,7 +586,8 @@ class Proof:
         own = ctx.function
         names = {n for n in self._pure_vals if n != own or ctx.induction is not None}
         facts: List[T.Term] = []
-        for name, calls in ground_calls(terms, names).items():
+        found = ground_calls(terms, names)
+        for name, calls in found.items():
             calls = calls[:MAX_CALLS]
             for a in calls:
                 for b in calls:
@@ -596,7 +601,12 @@ class Proof:
         for fact in parameter_facts(self, ctx, terms) + higher_order_facts(self, ctx, terms):
             if fact not in facts and fact != T.TRUE:
                 facts.append(fact)
-        return tuple((f"{CALL_FACT}{k}", fact) for k, fact in enumerate(facts, 1))
+        joint: List[T.Term] = []
+        if self.joint:  # LetRec-Joint premises: additive functions on adjacent lists
+            from checker.joint import joint_facts
+            joint = joint_facts(self, ctx, terms, found)
+        return tuple((f"{CALL_FACT}{k}", fact) for k, fact in enumerate(facts, 1)) + \
+            tuple((f"{CALL_FACT}joint_{k}", fact) for k, fact in enumerate(joint, 1))
 
     def infer_facts(self, own: Optional[str], terms: Sequence[T.Term]) -> List[T.Term]:
         """The Infer rule's bound (§5): for every two posteriors ``infer (f a)``, ``infer (f

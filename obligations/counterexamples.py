@@ -62,6 +62,9 @@ from obligations.terms import (BOOL, INT, REAL, Apply, Const, FuncDecl, Op, OpKi
 
 #: The names of call-fact hypotheses (``verifier.rules.call_facts``): they assume a val.
 CALL_FACT = "h__call_"
+#: The names of the joint facts among them (LetRec-Joint): true of the functions' definitions,
+#: with a quantifier that a point cannot decide
+JOINT_FACT = "h__call_joint_"
 #: Decimal digits of the rational enclosures taken of algebraic numbers in models.
 ALGEBRAIC_DIGITS = 40
 #: The longest lists the concrete search tries, and the shortest bound it uses.
@@ -588,8 +591,11 @@ class _Confirmation:
 
         for n in self.ob.hypotheses + self.ob.axioms:
             holds = self._truth(ev, enc, model, n.name, n.term, env)
-            if holds is True or (holds is None and n.name.startswith("ax_")):
-                continue  # an axiom is a true fact: undecided here is no doubt about the point
+            if holds is True or (holds is None and n.name.startswith(("ax_", JOINT_FACT))):
+                # an axiom is a true fact: undecided here is no doubt about the point; a joint
+                # fact only constrains the calls, which the goal must not depend on
+                # (_depends_on_opaque, without the call facts)
+                continue
             correction = self._disagreement(enc, model, n.term, env)
             if correction is not None:
                 app, args, _, value = correction

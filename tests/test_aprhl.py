@@ -2,6 +2,7 @@
 (docs/aprhl.md): syntax and diagnostics, verdicts of the course's programs and of their broken
 twins, certificates re-derived by the kernel (and refused when a builder bug or a tampering
 weakens them), and ``run``'s exact semantics."""
+import functools
 import json
 import os
 import subprocess
@@ -16,6 +17,7 @@ from checker import aprhl as kernel
 from checker.aprhl_certify import certificate
 from obligations import terms as T
 from verifier.aprhl import derive
+from verifier.aprhl import verify as aprhl_verify
 from verifier.aprhl.commands import verify_file
 from verifier.aprhl.run import Evaluator
 from verifier.errors import PrivInferError
@@ -38,6 +40,25 @@ def privinfer(*args):
     env = {k: v for k, v in os.environ.items() if k != "PRIVINFER_DEBUG"}
     return subprocess.run([sys.executable, "-m", "verifier.cli", *map(str, args)],
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+
+
+@functools.lru_cache(maxsize=None)
+def _verified(path):
+    """``verify_file(path)`` by the unpatched builder, once per test process: the reports and
+    whether all are verified (a twin's shift search and refutation search are the slow part)."""
+    return verify_file(str(path))
+
+
+@functools.lru_cache(maxsize=None)
+def _certificate_text(path):
+    prog = W.parse_while_file(str(path))
+    return json.dumps(certificate(prog, _verified(path)[0], str(path)))
+
+
+def _verified_certificate(path):
+    """The certificate (a fresh copy: tests tamper with it) and the reports of ``path``,
+    verified once per test process by the unpatched builder."""
+    return json.loads(_certificate_text(path)), _verified(path)[0]
 
 
 def verify_text(tmp_path, text, name="p.pwhile"):
@@ -110,10 +131,13 @@ def test_types_join_int_and_real():
 # ---- verdicts -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
-def test_course_programs_verify_at_the_notes_guarantee(path):
+def test_course_programs_verify_certify_and_keep_their_coupling(path):
+    """Verified at the notes' guarantee, its certificate checked by the kernel, its coupling
+    kept on concrete runs: one test per program, so that it is verified once even when
+    pytest-xdist spreads the tests over several processes."""
     expected = read_expectation(path)
     assert expected.verdict == "verified" and expected.guarantees
-    reports, ok = verify_file(str(path))
+    reports, ok = _verified(path)
     assert ok, [r.failure for r in reports]
     # the guarantee verified is the one the header states (guarantee: NAME : (G)-DP)
     assert {r.name: r.guarantee for r in reports} == expected.guarantees
@@ -122,38 +146,62 @@ def test_course_programs_verify_at_the_notes_guarantee(path):
         rules = {n.rule for n in r.derivation.walk()}
         assert "Conseq" in rules and rules & {"Lap", "Lap-Shift"}
 
+    cert, _ = _verified_certificate(path)
+    outcome = kernel.check(cert)
+    assert outcome.valid, outcome.reason
+    assert {c["verdict"] for c in outcome.claims} == {"verified"}
+    assert len(outcome.obligations) > 0
+
+    # the pointwise rule's couplings depend on the output value: not replayed
+    if path.name not in POINTWISE:
+        n, found = _replays(path)
+        assert n >= 20 and found == []
+
+
+#: the twins that fail for a reason of their own: (the rule whose obligation fails, words of
+#: its failure, words of what the replay of the coupling finds on concrete runs)
+TWIN_REASONS = {
+    "branch_on_private.pwhile": ("Cond", "synchronised", "not synchronised"),
+    "loop_on_private.pwhile": ("AWhile", "synchronised", "not synchronised"),
+    "noise_too_small.pwhile": ("Conseq", "at most the claimed eps", "coupling costs"),
+    "group_undercharged.pwhile": ("Conseq", "at most the claimed eps", "coupling costs"),
+    "undercharged.pwhile": ("Conseq", "at most the claimed eps", "coupling costs"),
+    "unnoised_sum.pwhile": ("Conseq", "outputs are equal", "outputs differ"),
+    "out_of_bounds.pwhile": ("Assign", "in bounds", "a run fails"),
+    "parallel_twice.pwhile": ("Conseq", "at most the claimed eps", "coupling costs"),
+}
+
+
+def test_the_twins_with_a_reason_are_in_the_suite():
+    assert set(TWIN_REASONS) <= {p.name for p in BAD}
+
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
 def test_broken_twins_are_not_verified(path):
+    """Not verified; a twin of ``TWIN_REASONS`` fails for its reason, and the replay of its
+    coupling finds what the derivation refused (the oracle is not vacuous): one test per
+    twin, so that it is verified once even when pytest-xdist spreads the tests."""
     assert read_expectation(path).verdict == "rejected"
-    reports, ok = verify_file(str(path))
+    reports, ok = _verified(path)
     assert not ok
     # refuted (a witness confirmed in the semantics: V008) or unknown with the reason
     assert all((r.verdict, r.code in ("V001", "V002", "V003")) == ("unknown", True) or
                (r.verdict, r.code, r.confirmation is not None) == ("refuted", "V008", True)
                for r in reports if r.failure)
     assert all(r.failure for r in reports)
-
-
-@pytest.mark.parametrize("name, rule, words", [
-    ("branch_on_private.pwhile", "Cond", "synchronised"),
-    ("loop_on_private.pwhile", "AWhile", "synchronised"),
-    ("noise_too_small.pwhile", "Conseq", "at most the claimed eps"),
-    ("group_undercharged.pwhile", "Conseq", "at most the claimed eps"),
-    ("undercharged.pwhile", "Conseq", "at most the claimed eps"),
-    ("unnoised_sum.pwhile", "Conseq", "outputs are equal"),
-    ("out_of_bounds.pwhile", "Assign", "in bounds"),
-    ("parallel_twice.pwhile", "Conseq", "at most the claimed eps"),
-])
-def test_each_twin_fails_for_its_reason(name, rule, words):
-    [r], ok = verify_file(str(APRHL / "mistakes" / name))
+    if path.name not in TWIN_REASONS:
+        return
+    rule, words, replay_words = TWIN_REASONS[path.name]
+    [r] = reports
     # the derivation's failure, after the witness when the claim is refuted
     reason = r.failure.split("the verifier's reason: ")[-1]
     assert reason.startswith(rule + ":") and words in reason, r.failure
+    n, found = _replays(path, pairs=60)
+    assert any(replay_words in v for v in found), found[:3]
 
 
 def test_noise_too_small_is_refuted_with_a_confirmed_counterexample():
-    [r], _ = verify_file(str(APRHL / "mistakes" / "noise_too_small.pwhile"))
+    [r], _ = _verified(APRHL / "mistakes" / "noise_too_small.pwhile")
     # the obligation's counterexample (z3's, confirmed on the arithmetic), then the claim's
     # witness: two inputs and the exact loss of their output laws
     assert r.verdict == "refuted" and r.code == "V008" and "is refuted" in r.failure
@@ -274,15 +322,6 @@ def _certificate(path):
     return json.loads(json.dumps(certificate(prog, reports, str(path)))), reports
 
 
-@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
-def test_certificates_of_the_course_programs_check(path):
-    cert, _ = _certificate(path)
-    outcome = kernel.check(cert)
-    assert outcome.valid, outcome.reason
-    assert {c["verdict"] for c in outcome.claims} == {"verified"}
-    assert len(outcome.obligations) > 0
-
-
 def test_a_builder_that_charges_a_lap_nothing_is_caught_by_the_kernel(monkeypatch):
     path = APRHL / "mistakes" / "noise_too_small.pwhile"
     real_rule = derive.Builder.rule_lap
@@ -301,7 +340,7 @@ def test_a_builder_that_charges_a_lap_nothing_is_caught_by_the_kernel(monkeypatc
 
 
 def test_a_certificate_that_drops_an_obligation_is_refused():
-    cert, _ = _certificate(APRHL / "mean.pwhile")
+    cert, _ = _verified_certificate(APRHL / "mean.pwhile")
     obs = cert["claims"][0]["obligations"]
     cert["claims"][0]["obligations"] = [o for o in obs if "synchronised" not in o["provenance"]["description"]]
     assert len(cert["claims"][0]["obligations"]) < len(obs)
@@ -310,7 +349,7 @@ def test_a_certificate_that_drops_an_obligation_is_refused():
 
 
 def test_a_certificate_with_a_weakened_obligation_is_refused():
-    cert, _ = _certificate(APRHL / "laplace_mechanism.pwhile")
+    cert, _ = _verified_certificate(APRHL / "laplace_mechanism.pwhile")
     for o in cert["claims"][0]["obligations"]:
         if "claimed eps" in o["provenance"]["description"]:
             o["hypotheses"].append({"name": "h_extra", "term": T.term_to_json(T.boolean(False))})
@@ -319,16 +358,16 @@ def test_a_certificate_with_a_weakened_obligation_is_refused():
 
 
 def test_a_certificate_claiming_a_better_guarantee_is_refused():
-    cert, _ = _certificate(APRHL / "dummy_sum.pwhile")
+    cert, _ = _verified_certificate(APRHL / "dummy_sum.pwhile")
     cert["claims"][0]["guarantee"] = "(eps, 0)-DP"
     assert not kernel.check(cert).valid
-    cert, _ = _certificate(APRHL / "dummy_sum.pwhile")
+    cert, _ = _verified_certificate(APRHL / "dummy_sum.pwhile")
     cert["source"]["text"] = cert["source"]["text"].replace("(eps * n, 0)", "(eps, 0)")
     assert not kernel.check(cert).valid
 
 
 def test_a_certificate_with_a_false_invariant_is_refused():
-    cert, _ = _certificate(APRHL / "partial_sums.pwhile")
+    cert, _ = _verified_certificate(APRHL / "partial_sums.pwhile")
     loop = cert["claims"][0]["loops"][0]
     loop["invariants"]["terms"] = [T.term_to_json(T.boolean(False))]
     outcome = kernel.check(cert)
@@ -336,7 +375,7 @@ def test_a_certificate_with_a_false_invariant_is_refused():
 
 
 def test_a_certificate_of_a_broken_program_marked_verified_is_refused():
-    cert, _ = _certificate(APRHL / "mistakes" / "group_undercharged.pwhile")
+    cert, _ = _verified_certificate(APRHL / "mistakes" / "group_undercharged.pwhile")
     claim = cert["claims"][0]
     claim["verdict"] = "verified"
     claim["guarantee"] = "(eps, 0)-DP"
@@ -425,7 +464,7 @@ def _mutants(count, seed):
     texts = [p.read_text() for p in GOOD + BAD]
     pieces = [" ", ";", ":=", "$", "Lap", "(", ")", "[", "]", "while", "do", "end", "if", "then",
               "x<1>", "d", "i", "0", "1.5", "/", "++", "[]", "size", "return", "skip", "-", "<"]
-    from verifier.aprhl.coupled import _mutant
+    from verifier.aprhl.campaign import _mutant
     for _ in range(count):
         yield _mutant(rng, rng.choice(texts), pieces)
 
@@ -441,7 +480,7 @@ def test_mutated_programs_give_diagnostics_or_verdicts_never_crashes():
             continue
         if verified_or_unknown >= 12:
             continue
-        reports = [derive.verify_proc(p, types[p.name]) for p in prog.procs if p.spec is not None]
+        reports = [aprhl_verify.verify_proc(p, types[p.name]) for p in prog.procs if p.spec is not None]
         for r in reports:
             assert r.verdict in ("verified", "unknown", "refuted")
             assert (r.verdict == "refuted") == (r.confirmation is not None)
@@ -478,9 +517,9 @@ def _replays(path, pairs=40):
     prog = W.parse_while_file(str(path))
     types = W.check_program(prog)
     found, n = [], 0
-    for p in prog.procs:
+    reports, _ = _verified(path)
+    for p, report in zip([p for p in prog.procs if p.spec is not None], reports, strict=True):
         rng = random.Random(1)
-        report = derive.verify_proc(p, types[p.name])
         shifts = report.shifts   # the ones the search found (Lap-Case: a shift per branch)
         if any(isinstance(s, PointShift) for s in shifts.values()):
             continue   # couplings that depend on the output value v: not replayed
@@ -498,32 +537,8 @@ def _replays(path, pairs=40):
     return n, found
 
 
-@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
-def test_verified_programs_keep_their_coupling_on_concrete_runs(path):
-    if path.name in POINTWISE:
-        pytest.skip("the pointwise rule's couplings depend on the output value: not replayed")
-    n, found = _replays(path)
-    assert n >= 20 and found == []
-
-
-@pytest.mark.parametrize("name, words", [
-    ("branch_on_private.pwhile", "not synchronised"),
-    ("loop_on_private.pwhile", "not synchronised"),
-    ("noise_too_small.pwhile", "coupling costs"),
-    ("group_undercharged.pwhile", "coupling costs"),
-    ("undercharged.pwhile", "coupling costs"),
-    ("parallel_twice.pwhile", "coupling costs"),
-    ("unnoised_sum.pwhile", "outputs differ"),
-    ("out_of_bounds.pwhile", "a run fails"),
-])
-def test_the_replay_catches_every_twin(name, words):
-    # the oracle is not vacuous: on the broken twins it finds what the derivation refused
-    n, found = _replays(APRHL / "mistakes" / name, pairs=60)
-    assert any(words in v for v in found), found[:3]
-
-
 def test_verified_mutants_keep_their_coupling_on_concrete_runs():
-    from verifier.aprhl.coupled import fuzz
+    from verifier.aprhl.campaign import fuzz
     texts = [p.read_text() for p in GOOD + BAD]
     stats = fuzz(texts, 120, 2027, pairs=10, generated=0)
     assert stats["verified"] >= 10 and stats["replays"] >= 50
@@ -543,7 +558,7 @@ def test_privinfer_fuzz_while(tmp_path):
 # ---- the shift search ------------------------------------------------------------------------
 
 def test_the_shift_search_finds_the_shifts_and_charges_them():
-    reports, ok = verify_file(str(APRHL / "shifted_release.pwhile"))
+    reports, ok = _verified(APRHL / "shifted_release.pwhile")
     assert ok
     by = {r.name: r for r in reports}
     [(_, follow)] = by["FollowTheShift"].shifts.items()
@@ -551,7 +566,7 @@ def test_the_shift_search_finds_the_shifts_and_charges_them():
     assert (follow.offset, follow.scale) == (0, 1)      # the identity of the noise: cost 0
     assert (one.offset, one.scale) == (1, 0)            # the output shifted by 1: cost eps
     # at half the price no shift works: the search gives up and the first failure stands
-    [bad], ok = verify_file(str(APRHL / "mistakes" / "shift_undercharged.pwhile"))
+    [bad], ok = _verified(APRHL / "mistakes" / "shift_undercharged.pwhile")
     assert not ok and bad.shifts == {} and "output relation" in bad.failure
 
 
@@ -565,7 +580,7 @@ def test_a_builder_whose_shifts_cost_nothing_is_caught_by_the_kernel(monkeypatch
 
 
 def test_a_recorded_shift_that_reads_the_draw_is_refused():
-    cert, _ = _certificate(APRHL / "shifted_release.pwhile")
+    cert, _ = _verified_certificate(APRHL / "shifted_release.pwhile")
     claim = next(c for c in cert["claims"] if c["name"] == "ShiftByOne")
     [entry] = claim["costs"]
     z = T.var("z'18d3", T.REAL)
@@ -589,7 +604,7 @@ def test_the_grid_of_scales_below_the_bound_divides_1():
 
 @pytest.mark.parametrize("name", POINTWISE)
 def test_svt_and_report_noisy_max_are_proved_by_the_pointwise_rule(name):
-    [r], ok = verify_file(str(APRHL / name))
+    [r], ok = _verified(APRHL / name)
     assert ok and r.pointwise and r.derivation.rule == "Pointwise"
     rules = [n.rule for n in r.derivation.walk()]
     assert "Cond-L/R" in rules          # the runs may branch apart (one-sided rules)
@@ -620,7 +635,7 @@ def test_a_builder_whose_pointwise_shifts_cost_nothing_is_caught_by_the_kernel(m
 
 
 def test_a_certificate_claiming_the_pointwise_rule_for_a_real_output_is_refused():
-    cert, _ = _certificate(APRHL / "laplace_mechanism.pwhile")
+    cert, _ = _verified_certificate(APRHL / "laplace_mechanism.pwhile")
     cert["claims"][0]["pointwise"] = True
     outcome = kernel.check(cert)
     assert not outcome.valid and "discrete" in outcome.reason
@@ -650,7 +665,7 @@ end
 
 def test_generated_programs_are_new_well_typed_and_replayed():
     import random
-    from verifier.aprhl.coupled import fuzz
+    from verifier.aprhl.campaign import fuzz
     from verifier.aprhl.generate import random_program
     texts = [random_program(random.Random(k)) for k in range(30)]
     assert len(set(texts)) == 30
@@ -701,7 +716,7 @@ def test_mod_takes_integers_and_names_nothing(text, code):
 
 
 def test_smart_sum_is_proved_with_the_owed_cost_invariant():
-    [r], ok = verify_file(str(APRHL / "smart_sum.pwhile"))
+    [r], ok = _verified(APRHL / "smart_sum.pwhile")
     assert ok and r.guarantee == "(2 * eps, 0)-DP"
     [loop] = [n for n in r.derivation.walk() if n.rule == "AWhile"]
     assert any("owed" in d for d in loop.data["invariants"])

@@ -16,7 +16,7 @@ import pytest
 from checker import aprhl as kernel
 from checker.aprhl_certify import certificate
 from verifier import audit as A
-from verifier.aprhl import derive
+from verifier.aprhl import verify as aprhl_verify
 from verifier.aprhl.audit import audit_while
 from verifier.aprhl.commands import verify_file
 from verifier.aprhl.coupled import holds
@@ -117,7 +117,7 @@ def test_an_approximate_claim_is_refuted_by_the_hockey_stick_divergence(tmp_path
     [(p, t)] = _procs(LAP.format(eps="eps", delta="eps / 2"))
     assert refute(p, t) is None
     [(p, t)] = _procs(LAP.format(eps="2 * eps", delta="0"))
-    assert refute(p, t) is None and derive.verify_proc(p, t).verdict == "verified"
+    assert refute(p, t) is None and aprhl_verify.verify_proc(p, t).verdict == "verified"
 
 
 def test_an_error_on_some_paths_only_is_no_witness():
@@ -218,14 +218,14 @@ def test_the_audit_shows_the_broken_twins_false(name, proc, n, args, values):
 
 def test_a_verified_claim_the_audit_contradicts_is_a_soundness_bug(monkeypatch):
     # a builder that verifies DummySumCheap (simulated): the audit says SOUNDNESS BUG
-    real = derive.verify_proc
+    real = aprhl_verify.verify_proc
 
     def fooled(proc, types, **kw):
         report = real(proc, types, refute=False)
         report.verdict, report.failure, report.code = "verified", None, None
         return report
 
-    monkeypatch.setattr(derive, "verify_proc", fooled)
+    monkeypatch.setattr(aprhl_verify, "verify_proc", fooled)
     r = audit_while(str(APRHL / "mistakes" / "undercharged.pwhile"), "DummySumCheap", 2, ["eps=1"])
     assert r.soundness_bug and r.claim.status == A.SOUNDNESS_BUG
 
@@ -265,7 +265,7 @@ def test_generated_programs_verified_are_not_refuted_and_refutations_check_again
         except PrivInferError:
             continue
         for p, t in procs:
-            verdict = derive.verify_proc(p, t, refute=False).verdict
+            verdict = aprhl_verify.verify_proc(p, t, refute=False).verdict
             found = refute(p, t)
             if verdict == "verified":
                 assert found is None, (text, found)

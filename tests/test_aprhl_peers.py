@@ -63,24 +63,20 @@ def test_the_suite_has_every_family_in_several_spellings():
 
 
 @pytest.mark.parametrize("path", PEERS, ids=lambda p: p.name)
-def test_the_peers_programs_verify_at_their_textbook_guarantee(path):
+def test_the_peers_programs_verify_certify_and_keep_their_coupling(path):
+    """Verified at its textbook guarantee, its certificate re-derived by the kernel, its
+    coupling kept on concrete runs: one test per program, so that the program is verified once
+    even when pytest-xdist spreads the tests over several processes."""
     expected = read_expectation(path)
     assert expected.verdict == "verified"
-    _, _, reports, _ = _verified(path)
+    prog, types, reports, _ = _verified(path)
     assert all(r.verdict == "verified" for r in reports), [r.failure for r in reports]
     assert {r.name: r.guarantee for r in reports} == expected.guarantees
 
-
-@pytest.mark.parametrize("path", PEERS, ids=lambda p: p.name)
-def test_their_certificates_are_rederived_by_the_kernel(path):
     outcome = kernel.check(_cert(path))
     assert outcome.valid, outcome.reason
     assert {c["verdict"] for c in outcome.claims} == {"verified"}
 
-
-@pytest.mark.parametrize("path", PEERS, ids=lambda p: p.name)
-def test_they_keep_their_coupling_on_concrete_runs(path):
-    prog, types, reports, _ = _verified(path)
     for proc, report in zip([p for p in prog.procs if p.spec is not None], reports):
         if any(isinstance(s, PointShift) for s in report.shifts.values()):
             # a coupling that depends on the output value v: not replayed, and said so

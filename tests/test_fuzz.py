@@ -341,7 +341,15 @@ def paper_drafts():
     return found
 
 
-def test_the_paper_constructs_are_generated_and_type(paper_drafts):
+def test_the_paper_constructs_are_generated_typed_calibrated_verified_and_hold(paper_drafts):
+    """One test, so that the drafts are generated once under pytest -n (each process that runs
+    a test of the fixture computes it)."""
+    _the_paper_constructs_are_generated_and_type(paper_drafts)
+    _a_function_parameters_claim_is_calibrated_from_the_runs_written(paper_drafts)
+    _generated_higher_order_and_infer_programs_verify_and_hold(paper_drafts)
+
+
+def _the_paper_constructs_are_generated_and_type(paper_drafts):
     from verifier.fuzz import coverage
     for tag, drafts in paper_drafts.items():
         assert len(drafts) >= 3, tag
@@ -356,7 +364,7 @@ def test_the_paper_constructs_are_generated_and_type(paper_drafts):
             assert "infer" in features
 
 
-def test_a_function_parameters_claim_is_calibrated_from_the_runs_written(paper_drafts):
+def _a_function_parameters_claim_is_calibrated_from_the_runs_written(paper_drafts):
     """The oracle cannot enumerate a function parameter: the claim's constant comes from the
     number of runs of the parameter the generator wrote (``ClaimPlan.known``)."""
     from verifier.fuzz.case import prepare
@@ -378,7 +386,7 @@ def test_a_function_parameters_claim_is_calibrated_from_the_runs_written(paper_d
     assert seen
 
 
-def test_generated_higher_order_and_infer_programs_verify_and_hold(paper_drafts):
+def _generated_higher_order_and_infer_programs_verify_and_hold(paper_drafts):
     """The verifier proves some of the generated claims of each family, and the oracle finds
     no failure in them."""
     config = Config(shrink=False, metamorphic=False, kernel=False)
@@ -519,7 +527,16 @@ def planted_failure():
     return None
 
 
-def test_a_planted_bug_is_found_within_80_programs(planted_failure):
+def test_a_planted_bug_is_found_within_80_programs_shrunk_and_reported(capsys, tmp_path,
+                                                                     planted_failure):
+    """One test, so that the planted failure is searched once under pytest -n (each process
+    that runs a test of the fixture computes it)."""
+    _a_planted_bug_is_found_within_80_programs(planted_failure)
+    capsys.readouterr()   # the command's output alone is read as JSON
+    _the_command_reports_json_and_writes_failures(capsys, tmp_path, planted_failure)
+
+
+def _a_planted_bug_is_found_within_80_programs(planted_failure):
     assert planted_failure is not None, "the planted bug (EqualInputs without its premise) was not found"
     index, failure = planted_failure
     config = Config(seed=PLANTED_SEED)
@@ -617,7 +634,7 @@ def _recompute(program, typed, failure):
 # ---- the command ----------------------------------------------------------------------------------
 
 
-def test_the_command_reports_json_and_writes_failures(capsys, tmp_path, planted_failure):
+def _the_command_reports_json_and_writes_failures(capsys, tmp_path, planted_failure):
     assert planted_failure is not None
     index, failure = planted_failure
     out = tmp_path / "found"

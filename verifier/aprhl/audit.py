@@ -168,7 +168,8 @@ def _arguments(proc: W.Proc, priv: W.Param, specs: Sequence[str]) -> Dict[str, A
 def _claim(proc: W.Proc, ptypes: W.ProcTypes, public: Dict[str, Any], verify: bool):
     """The claim check and the fixed parts of the claim (None when there is nothing to
     compare with)."""
-    from verifier.aprhl.derive import claim_text, verify_proc
+    from verifier.aprhl.derive import claim_text
+    from verifier.aprhl.verify import verify_proc
     spec = proc.spec
     if spec is None:
         check = ClaimCheck("none")

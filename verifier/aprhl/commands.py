@@ -17,7 +17,7 @@ def parse(args) -> int:
 
 def typecheck(args) -> int:
     prog = W.parse_while_file(args.file)
-    types = W.check_program(prog)
+    W.check_program(prog)  # a type error raises
     for p in prog.procs:
         params = " -> ".join(W.show_type(W.wtype_simple(q.type)) for q in p.params) or "unit"
         print(f"{p.name} : {params} -> {W.show_type(W.wtype_simple(p.ret))}")
@@ -108,7 +108,7 @@ def _column(param: W.Param, spec: str) -> List[Any]:
 
 def verify_file(path: str, only=None):
     """The reports of every specified procedure of the file, and whether all are verified."""
-    from verifier.aprhl.derive import verify_proc
+    from verifier.aprhl.verify import verify_proc
     from obligations.smtlib import Z3Session
     prog = W.parse_while_file(path)
     types = W.check_program(prog)
@@ -123,7 +123,7 @@ def verify_file(path: str, only=None):
 
 
 def verify(args) -> int:
-    from verifier.aprhl.derive import verify_proc
+    from verifier.aprhl.verify import verify_proc
     from verifier.aprhl.report import render, report_json, write_dot
     prog = W.parse_while_file(args.file)
     types = W.check_program(prog)

@@ -1,7 +1,8 @@
 """apRHL derivations of while-programs against themselves (docs/aprhl.md).
 
-``verify_proc(proc, types)`` proves the judgement of a procedure's specification line,
-``|-(eps, delta) c ~ c : P ==> Q``, by the rules of the course notes, one function per rule:
+``attempt(proc, types, session)`` derives the judgement of a procedure's specification line,
+``|-(eps, delta) c ~ c : P ==> Q``, by the rules of the course notes, one function per rule
+(``verifier.aprhl.verify.verify_proc`` chooses the couplings and searches a witness):
 
 * ``rule_skip``      Skip:   |-(0,0) skip ~ skip : P ==> P
 * ``rule_assign``    Assign: |-(0,0) x := e ~ x := e : Q[e<1>/x<1>, e<2>/x<2>] ==> Q
@@ -387,7 +388,7 @@ class Builder:
 
     def derive(self) -> Tuple[Node, State]:
         st = self.initial_state()
-        body = list(self.proc.body)
+        body = list(W.common_tails_hoisted(self.proc.body))
         ret = body.pop()
         node, st = self.rule_seq(body, st) if body else (Node("Skip", "empty"), st)
         root = Node("Conseq", f"|-({W.pretty_expr(self.proc.spec.eps)}, "
@@ -1404,40 +1405,6 @@ def claim_text(proc: W.Proc) -> str:
             f"{W.pretty_expr(s.pre)} ==> {post}")
 
 
-def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] = None,
-                rlimit: Optional[int] = None, refute: bool = True) -> ProcReport:
-    """The verdict of a procedure's claim: the derivation with every unannotated ``Lap``
-    coupled by the identity of the draws; when it fails, the shift search
-    (``verifier.aprhl.search``) looks for shifts under which every obligation holds; when it
-    finds none, the first derivation's failure stands, and (``refute``) a witness that the
-    claim is false is searched (``verifier.aprhl.refute``): with one, the claim is refuted."""
-    start = time.perf_counter()
-    session = session or Z3Session()
-    report, builder = attempt(proc, types, session, rlimit)
-    if report.verdict != "verified" and builder is not None and builder.sites:
-        from verifier.aprhl.search import search_shifts
-        # a claim ==> = with a discrete output: the Pointwise rule (couplings that may depend
-        # on the output value; every derivation of result<1> = result<2> is one of
-        # result<1> = v => result<2> = v, and the one-sided Cond rules subsume the
-        # synchronised one on branches without sampling); otherwise shifts alone
-        pointwise = proc.spec.post is None and discrete_output(proc)
-        found = search_shifts(proc, types, session, rlimit, builder, pointwise=pointwise)
-        if found is not None:
-            report = found
-        elif report.failure is not None:
-            report.failure += (" — and no shifted coupling the search tried proves the claim"
-                               + (" (the pointwise rule included)" if pointwise else ""))
-    if refute and report.verdict != "verified":
-        from verifier.aprhl.refute import refute as find_witness
-        witness = find_witness(proc, types)
-        if witness is not None:
-            report.verdict, report.code, report.confirmation = "refuted", "V008", witness
-            why = f"\n  the verifier's reason: {report.failure}" if report.failure else ""
-            report.failure = f"the claim is false, {witness.text()}{why}"
-    report.seconds = time.perf_counter() - start
-    return report
-
-
 def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Optional[int] = None,
             assignment: Optional[Dict] = None, shift_vars: bool = False, first_failure: bool = False,
             pointwise: bool = False) -> Tuple[ProcReport, Optional[Builder]]:
@@ -1449,7 +1416,7 @@ def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Option
     s = proc.spec
     # what the claim means in words (the guarantee it states; verified or not)
     report = ProcReport(proc.name, claim_text(proc), "unknown",
-                        guarantee=f"({W.pretty_expr(s.eps)}, {W.pretty_expr(s.delta)})-DP")
+                        guarantee=W.spec_guarantee(s))
     b = Builder(proc, types, session, rlimit)
     b.assignment = dict(assignment or {})
     b.shift_vars = shift_vars

@@ -22,7 +22,7 @@ run-time errors, the same noise (``monad.Laplace`` samples with ``laplace_exact`
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from verifier.aprhl.run import Evaluator
 from verifier.errors import PrivInferError, error
@@ -32,6 +32,22 @@ from verifier.semantics.values import ConsList, SymbolicEscape
 
 #: statements one run of a procedure (one replay) may execute while its law is computed
 STEPS = 20_000
+#: work (statements executed and list elements copied, over every replay) the laws computed
+#: with one ``Work`` counter may take in all: a loop that does not end replays from the start
+#: at each of its draws, and one that grows a list copies it at each step
+TOTAL_WORK = 2_000_000
+
+
+class Work:
+    """A budget of work shared by the replays of one or more laws (``TOTAL_WORK``)."""
+
+    def __init__(self, limit: int = TOTAL_WORK):
+        self.spent, self.limit = 0, limit
+
+    def spend(self, amount: int, span) -> None:
+        self.spent += amount
+        if self.spent > self.limit:
+            raise error("R010", f"the laws took more than {self.limit} steps of work", span)
 
 
 class _Need(BaseException):
@@ -46,13 +62,21 @@ class _Need(BaseException):
 class _Replay(Evaluator):
     """``run``'s evaluator with the draws of ``Lap`` taken from ``draws``."""
 
-    def __init__(self, proc: W.Proc, types: W.ProcTypes, draws: Tuple[Any, ...], steps: int):
+    def __init__(self, proc: W.Proc, types: W.ProcTypes, draws: Tuple[Any, ...], steps: int,
+                 work: Work):
         super().__init__(proc, types, None, max_steps=steps)
-        self.draws, self.used = draws, 0
+        self.draws, self.used, self.work = draws, 0, work
+
+    def tick(self, span) -> None:
+        super().tick(span)
+        self.work.spend(1, span)
 
     def exec(self, s, env: Dict[str, Any]) -> None:
         if not isinstance(s, W.Sample):
-            return super().exec(s, env)
+            super().exec(s, env)
+            if isinstance(s, W.Assign) and isinstance(env.get(s.target), list):
+                self.work.spend(len(env[s.target]), s.span)
+            return
         self.tick(s.span)
         if self.used < len(self.draws):
             env[s.target] = self.draws[self.used]
@@ -69,15 +93,17 @@ class _Replay(Evaluator):
 
 
 def procedure_law(proc: W.Proc, types: W.ProcTypes, args: Dict[str, Any],
-                  steps: int = STEPS) -> monad.MValue:
+                  steps: int = STEPS, work: Optional[Work] = None) -> monad.MValue:
     """The run of ``proc`` on ``args`` (run's values: ``int``, ``Fraction``, lists) as an
     M-value whose outputs are values of the functional language (lists as ``ConsList``). A
     run-time error of the program (``PrivInferError``) is raised with ``certain`` set when it
-    is raised on every run: before any noisy value was compared (``compared.certain_path``)."""
+    is raised on every run: before any noisy value was compared (``compared.certain_path``).
+    ``work``: the budget of all the replays (R010 beyond it; a fresh ``Work`` when None)."""
     args = dict(args)
+    work = Work() if work is None else work
 
     def build(draws: Tuple[Any, ...]) -> monad.MValue:
-        replay = _Replay(proc, types, draws, steps)
+        replay = _Replay(proc, types, draws, steps, work)
         try:
             value = replay.run(dict(args))
         except _Need as need:

@@ -33,7 +33,7 @@ from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from verifier.aprhl.coupled import holds
-from verifier.aprhl.law import procedure_law
+from verifier.aprhl.law import Work, procedure_law
 from verifier.aprhl.run import _conform, literal
 from verifier.errors import PrivInferError
 from verifier.language import whilelang as W
@@ -78,6 +78,7 @@ class _Search:
         self.laws: Dict[str, Any] = {}
         self.work = [0]
         self.paths = 0
+        self.budget = Work()    # shared by every law of the search: a bounded search
 
     def pair(self, env1: Dict[str, Any], env2: Dict[str, Any]) -> Optional[Confirmation]:
         spec = self.proc.spec
@@ -143,7 +144,7 @@ class _Search:
     def _law(self, env: Dict[str, Any]):
         from verifier.laws import output_law
         try:
-            m = procedure_law(self.proc, self.types, env)
+            m = procedure_law(self.proc, self.types, env, work=self.budget)
         except PrivInferError as exc:     # before the first Lap: the run always stops
             certain = exc.first.code in PROGRAM_ERRORS and getattr(exc, "certain", False)
             return None, None, exc.first if certain else None

@@ -20,6 +20,7 @@ import re
 from typing import Dict, FrozenSet, List, Tuple
 
 from obligations import terms as T
+from verifier.aprhl.derive import attempt
 from verifier.language import whilelang as W
 from verifier.shifts import IDENTITY, case_templates, point_templates, shift_templates
 
@@ -35,7 +36,6 @@ def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, poin
     counter is the output value (``verifier.shifts.point_templates``). A ``Lap`` followed at once
     by an ``if`` on its value may also be shifted per branch of that ``if``
     (``verifier.shifts.case_templates``, rule Lap-Case)."""
-    from verifier.aprhl.derive import attempt
     sites = sorted(first.sites)[:MAX_SITES]
     options: Dict[Tuple[int, int], Tuple] = {}
     for k in sites:

@@ -89,10 +89,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_while(args: argparse.Namespace) -> int:
-    """``--while``: the replay oracle of ``verifier.aprhl.coupled`` on mutants of the suite's
+    """``--while``: the replay oracle of ``verifier.aprhl.campaign`` on mutants of the suite's
     while-programs and on new random ones (``verifier.aprhl.generate``); exit 1 when a verified procedure breaks its coupling on a concrete run."""
     from pathlib import Path
-    from verifier.aprhl.coupled import fuzz as fuzz_while
+    from verifier.aprhl.campaign import fuzz as fuzz_while
     if args.time is not None:
         raise error("U002", "--while takes --count, not --time")
     root = Path(__file__).resolve().parents[2] / "benchmarks" / "programs" / "aprhl"

@@ -33,7 +33,7 @@ import re
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from obligations.records import field, record
+from obligations.records import field, record, replace
 from verifier.errors import PrivInferError, error
 from verifier.language.ast import Span
 from verifier.language.lexer import number_value
@@ -820,6 +820,34 @@ def _only_public(e: Expr, proc: Proc, what: str) -> None:
                         n.span)
 
 
+def common_tails_hoisted(stmts: Sequence[Stmt]) -> Tuple[Stmt, ...]:
+    """``stmts`` with every ``if g then A; s else B; s end`` (``s`` an assignment written the same
+    at the end of both branches) rewritten ``if g then A else B end; s``, in loops and branches
+    too: the same program (``s`` runs after either branch). The apRHL derivation builder and
+    kernel both derive the rewritten statements, so that a counter stepped at the end of each
+    branch is a loop counter."""
+    out: List[Stmt] = []
+    for s in stmts:
+        if isinstance(s, While):
+            out.append(replace(s, body=common_tails_hoisted(s.body)))
+        elif isinstance(s, If):
+            then, else_ = list(common_tails_hoisted(s.then)), list(common_tails_hoisted(s.else_))
+            tail: List[Stmt] = []
+            while then and else_ and _same_assignment(then[-1], else_[-1]):
+                tail.insert(0, then.pop())
+                else_.pop()
+            out.append(replace(s, then=tuple(then) or (Skip(s.span),), else_=tuple(else_)))
+            out += tail
+        else:
+            out.append(s)
+    return tuple(out)
+
+
+def _same_assignment(a: Stmt, b: Stmt) -> bool:
+    return (isinstance(a, Assign) and isinstance(b, Assign) and a.target == b.target
+            and pretty_expr(a.value) == pretty_expr(b.value))
+
+
 def names_of(e) -> List[Name]:
     out: List[Name] = []
 
@@ -1002,6 +1030,18 @@ def expr_type(e: Expr, env: Dict[str, str], assertion: bool = False, span_ok: bo
 
 _PREC = {"=>": 1, "||": 2, "&&": 3, "=": 5, "<>": 5, "<": 5, "<=": 5, ">": 5, ">=": 5,
          "++": 6, "+": 7, "-": 7, "*": 8, "/": 8, "mod": 8}
+
+
+def spec_guarantee(spec: Spec) -> str:
+    """What a verified specification guarantees, in words: ``(eps, delta)-DP`` only when its
+    output relation is ``=`` (the apRHL judgement with equal outputs is differential privacy);
+    another relation (``true``, a relation of other variables, ``result<2> = result<1> + 1``)
+    is an apRHL judgement that says nothing of the privacy of the output, and is named so."""
+    bound = f"({pretty_expr(spec.eps)}, {pretty_expr(spec.delta)})"
+    if spec.post is None:
+        return f"{bound}-DP"
+    return (f"the apRHL judgement at {bound} with output relation {pretty_expr(spec.post)} "
+            "(not differential privacy of the output)")
 
 
 def pretty_expr(e: Expr, prec: int = 0) -> str:

@@ -79,6 +79,12 @@ class Builder:
         #: what the call facts of higher-order calls in pure code rest on: the functions
         #: passed having the type the callee expects (``higher_order.Related``), by key
         self.related: Dict[tuple, object] = {}
+        #: LetRec-Joint (``verifier.rules.joint``): the additive shape of each function asked
+        #: about (None: another shape), its joint facts by key, and the LetRec-Joint root
+        #: premise of each function whose joint facts some obligation assumes
+        self.additive: Dict[str, object] = {}
+        self.joint_cache: Dict[tuple, tuple] = {}
+        self.joint: Dict[str, Derivation] = {}
         self._pure_vals: Optional[frozenset] = None
         #: id of a node a rule built (not in the program) -> (that node, the program's node
         #: whose simple type it has); the node is kept so that its id is not reused
@@ -664,9 +670,11 @@ class Builder:
 
     def root_premises(self) -> List[Derivation]:
         """The premises of the claim's root after its body: the inductions of the
-        observe-folds and the observes it uses, and an S-Fun node for each function passed in
-        pure code whose call facts the obligations assume (``higher_order.related_nodes``)."""
-        return list(self.folds.values()) + registry.judgement(registry.S_FUN_ROOTS)(self)
+        observe-folds and the observes it uses, an S-Fun node for each function passed in
+        pure code whose call facts the obligations assume (``higher_order.related_nodes``),
+        and a LetRec-Joint node for each function whose joint facts they assume."""
+        return list(self.folds.values()) + registry.judgement(registry.S_FUN_ROOTS)(self) + \
+            list(self.joint.values())
 
     def prove_claim(self, val: A.ValDecl, pointwise: bool = False) -> Derivation:
         """The derivation of ``val``, proving its definition has the claimed relational type

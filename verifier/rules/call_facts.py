@@ -33,6 +33,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from verifier.language import ast as A
 from verifier.language.resolve import source_name
+from verifier.rules import registry
 from verifier.rules.equality import equal_term
 from verifier.rules.function_types import Related, function_type, passed_at
 from verifier.rules.refinements import _instantiated_cost, _shared, refinement_parts, simple_of
@@ -85,7 +86,8 @@ def call_facts(builder, ctx, terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term
     own = ctx.function
     names = {n for n in builder.pure_vals() if n != own or ctx.induction is not None}
     facts: List[T.Term] = []
-    for name, calls in (ground_calls(terms, names) if names else {}).items():
+    found = ground_calls(terms, names) if names else {}
+    for name, calls in found.items():
         calls = calls[:MAX_CALLS]
         for left in calls:
             for right in calls:
@@ -93,13 +95,16 @@ def call_facts(builder, ctx, terms: Sequence[T.Term]) -> Tuple[Tuple[str, T.Term
                 fact = _fact(builder, name, left, right, induction)
                 if fact is not None and fact != T.boolean(True) and fact not in facts:
                     facts.append(fact)
+    joint = registry.judgement(registry.LETREC_JOINT)(builder, ctx, terms, found) \
+        if found else []  # additive functions on adjacent lists
     for fact in infer_facts(builder, own, terms):
         if fact not in facts:
             facts.append(fact)
     for fact in parameter_facts(builder, ctx, terms) + higher_order_facts(builder, ctx, terms):
         if fact not in facts and fact != T.boolean(True):
             facts.append(fact)
-    return tuple((f"{PREFIX}{k}", fact) for k, fact in enumerate(facts, 1))
+    return tuple((f"{PREFIX}{k}", fact) for k, fact in enumerate(facts, 1)) + \
+        tuple((f"{PREFIX}joint_{k}", fact) for k, fact in enumerate(joint, 1))
 
 
 # ---- higher order (issue #26, ``verifier.rules.higher_order``) -------------------------------

@@ -20,9 +20,10 @@ from verifier.rules import lifting  # LiftIf, the fallback of If
 from verifier.rules import couplings  # Case-Output (before BindM), Pointwise
 from verifier.rules import mechanism_rules  # the built-in mechanisms
 from verifier.rules import higher_order  # parameters of function type, S-Fun
+from verifier.rules import joint  # LetRec-Joint, the joint facts of additive functions
 from verifier.rules import safety  # the Safety premise of a definition
 from verifier.rules import infer_rule  # infer: the closed forms, then Infer
 
 #: the rule modules, in the order they register
-MODULES = (monadic_rules, core_rules, lifting, couplings, mechanism_rules, higher_order, safety,
+MODULES = (monadic_rules, core_rules, lifting, couplings, mechanism_rules, higher_order, joint, safety,
            infer_rule)

@@ -185,6 +185,9 @@ S_FUN = "S-Fun"
 #: ``rule(builder) -> List[Derivation]``: the S-Fun root premises of the functions passed in
 #: pure code whose call facts the obligations assume (``higher_order.related_nodes``)
 S_FUN_ROOTS = "S-Fun-roots"
+#: ``rule(builder, ctx, terms, calls) -> List[Term]``: the joint facts of the calls of additive
+#: recursive functions on adjacent lists, in an obligation (``joint.letrec_joint``)
+LETREC_JOINT = "LetRec-Joint"
 
 _JUDGEMENTS: Dict[str, Callable] = {}
 

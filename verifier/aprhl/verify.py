@@ -1,0 +1,51 @@
+"""The verdict of a while-procedure's claim (docs/aprhl.md): the derivation
+(``verifier.aprhl.derive``), the search of shifted couplings when the identity coupling fails
+(``verifier.aprhl.search``) and the search of a witness when no coupling proves the claim
+(``verifier.aprhl.refute``). Above the three, so that none imports another to come back."""
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from obligations.smtlib import Z3Session
+from verifier.aprhl.derive import ProcReport, attempt, discrete_output
+from verifier.aprhl.refute import refute as find_witness
+from verifier.aprhl.search import index_output, search_shifts
+from verifier.language import whilelang as W
+
+
+def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] = None,
+                rlimit: Optional[int] = None, refute: bool = True) -> ProcReport:
+    """The verdict of a procedure's claim: the derivation with every unannotated ``Lap``
+    coupled by the identity of the draws; when it fails, the shift search
+    (``verifier.aprhl.search``) looks for shifts under which every obligation holds; when it
+    finds none, the first derivation's failure stands, and (``refute``) a witness that the
+    claim is false is searched (``verifier.aprhl.refute``): with one, the claim is refuted."""
+    start = time.perf_counter()
+    session = session or Z3Session()
+    report, builder = attempt(proc, types, session, rlimit)
+    if report.verdict != "verified" and builder is not None and builder.sites:
+        # a claim ==> = with a discrete output: the Pointwise rule (couplings that may depend
+        # on the output value; every derivation of result<1> = result<2> is one of
+        # result<1> = v => result<2> = v, and the one-sided Cond rules subsume the
+        # synchronised one on branches without sampling); otherwise shifts alone
+        pointwise = proc.spec.post is None and discrete_output(proc)
+        found = search_shifts(proc, types, session, rlimit, builder, pointwise=pointwise)
+        if found is None and pointwise and index_output(proc):
+            # an index output puts the pointwise templates first, and their builds may use up
+            # the search (a count returned as the output: the sparse vector's proof, no point
+            # template); the shifts alone, searched again
+            found = search_shifts(proc, types, session, rlimit, builder)
+        if found is not None:
+            report = found
+        elif report.failure is not None:
+            report.failure += (" — and no shifted coupling the search tried proves the claim"
+                               + (" (the pointwise rule included)" if pointwise else ""))
+    if refute and report.verdict != "verified":
+        witness = find_witness(proc, types)
+        if witness is not None:
+            report.verdict, report.code, report.confirmation = "refuted", "V008", witness
+            why = f"\n  the verifier's reason: {report.failure}" if report.failure else ""
+            report.failure = f"the claim is false, {witness.text()}{why}"
+    report.seconds = time.perf_counter() - start
+    return report
