@@ -22,7 +22,7 @@ from obligations import vocabulary as V
 from verifier.language import ast as A
 from verifier.language.resolve import source_name
 from verifier.translation import logic as L
-from verifier.translation.calls import call_value
+from verifier.translation.calls import call_value, leaves
 from verifier.translation.ranges import value_facts
 from verifier.translation.symbolic import Scalar
 from verifier.translation.translate import NoRule
@@ -50,6 +50,10 @@ def shape(p: Proof, decl: A.LetDecl) -> Optional[tuple]:
         if any(i != at and not says_equal(*_refined(d)) for i, d in enumerate(doms)):
             return None
         kinds = {d.name for d in map(simple_of, doms) if isinstance(d, A.TBase)}
+        # one flat argument term per parameter (a unit is none, a pair two): else the i-th
+        # term of a call is not its i-th parameter
+        if any(leaves(t) is None or len(leaves(t)) != 1 for t in map(simple_of, doms)):
+            return None
     except Reject:
         return None
     if not isinstance(lst, A.TList) or "real+inf" in kinds or lst.elem == A.TBase("real+inf") or \

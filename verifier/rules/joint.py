@@ -44,7 +44,7 @@ from verifier.language.resolve import written
 from verifier.rules import registry
 from verifier.rules.refinements import _shared, refinement_parts, simple_of
 from verifier.translation import logic as L
-from verifier.translation.calls import call_value
+from verifier.translation.calls import call_value, leaves
 from verifier.translation.ranges import value_facts
 from verifier.translation.symbolic import Scalar
 from verifier.translation.translate import NoRule
@@ -90,6 +90,11 @@ def additive_shape(val: Optional[A.ValDecl], decl: Optional[A.LetDecl]) -> Optio
             if i != at and not (var is not None and _shared(var, assertions)):
                 return None
     except NoRule:
+        return None
+    # a call's symbol has its arguments flattened (calls.flat_terms: a unit is no term, a pair
+    # two): the rule reads the i-th flat argument as the i-th parameter, so each parameter must
+    # be exactly one term (a unit and a pair would shift the ones between them)
+    if any(leaves(t) is None or len(leaves(t)) != 1 for t in types):
         return None
     elem = types[at].elem if isinstance(types[at], A.TList) else None
     if elem is None or L.sort_of_type(elem) not in (T.INT, T.REAL, T.BOOL) or \
