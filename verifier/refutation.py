@@ -62,6 +62,9 @@ FLOAT_SLACK = 1e-9
 #: Input pairs tried at most (from counterexamples; from small values), and the lengths of
 #: the small lists.
 MAX_PAIRS, MAX_SMALL_PAIRS, DEFAULT_LENGTHS = 64, 96, (0, 1, 2)
+#: the small pairs: a step of a public parameter weighs as much as this many steps of a
+#: private one, and at most this many combinations are ordered (``_small_pairs``)
+PUBLIC_STEP, SMALL_COMBINATIONS = 8, 4096
 #: Python calls one witness may take (evaluation, sampling, exact laws) before the search
 #: gives up: a program that does not terminate on the inputs is no witness, and no reason to
 #: wait (counted, not timed, so that verdicts do not depend on the machine).
@@ -354,18 +357,31 @@ class _Witnesses:
         """Pairs of small inputs when no counterexample names them (a pure function's false
         postcondition is often refuted only here: the obligation that failed was the induction
         step): each parameter refined by ``=`` gets one value in both runs, any other one two
-        values of its type, pairs of equal size first."""
-        options = []
+        values of its type, pairs of equal size first.
+
+        The combinations come by increasing weighted sum of their indices, a step of a parameter
+        refined by ``=`` weighing ``PUBLIC_STEP`` steps of another: the pairs of the private
+        inputs vary fastest whatever the order of the parameters (with the plain product, the
+        first parameter varied slowest, and a private list written first got five pairs)."""
+        options, public = [], []
         for name, binders, base in self.domains:
             values = self._defaults(base)
-            if any(_says_equal(var, a) for var, a in binders):
+            public.append(any(_says_equal(var, a) for var, a in binders))
+            if public[-1]:
                 options.append([(v, v) for v in values])
             else:
                 pairs = [(a, b) for a in values for b in values]
                 pairs.sort(key=lambda ab: (_size(ab[0]) != _size(ab[1]),
                                            _size(ab[0]) + _size(ab[1])))
                 options.append(pairs)
-        return itertools.islice(itertools.product(*options), MAX_SMALL_PAIRS)
+        sizes = [len(o) for o in options]
+        while math.prod(sizes) > SMALL_COMBINATIONS:  # the public options are cut first
+            widest = max(range(len(sizes)), key=lambda i: (public[i], sizes[i]))
+            sizes[widest] -= 1
+        combos = sorted(itertools.product(*(range(n) for n in sizes)),
+                        key=lambda c: (sum(j * (PUBLIC_STEP if pub else 1)
+                                           for j, pub in zip(c, public)), c))
+        return ([o[j] for o, j in zip(options, c)] for c in combos[:MAX_SMALL_PAIRS])
 
     def _runs_of(self, result: Result) -> Optional[List[Optional[Tuple[Any, Any]]]]:
         """The values of the parameters in ``result``'s counterexample (None where absent)."""
