@@ -19,15 +19,12 @@ import pytest
 from benchmarks.runner import run_program
 from checker import kernel
 from checker.certify import certificate, dumps
-from checker.joint import shape as kernel_shape
-from checker.judgement import Proof
 from verifier.claim_audit import audit_program
 from verifier.language.parser import parse_file, parse_program
-from verifier.language.resolve import resolve
 from verifier.language.typecheck import typecheck_program
 from verifier.rules import registry
-from verifier.rules.joint import additive_shape
 from verifier.verification import VERIFIED, verify_program
+from verify_helpers import joint_shapes, verdicts
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = ROOT / "benchmarks" / "programs"
@@ -49,10 +46,6 @@ def cert_of_text(text: str, name: str = "joint.pinf") -> dict:
     program = parse_program(text, name)
     report = verify_program(program, typecheck_program(program))
     return json.loads(dumps(certificate(report, program.source, program.file)))
-
-
-def verdicts(report) -> dict:
-    return {c.name: c.verdict for c in report.claims}
 
 
 # ---- the suite's programs ---------------------------------------------------------------------
@@ -119,31 +112,23 @@ SHAPES = [
 ]
 
 
-def shapes_of(text: str):
-    program = resolve(parse_program(text, "shape.pinf"))
-    decl = next(d for d in program.lets() if d.recursive)
-    val = next(v for v in program.vals() if v.name == decl.name)
-    proof = Proof(program, typecheck_program(program), val.name, lambda *a: None)
-    return additive_shape(val, decl), kernel_shape(proof, decl)
-
-
 @pytest.mark.parametrize("body, additive", SHAPES, ids=[str(i) for i in range(len(SHAPES))])
 def test_the_additive_shape_is_recognised_by_structure_alike_in_verifier_and_kernel(body, additive):
-    mine, kernels = shapes_of(HEADER + body)
+    mine, kernels = joint_shapes(HEADER + body)
     assert (mine is not None) == additive == (kernels is not None)
 
 
 def test_infinite_values_give_no_shape():
     body = "let rec f c db = match db with | [] -> 0.0 | x :: xs -> x + f c xs"
     for old, new in (("[3] list", "real+inf list"), ("{n :: real", "{n :: real+inf")):
-        assert shapes_of(HEADER.replace(old, new) + body) == (None, None)
-    assert None not in shapes_of(HEADER.replace("[3] list", "real list") + body)
+        assert joint_shapes(HEADER.replace(old, new) + body) == (None, None)
+    assert None not in joint_shapes(HEADER.replace("[3] list", "real list") + body)
 
 
 def test_a_public_parameter_not_equal_in_both_runs_gives_no_shape():
     text = HEADER.replace("{c :: int | =}", "{c :: int | true}") + SHAPES[0][0]
-    assert shapes_of(text) == (None, None)
-    assert shapes_of(HEADER + SHAPES[0][0])[0].position == 1
+    assert joint_shapes(text) == (None, None)
+    assert joint_shapes(HEADER + SHAPES[0][0])[0].position == 1
 
 
 # ---- variants --------------------------------------------------------------------------------

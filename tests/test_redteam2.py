@@ -17,16 +17,13 @@ import pytest
 
 from checker import kernel
 from checker.certify import certificate, dumps
-from checker.joint import shape as kernel_shape
-from checker.judgement import Proof
 from verifier.aprhl.commands import verify_file as verify_while_file
 from verifier.errors import PrivInferError
 from verifier.language.parser import parse_program
-from verifier.language.resolve import resolve
 from verifier.language.typecheck import typecheck_program
 from verifier.rules import joint as builder_joint
-from verifier.rules.joint import additive_shape
 from verifier.verification import VERIFIED, verify_program
+from verify_helpers import joint_shapes, verdicts
 
 ATTACKS = Path(__file__).resolve().parent / "redteam2_attacks"
 
@@ -48,41 +45,29 @@ def _report(text: str):
     return program, verify_program(program, typecheck_program(program))
 
 
-def _verdicts(report) -> dict:
-    return {c.name: c.verdict for c in report.claims}
-
-
-def _shapes(text: str):
-    program = resolve(parse_program(text, "rt2.pinf"))
-    decl = next(d for d in program.lets() if d.recursive)
-    val = next(v for v in program.vals() if v.name == decl.name)
-    proof = Proof(program, typecheck_program(program), val.name, lambda *a: None)
-    return additive_shape(val, decl), kernel_shape(proof, decl)
-
-
 def test_the_attack_file_is_the_minimal_program():
     assert MISALIGNED.strip() in (ATTACKS / "j01_unit_tuple_misalign.pinf").read_text()
 
 
 def test_flattened_arguments_shifted_by_a_unit_and_a_pair_are_not_verified():
     _, report = _report(MISALIGNED)
-    assert _verdicts(report)["g"] != VERIFIED
+    assert verdicts(report)["g"] != VERIFIED
 
 
 def test_parameters_of_more_or_fewer_than_one_term_give_no_shape_in_builder_and_kernel():
-    assert _shapes(MISALIGNED) == (None, None)
+    assert joint_shapes(MISALIGNED) == (None, None)
     for typ, arg in (("unit", "()"), ("int * int", "(0, 0)")):
         one = MISALIGNED.replace("{u :: unit | =} -> {k :: int | =} -> {p :: int * int | =}",
                                  f"{{k :: int | =}} -> {{p :: {typ} | =}}")
         one = one.replace("cnt u k p", "cnt k p").replace("cnt () 0 (0, 0)", f"cnt 0 {arg}")
         one = one.replace("cnt () 1 (0, 0)", f"cnt 1 {arg}")
-        assert _shapes(one) == (None, None), typ
+        assert joint_shapes(one) == (None, None), typ
     # a function of scalar parameters keeps its shape (and the true histogram its proof)
     scalar = MISALIGNED.replace("{u :: unit | =} -> ", "").replace("{p :: int * int | =}",
                                                                    "{p :: int | =}")
     scalar = scalar.replace("cnt u k p", "cnt k p").replace("cnt () 0 (0, 0)", "cnt 0 0")
     scalar = scalar.replace("cnt () 1 (0, 0)", "cnt 1 0")
-    mine, kernels = _shapes(scalar)
+    mine, kernels = joint_shapes(scalar)
     assert mine is not None and kernels is not None and mine.position == 2
 
 
@@ -91,7 +76,7 @@ def test_the_kernel_refuses_the_certificate_of_a_builder_without_the_fix(monkeyp
     verifies g; the kernel refuses the LetRec-Joint premise on cnt."""
     monkeypatch.setattr(builder_joint, "leaves", lambda t: [t], raising=False)
     program, report = _report(MISALIGNED)
-    assert _verdicts(report)["g"] == VERIFIED  # the old, unsound verdict
+    assert verdicts(report)["g"] == VERIFIED  # the old, unsound verdict
     cert = json.loads(dumps(certificate(report, program.source, program.file)))
     assert any(n["rule"] == "LetRec-Joint" for n in cert["nodes"])
     outcome = kernel.check(cert)

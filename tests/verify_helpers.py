@@ -7,6 +7,7 @@ from typing import Dict, Tuple
 from checker import kernel
 from checker.certify import certificate, dumps
 from verifier.language.parser import parse_program
+from verifier.language.resolve import resolve
 from verifier.language.typecheck import typecheck_program
 from verifier.verification import VERIFIED, ClaimReport, verify_program
 
@@ -38,3 +39,21 @@ def checked(text: str):
     outcome = kernel.check(cert)
     assert outcome.valid, outcome.reason
     return claims, cert
+
+
+def joint_shapes(text: str):
+    """LetRec-Joint's additive shape of the first recursive function of ``text`` with a val,
+    as the builder (``verifier.rules.joint``) and the kernel (``checker.joint``) each see it."""
+    from checker.joint import shape as kernel_shape
+    from checker.judgement import Proof
+    from verifier.rules.joint import additive_shape
+    program = resolve(parse_program(text, "shape.pinf"))
+    decl = next(d for d in program.lets() if d.recursive)
+    val = next(v for v in program.vals() if v.name == decl.name)
+    proof = Proof(program, typecheck_program(program), val.name, lambda *a: None)
+    return additive_shape(val, decl), kernel_shape(proof, decl)
+
+
+def verdicts(report) -> Dict[str, str]:
+    """A report's verdicts by claim name."""
+    return {c.name: c.verdict for c in report.claims}

@@ -21,8 +21,9 @@ refinement evaluated on them), on which
   *is* the claim's definition at two valuations, computed exactly by the evaluator.
 
 The inputs tried are those of the failing obligations' counterexamples, or of the candidates
-z3 proposed that evaluation could not confirm (read back from their printed values, which are program syntax), with the parameters they do not mention given a
-few small values of their type; each comparison is rigorous (exact rationals, arb balls; a
+z3 proposed that evaluation could not confirm (read back from their printed values, which are
+program syntax), with the parameters they do not mention given a few small values of their
+type; each comparison is rigorous (exact rationals, arb balls; a
 float from the evaluator is widened by ``FLOAT_SLACK`` before it may decide). When no witness
 is found the claim is **unknown**, and the failure names the obligation, its span and what the
 verifier lacked. ``confirm`` never raises: a witness that cannot be evaluated is no witness.
@@ -49,8 +50,8 @@ EXACT_CALCULATION, EVALUATION, EXACT_LOSS, EXACT_AUDIT, RUN = (
     "exact calculation", "evaluation", "exact loss", "exact audit", "run")
 METHODS = (EXACT_CALCULATION, EVALUATION, EXACT_LOSS, EXACT_AUDIT, RUN)
 #: The exact audit: the most inputs it evaluates (all lists up to the longest length that
-#: keeps within), the settings of the public arguments it tries, the call budget of its exactness probe, and
-#: the evaluator steps one audit may take per input and over all its inputs.
+#: keeps within), the settings of the public arguments it tries, the call budget of its
+#: exactness probe, and the evaluator steps one audit may take per input and over all its inputs.
 AUDIT_INPUTS, AUDIT_TRIES, AUDIT_BUDGET = 120, 3, 5_000_000
 #: ... and the settings of the public arguments it chooses those it tries from
 AUDIT_SETTINGS = 24
@@ -63,8 +64,8 @@ FLOAT_SLACK = 1e-9
 #: the small lists.
 MAX_PAIRS, MAX_SMALL_PAIRS, DEFAULT_LENGTHS = 64, 96, (0, 1, 2)
 #: the small pairs: a step of a public parameter weighs as much as this many steps of a
-#: private one, and at most this many combinations are ordered (``_small_pairs``)
-PUBLIC_STEP, SMALL_COMBINATIONS = 8, 4096
+#: private one (``_small_pairs``); combinations of options ordered at most (``_index_combinations``)
+PUBLIC_STEP, COMBINATIONS = 8, 4096
 #: Python calls one witness may take (evaluation, sampling, exact laws) before the search
 #: gives up: a program that does not terminate on the inputs is no witness, and no reason to
 #: wait (counted, not timed, so that verdicts do not depend on the machine).
@@ -374,13 +375,9 @@ class _Witnesses:
                 pairs.sort(key=lambda ab: (_size(ab[0]) != _size(ab[1]),
                                            _size(ab[0]) + _size(ab[1])))
                 options.append(pairs)
-        sizes = [len(o) for o in options]
-        while math.prod(sizes) > SMALL_COMBINATIONS:  # the public options are cut first
-            widest = max(range(len(sizes)), key=lambda i: (public[i], sizes[i]))
-            sizes[widest] -= 1
-        combos = sorted(itertools.product(*(range(n) for n in sizes)),
-                        key=lambda c: (sum(j * (PUBLIC_STEP if pub else 1)
-                                           for j, pub in zip(c, public)), c))
+        combos = _index_combinations(
+            [len(o) for o in options], public,
+            key=lambda c: (sum(j * (PUBLIC_STEP if pub else 1) for j, pub in zip(c, public)), c))
         return ([o[j] for o, j in zip(options, c)] for c in combos[:MAX_SMALL_PAIRS])
 
     def _runs_of(self, result: Result) -> Optional[List[Optional[Tuple[Any, Any]]]]:
@@ -740,11 +737,9 @@ class _RelatedSearch:
         """Up to ``RELATED_SETTINGS`` combinations of the options of the parameters other than
         the moved lists (None there), by increasing sum of indices."""
         sizes = [len(o) if o is not None else 1 for o in options]
-        while math.prod(sizes) > 4096:  # many parameters: fewer options each, not a huge sort
-            widest = max(range(len(sizes)), key=lambda i: sizes[i])
-            sizes[widest] -= 1
-        combos = sorted(itertools.product(*(range(n) for n in sizes)),
-                        key=lambda c: (sum(c), max(c, default=0), c))[:RELATED_SETTINGS]
+        combos = _index_combinations(sizes, [False] * len(sizes),
+                                     key=lambda c: (sum(c), max(c, default=0), c))
+        combos = combos[:RELATED_SETTINGS]
         return [[None if o is None else o[j] for o, j in zip(options, c)] for c in combos]
 
     def _own(self, i: int, pair: Tuple[Any, Any]) -> bool:
@@ -902,6 +897,17 @@ class _RelatedSearch:
     def _key(args) -> str:
         from verifier.semantics.values import format_value
         return "|".join(format_value(a) for a in args)
+
+
+def _index_combinations(sizes: List[int], cut_first: List[bool], key) -> List[Tuple[int, ...]]:
+    """The combinations of one index per option list (of ``sizes``), ordered by ``key``: with
+    many parameters, fewer options each (the widest cut, those marked ``cut_first`` before the
+    others) so that at most ``COMBINATIONS`` are sorted."""
+    sizes = list(sizes)
+    while math.prod(sizes) > COMBINATIONS:
+        widest = max(range(len(sizes)), key=lambda i: (cut_first[i], sizes[i]))
+        sizes[widest] -= 1
+    return sorted(itertools.product(*(range(n) for n in sizes)), key=key)
 
 
 def _shown_points(result: Result) -> Tuple[Any, ...]:
