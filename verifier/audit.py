@@ -947,6 +947,7 @@ class _ClaimTracker:
         self.delta_max: Optional[float] = check.delta
         self.undetermined = 0
         self.delta_cache: Dict[Tuple[int, float], float] = {}
+        self.violated_cache: Dict[Tuple[int, Any], bool] = {}
         self.delta_at_eps = 0.0
         self.violated = False
         self.exact = True
@@ -978,7 +979,7 @@ class _ClaimTracker:
             excess = stat.loss - eps if pure else d_at - delta
             if stat.precision != EXACT:
                 self.exact = False
-            violated = stat.exceeds(eps_x) if pure else stat.hockey_exceeds(eps_x, delta_x)
+            violated = self._violated(stat, eps_x, delta_x, pure)
         self.delta_at_eps = max(self.delta_at_eps, d_at)
         if violated and not self.violated:  # the first violation replaces any non-violation
             self.violated, check.excess = True, None
@@ -987,6 +988,21 @@ class _ClaimTracker:
             check.violation = (ConsList.from_sequence(list(x)), ConsList.from_sequence(list(y)))
             self.worst = (stat, eps_x, delta_x) if stat is not None else None
             self.worst_values = (0.0 if stat is None else stat.loss, eps, delta, d_at)
+
+    def _violated(self, stat: PairStat, eps_x: Any, delta_x: Any, pure: bool) -> bool:
+        """Whether ``stat``'s pair violates ``(eps_x, delta_x)``, decided exactly once per law
+        pair and bound (many input pairs share both: the cache is keyed by rational bounds, or
+        by the claim's fixed ones, never by a ``Real``, whose equality is a computation)."""
+        bounds: Any = ()
+        if self.fixed.eps is None or self.fixed.delta is None:
+            bounds = (eps_x, delta_x)
+            if not all(isinstance(b, (Fraction, int)) for b in bounds):
+                return stat.exceeds(eps_x) if pure else stat.hockey_exceeds(eps_x, delta_x)
+        key = (id(stat), bounds)
+        if key not in self.violated_cache:
+            self.violated_cache[key] = (stat.exceeds(eps_x) if pure
+                                        else stat.hockey_exceeds(eps_x, delta_x))
+        return self.violated_cache[key]
 
     def finish(self, result: AuditResult) -> None:
         check = self.check

@@ -179,6 +179,21 @@ class _Watch:
         return self._returned
 
 
+def _extremes_first(settings: List[Any], claimed_eps) -> List[Any]:
+    """``settings`` in the order the audit tries them: the first (the first counterexample's),
+    then, one per distinct ``claimed_eps``, the smallest and the largest alternately. The claim
+    allows least where its eps is smallest, but a mechanism whose noise shrinks as a parameter
+    grows loses most where that parameter is largest: both ends before the middle."""
+    if not settings:
+        return []
+    by_eps: Dict[float, Any] = {}
+    for runs in sorted(settings[1:], key=claimed_eps):
+        by_eps.setdefault(claimed_eps(runs), runs)
+    rest = list(by_eps.values())
+    ends = [rest[i // 2] if i % 2 == 0 else rest[-1 - i // 2] for i in range(len(rest))]
+    return settings[:1] + ends
+
+
 @contextmanager
 def _watched(calls: int = CALL_BUDGET):
     """Run the body under a ``_Watch``: ``_OutOfCalls`` after ``calls`` Python calls, and
@@ -295,9 +310,7 @@ class _Witnesses:
             settings.append(runs)
             if len(settings) >= AUDIT_SETTINGS:
                 break
-        # the first counterexample's setting, then those where the claim allows least
-        ordered = settings[:1] + sorted(settings[1:], key=self._claimed_eps)
-        for runs in ordered[:AUDIT_TRIES]:
+        for runs in _extremes_first(settings, self._claimed_eps)[:AUDIT_TRIES]:
             specs = [f"#{i + 1}={format_value(a)}" for i, (a, _) in enumerate(runs) if i != private]
             if not self._exact_law(runs, private):
                 return None  # the audit would measure float laws, which decide nothing here
@@ -400,16 +413,19 @@ class _Witnesses:
     def _exact_law(self, runs, private: int) -> bool:
         """Whether the output law at the shortest private input (one default entry) is exact
         (or rigorously enclosed), which it is for every input when it is for one (the same code
-        computes them)."""
+        computes them). The run has the audit's step budget: where it runs out, so would the
+        audit's."""
         from verifier.laws import FLOAT, output_law
         from verifier.semantics.values import ConsList
         base = self.domains[private][2].type.elem
         entry = self._defaults(A.RSimple(base, self.val.span))[:1]
         args = [ConsList.from_sequence(entry) if i == private else a
                 for i, (a, _) in enumerate(runs)]
+        from verifier.semantics.evaluator import Evaluator
+        bounded = Evaluator(self.program, self.typed, AUDIT_STEPS, AUDIT_STEPS)  # as the audit's
         try:
             with _watched(AUDIT_BUDGET):
-                law = output_law(self.evaluator.call(self.val.name, args))[1]()
+                law = output_law(bounded.call(self.val.name, args))[1]()
         except (PrivInferError, _OutOfCalls, TypeError, ValueError):
             return False
         return getattr(law, "precision", None) != FLOAT
@@ -641,7 +657,9 @@ class _RelatedSearch:
 
     *Pure claims.* There is no loss to estimate: each pair is confirmed (or not) by
     ``_Witnesses._witness`` at once, at most ``RELATED_PURE_TRIES`` pairs, every setting
-    ranked alike.
+    ranked alike; a pair on which the program runs out of calls ends its setting (the other
+    orders and patterns there run the same code on as many entries), so that a program that
+    diverges costs one budget of calls per setting, not one per pair.
 
     *The estimates.* A pair is ranked by its privacy loss *estimated* in floating point
     (``compared.estimated_law``: the paths of each run explored once and cached per input, the
@@ -665,6 +683,7 @@ class _RelatedSearch:
                                    RELATED_STEPS_TOTAL)
         self.confirms = 0
         self.pure_tries = 0
+        self.diverged = False
         self.leaves: Dict[str, Any] = {}
         self.estimates: Dict[Tuple[str, Tuple[Any, ...]], Dict[Any, float]] = {}
 
@@ -728,6 +747,12 @@ class _RelatedSearch:
                 return found
         return None
 
+    def _diverged_here(self) -> bool:
+        """Whether the last pair tried ran out of calls (the flag is reset): the other sign
+        patterns at its setting run the same code on as many entries, so the setting is left."""
+        diverged, self.diverged = self.diverged, False
+        return diverged
+
     def _spent(self) -> bool:
         return (self.paths > RELATED_PATHS or self.exhausted
                 or self.confirms >= RELATED_CONFIRMS or self.unestimated >= RELATED_UNESTIMATED
@@ -786,7 +811,7 @@ class _RelatedSearch:
                     continue
                 found, ratio = self._try(runs)
                 best = max(best, ratio)
-                if found is not None or self._spent():
+                if found is not None or self._spent() or self._diverged_here():
                     return found, best
         return None, best
 
@@ -812,7 +837,8 @@ class _RelatedSearch:
                     with _watched() as watch:
                         found = self.w._witness(order, watch)
                 except (_OutOfCalls, RecursionError):
-                    found = None
+                    self.diverged = True   # no witness, and likely none at this setting
+                    return None, best
                 if found is not None or self._spent():
                     return found, best
                 continue

@@ -25,6 +25,9 @@ from verifier.fuzz.case import KINDS, Case, Config, Failure, parse_and_type
 
 #: Features that mark how a program may slip past a verifier (used to pick which failures to
 #: shrink first: one per combination).
+#: The slowest programs the report names (with ``--program I`` each can be replayed alone).
+SLOWEST = 5
+
 HOLES = ("computation bound by let, used 0 times", "computation bound by let, used 1 time",
          "computation bound by let, used 2 times", "helper without val", "shadowed built-in (local)",
          "redefined built-in before a val", "redefined built-in after a val", "local shadows a val'd name",
@@ -50,6 +53,7 @@ class CampaignReport:
         self.metamorphic_checked = 0
         self.coverage: Counter = Counter()
         self.times: List[float] = []
+        self.slowest: List[Tuple[float, int]] = []   # (seconds, program index), slowest first
         self.seconds = 0.0
         self._shrunk_keys: set = set()
         self.shrunk = 0
@@ -59,6 +63,7 @@ class CampaignReport:
     def add(self, case: Case) -> None:
         self.generated += 1
         self.times.append(case.seconds)
+        self.slowest = sorted(self.slowest + [(case.seconds, case.index)], reverse=True)[:SLOWEST]
         if case.status == "discarded":
             self.discarded += 1
             self.discard_reasons[case.reason.split(":")[0]] += 1
@@ -110,9 +115,10 @@ class CampaignReport:
 
     def per_program(self) -> Dict[str, float]:
         if not self.times:
-            return {"mean": 0.0, "median": 0.0, "max": 0.0}
+            return {"mean": 0.0, "median": 0.0, "max": 0.0, "slowest": []}
         return {"mean": round(statistics.fmean(self.times), 4), "median": round(statistics.median(self.times), 4),
-                "max": round(max(self.times), 4)}
+                "max": round(max(self.times), 4),
+                "slowest": [{"program": i, "seconds": round(t, 2)} for t, i in self.slowest]}
 
     def to_json(self) -> Dict[str, Any]:
         checked = self.generated - self.discarded
@@ -148,6 +154,9 @@ class CampaignReport:
                  f"{j['unjudged']} could not be judged"
                  + (f" ({', '.join(f'{k} {v}' for k, v in j['unjudged_reasons'].items())})" if j['unjudged'] else ""),
                  f"  metamorphic checks {j['metamorphic_checked']}"]
+        if j["seconds_per_program"]["slowest"]:
+            lines.append("  slowest programs: " + ", ".join(
+                f"{p['program']} ({p['seconds']} s)" for p in j["seconds_per_program"]["slowest"]))
         if j["failures"]:
             kinds = ", ".join(f"{k} {v}" for k, v in j["failures_by_kind"].items())
             lines.append(f"  FAILURES {j['failures']}: {kinds}; the kernel accepted the certificate of "
