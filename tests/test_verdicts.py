@@ -317,6 +317,34 @@ let f l n = down n + 2.0 * count l
     assert dict((p, a) for p, a, _ in c.confirmation.inputs)["n"].startswith("-")
 
 
+def test_a_run_that_ran_out_of_calls_is_not_run_again_on_the_same_arguments(monkeypatch):
+    """down never returns on n >= 0: each such argument list is run once by the witness
+    search, not once per pair it appears in (the pairs repeat their runs: run 1 at a list
+    against each run 2), and the witness at a negative n is still found."""
+    from verifier.semantics.evaluator import Evaluator
+    from verifier.semantics.values import format_value
+    runs = []
+    original = Evaluator.call
+
+    def recording(self, name, args, *rest, **kw):
+        if name == "f":
+            runs.append(" ".join(format_value(a) for a in args))
+        return original(self, name, args, *rest, **kw)
+
+    monkeypatch.setattr(Evaluator, "call", recording)
+    claims, _ = verify("""
+val down :: {n :: int | =} -> {r :: real | =}
+let rec down n = if n < 0 then 0.0 else down (n + 1)
+
+val f :: {l :: bool list | adj (l<1>, l<2>)} -> {n :: int | =}
+      -> {r :: real | abs (r<1> - r<2>) <= 1.0}
+let f l n = down n + 2.0 * count l
+""")
+    assert claims["f"].verdict == "refuted", claims["f"].failure
+    diverging = [r for r in runs if not r.split()[-1].startswith("-")]
+    assert diverging and len(diverging) == len(set(diverging)), sorted(diverging)
+
+
 def test_each_phase_of_the_search_has_its_own_allowance_of_diverging_pairs():
     """d7 never returns on a non-empty list, where both counterexamples put it (with the real
     completed by six small values, both orders: 24 diverging pairs); the smallest pairs, tried
