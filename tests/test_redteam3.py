@@ -1,10 +1,19 @@
 """Red-team round 3: attacks on tuples, higher order, Infer, Delta assertions, computation and
 distribution parameters, shadowing, partial operations, LetRec-Joint parameter kinds and the
 while-language (tests/redteam3_attacks/README.md). No false claim was verified: each stays so.
+
+The one false "verified" of the round (k50_uniform_equals_beta): the translator reads
+``uniform ()`` as ``beta (1, 1)`` (builder and kernel share it), so ``if uniform () = beta (1.0,
+1.0) then 0 else count db`` was verified ``=``; run's ``=`` told the Uniform and Beta records apart
+and released ``count db``. Fixed on run's side: ``uniform () = beta (1, 1)`` (one law), as the
+logic says.
 """
 from __future__ import annotations
 
 from pathlib import Path
+
+import subprocess
+import sys
 
 import pytest
 
@@ -15,6 +24,7 @@ from verifier.language.typecheck import typecheck_program
 from verifier.verification import VERIFIED, verify_program
 
 ATTACKS = Path(__file__).resolve().parent / "redteam3_attacks"
+ROOT = Path(__file__).resolve().parent.parent
 
 #: the attacked (false) claims of each functional attack; None: refused before verification
 ATTACKED = {
@@ -37,10 +47,15 @@ ATTACKED = {
     "k33_joint_realinf_param": ["main"], "k34_fun_type_names_later_param": ["main"],
     "k35_fun_type_names_param_body": ["main"], "k36_fold_fun_sqrt_negative": ["main"],
     "k37_joint_step_divides": ["cnt", "main"], "k39_local_length_shadow": ["main"],
-    "k40_local_lapmech_shadow_fun": ["main"],
+    "k40_local_lapmech_shadow_fun": ["main"], "k41_joint_head_shadows_param": ["g"],
+    "k42_local_loop_half_step": ["main"], "k43_posterior_observed_twice": ["post"],
+    "k44_posterior_nested_learn": ["post"], "k45_sd_param_two_draws": ["f"],
+    "k46_sd_param_kl_claim": ["f"], "k47_hd_param_sd_claim": ["f"],
+    "k48_dp_param_two_draws": ["f"], "k49_dist_equality_families": ["main"],
 }
 #: probes whose claims are true (or not shown false): not must-fail
-PROBES = {"k16_hellinger_jeffreys_param", "k20_shortcircuit", "k38_hellinger_small_prior"}
+PROBES = {"k16_hellinger_jeffreys_param", "k20_shortcircuit", "k38_hellinger_small_prior",
+          "k50_uniform_equals_beta", "k51_uniform_or_beta_output"}
 
 
 def test_every_functional_attack_is_listed():
@@ -63,5 +78,38 @@ def test_no_functional_attack_is_verified(name):
 
 @pytest.mark.parametrize("path", sorted(ATTACKS.glob("*.pwhile")), ids=lambda p: p.stem)
 def test_no_while_attack_is_verified(path):
-    reports, _ = verify_while_file(str(path))
+    try:
+        reports, _ = verify_while_file(str(path))
+    except PrivInferError:  # refused before verification: a variant that is not an int
+        assert path.stem == "w07_real_loop_bound_variant"
+        return
     assert reports and all(r.verdict != VERIFIED for r in reports), path.name
+
+
+# ---- the false "verified" of the round: uniform () = beta (1, 1) -------------------------------
+
+def test_run_equality_of_uniform_and_beta_one_one_is_the_logic_s():
+    from fractions import Fraction
+    from verifier.semantics.distributions import Beta, Uniform
+    from verifier.semantics.values import values_equal
+    one = Beta(Fraction(1), Fraction(1))
+    assert values_equal(Uniform(), one) and values_equal(one, Uniform())
+    assert values_equal(Uniform(), Beta(1, 1)) and values_equal(Uniform(), Uniform())
+    assert not values_equal(Uniform(), Beta(Fraction(1), Fraction(2)))
+    assert not values_equal(Beta(2, 1), Uniform())
+    assert hash(Uniform()) == hash(one) and len({Uniform(), one}) == 1
+
+
+def _run(path: Path, db: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "verifier.cli", "run", str(path), "main",
+                          "--arg", f"db={db}"], capture_output=True, text=True, cwd=ROOT,
+                         env={"PYTHONPATH": str(ROOT)}, check=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_the_verified_uniform_test_gives_equal_outputs_at_run_time():
+    path = ATTACKS / "k50_uniform_equals_beta.pinf"
+    program = parse_program(path.read_text(), path.name)
+    claims = {c.name: c.verdict for c in verify_program(program, typecheck_program(program)).claims}
+    if claims["main"] == VERIFIED:  # then run must agree: 0 in both runs
+        assert _run(path, "[false]") == _run(path, "[true]") == "0"
