@@ -52,10 +52,13 @@ ATTACKED = {
     "k44_posterior_nested_learn": ["post"], "k45_sd_param_two_draws": ["f"],
     "k46_sd_param_kl_claim": ["f"], "k47_hd_param_sd_claim": ["f"],
     "k48_dp_param_two_draws": ["f"], "k49_dist_equality_families": ["main"],
+    "k52_observe_private_bit": ["m"], "k53_observe_zero_evidence": ["m"],
+    "k55_infer_bound_two_sided_index": ["post"], "k56_nonstructural_swap": ["f", "main"],
+    "k57_nonstructural_helper": ["main"], "k58_contravariant_range": ["main"],
 }
 #: probes whose claims are true (or not shown false): not must-fail
 PROBES = {"k16_hellinger_jeffreys_param", "k20_shortcircuit", "k38_hellinger_small_prior",
-          "k50_uniform_equals_beta", "k51_uniform_or_beta_output"}
+          "k50_uniform_equals_beta", "k51_uniform_or_beta_output", "k54_observe_noisy_bit"}
 
 
 def test_every_functional_attack_is_listed():
