@@ -55,6 +55,7 @@ ATTACKED = {
     "k52_observe_private_bit": ["m"], "k53_observe_zero_evidence": ["m"],
     "k55_infer_bound_two_sided_index": ["post"], "k56_nonstructural_swap": ["f", "main"],
     "k57_nonstructural_helper": ["main"], "k58_contravariant_range": ["main"],
+    "k59_assertion_helper_redefined": ["main"], "k60_dist_lengths": ["main"],
 }
 #: probes whose claims are true (or not shown false): not must-fail
 PROBES = {"k16_hellinger_jeffreys_param", "k20_shortcircuit", "k38_hellinger_small_prior",
