@@ -192,6 +192,21 @@ class Uniform(Distribution):
     def sample(self, source):
         return Fraction(source.uniform())
 
+    def __eq__(self, other: Any) -> Any:
+        """``uniform ()`` is the law ``beta (1, 1)``: the language's ``=`` (``values_equal``)
+        and the logic (the translator reads ``uniform ()`` as ``beta (1, 1)``, in the builder
+        and in the kernel) must agree, or ``if uniform () = beta (1.0, 1.0) then 0 else count
+        db`` is verified ``=`` while run releases ``count db`` (red-team round 3). ``Beta``'s
+        equality declines a ``Uniform``, so ``beta (1, 1) = uniform ()`` comes here too."""
+        if isinstance(other, Uniform):
+            return True
+        if isinstance(other, Beta):
+            return other.a == 1 and other.b == 1
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((Fraction(1), Fraction(1)))   # beta (1, 1)'s: the hash of its fields
+
 
 @record
 class Normal(Distribution):
