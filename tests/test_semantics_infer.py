@@ -295,3 +295,18 @@ def test_exhaustive_small_finite_models_agree_with_brute_force():
                 f"in return (z = {str(o).lower()})) (ran (bernoulli {lit(p)})))")
         like1, like0 = (q1, q0) if o else (1 - q1, 1 - q0)
         assert expr(text) == D.Bernoulli(p * like1 / (p * like1 + (1 - p) * like0))
+
+
+def test_get_params_of_a_posterior_without_closed_form_is_a_clear_error():
+    """``getParams`` of a posterior whose likelihood is not conjugate: R006 at the call (it was
+    an internal error, red-team round 3), as for a finite distribution."""
+    program = parse_program("""
+let rec fit db prior = match db with
+  | [] -> prior
+  | d :: dbs -> observe (fun r -> mlet z = ran (bernoulli (r * r)) in return (d = z)) (fit dbs prior)
+let main (db : bool list) = fst (getParams (infer (fit db (ran (beta (2.0, 2.0))))))
+""", "t.pinf")
+    ev = Evaluator(program, typecheck_program(program))
+    with pytest.raises(PrivInferError) as info:
+        ev.call("main", [list_of([True])])
+    assert info.value.first.code == "R006" and "closed form" in info.value.first.message

@@ -986,6 +986,10 @@ def _get_params(ev: Evaluator, arg: Value, node: ast.Node) -> Value:
     d = _distribution("getParams", arg, node)
     if isinstance(d, dist.Finite):
         raise error("R006", "getParams: a finite distribution has no parameters", node.span)
+    if getattr(d, "family", None) == "posterior":
+        raise error("R006", "getParams: a posterior without a closed form has no parameters "
+                    "(its likelihood is not conjugate to its prior)", node.span,
+                    hint="use mean, variance or a draw of it; or a conjugate likelihood")
     params = d.params()
     if isinstance(d, dist.Bernoulli):
         return params[0]
