@@ -227,5 +227,5 @@ def test_the_generator_writes_the_sparse_vector_shapes():
         W.check_program(W.parse_while(text, "g.pwhile"))   # well typed
     joined = "\n".join(texts)
     for shape in ("th <= ", "not (", " < th then", "cnt := cnt - 1", "not done", "d[i] + eta",
-                  "th := t + n0", "th := t;", "- th]"):
+                  "th := t + n0", "th := t;", "- th]", "found < 0", "found := i - 1"):
         assert shape in joined, shape

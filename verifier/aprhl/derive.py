@@ -1007,8 +1007,37 @@ class Builder:
                         out.append((f"the cost grows by at most {T.pretty(u)} each time {x} "
                                     "counts down",
                                     T.le(head.cost, T.add(c0, T.mul(u, n_down)))))
+                out += self.stop_candidates(w, head, c0, per, set(carried), set(top),
+                                            set(counters + backwards + steps + downs), modified)
                 if self.skolems and counters:
                     out.append(("the cost does not decrease", T.ge(head.cost, c0)))
+        return out
+
+    def stop_candidates(self, w: W.While, head: State, c0: T.Term, per: List[T.Term],
+                        carried: set, top: set, counts: set, modified: set
+                        ) -> List[Tuple[str, T.Term]]:
+        """A conjunct ``g`` of the guard over variables the loop assigns only inside an
+        ``if`` (no count): a stop flag, ``while i < size q && found < 0`` with ``found := i``
+        on an answer above. The cost is spent once, on the iteration that makes ``g`` false
+        (Lap-Case: AboveThreshold pays for its one answer above): while ``g`` holds at the head
+        nothing was spent, and at most one unit ``u`` ever: ``cost <= cost0 + (if g then 0
+        else u)``, ``g`` read in run 1 at the head."""
+        out: List[Tuple[str, T.Term]] = []
+        for conj in _split_and(w.cond):
+            names = {n.name for n in W.names_of(conj)}
+            stops = {x for x in names & carried & modified if x not in top and x not in counts}
+            if not stops or (names - stops) & modified:
+                continue
+            try:
+                holds = self.expr(conj, head, 1, [])
+            except NoRule:
+                continue
+            if holds.sort != T.BOOL:
+                continue
+            for u in _weighted_units(per):
+                out.append((f"the cost grows by at most {T.pretty(u)}, once, on the iteration "
+                            f"that makes {W.pretty_expr(conj)} false",
+                            T.le(head.cost, T.add(c0, T.ite(holds, T.real(0), u)))))
         return out
 
     @staticmethod

@@ -41,7 +41,8 @@ def random_svt(rng: random.Random) -> str:
     """A sparse-vector-like procedure (the Lap-Case shapes): a threshold noised or not (around
     ``t``, or around 0 and added), a noisy comparison per query in one of its spellings
     (``x >= th``, ``th <= x``, ``th - x <= 0``, the branches swapped, ``not``), the answers
-    above counted up, down, by a done flag or not at all, and released as booleans, 0/1, gaps
+    above counted up, down, by a done flag, by a stop variable (``found < 0`` in the guard, set
+    on an answer above) or not at all, and released as booleans, 0/1, gaps
     or noisy values, at a claim ``(m * eps, 0)``. Scales and claims are drawn independently:
     many are not private."""
     lines = []
@@ -52,14 +53,17 @@ def random_svt(rng: random.Random) -> str:
         lines += [f"n0 := $ Lap ({rng.choice(SCALES)} / eps, 0)", "th := t + n0"]
     else:
         lines.append("th := t")
-    count = rng.choice(["up", "down", "flag", "none"])
+    count = rng.choice(["up", "down", "flag", "none", "stop"])
     lines += ["i := 0", "out := []", "cnt := 0" if count != "down" else "cnt := 2",
-              "done := false"]
+              "done := false", "found := 0 - 1"]
     guard = {"up": "i < size d && cnt < 2", "down": "i < size d && cnt > 0",
-             "flag": "i < size d && not done", "none": "i < size d"}[count]
+             "flag": "i < size d && not done", "none": "i < size d",
+             "stop": "i < size d && found < 0"}[count]
     step = "cnt := cnt - 1" if count == "down" else "cnt := cnt + 1"
     if count == "flag":
         step += "; if cnt = 2 then done := true end"
+    if count == "stop":   # AboveThreshold's stop at the first answer above (or, wrongly, later)
+        step = rng.choice(["found := i", "found := i - 1", "found := i; cnt := cnt + 1"])
     scale = f"{rng.choice(['2', '4', '8'])} / eps"
     if rng.random() < 0.5:
         draw, x = f"x := $ Lap ({scale}, d[i])", "x"
