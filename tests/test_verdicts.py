@@ -301,17 +301,21 @@ let f q eps =
         assert c.confirmation.method == "exact loss" and "claimed eps" in c.failure, c.failure
 
 
-def test_pairs_on_which_a_run_diverges_do_not_end_the_search_for_a_witness():
-    """down never returns on n >= 0, where the solver's counterexample puts n: that pair is no
-    witness (the run may not stop), and the search goes on to a pair where it does."""
-    claims, _ = verify("""
+#: down never returns on n >= 0; f's claim is false (count moves by 1, times 2)
+DIVERGES_ON_NATURALS = """
 val down :: {n :: int | =} -> {r :: real | =}
 let rec down n = if n < 0 then 0.0 else down (n + 1)
 
 val f :: {l :: bool list | adj (l<1>, l<2>)} -> {n :: int | =}
       -> {r :: real | abs (r<1> - r<2>) <= 1.0}
 let f l n = down n + 2.0 * count l
-""")
+"""
+
+
+def test_pairs_on_which_a_run_diverges_do_not_end_the_search_for_a_witness():
+    """down never returns on n >= 0, where the solver's counterexample puts n: that pair is no
+    witness (the run may not stop), and the search goes on to a pair where it does."""
+    claims, _ = verify(DIVERGES_ON_NATURALS)
     c = claims["f"]
     assert c.verdict == "refuted", c.failure
     assert dict((p, a) for p, a, _ in c.confirmation.inputs)["n"].startswith("-")
@@ -332,14 +336,7 @@ def test_a_run_that_ran_out_of_calls_is_not_run_again_on_the_same_arguments(monk
         return original(self, name, args, *rest, **kw)
 
     monkeypatch.setattr(Evaluator, "call", recording)
-    claims, _ = verify("""
-val down :: {n :: int | =} -> {r :: real | =}
-let rec down n = if n < 0 then 0.0 else down (n + 1)
-
-val f :: {l :: bool list | adj (l<1>, l<2>)} -> {n :: int | =}
-      -> {r :: real | abs (r<1> - r<2>) <= 1.0}
-let f l n = down n + 2.0 * count l
-""")
+    claims, _ = verify(DIVERGES_ON_NATURALS)
     assert claims["f"].verdict == "refuted", claims["f"].failure
     diverging = [r for r in runs if not r.split()[-1].startswith("-")]
     assert diverging and len(diverging) == len(set(diverging)), sorted(diverging)

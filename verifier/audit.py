@@ -993,15 +993,15 @@ class _ClaimTracker:
         """Whether ``stat``'s pair violates ``(eps_x, delta_x)``, decided exactly once per law
         pair and bound (many input pairs share both: the cache is keyed by rational bounds, or
         by the claim's fixed ones, never by a ``Real``, whose equality is a computation)."""
-        bounds: Any = ()
-        if self.fixed.eps is None or self.fixed.delta is None:
-            bounds = (eps_x, delta_x)
-            if not all(isinstance(b, (Fraction, int)) for b in bounds):
-                return stat.exceeds(eps_x) if pure else stat.hockey_exceeds(eps_x, delta_x)
-        key = (id(stat), bounds)
-        if key not in self.violated_cache:
-            self.violated_cache[key] = (stat.exceeds(eps_x) if pure
-                                        else stat.hockey_exceeds(eps_x, delta_x))
+        fixed = self.fixed.eps is not None and self.fixed.delta is not None
+        key = (id(stat), () if fixed else (eps_x, delta_x))
+        if not fixed and not all(isinstance(b, (Fraction, int)) for b in key[1]):
+            key = None
+        if key is None or key not in self.violated_cache:
+            verdict = stat.exceeds(eps_x) if pure else stat.hockey_exceeds(eps_x, delta_x)
+            if key is None:
+                return verdict
+            self.violated_cache[key] = verdict
         return self.violated_cache[key]
 
     def finish(self, result: AuditResult) -> None:

@@ -227,10 +227,8 @@ class _Witnesses:
         self.parameters = list(parameters)
         self.sample = False
         self.diverging = 0
-        #: the arguments of runs that ran out of calls (``_remember_diverging``), and the run
-        #: in progress (its arguments' key, the calls it had left when it began)
+        #: the arguments (``_run_key``) of runs that ran out of calls on their own (``_witness``)
         self.diverging_runs: set = set()
-        self.running: Optional[Tuple[str, int]] = None
         self.pool: List[Any] = []
         self.evaluator = Evaluator(program, typed)
         self.domains: List[Tuple[str, List[Tuple[str, A.Expr]], A.RType]] = []
@@ -426,12 +424,12 @@ class _Witnesses:
         computes them). The run has the audit's step budget: where it runs out, so would the
         audit's."""
         from verifier.laws import FLOAT, output_law
+        from verifier.semantics.evaluator import Evaluator
         from verifier.semantics.values import ConsList
         base = self.domains[private][2].type.elem
         entry = self._defaults(A.RSimple(base, self.val.span))[:1]
         args = [ConsList.from_sequence(entry) if i == private else a
                 for i, (a, _) in enumerate(runs)]
-        from verifier.semantics.evaluator import Evaluator
         bounded = Evaluator(self.program, self.typed, AUDIT_STEPS, AUDIT_STEPS)  # as the audit's
         try:
             with _watched(AUDIT_BUDGET):
@@ -507,25 +505,14 @@ class _Witnesses:
         calls (or of Python's stack) is no witness — it may not terminate there — and the
         search goes on with the next pair; after ``DIVERGING_PAIRS`` such pairs the phase gives
         up (``_OutOfCalls``), since the program likely diverges on all of its pairs."""
-        self.running = None
         try:
             with _watched() as watch:
                 return self._witness(runs, watch)
         except (_OutOfCalls, RecursionError):
-            self._remember_diverging()
             self.diverging += 1
             if self.diverging >= DIVERGING_PAIRS:
                 raise _OutOfCalls() from None
             return None
-
-    def _remember_diverging(self) -> None:
-        """The run that ran out of calls, if it began with at least half of ``CALL_BUDGET``
-        left (it took that much on its own): a later pair with a run on the same arguments
-        is given up at once (``_witness``) — the runs of the pairs repeat (run 1 at ``[]``
-        against each run 2), and so would the wait."""
-        if self.running is not None and self.running[1] >= CALL_BUDGET // 2:
-            self.diverging_runs.add(self.running[0])
-        self.running = None
 
     def _witness(self, runs: List[Tuple[Any, Any]], watch: _Watch) -> Optional[Confirmation]:
         from verifier.audit import ClaimEvaluator, read_claim
@@ -547,10 +534,15 @@ class _Witnesses:
             key = _run_key(args)
             if key in self.diverging_runs and watch.left <= CALL_BUDGET:
                 raise _OutOfCalls()   # it ran out of as many calls before
-            self.running = (key, watch.left)
+            left = watch.left
             try:
                 outputs.append(self.evaluator.call(self.val.name, args))
-                self.running = None
+            except (_OutOfCalls, RecursionError):
+                # a run that took at least half the budget on its own is not run again on the
+                # same arguments: the pairs repeat their runs (run 1 at [] against each run 2)
+                if left >= CALL_BUDGET // 2:
+                    self.diverging_runs.add(key)
+                raise
             except PrivInferError as exc:
                 if exc.first.code in PROGRAM_ERRORS and not watch.inexact:
                     return Confirmation(RUN, self._shown(runs),
@@ -860,12 +852,10 @@ class _RelatedSearch:
                 continue
             if self.pure:
                 self.pure_tries += 1
-                self.w.running = None
                 try:
                     with _watched() as watch:
                         found = self.w._witness(order, watch)
                 except (_OutOfCalls, RecursionError):
-                    self.w._remember_diverging()
                     self.diverged = True   # no witness, and likely none at this setting
                     return None, best
                 if found is not None or self._spent():

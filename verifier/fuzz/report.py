@@ -23,11 +23,11 @@ from typing import Any, Dict, List, Tuple
 from verifier.fuzz import coverage
 from verifier.fuzz.case import KINDS, Case, Config, Failure, parse_and_type
 
-#: Features that mark how a program may slip past a verifier (used to pick which failures to
-#: shrink first: one per combination).
 #: The slowest programs the report names (with ``--program I`` each can be replayed alone).
 SLOWEST = 5
 
+#: Features that mark how a program may slip past a verifier (used to pick which failures to
+#: shrink first: one per combination).
 HOLES = ("computation bound by let, used 0 times", "computation bound by let, used 1 time",
          "computation bound by let, used 2 times", "helper without val", "shadowed built-in (local)",
          "redefined built-in before a val", "redefined built-in after a val", "local shadows a val'd name",

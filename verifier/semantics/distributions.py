@@ -205,7 +205,7 @@ class Uniform(Distribution):
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((Fraction(1), Fraction(1)))   # beta (1, 1)'s: the hash of its fields
+        return hash(self.as_beta())
 
 
 @record
