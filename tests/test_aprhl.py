@@ -545,8 +545,17 @@ def test_verified_mutants_keep_their_coupling_on_concrete_runs():
     assert stats["failures"] == [], stats["failures"][:2]
 
 
+def test_the_while_campaign_in_processes_finds_what_it_finds_alone():
+    from verifier.aprhl.campaign import fuzz
+    texts = [p.read_text() for p in GOOD]
+    alone = fuzz(texts, 10, 2031, pairs=3)
+    assert alone["verified"] >= 1 and alone["replays"] >= 3
+    assert fuzz(texts, 10, 2031, pairs=3, workers=2) == alone
+
+
 def test_privinfer_fuzz_while(tmp_path):
-    r = privinfer("fuzz", "--while", "--count", "40", "--seed", "5", "--out", tmp_path, "--json")
+    r = privinfer("fuzz", "--while", "--count", "40", "--seed", "5", "--out", tmp_path, "--json",
+                  "--workers", "2")
     assert r.returncode == 0, r.stdout + r.stderr
     stats = json.loads(r.stdout)
     assert stats["mutants"] + stats["generated"] == 40 and stats["failures"] == []

@@ -4,8 +4,10 @@ random input pairs under its coupling (``verifier.aprhl.coupled``), where a viol
 soundness bug of the derivation."""
 from __future__ import annotations
 
+import multiprocessing
 import random
-from typing import Any, Dict, List
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Dict, Iterator, List, Tuple
 
 from verifier.aprhl.coupled import coupled_run, random_inputs, violations
 from verifier.aprhl.generate import random_program
@@ -15,54 +17,83 @@ from verifier.language import whilelang as W
 from verifier.semantics.noise import seeded_source
 
 
-def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20, generated: float = 0.25
-         ) -> Dict[str, Any]:
+#: the pieces a mutation inserts (tokens of the while-language and names of the suite)
+PIECES = [" ", ";", ":=", "$", "Lap", "(", ")", "[", "]", "while", "do", "end", "if", "then",
+          "else", "d", "i", "s", "0", "1", "2", "1.5", "/", "*", "+", "-", "++", "[]", "size",
+          "skip", "<", "<=", "=", "eps", "n"]
+
+
+def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20, generated: float = 0.25,
+         workers: int = 1) -> Dict[str, Any]:
     """``count`` programs: with probability ``generated`` a new random program
     (``verifier.aprhl.generate``), otherwise a mutant of one of ``texts``; verify each; replay
     every verified procedure on ``pairs`` random input pairs under its coupling. A violation is
-    a soundness bug of the derivation (module docstring). Returns the counts and the
-    failures."""
+    a soundness bug of the derivation (module docstring). The programs are drawn first, from
+    ``seed`` alone, and then checked by ``workers`` processes: the counts and the failures do
+    not depend on ``workers``. Returns the counts and the failures."""
+    programs = list(_programs(texts, count, seed, generated))
+    stats = {"mutants": sum(1 for _, _, m in programs if m), "generated": 0, "well_typed": 0,
+             "verified": 0, "replays": 0, "failures": []}
+    stats["generated"] = len(programs) - stats["mutants"]
+    if workers > 1 and len(programs) > 1:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            checked = list(pool.map(check_program, [k for k, _, _ in programs],
+                                    [t for _, t, _ in programs], [pairs] * len(programs),
+                                    chunksize=4))
+    else:
+        checked = [check_program(k, text, pairs) for k, text, _ in programs]
+    for one in checked:
+        for key in ("well_typed", "verified", "replays"):
+            stats[key] += one[key]
+        stats["failures"] += one["failures"]
+    return stats
+
+
+def _programs(texts: List[str], count: int, seed: int, generated: float
+              ) -> Iterator[Tuple[int, str, bool]]:
+    """``(k, text, is_mutant)`` for the campaign's ``count`` programs."""
     rng = random.Random(seed)
-    pieces = [" ", ";", ":=", "$", "Lap", "(", ")", "[", "]", "while", "do", "end", "if", "then",
-              "else", "d", "i", "s", "0", "1", "2", "1.5", "/", "*", "+", "-", "++", "[]", "size",
-              "skip", "<", "<=", "=", "eps", "n"]
-    stats = {"mutants": 0, "generated": 0, "well_typed": 0, "verified": 0, "replays": 0,
-             "failures": []}
     for k in range(count):
         if rng.random() < generated:
-            text = random_program(rng)
-            stats["generated"] += 1
+            yield k, random_program(rng), False
         else:
-            text = _mutant(rng, rng.choice(texts), pieces)
-            stats["mutants"] += 1
-        try:
-            prog = W.parse_while(text, f"mutant{k}.pwhile")
-            types = W.check_program(prog)
-        except PrivInferError:
+            yield k, _mutant(rng, rng.choice(texts), PIECES), True
+
+
+def check_program(k: int, text: str, pairs: int) -> Dict[str, Any]:
+    """Program ``k`` of a campaign: parsed, typed, each claim verified (without the search for
+    a refutation), and each verified procedure replayed on ``pairs`` input pairs (drawn from
+    ``k``) under its coupling. Returns its counts and failures (``fuzz``)."""
+    out: Dict[str, Any] = {"well_typed": 0, "verified": 0, "replays": 0, "failures": []}
+    try:
+        prog = W.parse_while(text, f"mutant{k}.pwhile")
+        types = W.check_program(prog)
+    except PrivInferError:
+        return out
+    out["well_typed"] = 1
+    for p in prog.procs:
+        rep = None if p.spec is None else verify_proc(p, types[p.name], refute=False)
+        if rep is None or rep.verdict != "verified":
             continue
-        stats["well_typed"] += 1
-        for p in prog.procs:
-            rep = None if p.spec is None else verify_proc(p, types[p.name], refute=False)
-            if rep is None or rep.verdict != "verified":
-                continue
-            stats["verified"] += 1
-            prng = random.Random(k)
-            for t in range(pairs):
-                pair = random_inputs(p, prng, tries=50)
-                if pair is None:
-                    break
-                try:
-                    seen = coupled_run(p, types[p.name], *pair, seeded_source(t), rep.shifts,
-                                       onesided=rep.pointwise)
-                except NotImplementedError:
-                    break
-                stats["replays"] += 1
-                bad = violations(p, seen)
-                if bad:
-                    stats["failures"].append({"program": text, "proc": p.name, "violations": bad,
-                                              "inputs": [str(x) for x in pair]})
-                    break
-    return stats
+        out["verified"] += 1
+        prng = random.Random(k)
+        for t in range(pairs):
+            pair = random_inputs(p, prng, tries=50)
+            if pair is None:
+                break
+            try:
+                seen = coupled_run(p, types[p.name], *pair, seeded_source(t), rep.shifts,
+                                   onesided=rep.pointwise)
+            except NotImplementedError:
+                break
+            out["replays"] += 1
+            bad = violations(p, seen)
+            if bad:
+                out["failures"].append({"program": text, "proc": p.name, "violations": bad,
+                                        "inputs": [str(x) for x in pair]})
+                break
+    return out
 
 
 def _mutant(rng: random.Random, text: str, pieces: List[str]) -> str:

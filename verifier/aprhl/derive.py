@@ -150,7 +150,7 @@ class Builder:
     tried (the invariant inference), not recorded."""
 
     def __init__(self, proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] = None,
-                 rlimit: Optional[int] = None):
+                 rlimit: Optional[int] = None, probe_cache: Optional[Dict[Tuple, bool]] = None):
         self.proc, self.types = proc, types
         self.session = session or Z3Session()
         self.rlimit = rlimit
@@ -161,7 +161,10 @@ class Builder:
         self.near_lists = set()
         self.pub = {p.name for p in proc.params if p.pub}
         self.probes = 0
-        self.cache: Dict[Tuple, bool] = {}
+        #: the probes' answers, by (facts, goal, resource limit); shared by the derivations
+        #: of one claim (``attempt``'s ``probe_cache``): the shift search rebuilds the same
+        #: loops under other shifts, and most probes recur
+        self.cache: Dict[Tuple, bool] = {} if probe_cache is None else probe_cache
         #: loop (line, col) -> (invariant terms, variant term) actually used
         self.loops: Dict[Tuple[int, int], dict] = {}
         #: the shift search (verifier.aprhl.search): the template chosen for each unannotated
@@ -203,12 +206,12 @@ class Builder:
     def holds(self, facts: Sequence[T.Term], goal: T.Term) -> bool:
         """z3 proves ``facts => goal`` (the inference: never a proof by itself)."""
         self.probes += 1
-        st = State({}, list(facts), T.real(0))
-        ob = self.make(st, ENT, goal, "probe", None, "probe")
-        key = (tuple(_dedup(facts)), goal)
+        limit = PROBE_RLIMIT if self.rlimit is None else min(self.rlimit, PROBE_RLIMIT)
+        key = (tuple(_dedup(facts)), goal, limit)
         if key in self.cache:
             return self.cache[key]
-        limit = PROBE_RLIMIT if self.rlimit is None else min(self.rlimit, PROBE_RLIMIT)
+        st = State({}, list(facts), T.real(0))
+        ob = self.make(st, ENT, goal, "probe", None, "probe")
         r = discharge(ob, confirm=False, session=self.session, rlimit=limit)
         self.cache[key] = r.verdict == Verdict.VERIFIED
         return r.verdict == Verdict.VERIFIED
@@ -1436,17 +1439,19 @@ def claim_text(proc: W.Proc) -> str:
 
 def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Optional[int] = None,
             assignment: Optional[Dict] = None, shift_vars: bool = False, first_failure: bool = False,
-            pointwise: bool = False) -> Tuple[ProcReport, Optional[Builder]]:
+            pointwise: bool = False, probe_cache: Optional[Dict[Tuple, bool]] = None
+            ) -> Tuple[ProcReport, Optional[Builder]]:
     """One derivation, its obligations discharged: the unannotated ``Lap`` statements coupled
     by ``assignment``'s shifts (the identity elsewhere); ``shift_vars``: each named by a shift
     variable (the search's builds); ``first_failure``: stop at the first obligation that is not
-    verified."""
+    verified; ``probe_cache``: the inference's answers, shared with the other derivations of
+    the claim (``Builder.cache``)."""
     start = time.perf_counter()
     s = proc.spec
     # what the claim means in words (the guarantee it states; verified or not)
     report = ProcReport(proc.name, claim_text(proc), "unknown",
                         guarantee=W.spec_guarantee(s))
-    b = Builder(proc, types, session, rlimit)
+    b = Builder(proc, types, session, rlimit, probe_cache)
     b.assignment = dict(assignment or {})
     b.shift_vars = shift_vars
     if pointwise:

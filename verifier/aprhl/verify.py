@@ -23,19 +23,21 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
     claim is false is searched (``verifier.aprhl.refute``): with one, the claim is refuted."""
     start = time.perf_counter()
     session = session or Z3Session()
-    report, builder = attempt(proc, types, session, rlimit)
+    probes: dict = {}  # the invariant inference's answers, shared by every derivation here
+    report, builder = attempt(proc, types, session, rlimit, probe_cache=probes)
     if report.verdict != "verified" and builder is not None and builder.sites:
         # a claim ==> = with a discrete output: the Pointwise rule (couplings that may depend
         # on the output value; every derivation of result<1> = result<2> is one of
         # result<1> = v => result<2> = v, and the one-sided Cond rules subsume the
         # synchronised one on branches without sampling); otherwise shifts alone
         pointwise = proc.spec.post is None and discrete_output(proc)
-        found = search_shifts(proc, types, session, rlimit, builder, pointwise=pointwise)
+        found = search_shifts(proc, types, session, rlimit, builder, pointwise=pointwise,
+                              probe_cache=probes)
         if found is None and pointwise and index_output(proc):
             # an index output puts the pointwise templates first, and their builds may use up
             # the search (a count returned as the output: the sparse vector's proof, no point
             # template); the shifts alone, searched again
-            found = search_shifts(proc, types, session, rlimit, builder)
+            found = search_shifts(proc, types, session, rlimit, builder, probe_cache=probes)
         if found is not None:
             report = found
         elif report.failure is not None:

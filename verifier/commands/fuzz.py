@@ -99,7 +99,8 @@ def run_while(args: argparse.Namespace) -> int:
     texts = [p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.pwhile"))]
     if not texts:
         raise error("U001", f"no while-programs under {root}")
-    stats = fuzz_while(texts, 100 if args.count is None else args.count, args.seed)
+    stats = fuzz_while(texts, 100 if args.count is None else args.count, args.seed,
+                       workers=args.workers)
     failures = stats["failures"]
     if args.out:
         import os
