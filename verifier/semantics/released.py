@@ -41,8 +41,13 @@ class Noise:
     scale: Any
 
     def cell(self, k: int) -> Number:
-        """The exact probability of releasing ``k * grid``."""
-        return noise.released_probability(self.family, self.center, self.scale, k)
+        """The exact probability of releasing ``k * grid``, computed once per law and cell (a
+        law is compared with many others: the audit's and the oracle's pairs)."""
+        cells = self.__dict__.setdefault("_cells", {})   # not a field: not compared or pickled
+        found = cells.get(k)
+        if found is None:
+            found = cells[k] = noise.released_probability(self.family, self.center, self.scale, k)
+        return found
 
     @property
     def grid(self) -> Fraction:
