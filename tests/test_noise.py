@@ -501,3 +501,30 @@ let main db =
 """)
     for data in ("[true]", "[false]"):
         assert main(["run", str(path), "main", "--arg", f"db={data}", "--seed", "1"]) == 0
+
+
+@pytest.mark.parametrize("c1, c2, scale, eps", [
+    (Fraction(0), Fraction(1), Fraction(1, 2), Fraction(1)),
+    (Fraction(-3, 7), Fraction(5, 2), Fraction(3), Fraction(1, 10)),
+    (reals.sqrt(2), Fraction(4), Fraction(1), reals.log(3)),               # exact-real centre and eps
+    (Fraction(2), Fraction(-1), Fraction(1, 3), Fraction(2)),              # reflected centres
+])
+@pytest.mark.parametrize("guess", ["computed", "none", "wrong"])
+def test_the_hockey_stick_sum_of_two_releases_does_not_depend_on_the_crossing_guess(
+        monkeypatch, c1, c2, scale, eps, guess):
+    """``released.hockey`` narrows its bisection around a floating-point guess of the crossing
+    cell only after checking the cells there exactly: with no guess, or a wrong one, the exact
+    sum is the same."""
+    from verifier.semantics import released
+    monkeypatch.setattr(noise, "GRID_BITS", 3)
+    a, b = released.Noise("laplace", c1, scale), released.Noise("laplace", c2, scale)
+    reference = float(released.hockey(a, b, eps))
+    if guess == "none":
+        monkeypatch.setattr(released, "_laplace_crossing", lambda *args: None)
+    elif guess == "wrong":
+        monkeypatch.setattr(released, "_laplace_crossing",
+                            lambda x, y, e: x.index_of(x.center) + 1)
+    fresh = released.Noise("laplace", c1, scale), released.Noise("laplace", c2, scale)
+    assert float(released.hockey(*fresh, eps)) == pytest.approx(reference, rel=1e-12, abs=1e-300)
+    if guess == "none":
+        assert reference > 0 or float(reals.absolute(reals.sub(c1, c2)) / scale) <= float(eps)

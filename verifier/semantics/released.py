@@ -22,6 +22,7 @@ decided exactly (docs/reals.md).
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, List, Optional, Tuple
 
@@ -49,6 +50,15 @@ class Noise:
             found = cells[k] = noise.released_probability(self.family, self.center, self.scale, k)
         return found
 
+    def reflected(self) -> "Noise":
+        """The law of ``-release`` (the centre negated), one object per law (so that its cells,
+        too, are computed once)."""
+        found = self.__dict__.get("_reflected")
+        if found is None:
+            found = self.__dict__["_reflected"] = Noise(self.family, reals.neg(self.center),
+                                                        self.scale)
+        return found
+
     @property
     def grid(self) -> Fraction:
         return noise.grid(self.scale)
@@ -67,8 +77,7 @@ def _ordered(a: Noise, b: Noise) -> Tuple[Noise, Noise]:
     """``(a, b)`` with ``a.center <= b.center``, reflecting both when needed."""
     if reals.sign(reals.sub(a.center, b.center)) <= 0:
         return a, b
-    return (Noise(a.family, reals.neg(a.center), a.scale),
-            Noise(b.family, reals.neg(b.center), b.scale))
+    return a.reflected(), b.reflected()
 
 
 def candidate_cells(a: Noise, b: Noise) -> Optional[List[int]]:
@@ -103,6 +112,10 @@ def hockey(a: Noise, b: Noise, eps: Number) -> Number:
         if reals.sign(reals.sub(tail, eps)) <= 0:
             return Fraction(0)
         lo, hi = a.index_of(a.center) - 1, b.index_of(b.center) + 1
+        guess = _laplace_crossing(a, b, eps)
+        if (guess is not None and lo < guess - 1 and guess + 2 < hi
+                and positive(guess - 1) and not positive(guess + 2)):
+            lo, hi = guess - 1, guess + 2      # the same bracket property, a few cells wide
     else:
         lo, hi = _gauss_bracket(a, b, eps, positive)
     while hi - lo > 1:             # positive(lo), not positive(hi)
@@ -113,6 +126,21 @@ def hockey(a: Noise, b: Noise, eps: Number) -> Number:
             hi = mid
     edge = a.grid * lo + a.grid / 2
     return reals.sub(_cdf(a, edge), reals.mul(factor, _cdf(b, edge)))
+
+
+def _laplace_crossing(a: Noise, b: Noise, eps: Number) -> Optional[int]:
+    """A guess of the cell where ``ln (P_a(k) / P_b(k))`` falls to ``eps`` (Laplace,
+    ``a.center < b.center``): for a cell ``[l, h)`` between the centres it is
+    ``(c_a + c_b - l - h) / s``, so ``k = (c_a + c_b - s eps) / (2 g)``. Only a guess (in
+    floating point): ``hockey`` checks the cells around it exactly before it narrows its
+    bisection to them."""
+    try:
+        k = reals.div(reals.sub(reals.add(a.center, b.center), reals.mul(a.scale, eps)),
+                      2 * a.grid)
+        guess = float(reals.ball_of(k, 64).mid())
+    except (reals.Undecided, ArithmeticError, ValueError, TypeError):
+        return None
+    return math.floor(guess) if math.isfinite(guess) else None
 
 
 def _gauss_bracket(a: Noise, b: Noise, eps: Number, positive) -> Tuple[int, int]:
