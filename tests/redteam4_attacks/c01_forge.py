@@ -35,7 +35,10 @@ def forge(honest: dict) -> dict:
                           "text": [T.pretty(t) for t in inv]}
     claim["verdict"], claim["guarantee"], claim["confirmation"] = "verified", "(eps, 0)-DP", None
     d = K._Derivation(proc, types[proc.name], K._hints(claim))
-    d.derive()
+    try:
+        d.derive()
+    except K._NoRule:   # a kernel that refuses the hint: keep the honest obligations
+        return cert
     claim["obligations"] = [ob.to_json() for ob in d.obligations]
     claim["costs"] = [{"line": l, "col": c, "rule": "Lap",
                        "cost": {"vocabulary": T.vocabulary_of(t).to_json(),
