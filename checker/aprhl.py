@@ -557,6 +557,21 @@ class _Derivation:
         hcost = T.var(f"cost''{key[0]}h{key[1]}", T.REAL) if costly else cost
         if costly:
             entry[hcost] = cost
+        # the hints may speak of the state at the head only: the values before the loop and
+        # the head's own variables. A name the derivation binds later (a draw of a Lap in the
+        # body or after the loop, the head of an inner or later loop) is free in the
+        # obligation "on entry" (so any value does there) but is that very draw in the body:
+        # an invariant naming the next draw would assume what it has not proved of it
+        known = set(T.free_vars(*[t for pair in list(vals.values()) + list(head.values())
+                                  for t in pair if t is not None], cost, hcost))
+        if self.pointwise is not None:
+            known.add(self.pointwise)
+        for c in list(inv) + ([variant] if variant is not None else []):
+            stray = [v.name for v in T.free_vars(c) if v not in known]
+            if stray:
+                raise _NoRule(f"a hint of the loop at line {key[0]} mentions "
+                              f"{', '.join(sorted(set(stray)))}, which the state at its head "
+                              "does not")
         for c in inv:
             if c.sort != T.BOOL:
                 raise _NoRule("an invariant is not a formula")

@@ -14,6 +14,7 @@ from typing import Tuple
 
 from obligations import terms as T
 from obligations.model import ObligationKind
+from obligations.released import shifted_release_facts
 from verifier.language import ast as A
 from verifier.translation import logic as L
 from verifier.translation.symbolic import DistV, Scalar, SymValue, TupleV
@@ -153,7 +154,9 @@ def lap_mech_shift(p: Proof, ctx: Ctx, e: A.App, args, node) -> Synth:
     ``k`` is the shift written in the source (``[@shift s]``: the noise shift, ``k = s +
     v<2> - v<1>``; ``[@shift if C then s1 else s2]`` in the premise of Case-Output about that
     branch of the if on C) or else the certificate's (``offset + scale · (v<2> - v<1>)``);
-    a fresh ``sh`` names it (``sh = k``, a fact of the continuation)."""
+    a fresh ``sh`` names it (``sh = k``, a fact of the continuation). ``k`` couples the exact
+    draws: run 2's *release* is a fresh name related to run 1's only by what the rounding to
+    the scale's grid preserves (``obligations.released``), never ``x<1> + k`` outright."""
     _arity(e, args, (2,), "lapMech")
     eps = _public(p, ctx, args[0], "the epsilon", "lapMech")
     v1, v2 = _numeric(p, ctx, args[1])
@@ -182,8 +185,12 @@ def lap_mech_shift(p: Proof, ctx: Ctx, e: A.App, args, node) -> Synth:
         k = shift if not scale else change if not offset else T.add(shift, change)
     sh = p.fresh("sh", T.REAL)
     z = p.fresh(ctx.binder or "z", T.REAL)
+    # the exact draws are k apart; the released grid values only as far as the rounding to
+    # the scale's grid allows (obligations.released; docs/noise.md)
+    z2 = p.fresh(ctx.binder or "z", T.REAL)
     cost = Cost("DP", T.mul(eps, T.abs_(T.add(sh, T.sub(v1, v2)))), T.real(0))
-    return Synth(cost, (Scalar(z), Scalar(T.add(z, sh))), (T.eq(sh, k),))
+    return Synth(cost, (Scalar(z), Scalar(z2)),
+                 (T.eq(sh, k),) + tuple(shifted_release_facts(z, z2, sh, eps)))
 
 
 def _guard(p: Proof, ctx: Ctx, at: str, node, e: A.App) -> T.Term:

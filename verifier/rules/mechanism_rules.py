@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from obligations import terms as T
 from obligations.candidates import conjugate, literal_members
+from obligations.released import shifted_release_facts
 from obligations.model import ObligationKind
 from verifier.language import ast as A
 from verifier.language.builtins import BUILTINS
@@ -101,7 +102,11 @@ def lap_mech_shift(b: Builder, ctx: Ctx, e: A.App, eps_pair, obligations, v1: T.
         b.search.shift_vars[sh.name] = site_key(e, ctx)
         b.search.values[sh.name] = (v1, v2)
     z = b.fresh(ctx.binder or "z", T.REAL)
-    return Synth(node, cost, (Scalar(z), Scalar(T.add(z, sh))), (T.eq(sh, k),))
+    # run 2's release: the exact draws are k apart, the released grid values only as far as
+    # the rounding allows (obligations.released; docs/noise.md)
+    z2 = b.fresh(ctx.binder or "z", T.REAL)
+    return Synth(node, cost, (Scalar(z), Scalar(z2)),
+                 (T.eq(sh, k),) + tuple(shifted_release_facts(z, z2, sh, eps)))
 
 
 def gauss_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:
