@@ -190,7 +190,7 @@ def lap_mech_shift(p: Proof, ctx: Ctx, e: A.App, args, node) -> Synth:
     z2 = p.fresh(ctx.binder or "z", T.REAL)
     cost = Cost("DP", T.mul(eps, T.abs_(T.add(sh, T.sub(v1, v2)))), T.real(0))
     return Synth(cost, (Scalar(z), Scalar(z2)),
-                 (T.eq(sh, k),) + tuple(shifted_release_facts(z, z2, sh, eps)))
+                 (T.eq(sh, k),) + tuple(shifted_release_facts(z, z2, sh)))
 
 
 def _guard(p: Proof, ctx: Ctx, at: str, node, e: A.App) -> T.Term:

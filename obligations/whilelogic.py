@@ -213,9 +213,6 @@ def ground_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
     return out
 
 
-#: the released values of a scale below this are on a grid that divides 1: ``noise.grid(b)`` is
-#: ``2 ** (floor(log2 b) - GRID_BITS)`` with GRID_BITS = 40 (tests/test_aprhl.py checks it)
-GRID_UNIT_SCALE = 2 ** 40
 #: the integer translations the grid axioms are instantiated with
 GRID_SHIFTS = (-2, -1, 0, 1, 2)
 
@@ -223,10 +220,9 @@ GRID_SHIFTS = (-2, -1, 0, 1, 2)
 def grid_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
     """Ground instances of two facts about ``lapgrid (b, w)``, the draw ``w`` rounded to the
     nearest point of the grid ``g`` of the scale ``b`` (``noise.laplace_exact``): it is monotone
-    in ``w``, and when ``g`` divides the integer ``n`` it commutes with adding ``n``
-    (``lapgrid (b, w + n) = lapgrid (b, w) + n``); ``g`` divides every integer when
-    ``b < GRID_UNIT_SCALE``. Together, for two draws ``w``, ``w'`` rounded at one scale ``b``
-    and an integer ``n`` (0 needs no condition on ``b``):
+    in ``w``, and it commutes with adding an integer ``n`` (``lapgrid (b, w + n) = lapgrid (b, w)
+    + n``: ``g`` divides every integer, ``noise.MAX_GRID_EXPONENT``). Together, for two draws
+    ``w``, ``w'`` rounded at one scale ``b`` and an integer ``n``:
     ``w' <= w + n => lapgrid (b, w') <= lapgrid (b, w) + n``, and the same with ``>=``."""
     apps = [t for t in T.subterms(*terms) if isinstance(t, T.Apply) and t.func.name == "lapgrid"]
     apps = sorted(set(apps), key=T.pretty)
@@ -238,9 +234,8 @@ def grid_axioms(terms: Sequence[T.Term]) -> List[Tuple[str, T.Term]]:
                 continue
             x, x2 = apps[a], apps[c]
             for n in GRID_SHIFTS:
-                cond = [] if n == 0 else [T.lt(b, GRID_UNIT_SCALE)]
                 for rel in (T.le, T.ge):
-                    f = T.implies(T.and_(*cond, rel(w2, T.add(w, n))), rel(x2, T.add(x, n)))
+                    f = T.implies(rel(w2, T.add(w, n)), rel(x2, T.add(x, n)))
                     out.append((f"ax_grid_{len(out)}", f))
     return out
 

@@ -600,11 +600,13 @@ def test_a_recorded_shift_that_reads_the_draw_is_refused():
     assert not outcome.valid and "z'18d3" in outcome.reason
 
 
-def test_the_grid_of_scales_below_the_bound_divides_1():
-    from fractions import Fraction
-    from obligations.whilelogic import GRID_UNIT_SCALE
+@pytest.mark.parametrize("scale", [Fraction(1, 3), Fraction(2 ** 40) - Fraction(1, 10 ** 9),
+                                   Fraction(2 ** 40), Fraction(2 ** 42), Fraction(10) ** 400])
+def test_the_grid_divides_1_at_every_scale(scale):
+    """What the grid axioms assume (``lapgrid (b, w + n) = lapgrid (b, w) + n`` for an integer
+    ``n``, at any scale ``b``)."""
     from verifier.semantics.noise import grid
-    g = grid(Fraction(GRID_UNIT_SCALE) - Fraction(1, 10 ** 9))
+    g = grid(scale)
     assert g <= 1 and (1 / g).denominator == 1
 
 

@@ -116,7 +116,7 @@ LATE = """
 let late (j : int) = return (j - 1)
 
 val first :: {qs :: real list | allWithin (qs<1>, qs<2>, 1.0)} -> {t :: real | t<2> = t<1> + 1.0}
-          -> {eps :: real+ | eps<1> = eps<2> /\\ eps<1> >= 0.001} -> {i :: nat | =} -> M[DP(eps / 2.0)] {r :: int | =}
+          -> {eps :: real+ | =} -> {i :: nat | =} -> M[DP(eps / 2.0)] {r :: int | =}
 let rec first qs t eps i = match qs with
   | [] -> late i
   | q :: rest ->

@@ -23,9 +23,7 @@ from verify_helpers import claims_and_certificate, kernel_refuses
 ROOT = Path(__file__).resolve().parents[1]
 COUPLINGS = ROOT / "benchmarks" / "programs" / "couplings"
 CLOSE = "{qs :: real list | allWithin (qs<1>, qs<2>, 1.0)}"
-#: the scales of the Laplace noise below 2^40, where the rounding of a release to its grid
-#: commutes with integer shifts (obligations.released: no shifted coupling holds otherwise)
-EPS = "{eps :: real+ | eps<1> = eps<2> /\\ eps<1> >= 0.001}"
+EPS = "{eps :: real+ | =}"
 
 
 def verdicts(text: str):
@@ -58,7 +56,7 @@ def rules(cert: dict, claim: str):
 # ---- claims beyond = : the shifted Laplace rule ------------------------------------------------
 
 SHIFTED = """
-val release :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | eps<1> = eps<2> /\\ eps<1> >= 0.001}
+val release :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | =}
             -> M[DP(0.0)] {x :: real | x<1> = x<2> + 1.0}
 let release db eps = lapMech (eps, count db)
 """
@@ -91,17 +89,17 @@ def test_a_written_shift_is_the_coupling_used():
 def test_a_val_whose_outputs_are_related_composes():
     """App-Val of M[DP(e)] {x :: T | A}: the relation is assumed of the two outputs."""
     one = """
-val one :: {c :: real | c<1> = c<2> + 1.0} -> {eps :: real+ | eps<1> = eps<2> /\\ eps<1> >= 0.001}
+val one :: {c :: real | c<1> = c<2> + 1.0} -> {eps :: real+ | =}
         -> M[DP(0.0)] {x :: real | x<1> = x<2> + 1.0}
 let one c eps = lapMech (eps, c)
 """
     verified(one + """
-val twice :: {c :: real | c<1> = c<2> + 1.0} -> {eps :: real+ | eps<1> = eps<2> /\\ eps<1> >= 0.001}
+val twice :: {c :: real | c<1> = c<2> + 1.0} -> {eps :: real+ | =}
           -> M[DP(0.0)] {x :: real | x<1> = x<2> + 2.0}
 let twice c eps = mlet x = one c eps in return (2.0 * x)
 """, "one", "twice")
     not_verified(one + """
-val wrong :: {c :: real | c<1> = c<2> + 1.0} -> {eps :: real+ | eps<1> = eps<2> /\\ eps<1> >= 0.001}
+val wrong :: {c :: real | c<1> = c<2> + 1.0} -> {eps :: real+ | =}
           -> M[DP(0.0)] {x :: real | x<1> = x<2> + 1.0}
 let wrong c eps = mlet x = one c eps in return (2.0 * x)
 """, "wrong")
@@ -116,7 +114,7 @@ def test_a_shift_cannot_depend_on_the_sample_it_couples():
 
 def test_a_shift_annotation_belongs_to_a_laplace_call():
     text = """
-val f :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | eps<1> = eps<2> /\\ eps<1> >= 0.001} -> M[DP(eps)] {x :: real | =}
+val f :: {l :: bool list | adj (l<1>, l<2>)} -> {eps :: real+ | =} -> M[DP(eps)] {x :: real | =}
 let f l eps = gaussMech (eps, 0.1, count l) [@shift 1.0]
 """
     assert "lapMech only" in not_verified(text, "f").failure

@@ -95,11 +95,9 @@ def test_a_guarded_shift_charged_nothing_is_refused(monkeypatch):
         real = mechanism_rules.lap_mech_shift
 
         def free(b, ctx, e, eps_pair, obligations, v1, v2, k, coupling, text):
-            out = real(b, ctx, e, eps_pair, obligations, v1, v2, k, coupling, text)
-            if coupling.get("at") is not None:   # the cost only: the release facts keep eps
-                from obligations.records import replace
-                out = replace(out, cost=replace(out.cost, eps=T.real(0)))
-            return out
+            if coupling.get("at") is not None:
+                eps_pair = (T.real(0),) + tuple(eps_pair[1:])
+            return real(b, ctx, e, eps_pair, obligations, v1, v2, k, coupling, text)
         patch.setattr(mechanism_rules, "lap_mech_shift", free)
         _stated_free(patch)
     kernel_refuses(monkeypatch, LOOP_TOO_NOISY, NAME, bug, "privacy cost")

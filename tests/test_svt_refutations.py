@@ -131,19 +131,19 @@ def test_report_noisy_max_with_laplace_noise_is_not_refuted():
 
 
 SHIFTS = """
-val release :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | eps<1> = eps<2> /\\ eps<1> >= 0.001}
+val release :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | =}
             -> M[DP(0.0)] {x :: real | x<1> = x<2> + 1.0}
 let release db eps = lapMech (eps, count db)
 
-val mirrored :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | eps<1> = eps<2> /\\ eps<1> >= 0.001}
+val mirrored :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | =}
              -> M[DP(0.0)] {x :: real | x<2> = x<1> - 1.0}
 let mirrored db eps = lapMech (eps, count db)
 
-val wrongWay :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | eps<1> = eps<2> /\\ eps<1> >= 0.001}
+val wrongWay :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | =}
              -> M[DP(0.0)] {x :: real | x<2> = x<1> + 1.0}
 let wrongWay db eps = lapMech (eps, count db)
 
-val tooFar :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | eps<1> = eps<2> /\\ eps<1> >= 0.001}
+val tooFar :: {l :: bool list | count l<1> = count l<2> + 1} -> {eps :: real+ | =}
            -> M[DP(eps)] {x :: real | x<1> = x<2> + 3.0}
 let tooFar db eps = lapMech (eps, count db)
 """

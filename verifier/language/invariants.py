@@ -91,13 +91,10 @@ def _calls(e: A.Expr, name: str):
 
 
 def argmax_invariant(decl: A.LetDecl, roles: ArgmaxRoles, bound: Fraction,
-                     types: Sequence[A.SimpleType], cost: A.Expr,
-                     refined: Optional[Dict[int, A.Expr]] = None) -> A.ValDecl:
+                     types: Sequence[A.SimpleType], cost: A.Expr) -> A.ValDecl:
     """The val the argmax template states for ``decl`` (module docstring): ``bound`` is ``c``,
     ``types`` the simple type of each parameter, ``cost`` the index ``K`` (an expression over
-    the parameters); ``refined``: for parameters passed unchanged, the refinement to state
-    instead of ``=`` (one that implies ``=``: the caller's, ``argmax_val``)."""
-    refined = refined or {}
+    the parameters)."""
     names = [p.name for p in decl.params]
     span = decl.span
     c = A.RealLit(bound, str(float(bound)), span)
@@ -135,8 +132,8 @@ def argmax_invariant(decl: A.LetDecl, roles: ArgmaxRoles, bound: Fraction,
     index = A.If(ahead, cost, A.RealLit(Fraction(0), "0.0", span), span)
     rt: A.RType = A.RMonad(A.Divergence("DP", index, span), None, body, span)
     for k in reversed(range(len(names))):
-        assertion = refined[k] if k in refined else A.SameRuns(span) \
-            if k in roles.same or k == roles.counter else assertions[k]
+        assertion = A.SameRuns(span) if k in roles.same or k == roles.counter \
+            else assertions[k]
         rt = A.RArrow(A.RRefine(names[k], A.RSimple(types[k], span), assertion, span), rt, span)
     return A.ValDecl(decl.name, rt, span)
 
@@ -183,19 +180,7 @@ def argmax_val(helper: A.LetDecl, outer: A.LetDecl, val: A.ValDecl, simple_type
     if len(epsilons) != 1 or not calls or len(calls[0]) != len(helper.params):
         return None
     types = []
-    refined: Dict[int, A.Expr] = {}
-    for k, (param, arg) in enumerate(zip(helper.params, calls[0])):
-        if k in roles.same:
-            # the caller's refinement of a parameter it passes under the same name, when it
-            # speaks of that parameter only and says it is equal in both runs: a lower bound on
-            # an epsilon keeps the scale of the loop's noise below 2^40, where the rounding of
-            # a release commutes with the shifts (obligations.released)
-            dom = _outer_domain(outer, val, arg)
-            if isinstance(dom, A.RRefine) and isinstance(param, A.PVar) \
-                    and all(n.name == dom.var for n in A.descendants(dom.assertion)
-                            if isinstance(n, (A.Var, A.RunVar))) \
-                    and _states_equal(dom.assertion, dom.var):
-                refined[k] = _renamed(dom.assertion, dom.var, param.name)
+    for param, arg in zip(helper.params, calls[0]):
         t = param.annot
         base = _outer_domain(outer, val, arg)
         if t is None and base is not None:
@@ -208,33 +193,7 @@ def argmax_val(helper: A.LetDecl, outer: A.LetDecl, val: A.ValDecl, simple_type
         types.append(t)
     cost = A.BinOp("*", epsilons[0], A.RealLit(2 * bound, str(float(2 * bound)), helper.span),
                    helper.span)
-    return argmax_invariant(helper, roles, bound, types, cost, refined)
-
-
-def _renamed(e, old: str, new: str):
-    """The assertion ``e`` with the variable ``old`` (in either run) named ``new``."""
-    if isinstance(e, (A.Var, A.RunVar)) and e.name == old:
-        return A.replace_fields(e, name=new)
-    if isinstance(e, A.Node):
-        changes = {}
-        for f in A.record_fields(e):
-            x = getattr(e, f)
-            if isinstance(x, A.Node):
-                changes[f] = _renamed(x, old, new)
-            elif isinstance(x, tuple):
-                changes[f] = tuple(_renamed(y, old, new) if isinstance(y, A.Node) else y
-                                   for y in x)
-        return A.replace_fields(e, **changes)
-    return e
-
-
-def _states_equal(e: A.Expr, name: str) -> bool:
-    """``e`` is, or has as a conjunct, ``name<1> = name<2>``."""
-    if isinstance(e, A.Conj):
-        return _states_equal(e.left, name) or _states_equal(e.right, name)
-    return isinstance(e, A.BinOp) and e.op == "=" and \
-        {(x.name, x.run) for x in (e.left, e.right) if isinstance(x, A.RunVar)} == \
-        {(name, 1), (name, 2)}
+    return argmax_invariant(helper, roles, bound, types, cost)
 
 
 # ---- k-fold composition through a recursion (S-M-Adv over a helper) ----------------------------

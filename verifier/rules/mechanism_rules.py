@@ -106,7 +106,7 @@ def lap_mech_shift(b: Builder, ctx: Ctx, e: A.App, eps_pair, obligations, v1: T.
     # the rounding allows (obligations.released; docs/noise.md)
     z2 = b.fresh(ctx.binder or "z", T.REAL)
     return Synth(node, cost, (Scalar(z), Scalar(z2)),
-                 (T.eq(sh, k),) + tuple(shifted_release_facts(z, z2, sh, eps)))
+                 (T.eq(sh, k),) + tuple(shifted_release_facts(z, z2, sh)))
 
 
 def gauss_mech(b: Builder, ctx: Ctx, e: A.App, args: Sequence[A.Expr]) -> Synth:

@@ -72,6 +72,12 @@ __all__ = [
 #: ``scale / g >= 2**GRID_BITS``. It sets how the exact draw is printed (post-processing), not
 #: how private the release is.
 GRID_BITS = 40
+#: ... and the coarsest grid is ``2 ** MAX_GRID_EXPONENT = 1``: every grid divides every integer,
+#: so a coupling that moves a draw by an integer moves the released value by that integer, at
+#: every scale (``obligations.released``, ``obligations.whilelogic.grid_axioms``). Without it a
+#: scale of ``2^42`` (``eps = 2^-42``) released on multiples of 4, and the sparse vector's shifts
+#: by 1 and 2 did not carry over to the released values.
+MAX_GRID_EXPONENT = 0
 
 #: Largest spread ``max(log w) - log w_i`` accepted by the exact choice sampler (keys stay
 #: exact integers in float64).
@@ -142,14 +148,15 @@ def _upper_bound(xs: Sequence[Fraction | Real]) -> Fraction:
 
 
 def grid_exponent(scale: Fraction | Real) -> int:
-    """``floor(log2(scale)) - GRID_BITS`` for an exact ``scale > 0``, computed exactly.
+    """``min(floor(log2(scale)) - GRID_BITS, MAX_GRID_EXPONENT)`` for an exact ``scale > 0``,
+    computed exactly.
 
     The grid of the values released by ``laplace(center, scale)`` and ``gaussian(center,
     scale)`` is ``2 ** grid_exponent(scale)``: a function of the scale's value only.
     """
     if not isinstance(scale, Real) and scale <= 0:
         raise ValueError("scale must be positive")
-    return reals.floor_log2(scale) - GRID_BITS
+    return min(reals.floor_log2(scale) - GRID_BITS, MAX_GRID_EXPONENT)
 
 
 def grid(scale: Number) -> Fraction:
