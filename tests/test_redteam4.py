@@ -172,3 +172,22 @@ def test_y10_releases_the_same_value_on_both_inputs_at_a_tiny_eps():
 
     assert out("[false]") == out("[true]")
     assert out("[false]").denominator == 1
+
+
+def test_the_audit_does_not_call_a_release_off_its_grid_a_release():
+    """``z - sum db`` of y08 releases the rounded draw minus a centre: on ``[1e-13]`` off the
+    grid, a law ``Noise`` cannot describe (the audit said "holds, loss 0" of two disjoint
+    supports; now R003, not judged). Minus a whole number of grid steps it is still judged."""
+    import subprocess
+    import sys
+
+    def audit(values: str):
+        return subprocess.run([sys.executable, "-m", "verifier.cli", "audit",
+                               str(ATTACKS / "y08_noise_identity_written.pinf"), "main", "--n", "1",
+                               "--values", values, "--no-verify"], capture_output=True, text=True,
+                              cwd=ROOT, env={"PYTHONPATH": str(ROOT)})
+
+    off = audit("0,0.0000000000001")
+    assert off.returncode == 2 and "R003" in off.stderr and "holds" not in off.stdout
+    whole = audit("0,1")
+    assert whole.returncode in (0, 1) and "privacy loss" in whole.stdout, whole.stderr

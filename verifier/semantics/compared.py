@@ -649,7 +649,16 @@ def _released(value: Value) -> Tuple[Value, List[Noisy]]:
 
 
 def _release_law(leaf: Leaf, v: Noisy) -> Noise:
+    """The law of a returned ``Y + offset``: the sampler releases ``R(Y)``, the draw rounded
+    to the grid ``g`` of its scale, and the program adds ``offset`` — the release of a draw
+    around ``center + offset`` only when ``g`` divides ``offset``. A fraction of a step moves
+    every value off the grid (``R(Y) - c`` for two centres ``c`` not a grid step apart: two
+    disjoint supports), which ``Noise`` does not describe: NotExact."""
     family, center, scale = leaf.variables[v.var - 1]
+    steps = reals.div(v.offset, noise.grid(scale))
+    if not (isinstance(steps, Fraction) and steps.denominator == 1):
+        raise NotExact(f"the output releases {v.what} plus {format_value(v.offset)}, which is "
+                       "not a whole number of steps of the grid the release is rounded to")
     return Noise(family, reals.add(center, v.offset), scale)
 
 
