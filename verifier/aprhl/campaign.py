@@ -53,7 +53,7 @@ def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20, generated: fl
                     break
                 try:
                     seen = coupled_run(p, types[p.name], *pair, seeded_source(t), rep.shifts,
-                                       onesided=rep.pointwise)
+                                       onesided=rep.pointwise or rep.onesided)
                 except NotImplementedError:
                     break
                 stats["replays"] += 1

@@ -30,7 +30,8 @@ MAX_ATTEMPTS = 24
 MAX_SITES = 4
 
 
-def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, pointwise=False):
+def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, pointwise=False,
+                  onesided=False):
     """A verified report under shifts found by the search, or None. ``pointwise``: under the
     Pointwise rule, where a ``Lap`` in a loop may also be shifted at the iteration whose
     counter is the output value (``verifier.shifts.point_templates``). A ``Lap`` followed at once
@@ -53,11 +54,13 @@ def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, poin
         if assignment is None:
             return None
         report, builder = attempt(proc, types, session, rlimit, assignment, shift_vars=True,
-                                  first_failure=True, pointwise=pointwise)
+                                  first_failure=True, pointwise=pointwise,
+                                  onesided=onesided)
         if builder is None:
             return None
         if report.verdict == "verified":
-            final, _ = attempt(proc, types, session, rlimit, assignment, pointwise=pointwise)
+            final, _ = attempt(proc, types, session, rlimit, assignment, pointwise=pointwise,
+                               onesided=onesided)
             return final if final.verdict == "verified" else None
         deps = dependencies(report.data_failing, sites, builder.loop_sites)
         if not deps:
