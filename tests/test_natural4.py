@@ -253,6 +253,18 @@ GOOD = {
         'ArgMax':
             '(eps, 0)-DP',
     },
+    'w23_valid_sum_and_count.pwhile': {
+        'ValidMean':
+            '(2 * eps, 0)-DP',
+    },
+    'w24_bounded_sum_param.pwhile': {
+        'BoundedSum':
+            '(eps, 0)-DP',
+    },
+    'w25_svt_on_counts.pwhile': {
+        'FirstCut':
+            '(eps, 0)-DP',
+    },
 }
 
 #: file -> why it is still unknown (classified: a reach gap, a missing lemma, an unsupported

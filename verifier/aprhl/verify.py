@@ -51,6 +51,10 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
             second = found if found is not None else second
         if second.verdict == "verified":
             report = second
+        elif second.failure is not None and report.failure is not None:
+            # what the one-sided derivation (past the private ifs) could not prove
+            report.failure += (" — with the one-sided rules for the ifs without sampling: "
+                               + second.failure)
     if refute and report.verdict != "verified":
         witness = find_witness(proc, types)
         if witness is not None:
