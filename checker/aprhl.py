@@ -132,6 +132,9 @@ def _check(data: Any, summary, discharged) -> None:
                 raise Invalid(f"{name}: the pointwise rule needs a claim ==> = with a discrete "
                               "output")
             d.pointwise = T.var("result'v", WL.sort_of(W.wtype_simple(proc.ret)))
+        # the one-sided Cond rules (If-L, If-R) for the ifs without sampling or loops: each
+        # run its own branch (deterministic commands: the Dirac coupling, cost 0)
+        d.onesided = bool(claim.get("onesided"))
         try:
             d.derive()
         except _NoRule as exc:
@@ -213,6 +216,8 @@ class _Derivation:
         self.shifts: Dict[Tuple[int, int], T.Term] = {}
         #: the pointwise rule: the output value v every obligation holds for
         self.pointwise: Optional[T.Var] = None
+        #: the one-sided Cond rules for every if without sampling or loops
+        self.onesided = False
         #: the shifts per branch (then, else) recorded for a Lap followed by an if (Lap-Case)
         self.cases: Dict[Tuple[int, int], Tuple[T.Term, T.Term]] = {}
 
@@ -475,7 +480,8 @@ class _Derivation:
             vals = dict(vals)
             vals[s.target] = out
             return vals, facts, T.add(cost, charge)
-        if isinstance(s, W.If) and self.pointwise is not None and _deterministic([s]) \
+        if isinstance(s, W.If) and (self.pointwise is not None or self.onesided) \
+                and _deterministic([s]) \
                 and not synchronised:
             # one-sided (If-L, If-R): each run its own branch, nothing sampled in them
             for run in (1, 2):

@@ -56,6 +56,7 @@ def certificate(prog, reports, source_name: str) -> Dict[str, Any]:
             "verdict": r.verdict,
             "guarantee": r.guarantee,
             "pointwise": r.pointwise,
+            "onesided": r.onesided,
             "loops": loops,
             "costs": costs,
             "obligations": [ob.to_json() for ob in r.obligations],

@@ -529,7 +529,7 @@ def _replays(path, pairs=40):
                 continue
             try:
                 seen = coupled_run(p, types[p.name], *pair, seeded_source(t), shifts,
-                                   onesided=report.pointwise)
+                                   onesided=report.pointwise or report.onesided)
             except NotImplementedError:
                 continue   # a shift of the noise by a fraction of the grid: not replayed
             n += 1

@@ -93,11 +93,15 @@ def test_true_claims_are_never_refuted(path):
         assert refute(proc, types) is None
 
 
-def test_a_private_claim_the_rules_cannot_prove_stays_unknown():
-    # counting the positive entries releases a count moving by at most 1: eps-DP, but the
-    # branch on private data has no synchronised rule
+def test_a_count_under_a_branch_on_private_data_is_verified_by_the_one_sided_rules():
+    # counting the positive entries releases a count moving by at most 1: eps-DP; the if does
+    # not sample, so each run takes its own branch (If-L, If-R) and the count is a running sum
+    # whose summand is derived from the body (formerly unknown: mistakes/branch_on_private)
+    [r], _ = verify_file(str(APRHL / "count_positive_branch.pwhile"))
+    assert r.verdict == "verified" and r.onesided and r.guarantee == "(eps, 0)-DP"
+    # the twin releases only under the private guard (an if that samples): never verified
     [r], _ = verify_file(str(APRHL / "mistakes" / "branch_on_private.pwhile"))
-    assert r.verdict == "unknown" and r.confirmation is None and "synchronised" in r.failure
+    assert r.verdict != "verified" and "synchronised" in r.failure
 
 
 LAP = """proc F (q : real) (pub eps : real+) : real

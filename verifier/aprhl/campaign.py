@@ -84,7 +84,7 @@ def check_program(k: int, text: str, pairs: int) -> Dict[str, Any]:
                 break
             try:
                 seen = coupled_run(p, types[p.name], *pair, seeded_source(t), rep.shifts,
-                                   onesided=rep.pointwise)
+                                   onesided=rep.pointwise or rep.onesided)
             except NotImplementedError:
                 break
             out["replays"] += 1

@@ -176,6 +176,10 @@ class Builder:
         self.sites: Dict[Tuple[int, int], bool] = {}
         #: the Pointwise rule: the output value v (``result'v``) the couplings may depend on
         self.pointwise: Optional[T.Var] = None
+        #: the one-sided Cond rules (If-L, If-R) for every ``if`` without sampling or loops,
+        #: also outside the Pointwise rule (a count or a sum updated under a guard that reads
+        #: private data: each run takes its own branch, the Dirac coupling at cost 0)
+        self.onesided = False
         #: the counters (run 1's head term) of the loops around the statement being derived
         self.counters: List[T.Term] = []
         #: the counter around each Lap (line, col), for the pointwise shift templates
@@ -589,7 +593,8 @@ class Builder:
         return node, st
 
     def rule_cond(self, s: W.If, st: State, synchronised: bool = False) -> Tuple[Node, State]:
-        if self.pointwise is not None and deterministic([s]) and not synchronised:
+        if (self.pointwise is not None or self.onesided) and deterministic([s]) \
+                and not synchronised:
             return self.rule_cond_onesided(s, st)
         side: List = []
         g1 = self.expr(s.cond, st, 1, side)
@@ -868,6 +873,52 @@ class Builder:
                                                                          T.real(0))))))
         return out
 
+    def effect_sum_candidates(self, w: W.While, st: State, head: State, carried, counters,
+                              backwards) -> List[Tuple[str, T.Term]]:
+        """Running sums whose summand is not written as ``x := x + e`` (``if d[i] > 0 then
+        c := c + 1 end``, a branch per bin): the summand of a carried number ``x`` is what one
+        iteration adds to it, computed by deriving the body (probing) from the head with ``x``
+        at 0 — kept only when it reads no other carried variable than the counter. The
+        candidate is the running sum's (the runs differ by what the differing position added);
+        like every candidate it is kept only when it holds on entry and the body preserves
+        it (a summand that is not additive, ``x := 2 * x + 1``, is then dropped)."""
+        out: List[Tuple[str, T.Term]] = []
+        loops = counters + backwards
+        for x in carried:
+            h1, h2 = head.vals[x]
+            if x in loops or not h1.sort.is_numeric:
+                continue
+            zero = T.real(0) if h1.sort == T.REAL else T.integer(0)
+            probe = State(dict(head.vals), head.facts, head.cost)
+            probe.vals[x] = (zero, zero)
+            self.probing += 1
+            try:
+                _, end = self.rule_seq(list(w.body), probe)
+            except (NoRule, T.SortError):
+                continue
+            finally:
+                self.probing -= 1
+            if x not in end.vals:
+                continue
+            d = end.vals[x]
+            for i, back in [(i, False) for i in counters] + [(i, True) for i in backwards]:
+                others = {head.vals[y][r] for y in carried if y != i for r in (0, 1)}
+                if set(T.free_vars(d[0], d[1])) & others:
+                    continue
+                for sk in self.skolems:
+                    for o, a in read_offsets(w, i, sk.list_name, back):
+                        # the iteration whose counter is h at the head reads position h + o + a
+                        at = _offset(sk.j, -(o + a))
+                        sub = {head.vals[i][0]: at, head.vals[i][1]: at}
+                        d1, d2 = T.substitute(d[0], sub), T.substitute(d[1], sub)
+                        inside = self.passed(st, head, i, sk, o + a, back)
+                        delta = T.ite(inside, T.sub(d1, d2), zero)
+                        out.append((f"the running sum {x} (its summand derived from the body) "
+                                    f"differs by the position {sk.list_name}'j",
+                                    T.eq(T.sub(h1, h2),
+                                         T.add(T.sub(st.vals[x][0], st.vals[x][1]), delta))))
+        return out
+
     def cost_unit(self, w: W.While, st: State) -> Optional[T.Term]:
         """The sum of ``1 / b`` over the loop's Lap statements (None when a scale changes in
         the loop)."""
@@ -960,6 +1011,8 @@ class Builder:
                         grow = T.mul(len(e.right.items), T.sub(head.vals[i][r], st.vals[i][r]))
                         out.append((f"{x} grows with {i}", T.eq(WL.length(head.vals[x][r]),
                                                              T.add(WL.length(st.vals[x][r]), grow))))
+        if self.onesided:
+            out += self.effect_sum_candidates(w, st, head, carried, counters, backwards)
         if has_cost:
             c0 = st.cost
             out.append(("no cost", T.le(head.cost, c0)))
@@ -1426,6 +1479,8 @@ class ProcReport:
     shifts: Dict = field(default_factory=dict)
     #: proved by the Pointwise rule (for every output value v)
     pointwise: bool = False
+    #: the one-sided Cond rules were used for the ifs without sampling (Builder.onesided)
+    onesided: bool = False
     #: how a refuted claim was shown false (``verifier.refutation.Confirmation``)
     confirmation: object = None
 
@@ -1439,7 +1494,8 @@ def claim_text(proc: W.Proc) -> str:
 
 def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Optional[int] = None,
             assignment: Optional[Dict] = None, shift_vars: bool = False, first_failure: bool = False,
-            pointwise: bool = False, probe_cache: Optional[Dict[Tuple, bool]] = None
+            pointwise: bool = False, onesided: bool = False,
+            probe_cache: Optional[Dict[Tuple, bool]] = None
             ) -> Tuple[ProcReport, Optional[Builder]]:
     """One derivation, its obligations discharged: the unannotated ``Lap`` statements coupled
     by ``assignment``'s shifts (the identity elsewhere); ``shift_vars``: each named by a shift
@@ -1454,6 +1510,7 @@ def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Option
     b = Builder(proc, types, session, rlimit, probe_cache)
     b.assignment = dict(assignment or {})
     b.shift_vars = shift_vars
+    b.onesided = onesided
     if pointwise:
         try:
             b.pointwise = T.var("result'v", b.sort_ret())
@@ -1470,6 +1527,7 @@ def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Option
     report.derivation = root
     report.loops = b.loops
     report.pointwise = b.pointwise is not None
+    report.onesided = b.onesided
     report.shifts = {k: v for k, v in b.assignment.items() if v != IDENTITY}
     report.obligations = b.obligations
     kw = {} if rlimit is None else {"rlimit": rlimit}

@@ -31,7 +31,7 @@ MAX_SITES = 4
 
 
 def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, pointwise=False,
-                  probe_cache=None):
+                  onesided=False, probe_cache=None):
     """A verified report under shifts found by the search, or None. ``pointwise``: under the
     Pointwise rule, where a ``Lap`` in a loop may also be shifted at the iteration whose
     counter is the output value (``verifier.shifts.point_templates``). A ``Lap`` followed at once
@@ -56,12 +56,12 @@ def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, poin
             return None
         report, builder = attempt(proc, types, session, rlimit, assignment, shift_vars=True,
                                   first_failure=True, pointwise=pointwise,
-                                  probe_cache=probe_cache)
+                                  onesided=onesided, probe_cache=probe_cache)
         if builder is None:
             return None
         if report.verdict == "verified":
             final, _ = attempt(proc, types, session, rlimit, assignment, pointwise=pointwise,
-                               probe_cache=probe_cache)
+                               onesided=onesided, probe_cache=probe_cache)
             return final if final.verdict == "verified" else None
         deps = dependencies(report.data_failing, sites, builder.loop_sites)
         if not deps:
