@@ -4,13 +4,13 @@ twins, certificates re-derived by the kernel (and refused when a builder bug or 
 weakens them), and ``run``'s exact semantics."""
 import functools
 import json
-import os
 import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from verify_helpers import privinfer
 
 from benchmarks.runner import read_expectation
 from checker import aprhl as kernel
@@ -34,12 +34,6 @@ BAD = sorted(p for p in (APRHL / "mistakes").glob("*.pwhile") if not p.name.star
 PEERS = sorted(APRHL.glob("peer_*.pwhile")) + sorted((APRHL / "mistakes").glob("peer_*.pwhile"))
 #: the programs proved by the Pointwise rule
 POINTWISE = ["above_threshold.pwhile", "report_noisy_max.pwhile"]
-
-
-def privinfer(*args):
-    env = {k: v for k, v in os.environ.items() if k != "PRIVINFER_DEBUG"}
-    return subprocess.run([sys.executable, "-m", "verifier.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
 
 
 @functools.lru_cache(maxsize=None)

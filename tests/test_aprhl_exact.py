@@ -5,13 +5,11 @@ refuted, whatever the verifier proves; a witness is re-checked here independentl
 search; ``privinfer audit`` measures the exact loss on every small input and agrees with the
 verified claims."""
 import json
-import os
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from verify_helpers import privinfer
 
 from checker import aprhl as kernel
 from checker.aprhl_certify import certificate
@@ -178,12 +176,6 @@ def test_the_kernel_refuses_a_refuted_claim_without_its_witness_and_a_witness_of
 
 
 # ---- the audit ------------------------------------------------------------------------------
-
-def privinfer(*args):
-    env = {k: v for k, v in os.environ.items() if k != "PRIVINFER_DEBUG"}
-    return subprocess.run([sys.executable, "-m", "verifier.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
-
 
 #: verified programs audited: (file, procedure, n, arguments, values of the private list)
 CONSISTENT = [

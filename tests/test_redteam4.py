@@ -158,16 +158,13 @@ def test_y10_releases_the_same_value_on_both_inputs_at_a_tiny_eps():
     """y10 at e = 2^-42: with the grid capped at 1, z - count db is the draw rounded, whatever
     count db is (the same seed gives the same draw: the coupling of the claim). With the grid
     of 4 the scale had before, the outputs were 0 mod 4 against 3 mod 4."""
-    import subprocess
-    import sys
     from fractions import Fraction
+    from verify_helpers import privinfer
 
     def out(db: str) -> Fraction:
-        r = subprocess.run([sys.executable, "-m", "verifier.cli", "run",
-                            str(ATTACKS / "y10_integer_shift_tiny_eps.pinf"), "main",
-                            "--arg", f"db={db}", "--arg", "e=1.0 / 4398046511104.0",
-                            "--seed", "1"], capture_output=True, text=True, cwd=ROOT,
-                           env={"PYTHONPATH": str(ROOT)}, check=True)
+        r = privinfer("run", ATTACKS / "y10_integer_shift_tiny_eps.pinf", "main", "--arg",
+                      f"db={db}", "--arg", "e=1.0 / 4398046511104.0", "--seed", "1")
+        assert r.returncode == 0, r.stderr
         return Fraction(r.stdout.strip().splitlines()[-1])
 
     assert out("[false]") == out("[true]")
@@ -178,14 +175,11 @@ def test_the_audit_does_not_call_a_release_off_its_grid_a_release():
     """``z - sum db`` of y08 releases the rounded draw minus a centre: on ``[1e-13]`` off the
     grid, a law ``Noise`` cannot describe (the audit said "holds, loss 0" of two disjoint
     supports; now R003, not judged). Minus a whole number of grid steps it is still judged."""
-    import subprocess
-    import sys
+    from verify_helpers import privinfer
 
     def audit(values: str):
-        return subprocess.run([sys.executable, "-m", "verifier.cli", "audit",
-                               str(ATTACKS / "y08_noise_identity_written.pinf"), "main", "--n", "1",
-                               "--values", values, "--no-verify"], capture_output=True, text=True,
-                              cwd=ROOT, env={"PYTHONPATH": str(ROOT)})
+        return privinfer("audit", ATTACKS / "y08_noise_identity_written.pinf", "main", "--n", "1",
+                         "--values", values, "--no-verify")
 
     off = audit("0,0.0000000000001")
     assert off.returncode == 2 and "R003" in off.stderr and "holds" not in off.stdout

@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Dict, Tuple
 
 from checker import kernel
@@ -10,6 +14,16 @@ from verifier.language.parser import parse_program
 from verifier.language.resolve import resolve
 from verifier.language.typecheck import typecheck_program
 from verifier.verification import VERIFIED, ClaimReport, verify_program
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def privinfer(*args) -> subprocess.CompletedProcess:
+    """The command line run in a fresh interpreter from the repository's root, as a user
+    would (``PRIVINFER_DEBUG`` unset, so internal errors are reported, not raised)."""
+    env = {k: v for k, v in os.environ.items() if k != "PRIVINFER_DEBUG"}
+    return subprocess.run([sys.executable, "-m", "verifier.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
 
 
 def claims_and_certificate(text: str) -> Tuple[Dict[str, ClaimReport], dict]:
