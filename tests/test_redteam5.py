@@ -84,3 +84,83 @@ def test_forged_certificates_are_refused(name):
     valid, reason = FORGE.check(cert)
     assert not valid, (name, why)
 
+
+# ---- run's draws of discrete model randomness (n01, n02) ------------------------------------
+
+class _NumpyUniformAt:
+    """numpy's ``Generator.random()`` returns ``k * 2^-53`` for a uniform ``k`` in
+    ``[0, 2^53)``; this stub returns one of those values, so a sampler that compares it with
+    ``float (p)`` shows which cell of numpy's grid it accepts."""
+
+    def __init__(self, k: int):
+        self.value = k * 2.0 ** -53
+
+    def random(self):
+        return self.value
+
+    def choice(self, n, p=None):
+        cdf = __import__("numpy").cumsum(p)
+        return int(__import__("numpy").searchsorted(cdf / cdf[-1], self.value, side="right"))
+
+
+def _source_with_numpy_uniform_at(k: int):
+    from verifier.semantics.noise import seeded_source
+    src = seeded_source(5)
+    src._model = _NumpyUniformAt(k)
+    return src
+
+
+def test_run_draws_a_bernoulli_coin_with_its_exact_probability():
+    """n01: p = 2^-53 + 2^-100 is within a factor 1 + 2^-47 of 2^-53, but ``random () <
+    float (p)`` accepts numpy's cells k = 0 and k = 1: probability 2^-52, twice p (and 2^-53
+    for p = 2^-53: the verified coin at loss 0.001 released at loss ln 2). The exact sampler
+    never reads numpy's float uniform."""
+    from fractions import Fraction
+    from verifier.semantics.distributions import Bernoulli
+    p = Fraction(1, 2 ** 53) + Fraction(1, 2 ** 100)
+    assert Bernoulli(p).sample(_source_with_numpy_uniform_at(1)) is False
+
+
+def test_run_draws_a_categorical_with_its_exact_probabilities():
+    """The same for categorical laws (categorical, finite laws such as the posteriors of
+    infer): numpy's choice over float probabilities, its cumulative sums rounded."""
+    from fractions import Fraction
+    from verifier.semantics.distributions import Categorical, Finite
+    p = Fraction(1, 2 ** 53) + Fraction(1, 2 ** 100)
+    src = _source_with_numpy_uniform_at(1)
+    assert Categorical((p, 1 - p)).sample(src) == 1
+    assert Finite(((True, p), (False, 1 - p))).sample(src) is False
+
+
+def test_a_tiny_bernoulli_is_not_drawn_at_numpys_grid():
+    """n02: bernoulli 2^-1000 (claimed within 1e-300 of bernoulli 0) is true on numpy's cell
+    k = 0 (probability 2^-53) under ``random () < float (p)``."""
+    from fractions import Fraction
+    from verifier.semantics.distributions import Bernoulli
+    assert Bernoulli(Fraction(1, 2 ** 1000)).sample(_source_with_numpy_uniform_at(0)) is False
+
+
+class _ScriptedBits:
+    """A bit source answering ``randbits`` from a script (the exact samplers' only input)."""
+
+    def __init__(self, *answers: int):
+        self.answers = list(answers)
+
+    def randbits(self, k: int) -> int:
+        return self.answers.pop(0)
+
+    def randbelow(self, n: int) -> int:
+        from verifier.semantics.noise import _BitSource
+        return _BitSource.randbelow(self, n)
+
+
+def test_the_exact_coin_and_categorical_read_a_uniform_integer():
+    """Bernoulli(1/3) is true exactly on randbelow (3) = 0 (2 bits, 3 rejected); the
+    categorical law (1/6, 1/2, 1/3) picks by randbelow (6): 0 -> 0, 1..3 -> 1, 4..5 -> 2."""
+    from fractions import Fraction
+    from verifier.semantics.noise import _bernoulli_exact, _categorical_exact
+    assert _bernoulli_exact(_ScriptedBits(0), Fraction(1, 3)) is True
+    assert _bernoulli_exact(_ScriptedBits(2), Fraction(1, 3)) is False
+    assert _bernoulli_exact(_ScriptedBits(3, 0), Fraction(1, 3)) is True
+    probs = (Fraction(1, 6), Fraction(1, 2), Fraction(1, 3))
+    assert [_categorical_exact(_ScriptedBits(r), probs) for r in range(6)] == [0, 1, 1, 1, 2, 2]

@@ -133,7 +133,7 @@ class Bernoulli(Distribution):
         return self.p * (1 - self.p)
 
     def sample(self, source):
-        return bool(source.bernoulli(float(self.p)))
+        return bool(source.bernoulli(self.p))
 
 
 @record
@@ -281,7 +281,7 @@ class Categorical(Distribution):
         return sum((i - m) ** 2 * p for i, p in enumerate(self.probs))
 
     def sample(self, source):
-        return int(source.categorical(tuple(float(p) for p in self.probs)))
+        return int(source.categorical(tuple(self.probs)))
 
 
 @record
@@ -319,7 +319,7 @@ class Finite(Distribution):
         return sum((v - m) ** 2 * p for v, p in self.items)
 
     def sample(self, source):
-        index = source.categorical(tuple(float(p) for _, p in self.items))
+        index = source.categorical(tuple(p for _, p in self.items))
         return self.items[int(index)][0]
 
 

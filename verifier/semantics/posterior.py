@@ -228,7 +228,7 @@ def _probability(lik: Callable, t) -> Any:
 
 def _observed(lik: Callable, t, source) -> bool:
     """One run of the likelihood at ``t`` says ``true`` (drawn with ``source``)."""
-    return bool(source.bernoulli(float(_probability(lik, t))))
+    return bool(source.bernoulli(_probability(lik, t)))
 
 
 def _dyadic(x: arb) -> Fraction:
