@@ -36,6 +36,9 @@ OPEN = {"g02_gauss_two_sensitive"}
 #: claims true of the exact semantics, verified: n01 and n02 were false of what run released
 #: (its coins drawn as numpy's random () < float (p)) before run drew them exactly
 PROBES = {"n01_float_bernoulli_tiny_step", "n02_float_bernoulli_tiny_delta"}
+#: vacuous or one-sided assumptions: the judgement holds (of no pair, or of the pairs whose
+#: run 1 meets a condition) but is reported as differential privacy (README: not fixed)
+VACUOUS = {"w06_asymmetric_precondition", "w07_vacuous_precondition", "v01_vacuous_refinement"}
 #: refused before verification (a type or scope error)
 REFUSED = {"h03_fun_codomain_names_later"}
 
@@ -49,7 +52,7 @@ def _forger():
 
 @pytest.mark.parametrize("path", sorted(ATTACKS.glob("*.pinf")), ids=lambda p: p.stem)
 def test_no_functional_attack_is_verified(path):
-    if path.stem in OPEN:
+    if path.stem in OPEN or path.stem in VACUOUS:
         return
     if path.stem in REFUSED:
         from verifier.errors import PrivInferError
@@ -70,9 +73,24 @@ def test_no_functional_attack_is_verified(path):
 
 @pytest.mark.parametrize("path", sorted(ATTACKS.glob("*.pwhile")), ids=lambda p: p.stem)
 def test_no_while_attack_is_verified(path):
+    if path.stem in VACUOUS:
+        return
     reports, _ = verify_while_file(str(path))
     verdicts = [r.verdict for r in reports]
     assert verdicts and all(v != VERIFIED for v in verdicts), (path.name, verdicts)
+
+
+@pytest.mark.xfail(strict=True, reason="vacuous and one-sided assumptions are verified and "
+                   "reported as differential privacy (tests/redteam5_attacks/README.md)")
+@pytest.mark.parametrize("stem", sorted(VACUOUS))
+def test_vacuous_assumptions_are_not_reported_as_privacy(stem):
+    path = ATTACKS / (stem + (".pinf" if (ATTACKS / (stem + ".pinf")).exists() else ".pwhile"))
+    if path.suffix == ".pwhile":
+        verdicts = [r.verdict for r in verify_while_file(str(path))[0]]
+    else:
+        program = parse_program(path.read_text(), path.name)
+        verdicts = [c.verdict for c in verify_program(program, typecheck_program(program)).claims]
+    assert verdicts and all(v != VERIFIED for v in verdicts), (stem, verdicts)
 
 
 FORGE = _forger()
