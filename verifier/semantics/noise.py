@@ -326,8 +326,8 @@ CATEGORICAL_SLACK = Fraction(1, 10 ** 9)
 def _categorical_exact(bits: _BitSource, probs: Sequence[object]) -> int:
     """Index ``i`` with probability ``probs[i] / sum (probs)``, exactly; the probabilities must
     sum to 1 within ``CATEGORICAL_SLACK`` (a point of the simplex drawn as floats). Rationals:
-    one uniform integer below their common denominator; exact reals: one exact coin per
-    category, ``p_i`` over what the categories from ``i`` on weigh."""
+    one uniform integer below their common denominator; exact reals: by inversion
+    (``_categorical_real``)."""
     ps = [_probability(p, "a probability of categorical") for p in probs]
     if not ps:
         raise ValueError("categorical needs at least one probability")
@@ -343,22 +343,43 @@ def _categorical_exact(bits: _BitSource, probs: Sequence[object]) -> int:
                 return i
             r -= w
         raise AssertionError("unreachable")
-    total: Fraction | Real = Fraction(0)
-    for p in ps:
-        total = reals.add(total, p)
-    if reals.sign(reals.sub(CATEGORICAL_SLACK, reals.absolute(reals.sub(total, 1)))) < 0:
-        raise ValueError("categorical probabilities must sum to 1")
-    rest = total
-    for i, p in enumerate(ps[:-1]):
-        if reals.sign(p) == 0:
-            continue
-        left = reals.sub(rest, p)
-        if reals.sign(left) == 0:
-            return i
-        if _bernoulli_exact(bits, reals.div(p, rest)):
-            return i
-        rest = left
-    return len(ps) - 1
+    return _categorical_real(bits, ps)
+
+
+def _categorical_real(bits: _BitSource, ps: Sequence[Fraction | Real]) -> int:
+    """The categorical draw of ``_categorical_exact`` for exact-real probabilities, by
+    inversion: a uniform ``U`` revealed 64 bits at a time, and the index ``i`` with
+    ``c_(i-1) <= U T < c_i`` (``c`` the cumulative sums, ``T`` their total) returned once it
+    holds for the whole dyadic interval of ``U`` and the Arb balls of the sums, at a precision
+    64 bits above the bits known (one pass over the probabilities per round: no nested real
+    expressions; with probability 1 after 64 bits in almost every case)."""
+    from flint import arb, fmpq
+    u, n = 0, 0
+    while True:
+        u = (u << 64) | bits.randbits(64)
+        n += 64
+        old = _flint_ctx().prec
+        _flint_ctx().prec = n + 64
+        try:
+            balls = [reals.ball_of(p, n + 64) for p in ps]
+            total = arb(0)
+            for b in balls:
+                total += b
+            if n == 64 and abs(total - 1) > arb(fmpq(CATEGORICAL_SLACK.numerator,
+                                                   CATEGORICAL_SLACK.denominator)):
+                raise ValueError("categorical probabilities must sum to 1")
+            lo = arb(fmpq(u, 1 << n)) * total
+            hi = arb(fmpq(u + 1, 1 << n)) * total
+            cum = arb(0)
+            last = len(balls) - 1
+            for i, b in enumerate(balls):
+                prev, cum = cum, cum + b
+                # U T < T always: the last category needs its lower end only (its upper end,
+                # T itself, is never certainly above a ball of T)
+                if prev <= lo and (i == last or hi <= cum):
+                    return i
+        finally:
+            _flint_ctx().prec = old
 
 
 def _discrete_laplace(bits: _BitSource, scale: Fraction) -> int:
