@@ -57,6 +57,10 @@ GOOD = {
         'gaussCount':
             'gaussCount is (eps, delta)-differentially private with respect to adj on its 1st argument, for eps < 1.0',
     },
+    'f07_expmech_threshold_pick.pinf': {
+        'pickCutoff':
+            'pickCutoff is (eps, 0)-differentially private with respect to adj on its 1st argument',
+    },
     'f06_majority_expmech.pinf': {
         'majority':
             'majority is (eps, 0)-differentially private with respect to adj on its 1st argument',
@@ -270,10 +274,6 @@ GOOD = {
 #: file -> why it is still unknown (classified: a reach gap, a missing lemma, an unsupported
 #: construct, a bad error message)
 UNKNOWN = {
-    "f07_expmech_threshold_pick.pinf":
-        "(c/d) T009: the score's unannotated candidate parameter c is simply typed real (it "
-        "meets count db in a subtraction), so expMech over [0; 5; ...] returns M[real] and the "
-        "val's M[int] does not fit; with the output claimed real it verifies",
     "f13_fold_with_function.pinf":
         "(a) V005: an accumulator fold claimed with {acc :: real | =}: the recursive call passes "
         "accumulators that differ between the runs, so the val (the induction hypothesis) does "
@@ -369,3 +369,10 @@ def test_the_kernel_refuses_the_certificate_of_a_count_moved_to_a_false_twin():
     cert["source"]["text"] = text.replace("c := c + 1", "c := c + 2")
     outcome = aprhl_kernel.check(cert)
     assert not outcome.valid, "the kernel accepted a count moving by 2 at eps"
+
+
+def test_expmech_over_int_candidates_with_a_real_score_is_typed_by_its_candidates():
+    """f07's range is its candidates' type (int), its score taking reals: the val's M[int]
+    fits and verifies (above); the doubled score's twin is refuted with an exact loss."""
+    claims, _ = _pinf(HERE / "twins" / "f07_false_score_doubled.pinf")
+    assert claims["pickCutoff"].verdict == "refuted", claims["pickCutoff"].failure
