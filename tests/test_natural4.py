@@ -61,6 +61,12 @@ GOOD = {
         'pickCutoff':
             'pickCutoff is (eps, 0)-differentially private with respect to adj on its 1st argument',
     },
+    'f13_fold_with_function.pinf': {
+        'sumClip2':
+            'sumClip2 returns values of type {s :: real | abs (s<1> - s<2>) <= 2.0} for inputs related by adj on its 2nd argument',
+        'noisyClip2':
+            'noisyClip2 is (eps, 0)-differentially private with respect to adj on its 1st argument',
+    },
     'f06_majority_expmech.pinf': {
         'majority':
             'majority is (eps, 0)-differentially private with respect to adj on its 1st argument',
@@ -274,11 +280,6 @@ GOOD = {
 #: file -> why it is still unknown (classified: a reach gap, a missing lemma, an unsupported
 #: construct, a bad error message)
 UNKNOWN = {
-    "f13_fold_with_function.pinf":
-        "(a) V005: an accumulator fold claimed with {acc :: real | =}: the recursive call passes "
-        "accumulators that differ between the runs, so the val (the induction hypothesis) does "
-        "not apply; the claim is true but not inductive (f13b states it relative to acc and "
-        "verifies); the message says only that the verifier lacks a fact about the calls (d)",
     "f20_first_over_threshold.pinf":
         "(a) V003: AboveThreshold's index helper with its position a plain int (not nat): the "
         "then branch returns pos and the else branch -1 or more than pos, which may coincide "

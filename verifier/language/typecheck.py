@@ -867,7 +867,8 @@ class _Checker:
         what = "is not determined here" if isinstance(prune(r), TypeVar) else "is infinite"
         raise error("T011", f"the exponential mechanism needs a finite range (bool, unit, [k] or "
                             f"tuples of them), but its range {pretty(r)} {what}", e.span,
-                    hint="give the candidates as a 4th argument: expMech (eps, score, x, candidates)")
+                    hint="give the candidates as a 4th argument: expMech (eps, score, x, candidates), or "
+                         "annotate the score's candidate with a finite type: fun (x, (r : [3])) -> ...")
 
     def dirichlet(self, e: App, args: List[Tuple[Expr, Type]]) -> Type:
         for i, (node, t) in enumerate(args):
