@@ -29,22 +29,35 @@ from checker.judgement import (Ctx, Node, Proof, Reject, arrows, expect, instant
 from checker.relational import check, check_pure
 
 
+def _by_equality(val: A.ValDecl, decl: A.LetDecl):
+    from verifier.language.strengthen import equality_strengthened
+    return equality_strengthened(val), "by its equality case"
+
+
+def _by_accumulator(val: A.ValDecl, decl: A.LetDecl):
+    from verifier.language.strengthen import accumulator_strengthened
+    return accumulator_strengthened(val, decl), "relative to an accumulator"
+
+
+#: the roots that prove a recursive pure val strengthened: the stronger val, and how
+_STRENGTHENED = {"LetRec-Induction-Eq": _by_equality, "LetRec-Induction-Acc": _by_accumulator}
+
+
 def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node, steps: bool = False
            ) -> None:
     """The derivation of ``val`` for ``decl``: Abs (LetRec-Induction for a recursive
     definition) with the Safety premise, the body's derivation and the inductions of the
     observe-folds it uses — or ExactFinite alone. Its obligations are left in ``p``."""
     rule = "LetRec-Induction" if decl.recursive else "Abs"
-    if decl.recursive and root.rule == "LetRec-Induction-Eq" and not steps and p.point is None \
+    if decl.recursive and root.rule in _STRENGTHENED and not steps and p.point is None \
             and not p.steps:
-        # the val strengthened by the equality case, stated here from the source: the
-        # definition is proved against it, and it is the induction hypothesis; it implies
-        # the val (verifier.language.strengthen)
-        from verifier.language.strengthen import equality_strengthened
-        strong = equality_strengthened(val)
+        # the val strengthened by its equality case or relative to its accumulator, stated
+        # here from the source: the definition is proved against it, and it is the induction
+        # hypothesis; it implies the val (verifier.language.strengthen)
+        strong, what = _STRENGTHENED[root.rule](val, decl)
         if strong is None or p.vals.get(val.name) is not val:
-            raise Reject(f"node {root.id}: LetRec-Induction-Eq strengthens a recursive pure "
-                         "val by its equality case, which this one has not", decl.span)
+            raise Reject(f"node {root.id}: {root.rule} strengthens a recursive pure val "
+                         f"{what}, which this one has not", decl.span)
         p.vals[val.name] = val = strong
         rule = root.rule
     premises = expect(root, (rule,), decl, f"the definition of {source_name(decl.name)}")

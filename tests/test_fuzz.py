@@ -326,7 +326,7 @@ def test_generation_is_deterministic_round_trips_and_types():
 PAPER_TAGS = ("higher-order val", "val'd wrapper passed for a function parameter",
               "fun passed for a function parameter", "function parameter passed on",
               "infer without closed form (finite prior)", "infer without closed form (beta prior)",
-              "infer of a val'd model", "Delta assertion", "parallel composition")
+              "infer of a val'd model", "Delta assertion", "parallel composition", "accumulator fold")
 
 
 @pytest.fixture(scope="session")
@@ -390,9 +390,10 @@ def _generated_higher_order_and_infer_programs_verify_and_hold(paper_drafts):
     """The verifier proves some of the generated claims of each family, and the oracle finds
     no failure in them."""
     config = Config(shrink=False, metamorphic=False, kernel=False)
-    for tag in ("higher-order val", "infer without closed form (finite prior)"):
+    for tag, count in (("higher-order val", 5), ("infer without closed form (finite prior)", 5),
+                       ("accumulator fold", 3)):
         verified = 0
-        for seed, _ in paper_drafts[tag][:5]:
+        for seed, _ in paper_drafts[tag][:count]:
             case = check_case(seed, config)
             assert case.failures == [], [f.message for f in case.failures]
             verified += sum(v == "verified" for v in case.verdicts.values())

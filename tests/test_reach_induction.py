@@ -108,3 +108,76 @@ def test_the_kernel_refuses_a_strengthening_that_drops_the_claim(monkeypatch):
             return replace(strong, rtype=rt)
         patch.setattr(strengthen, "equality_strengthened", weaker)
     kernel_refuses(monkeypatch, text, "fold", bug, "not proved")
+
+
+# ---- the accumulator case (LetRec-Induction-Acc) ---------------------------------------------
+
+def acc_fold(step: str = "acc + max (0.0, min (x, 2.0))", bound: str = "2.0",
+             acc: str = "=", result: str = "abs (s<1> - s<2>) <= BOUND") -> str:
+    return f"""val sumAcc :: {{acc :: real | {acc}}} -> {{l :: real list | adj (l<1>, l<2>)}}
+            -> {{s :: real | {result.replace("BOUND", bound)}}}
+let rec sumAcc acc l = match l with
+  | [] -> acc
+  | x :: rest -> sumAcc ({step}) rest
+
+val main :: {{l :: real list | adj (l<1>, l<2>)}} -> {{eps :: real+ | =}} -> M[DP(eps)] {{r :: real | =}}
+let main db eps = lapMech (eps / {bound}, sumAcc 0.0 db)
+"""
+
+
+@pytest.mark.parametrize("text", [
+    acc_fold(),
+    acc_fold(step="max (0.0, min (x, 2.0)) + acc"),
+    acc_fold(result="abs (s<2> - s<1>) <= BOUND"),
+    acc_fold(step="acc + (if x > 0.0 then 1.0 else 0.0)", bound="1.0"),
+])
+def test_an_accumulator_fold_is_proved_relative_to_its_accumulator(text):
+    found, claims = verdicts(text)
+    assert set(found.values()) == {"verified"}, {n: c.failure for n, c in claims.items()}
+    assert claims["sumAcc"].derivation.rule == "LetRec-Induction-Acc"
+
+
+@pytest.mark.parametrize("text", [
+    acc_fold(bound="1.0"),                                        # steps up to 2, claimed 1
+    acc_fold(step="2.0 * acc + max (0.0, min (x, 2.0))"),          # a difference doubles
+    acc_fold(step="acc + x"),                                      # unclipped
+    acc_fold(result="s<1> - s<2> <= BOUND /\\ s<1> >= 0.0"),       # reads s alone: no strengthening
+])
+def test_an_accumulator_fold_whose_claim_is_false_or_not_relative_is_not_proved(text):
+    not_verified(text, "sumAcc")
+
+
+def test_the_strengthening_needs_one_accumulator_refined_equal():
+    from verifier.language.parser import parse_program
+    from verifier.language.strengthen import accumulator_strengthened
+    def strong(text):
+        program = parse_program(text, "t.pinf")
+        return accumulator_strengthened(program.find_val("sumAcc"), program.find_let("sumAcc"))
+    assert strong(acc_fold()) is not None
+    assert strong(acc_fold(acc="true")) is None          # not refined =: the val says it all
+    two = acc_fold().replace("{acc :: real | =} ->", "{acc :: real | =} -> {k :: real | =} ->") \
+        .replace("sumAcc acc l", "sumAcc acc k l").replace("sumAcc (", "sumAcc (k + 1.0) (") \
+        .replace(") rest", ") rest").replace("sumAcc 0.0 db", "sumAcc 0.0 0.0 db")
+    assert strong(two) is None                            # two parameters passed changed
+
+
+def test_the_kernel_refuses_an_accumulator_strengthening_that_drops_the_equality_case(monkeypatch):
+    from obligations.records import replace
+    from verifier.language import ast as A
+    from verifier.language import strengthen
+    text = acc_fold(bound="1.0")   # false: a step moves the total by up to 2
+    real = strengthen.accumulator_strengthened
+
+    def bug(patch):  # the builder's strengthening keeps only the equality case, which proves nothing
+        def weaker(val, decl):
+            strong = real(val, decl)
+            rt, doms = strong.rtype, []
+            while isinstance(rt, A.RArrow):
+                doms.append(rt.dom)
+                rt = rt.cod
+            rt = replace(rt, assertion=rt.assertion.right)
+            for d in reversed(doms):
+                rt = A.RArrow(d, rt, rt.span)
+            return replace(strong, rtype=rt)
+        patch.setattr(strengthen, "accumulator_strengthened", weaker)
+    kernel_refuses(monkeypatch, text, "sumAcc", bug, "not proved")

@@ -33,10 +33,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import sys
-from contextlib import contextmanager
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from obligations.model import Obligation, ObligationKind, Result
@@ -44,15 +41,16 @@ from obligations.records import record, replace
 from verifier.errors import PrivInferError
 from verifier.language import ast as A
 from verifier.language.pretty import pretty_expr
+from verifier.semantics.meter import Meter, OutOfWork, metered
 
 #: How the claim was shown false (``Confirmation.method``).
 EXACT_CALCULATION, EVALUATION, EXACT_LOSS, EXACT_AUDIT, RUN = (
     "exact calculation", "evaluation", "exact loss", "exact audit", "run")
 METHODS = (EXACT_CALCULATION, EVALUATION, EXACT_LOSS, EXACT_AUDIT, RUN)
 #: The exact audit: the most inputs it evaluates (all lists up to the longest length that
-#: keeps within), the settings of the public arguments it tries, the call budget of its
-#: exactness probe, and the evaluator steps one audit may take per input and over all its inputs.
-AUDIT_INPUTS, AUDIT_TRIES, AUDIT_BUDGET = 120, 3, 5_000_000
+#: keeps within), the settings of the public arguments it tries, the work budget of its
+#: exactness probe (meter.py), and the evaluator steps one audit may take per input and over all its inputs.
+AUDIT_INPUTS, AUDIT_TRIES, AUDIT_BUDGET = 120, 3, 1_100_000
 #: ... and the settings of the public arguments it chooses those it tries from
 AUDIT_SETTINGS = 24
 AUDIT_STEPS, AUDIT_STEPS_TOTAL = 50_000, 500_000
@@ -66,11 +64,11 @@ MAX_PAIRS, MAX_SMALL_PAIRS, DEFAULT_LENGTHS = 64, 96, (0, 1, 2)
 #: the small pairs: a step of a public parameter weighs as much as this many steps of a
 #: private one (``_small_pairs``); combinations of options ordered at most (``_index_combinations``)
 PUBLIC_STEP, COMBINATIONS = 8, 4096
-#: Python calls one witness may take (evaluation, sampling, exact laws) before the search
-#: gives up: a program that does not terminate on the inputs is no witness, and no reason to
-#: wait (counted, not timed, so that verdicts do not depend on the machine).
-CALL_BUDGET = 200_000
-#: pairs that may run out of calls before one phase of the search gives up (``_phase``)
+#: The work one witness may take (expressions evaluated and exact inference's steps, meter.py)
+#: before the search gives up: a program that does not terminate on the inputs is no witness,
+#: and no reason to wait (counted, not timed, so that verdicts do not depend on the machine).
+WORK_BUDGET = 50_000
+#: pairs that may run out of work before one phase of the search gives up (``_phase``)
 DIVERGING_PAIRS = 8
 #: Run-time errors that are the program's fault: a range condition, a division by zero, an
 #: observation of probability zero, a failed match. Not R003/R009 (what exact inference or
@@ -123,60 +121,12 @@ def confirm(program: A.Program, typed: Any, val: A.ValDecl,
     try:
         return _Witnesses(program, typed, val, parameters).search(failing)
     except (PrivInferError, RecursionError, ArithmeticError, ValueError, TypeError,
-            AttributeError, KeyError, IndexError, _OutOfCalls):
+            AttributeError, KeyError, IndexError, OutOfWork):
         return None
     except Exception:  # noqa: BLE001  (no verdict path ends in an internal error)
         if os.environ.get("PRIVINFER_DEBUG"):
             raise
         return None
-
-
-class _OutOfCalls(Exception):
-    """A witness took more than ``CALL_BUDGET`` calls."""
-
-
-#: the one module of the run-time semantics whose floats are values of it: the smooth
-#: sensitivity of the Hellinger mechanisms (docs/reals.md). Everything else the evaluator
-#: computes is exact (rationals and exact reals); the floats it returns elsewhere are for
-#: printing, sorting and proposals, and decide nothing.
-_SEMANTICS = str(Path(__file__).with_name("semantics") / "hellinger_mech.py")
-
-
-class _Watch:
-    """What the trace hook saw: Python calls made, and whether a float was computed.
-
-    A trace hook (``sys.settrace``), not a profile hook: it is called at Python calls only
-    (not at every C call and return), and follows a frame further only where it must — the
-    returns of ``_SEMANTICS`` and of imported modules, with line events switched off."""
-
-    def __init__(self, calls: int):
-        self.left, self.inexact, self.importing = calls, False, 0
-
-    def call(self, frame, event, arg):
-        if frame.f_code.co_name == "<module>":  # a module imported on first use: not the
-            self.importing += 1                 # program's work
-            frame.f_trace_lines = False
-            return self._imported
-        if self.importing:
-            return None
-        self.left -= 1
-        if self.left < 0:
-            sys.settrace(None)
-            raise _OutOfCalls()
-        if frame.f_code.co_filename == _SEMANTICS:
-            frame.f_trace_lines = False
-            return self._returned
-        return None
-
-    def _imported(self, frame, event, arg):
-        if event == "return":
-            self.importing -= 1
-        return self._imported
-
-    def _returned(self, frame, event, arg):
-        if event == "return" and type(arg) is float:
-            self.inexact = True
-        return self._returned
 
 
 def _run_key(args: Sequence[Any]) -> str:
@@ -200,20 +150,14 @@ def _extremes_first(settings: List[Any], claimed_eps) -> List[Any]:
     return settings[:1] + ends
 
 
-@contextmanager
-def _watched(calls: int = CALL_BUDGET):
-    """Run the body under a ``_Watch``: ``_OutOfCalls`` after ``calls`` Python calls, and
-    ``inexact`` set when a float value of the semantics is computed. The evaluator computes
-    with exact reals (docs/reals.md): its only float values are the Hellinger mechanisms'
-    smooth sensitivity (``_SEMANTICS``); a witness that went through one is not a fact about
-    the program's real-number semantics, so it is not accepted."""
-    watch = _Watch(calls)
-    previous = sys.gettrace()
-    sys.settrace(watch.call)
-    try:
-        yield watch
-    finally:
-        sys.settrace(previous)
+def _watched(units: int = WORK_BUDGET):
+    """Run the body under a meter of ``units`` (``verifier/semantics/meter.py``):
+    ``OutOfWork`` once the evaluator and exact inference have done that much work, and
+    ``inexact`` set when a float value of the semantics is computed. The evaluator computes with
+    exact reals (docs/reals.md): its only float values are the Hellinger mechanisms' smooth
+    sensitivity; a witness that went through one is not a fact about the program's real-number
+    semantics, so it is not accepted."""
+    return metered(units)
 
 
 class _Witnesses:
@@ -227,7 +171,7 @@ class _Witnesses:
         self.parameters = list(parameters)
         self.sample = False
         self.diverging = 0
-        #: the arguments (``_run_key``) of runs that ran out of calls on their own (``_witness``)
+        #: the arguments (``_run_key``) of runs that ran out of work on their own (``_witness``)
         self.diverging_runs: set = set()
         self.pool: List[Any] = []
         self.evaluator = Evaluator(program, typed)
@@ -274,12 +218,12 @@ class _Witnesses:
 
     def _phase(self, search) -> Optional[Confirmation]:
         """One phase of the search, which gives up (``None``) when ``DIVERGING_PAIRS`` of its
-        pairs run out of calls; the next phase has the same allowance (the counterexamples'
+        pairs run out of work; the next phase has the same allowance (the counterexamples'
         pairs may all be where the program diverges, the smallest inputs not)."""
         self.diverging = 0
         try:
             return search()
-        except _OutOfCalls:
+        except OutOfWork:
             return None
 
     def _first_witness(self, pairs: Iterable[List[Tuple[Any, Any]]]) -> Optional[Confirmation]:
@@ -434,7 +378,7 @@ class _Witnesses:
         try:
             with _watched(AUDIT_BUDGET):
                 law = output_law(bounded.call(self.val.name, args))[1]()
-        except (PrivInferError, _OutOfCalls, TypeError, ValueError):
+        except (PrivInferError, OutOfWork, TypeError, ValueError):
             return False
         return getattr(law, "precision", None) != FLOAT
 
@@ -501,20 +445,20 @@ class _Witnesses:
     # ---- one pair -------------------------------------------------------------------------
 
     def _bounded_witness(self, runs: List[Tuple[Any, Any]]) -> Optional[Confirmation]:
-        """``_witness`` within ``CALL_BUDGET`` calls. A pair on which the program runs out of
-        calls (or of Python's stack) is no witness — it may not terminate there — and the
+        """``_witness`` within ``WORK_BUDGET`` units of work. A pair on which the program runs
+        out of work (or of Python's stack) is no witness — it may not terminate there — and the
         search goes on with the next pair; after ``DIVERGING_PAIRS`` such pairs the phase gives
-        up (``_OutOfCalls``), since the program likely diverges on all of its pairs."""
+        up (``OutOfWork``), since the program likely diverges on all of its pairs."""
         try:
             with _watched() as watch:
                 return self._witness(runs, watch)
-        except (_OutOfCalls, RecursionError):
+        except (OutOfWork, RecursionError):
             self.diverging += 1
             if self.diverging >= DIVERGING_PAIRS:
-                raise _OutOfCalls() from None
+                raise OutOfWork() from None
             return None
 
-    def _witness(self, runs: List[Tuple[Any, Any]], watch: _Watch) -> Optional[Confirmation]:
+    def _witness(self, runs: List[Tuple[Any, Any]], watch: Meter) -> Optional[Confirmation]:
         from verifier.audit import ClaimEvaluator, read_claim
         claim = read_claim(self.val, len(self.domains))
         ce = ClaimEvaluator(self.evaluator, claim, 0)
@@ -532,15 +476,15 @@ class _Witnesses:
         for run in (0, 1):
             args = [r[run] for r in runs]
             key = _run_key(args)
-            if key in self.diverging_runs and watch.left <= CALL_BUDGET:
-                raise _OutOfCalls()   # it ran out of as many calls before
+            if key in self.diverging_runs and watch.left <= WORK_BUDGET:
+                raise OutOfWork()   # it ran out of as much work before
             left = watch.left
             try:
                 outputs.append(self.evaluator.call(self.val.name, args))
-            except (_OutOfCalls, RecursionError):
+            except (OutOfWork, RecursionError):
                 # a run that took at least half the budget on its own is not run again on the
                 # same arguments: the pairs repeat their runs (run 1 at [] against each run 2)
-                if left >= CALL_BUDGET // 2:
+                if left >= WORK_BUDGET // 2:
                     self.diverging_runs.add(key)
                 raise
             except PrivInferError as exc:
@@ -581,7 +525,7 @@ class _Witnesses:
                                     f"{_written(pretty_expr(assertion))}")
         return None
 
-    def _monadic(self, runs, outputs, ce, env, watch: _Watch) -> Optional[Confirmation]:
+    def _monadic(self, runs, outputs, ce, env, watch: Meter) -> Optional[Confirmation]:
         """The exact loss of the pair against the claimed index. A float computed on the way
         (in the program, the index or a law) leaves only the witnesses that do not depend on
         numbers: an output possible in one run only."""
@@ -676,9 +620,9 @@ class _RelatedSearch:
 
     *Pure claims.* There is no loss to estimate: each pair is confirmed (or not) by
     ``_Witnesses._witness`` at once, at most ``RELATED_PURE_TRIES`` pairs, every setting
-    ranked alike; a pair on which the program runs out of calls ends its setting (the other
+    ranked alike; a pair on which the program runs out of work ends its setting (the other
     orders and patterns there run the same code on as many entries), so that a program that
-    diverges costs one budget of calls per setting, not one per pair.
+    diverges costs one work budget per setting, not one per pair.
 
     *The estimates.* A pair is ranked by its privacy loss *estimated* in floating point
     (``compared.estimated_law``: the paths of each run explored once and cached per input, the
@@ -767,7 +711,7 @@ class _RelatedSearch:
         return None
 
     def _diverged_here(self) -> bool:
-        """Whether the last pair tried ran out of calls (the flag is reset): the other sign
+        """Whether the last pair tried ran out of work (the flag is reset): the other sign
         patterns at its setting run the same code on as many entries, so the setting is left."""
         diverged, self.diverged = self.diverged, False
         return diverged
@@ -855,7 +799,7 @@ class _RelatedSearch:
                 try:
                     with _watched() as watch:
                         found = self.w._witness(order, watch)
-                except (_OutOfCalls, RecursionError):
+                except (OutOfWork, RecursionError):
                     self.diverged = True   # no witness, and likely none at this setting
                     return None, best
                 if found is not None or self._spent():
@@ -877,7 +821,7 @@ class _RelatedSearch:
                 try:
                     with _watched(AUDIT_BUDGET) as watch:
                         found = self.w._witness(order, watch)
-                except (_OutOfCalls, RecursionError):
+                except (OutOfWork, RecursionError):
                     found = None
                 if found is not None:
                     return found, best

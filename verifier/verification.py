@@ -266,26 +266,33 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
 
 def _strengthened(report: ClaimReport, program: A.Program, typed, val: A.ValDecl,
                   written: A.ValDecl, rlimit, session) -> ClaimReport:
-    """A recursive pure definition proved against its val strengthened by the equality case
-    (``LetRec-Induction-Eq``, ``verifier.language.strengthen``): the report of that proof
-    when it verifies the claim, else ``report``. The stronger val is the induction hypothesis
-    of this proof only."""
-    from verifier.language.strengthen import equality_strengthened
+    """A recursive pure definition proved against its val strengthened
+    (``verifier.language.strengthen``): by the equality case (``LetRec-Induction-Eq``), else
+    relative to its accumulator (``LetRec-Induction-Acc``). The report of the first proof that
+    verifies the claim, else ``report``. The stronger val is the induction hypothesis of that
+    proof only."""
+    from verifier.language.strengthen import accumulator_strengthened, equality_strengthened
     decl = program.find_let(val.name)
-    strong = equality_strengthened(val) if decl.recursive else None
-    if strong is None:
+    if not decl.recursive:
         return report
-    builder = Builder(program, typed, rlimit=rlimit, session=session)
-    builder._vals[val.name] = strong
-    builder.strengthened = val.name
-    try:
-        root = builder.prove_claim(strong)
-        root.premises.extend(builder.root_premises())
-    except NoRule:
-        return report
-    attempt = ClaimReport(written.name, report.claim, UNKNOWN, report.guarantee, written.span)
-    judge(attempt, builder, root, val)
-    return attempt if attempt.verdict == VERIFIED else report
+    for rule, strong in (("LetRec-Induction-Eq", equality_strengthened(val)),
+                         ("LetRec-Induction-Acc", accumulator_strengthened(val, decl))):
+        if strong is None:
+            continue
+        builder = Builder(program, typed, rlimit=rlimit, session=session)
+        builder._vals[val.name] = strong
+        builder.strengthened = (val.name, rule)
+        try:
+            root = builder.prove_claim(strong)
+            root.premises.extend(builder.root_premises())
+        except NoRule:
+            continue
+        attempt = ClaimReport(written.name, report.claim, UNKNOWN, report.guarantee,
+                              written.span)
+        judge(attempt, builder, root, val)
+        if attempt.verdict == VERIFIED:
+            return attempt
+    return report
 
 
 def release_loops(b: Builder, program: A.Program, val: A.ValDecl) -> None:

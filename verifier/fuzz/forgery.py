@@ -42,7 +42,7 @@ from verifier.language.pretty import pretty_program, pretty_rtype
 ROOT = Path(__file__).resolve().parent.parent.parent
 BUNDLED = sorted((ROOT / "benchmarks" / "programs").glob("*/*.pinf")) + \
     sorted((ROOT / "tests" / "programs").glob("*.pinf"))
-RULES = ("Abs", "LetRec-Induction", "LetRec-Induction-Eq", "Safety", "Budget", "BindM", "Let", "UnitM", "If", "If-Lift",
+RULES = ("Abs", "LetRec-Induction", "LetRec-Induction-Eq", "LetRec-Induction-Acc", "Safety", "Budget", "BindM", "Let", "UnitM", "If", "If-Lift",
          "Match", "Match-Split", "EqualInputs", "Var", "Unfold", "App-Val", "Ran", "LapMech",
          "GaussMech", "ExpMech", "HellingerMech", "HellingerMechPure", "ObserveFold", "Observe",
          "ExactFinite", "Sub", "S-M", "Ran-DP", "LetRec")

@@ -696,6 +696,8 @@ class _Gen(PaperRules):
             holes += [(1.2, self.r_higher_order), (0.8, self.r_posterior), (2.0, self.r_parallel)]
         else:
             holes += [(1.5, self.r_rec_helper), (0.8, self.r_range_call)]
+            if t == REAL:
+                holes.append((0.6, self.r_accumulator_fold))
         return holes
 
     def r_return_of_hole(self, t, ctx, depth):
@@ -739,7 +741,7 @@ class _Gen(PaperRules):
             return generic + ranges + [(1.0, self.r_var), (0.8, self.r_real_of_int), (0.6, self.r_arith),
                                        (0.5, self.r_sum), (0.3, self.r_abs_max), (0.2, self.r_mean),
                                        (0.5, self.r_rec_helper), (0.5, self.r_learner),
-                                       (0.2, self.r_counter_helper)]
+                                       (0.2, self.r_counter_helper), (0.3, self.r_accumulator_fold)]
         if tag == "fin":
             return generic + [(2.0, self.r_var)]
         if tag == "list":
@@ -1298,6 +1300,41 @@ class _Gen(PaperRules):
         if t == INT:
             return None
         return binop(rng.choice((">", "<")), result, real(Fraction(1, 2)))
+
+    def r_accumulator_fold(self, t, ctx, depth):
+        """``h 0.0 l``: a new ``val``'d fold with an accumulator, ``let rec h acc l = match l
+        with [] -> acc | x :: xs -> h (step) xs``, whose claim refines ``acc`` ``=`` (most
+        often) and bounds the result's difference — true but not inductive as written
+        (``LetRec-Induction-Acc`` proves it relative to the accumulator, docs/verifier.md) —
+        with a step that adds a clipped or an unclipped element, or doubles the accumulator."""
+        rng = self.rng
+        if t != REAL or self.helper_depth >= 2:
+            return None
+        lists = [b for b in ctx.exposed().lists() if b.type[1] in (REAL, BOOL)]
+        if not lists:
+            return None
+        source = rng.choice(lists)
+        elem = source.type[1]
+        name, acc, l, x, xs = (self.fresh(n) for n in ("h", "acc", "l", "x", "xs"))
+        xe = var(x)
+        if elem == BOOL:
+            summand = ast.If(xe, real(Fraction(1)), real(Fraction(0)))
+        else:
+            summand = rng.choice((call("max", real(Fraction(0)), call("min", xe, real(Fraction(1)))),
+                                  call("min", xe, real(Fraction(2))), xe,
+                                  ast.If(binop(">", xe, real(Fraction(1, 2))), real(Fraction(1)), real(Fraction(0)))))
+        kind = rng.choices(("acc + step", "step + acc", "doubled accumulator"), (5, 2, 1))[0]
+        step = {"acc + step": binop("+", var(acc), summand), "step + acc": binop("+", summand, var(acc)),
+                "doubled accumulator": binop("+", binop("*", real(Fraction(2)), var(acc)), summand)}[kind]
+        self.tags.add("accumulator fold")
+        if kind == "doubled accumulator":
+            self.tags.add("accumulator fold doubling")
+        body = ast.Match(var(l), var(acc), x, xs, app(var(name), step, var(xs)))
+        decl = ast.LetDecl(name, (pvar(acc, REAL), pvar(l, LIST(elem))), body, recursive=True)
+        val = self.helper_claim(name, [(acc, REAL, False), (l, LIST(elem), source.private)], REAL)
+        self.before += [val, decl]
+        self.tops.append(TopDef(name, FUN(REAL, FUN(LIST(elem), REAL)), 2, has_val=True))
+        return app(var(name), real(Fraction(0)), var(source.name))
 
     def r_hellinger(self, t, ctx, depth):
         """``mlet d = hellingerMech[Pure] (eps, prior, l) in ...``: the smoothed-Hellinger

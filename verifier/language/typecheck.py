@@ -850,7 +850,11 @@ class _Checker:
     def exp_mech(self, e: App, args: List[Tuple[Expr, Type]]) -> Type:
         x, r = self.fresh(), self.fresh()
         expected = [REAL, Arrow(TupleType((x, r)), REAL), x, ListType(r)]
-        for i, ((node, t), param) in enumerate(zip(args, expected)):
+        # the candidates (if given) before the score: the range is the candidates' type, and a
+        # score defined on a wider type (a real parameter for int candidates) accepts it
+        order = [0, 3, 2, 1] if len(args) == 4 else range(len(args))
+        for i in order:
+            (node, t), param = args[i], expected[i]
             self.flow(t, param, node, _builtin_argument_context("expMech", i, len(args)))
         self.expmech_ranges[id(e)] = r
         if len(args) == 3:
@@ -863,7 +867,8 @@ class _Checker:
         what = "is not determined here" if isinstance(prune(r), TypeVar) else "is infinite"
         raise error("T011", f"the exponential mechanism needs a finite range (bool, unit, [k] or "
                             f"tuples of them), but its range {pretty(r)} {what}", e.span,
-                    hint="give the candidates as a 4th argument: expMech (eps, score, x, candidates)")
+                    hint="give the candidates as a 4th argument: expMech (eps, score, x, candidates), or "
+                         "annotate the score's candidate with a finite type: fun (x, (r : [3])) -> ...")
 
     def dirichlet(self, e: App, args: List[Tuple[Expr, Type]]) -> Type:
         for i, (node, t) in enumerate(args):

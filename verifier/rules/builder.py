@@ -102,9 +102,11 @@ class Builder:
         #: position of the list, the epsilon of a step), and those whose derivation is built
         self.steps: Dict[str, Tuple[int, A.Expr]] = {}
         self.steps_proved: set = set()
-        #: the recursive definition proved against its val strengthened by the equality case
-        #: (``verifier.language.strengthen``: its root is LetRec-Induction-Eq), or None
-        self.strengthened: Optional[str] = None
+        #: the recursive definition proved against its val strengthened
+        #: (``verifier.language.strengthen``) and the root rule that says how —
+        #: LetRec-Induction-Eq (the equality case) or LetRec-Induction-Acc (relative to the
+        #: accumulator) — or None
+        self.strengthened: Optional[Tuple[str, str]] = None
 
     # ---- names ----------------------------------------------------------------------------
 

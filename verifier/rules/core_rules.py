@@ -164,8 +164,8 @@ def abstraction(b: Builder, val: A.ValDecl, decl: A.LetDecl, ctx: Ctx,
     """The root of a claim's derivation: the definition has the val's type, by ``premises``
     in the context ``ctx`` of its parameters."""
     rule = "LetRec-Induction" if decl.recursive else "Abs"
-    if decl.recursive and b.strengthened == decl.name:  # verifier.language.strengthen
-        rule = "LetRec-Induction-Eq"
+    if decl.recursive and b.strengthened is not None and b.strengthened[0] == decl.name:
+        rule = b.strengthened[1]  # verifier.language.strengthen
     return b.node(rule, None, decl.span, f"{decl.name} :: {pretty_rtype(val.rtype)}", premises,
                   claim=pretty_rtype(val.rtype), function=decl.name, index=index,
                   parameters=parameters, induction=ctx.induction and ctx.induction[0],

@@ -66,7 +66,7 @@ from verifier.language.pretty import pretty_type
 from verifier.language.supports import family_support, fits, says_ranges
 from verifier.semantics import distributions as dist
 from verifier.semantics import monad
-from verifier.semantics import reals
+from verifier.semantics import meter, reals
 from verifier.semantics.distributions import Beta, Dirichlet, Distribution, Uniform
 from verifier.semantics.monad import MValue, SymDraw, SymParam
 from verifier.semantics.values import (
@@ -219,6 +219,11 @@ class Evaluator:
         if self.steps > self.step_budget:
             raise error("R010", f"the evaluation did not terminate within {self.step_budget} steps",
                         e.span, hint="a recursive call that is not on a shorter list can loop forever")
+        work = meter.CURRENT.meter   # a search's meter (meter.py): one unit per expression
+        if work is not None:
+            work.left -= 1
+            if work.left < 0:
+                raise meter.OutOfWork()
         try:
             handler = _DISPATCH[type(e)]
         except KeyError:
@@ -875,6 +880,7 @@ def _hellinger_release(ev: Evaluator, name: str, eps: Value, delta: Optional[Val
     db = _list_arg(name, db, node)
     alphas, counts = _conjugate_data(name, prior, db, node)
     from verifier.semantics.hellinger_mech import HellingerMechanism, candidates_count
+    meter.mark_inexact()   # the smooth sensitivity is a float64 (see above)
     gamma = None
     if delta is not None:  # ln (1 - eps / (2 ln (delta / (2 |R|)))), exactly, then as a float
         size = candidates_count(sum(counts), len(counts))
@@ -895,6 +901,7 @@ def _hellinger_release(ev: Evaluator, name: str, eps: Value, delta: Optional[Val
 
     def exponent(m: Sequence[int]) -> Value:
         """``beta * H(BI(db), Dir(alpha + m))``, exactly (for the float64 ``S``)."""
+        meter.mark_inexact()
         smooth = Fraction(mech.smooth_sensitivity())
         beta = eps / ((4 if delta is None else 2) * smooth)
         return beta * dist.hellinger(data_posterior, posterior(m))

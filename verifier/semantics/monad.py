@@ -84,7 +84,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from verifier.errors import PrivInferError, error
 from verifier.language.ast import Span
-from verifier.semantics import reals
+from verifier.semantics import meter, reals
 from verifier.semantics.distributions import (
     Bernoulli, Beta, Categorical, Dirichlet, Distribution, InfiniteDensity, Normal, Uniform,
     make_finite, normalise,
@@ -379,6 +379,7 @@ class _Budget:
 
     @classmethod
     def spend(cls, amount: int, span: Optional[Span]) -> None:
+        meter.charge(amount)
         cls.remaining -= amount
         if cls.remaining < 0:
             raise error("R009", f"the enumeration is too large: more than {MAX_WORK} steps",
