@@ -81,6 +81,11 @@ class _Printer:
     def __init__(self, problem: Problem):
         self.problem = problem
         self.names: Dict[int, str] = {}
+        #: the text of each term printed since the last name was added (by id; the terms
+        #: are alive for the printer's life): a term shared in the DAG is printed once. A new
+        #: name may change the text of a term that contains the named one, so ``_name``
+        #: empties it: the text is the same as printed afresh
+        self.texts: Dict[int, str] = {}
 
     def share(self, terms: Sequence[Term]) -> List[str]:
         """The ``define-fun`` commands of the large shared sub-terms of ``terms`` (outside
@@ -109,8 +114,12 @@ class _Printer:
                     and tree_size(u) >= SHARE_SIZE:
                 name = quote(f"share!{len(self.names) + 1}")
                 lines.append(f"(define-fun {name} () {self.sort(u.sort)} {self.term(u)})")
-                self.names[id(u)] = name
+                self._name(u, name)
         return lines
+
+    def _name(self, u: Term, name: str) -> None:
+        self.names[id(u)] = name
+        self.texts.clear()
 
     def sym(self, x: object) -> str:
         return quote(self.problem.symbol(x))
@@ -119,8 +128,12 @@ class _Printer:
         return s.name if s.is_builtin else self.sym(s)
 
     def term(self, t: Term) -> str:
-        if id(t) in self.names:
-            return self.names[id(t)]
+        known = self.names.get(id(t)) or self.texts.get(id(t))
+        if known is None:
+            known = self.texts[id(t)] = self._text(t)
+        return known
+
+    def _text(self, t: Term) -> str:
         if isinstance(t, Const):
             if t.sort == BOOL:
                 return "true" if t.value else "false"
@@ -244,11 +257,17 @@ class Z3Session:
     ``:named`` assertions mean what SMT-LIB says and ``(get-unsat-core)`` names them.
     Not thread-safe: one session per thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, remember_rechecks: bool = False) -> None:
         self._native = NativeContext()
         self._python_context: Any = None
         #: what callers remember about the scripts they ran here (the z3 back end's verdicts)
         self.memo: Dict[Any, Any] = {}
+        #: the z3 back end also remembers the answers of unsat-core re-checks
+        #: (``z3_backend.recheck_core``). Off by default: z3 then runs fewer scripts in this
+        #: context, and the cores it reports for later problems (which hypotheses an
+        #: obligation's reason names) may differ, though never its answers' soundness; the
+        #: while campaign, which reports verdicts only, turns it on
+        self.remember_rechecks = remember_rechecks
 
     @property
     def python_context(self) -> Any:

@@ -134,9 +134,18 @@ def _solve(problem: Problem, script: str, rlimit: int, confirm: bool, session: Z
 def recheck_core(problem: Problem, core: Sequence[str], rlimit: int,
                  session: Optional[Z3Session] = None) -> str:
     """Check the assertions named in ``core`` alone, with a fresh solver: ``"unsat"``,
-    ``"sat"`` or ``"unknown"``. An unsat core is trusted only if this says ``"unsat"``."""
+    ``"sat"`` or ``"unknown"``. An unsat core is trusted only if this says ``"unsat"``.
+    A session that ``remember_rechecks`` keeps the answer for the script and limit, as
+    ``_check`` keeps verdicts: many probes of one claim's invariant inference have the same
+    core, and z3 is then asked each distinct re-check once."""
     script = problem_to_smtlib(problem, only=set(core), comments=False)
-    return (session or Z3Session()).run(script, rlimit)[0]
+    session = session or Z3Session()
+    if not session.remember_rechecks:
+        return session.run(script, rlimit)[0]
+    key = ("recheck", script, rlimit)
+    if key not in session.memo:
+        session.memo[key] = session.run(script, rlimit)[0]
+    return session.memo[key]
 
 
 def _verified(problem: Problem, core: List[str], rlimit: int, used: Dict[str, Any],

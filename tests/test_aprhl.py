@@ -547,6 +547,67 @@ def test_the_while_campaign_in_processes_finds_what_it_finds_alone():
     assert fuzz(texts, 10, 2031, pairs=3, workers=2) == alone
 
 
+def test_the_campaign_verifies_a_procedure_once_per_content():
+    """``campaign.verdict_once`` keys its verdicts by the whole syntax tree with positions: a
+    mutant changed only in a comment is the suite's procedure again (one verification); a
+    procedure moved by a line, or changed anywhere, is verified afresh, with what
+    ``verify_proc`` says of it."""
+    from verifier.aprhl import campaign
+    text = (APRHL / "shifted_release.pwhile").read_text()
+
+    def first_proc(source, name):
+        prog = W.parse_while(source, name)
+        return prog.procs[0], W.check_program(prog)[prog.procs[0].name]
+
+    p, types = first_proc(text, "a.pwhile")
+    same, same_types = first_proc(text.replace("(*", "(* a comment changed:", 1), "b.pwhile")
+    moved, moved_types = first_proc("\n" + text, "c.pwhile")
+    assert campaign.content_key(same) == campaign.content_key(p)
+    assert campaign.content_key(moved) != campaign.content_key(p)
+    assert moved == p   # the trees' own equality ignores positions: not a key
+    campaign._VERDICTS.clear()
+    calls = []
+    real = campaign.verify_proc
+    campaign.verify_proc = lambda *a, **k: calls.append(a[0]) or real(*a, **k)
+    try:
+        verdict = campaign.verdict_once(p, types)
+        assert campaign.verdict_once(same, same_types) == verdict
+        assert len(calls) == 1
+        assert campaign.verdict_once(moved, moved_types).verified == verdict.verified
+        assert len(calls) == 2
+    finally:
+        campaign.verify_proc = real
+    fresh = aprhl_verify.verify_proc(p, types, refute=False)
+    assert verdict.verified == (fresh.verdict == "verified") and verdict.shifts == fresh.shifts
+    assert verdict.shifts   # the shift search found the coupling
+
+
+def test_a_recheck_of_an_unsat_core_is_remembered_by_its_session():
+    """``z3_backend.recheck_core`` asks z3 once per script and limit in a session that
+    remembers re-checks (the while campaign's), as ``_check`` does for whole problems; the
+    answer is the one z3 gives the script. Other sessions ask every time."""
+    from obligations.encoding import encode
+    from obligations.model import Obligation, ObligationKind, Provenance
+    from obligations.smtlib import Z3Session
+    from obligations.z3_backend import recheck_core
+    x = T.var("x", T.REAL)
+    ob = Obligation(kind=ObligationKind.ENTAILMENT, hypotheses=[("h_0", T.gt(x, 1))],
+                    goal=T.gt(x, 0), provenance=Provenance("r", "r", "test", None))
+    problem = encode(ob)
+    names = [a.name for a in problem.assertions]
+    for remember, runs_of_two in ((True, 1), (False, 2)):
+        session = Z3Session(remember_rechecks=remember)
+        runs = []
+        run = session.run
+        session.run = lambda text, rlimit: runs.append(text) or run(text, rlimit)
+        assert recheck_core(problem, names, 100_000, session) == "unsat"
+        assert recheck_core(problem, names, 100_000, session) == "unsat"
+        assert len(runs) == runs_of_two
+        assert recheck_core(problem, [n for n in names if n != "h_0"], 100_000,
+                            session) == "sat"
+        assert len(runs) == runs_of_two + 1
+
+
 def test_privinfer_fuzz_while(tmp_path):
     r = privinfer("fuzz", "--while", "--count", "40", "--seed", "5", "--out", tmp_path, "--json",
                   "--workers", "2")

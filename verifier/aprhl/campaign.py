@@ -7,13 +7,17 @@ from __future__ import annotations
 import multiprocessing
 import random
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Dict, Iterator, List, Tuple
+from fractions import Fraction
+from typing import Any, Dict, Iterator, List, NamedTuple, Tuple
 
+from obligations.records import fields
+from obligations.smtlib import Z3Session
 from verifier.aprhl.coupled import coupled_run, random_inputs, violations
 from verifier.aprhl.generate import random_program
 from verifier.aprhl.verify import verify_proc
 from verifier.errors import PrivInferError
 from verifier.language import whilelang as W
+from verifier.language.ast import Span
 from verifier.semantics.noise import seeded_source
 
 
@@ -40,7 +44,7 @@ def fuzz(texts: List[str], count: int, seed: int, pairs: int = 20, generated: fl
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
             checked = list(pool.map(check_program, [k for k, _, _ in programs],
                                     [t for _, t, _ in programs], [pairs] * len(programs),
-                                    chunksize=4))
+                                    chunksize=1))
     else:
         checked = [check_program(k, text, pairs) for k, text, _ in programs]
     for one in checked:
@@ -73,8 +77,8 @@ def check_program(k: int, text: str, pairs: int) -> Dict[str, Any]:
         return out
     out["well_typed"] = 1
     for p in prog.procs:
-        rep = None if p.spec is None else verify_proc(p, types[p.name], refute=False)
-        if rep is None or rep.verdict != "verified":
+        verdict = None if p.spec is None else verdict_once(p, types[p.name])
+        if verdict is None or not verdict.verified:
             continue
         out["verified"] += 1
         prng = random.Random(k)
@@ -83,8 +87,8 @@ def check_program(k: int, text: str, pairs: int) -> Dict[str, Any]:
             if pair is None:
                 break
             try:
-                seen = coupled_run(p, types[p.name], *pair, seeded_source(t), rep.shifts,
-                                   onesided=rep.pointwise or rep.onesided)
+                seen = coupled_run(p, types[p.name], *pair, seeded_source(t), verdict.shifts,
+                                   onesided=verdict.onesided)
             except NotImplementedError:
                 break
             out["replays"] += 1
@@ -94,6 +98,58 @@ def check_program(k: int, text: str, pairs: int) -> Dict[str, Any]:
                                         "inputs": [str(x) for x in pair]})
                 break
     return out
+
+
+class Verdict(NamedTuple):
+    """What the campaign reads of a claim's report (``verify_proc``): whether it is verified,
+    the shifts found by the search and whether the replay runs the deterministic ifs
+    one-sided (the Pointwise rule or the one-sided Cond rules)."""
+    verified: bool
+    shifts: Dict
+    onesided: bool
+
+
+#: ``verdict_once``'s answers, by the procedure's content; bounded (a campaign of many
+#: programs must not grow without end): emptied when full
+_VERDICTS: Dict[Tuple, Verdict] = {}
+MAX_VERDICTS = 4_000
+
+
+def verdict_once(proc: W.Proc, types: W.ProcTypes) -> Verdict:
+    """The verdict of ``verify_proc(proc, types, refute=False)``, computed once per process
+    for each procedure content. Most well-typed mutants of the suite's programs are mutated
+    in a comment and leave the procedure as the suite has it: a campaign meets the same
+    procedure many times. The key is everything the verdict depends on: the whole syntax
+    tree with the position of every node (the derivation names its shift and loop-head
+    variables by line and column, so a procedure moved by a line is another key), and the
+    types. The file name alone is left out: it enters only messages. ``verify_proc`` runs in
+    a fresh z3 session and reads nothing else, so the answer is what it would compute again.
+    The session remembers the re-checks of unsat cores (``Z3Session.remember_rechecks``):
+    the campaign reports no core."""
+    key = (content_key(proc), tuple(types.vars.items()), types.params)
+    if key not in _VERDICTS:
+        if len(_VERDICTS) >= MAX_VERDICTS:
+            _VERDICTS.clear()
+        rep = verify_proc(proc, types, Z3Session(remember_rechecks=True), refute=False)
+        _VERDICTS[key] = Verdict(rep.verdict == "verified", dict(rep.shifts),
+                                 rep.pointwise or rep.onesided)
+    return _VERDICTS[key]
+
+
+def content_key(node: Any) -> Any:
+    """A hashable value equal for two syntax trees exactly when they have the same class,
+    fields and values at every node, positions (every field of a ``Span`` but its file)
+    included, unlike the trees' own equality, which ignores positions."""
+    if isinstance(node, Span):
+        return ("Span", node.line, node.col, node.end_line, node.end_col)
+    if hasattr(node, "__record_fields__"):
+        return (type(node).__name__,) + tuple(content_key(getattr(node, f.name))
+                                              for f in fields(node))
+    if isinstance(node, (tuple, list)):
+        return (type(node).__name__,) + tuple(content_key(x) for x in node)
+    if node is None or isinstance(node, (str, int, float, Fraction)):
+        return (type(node).__name__, node)
+    raise TypeError(f"no content key for {type(node).__name__}")
 
 
 def _mutant(rng: random.Random, text: str, pieces: List[str]) -> str:

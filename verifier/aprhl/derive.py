@@ -192,12 +192,15 @@ class Builder:
 
     # ---- obligations ------------------------------------------------------------------------
 
-    def make(self, st: State, kind, goal: T.Term, description: str, span, rule: str) -> Obligation:
+    def make(self, st: State, kind, goal: T.Term, description: str, span, rule: str,
+             ob_id: Optional[str] = None) -> Obligation:
+        """The obligation ``st.facts => goal``; ``ob_id``: its id, when not the digest of
+        its content (a probe's, which no report shows)."""
         hyps = [(f"h_{k}", f) for k, f in enumerate(_dedup(st.facts))]
         terms = [f for _, f in hyps] + [goal]
         axioms = WL.ground_axioms(terms)
         return Obligation(kind=kind, hypotheses=hyps, goal=goal, axioms=axioms,
-                          provenance=Provenance(rule, rule, description, _span(span)))
+                          provenance=Provenance(rule, rule, description, _span(span)), id=ob_id)
 
     def oblige(self, node: Node, st: State, kind, goal: T.Term, description: str, span,
                rule: Optional[str] = None) -> None:
@@ -215,7 +218,8 @@ class Builder:
         if key in self.cache:
             return self.cache[key]
         st = State({}, list(facts), T.real(0))
-        ob = self.make(st, ENT, goal, "probe", None, "probe")
+        # the id names no report: the digest of the content is not computed
+        ob = self.make(st, ENT, goal, "probe", None, "probe", ob_id="probe")
         r = discharge(ob, confirm=False, session=self.session, rlimit=limit)
         self.cache[key] = r.verdict == Verdict.VERIFIED
         return r.verdict == Verdict.VERIFIED
