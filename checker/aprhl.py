@@ -110,7 +110,7 @@ def _check(data: Any, summary, discharged) -> None:
             summary.append({"name": name, "verdict": verdict, "statement": statement,
                             "disputed": []})
             continue
-        guarantee = W.spec_guarantee(proc.spec)
+        guarantee = W.spec_guarantee(proc)
         if claim.get("guarantee") != guarantee:
             raise Invalid(f"{name}: the guarantee is recorded as {claim.get('guarantee')!r}, the "
                           f"specification gives {guarantee!r}")
@@ -137,8 +137,13 @@ def _check(data: Any, summary, discharged) -> None:
         d.onesided = bool(claim.get("onesided"))
         try:
             d.derive()
+            vacuous = _Derivation(proc, types[proc.name], {}).vacuous()
         except _NoRule as exc:
             raise Invalid(f"{name}: the kernel cannot derive the claim: {exc}") from None
+        if vacuous:
+            raise Invalid(f"{name}: the assumptions relate no two inputs: the precondition "
+                          f"{W.pretty_expr(proc.spec.pre)} is unsatisfiable, so the claim holds "
+                          "vacuously and must not be verified (V011)")
         recorded_costs = {(c["line"], c["col"]): _terms(c["cost"])[0] for c in claim["costs"]}
         for key, cost in d.costs.items():
             got = recorded_costs.get(key)
@@ -320,7 +325,10 @@ class _Derivation:
             self.ob(facts, kind, goal, what, None)
 
     # the judgement
-    def derive(self) -> None:
+    def initial(self) -> Tuple[Dict[str, Tuple[T.Term, T.Term]], List[T.Term]]:
+        """The state before the body: each parameter's pair of terms (one term when public),
+        their ranges and the precondition as facts (an adjacency relation gives run 2's list
+        as run 1's updated, or moved by allWithin)."""
         vals: Dict[str, Tuple[T.Term, T.Term]] = {}
         facts: List[T.Term] = []
         for p in self.proc.params:
@@ -360,6 +368,22 @@ class _Derivation:
                                        T.eq(WL.at(d1, j), v)))
             else:
                 facts.append(self.relational(c, vals))
+        return vals, facts
+
+    def vacuous(self) -> bool:
+        """z3 proves the precondition unsatisfiable (with the parameters' ranges and the
+        axioms of its terms): the judgement holds of no pair of inputs and says nothing, so
+        a certificate may not call it verified (docs/aprhl.md, "Vacuous assumptions")."""
+        facts = [f for f in dict.fromkeys(self.initial()[1]) if f != T.TRUE]
+        if not facts:
+            return False
+        ob = Obligation(kind=_ENT, hypotheses=[(f"h_{k}", f) for k, f in enumerate(facts)],
+                        goal=T.FALSE, axioms=WL.ground_axioms(facts + [T.FALSE]),
+                        provenance=Provenance("kernel", "kernel", "vacuity", None))
+        return discharge(ob, confirm=False).verdict == Verdict.VERIFIED
+
+    def derive(self) -> None:
+        vals, facts = self.initial()
         body = list(W.common_tails_hoisted(self.proc.body))
         ret = body.pop()
         cost: T.Term = T.real(0)

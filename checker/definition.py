@@ -13,7 +13,9 @@ import re
 from typing import List, Optional, Tuple
 
 from obligations import terms as T
+from obligations.model import Obligation, ObligationKind, Provenance
 from obligations.records import replace
+from obligations.schemas import instantiate
 from verifier.language import ast as A
 from verifier.language.resolve import counted_parameter, matched_parameter, recursive_call_sites, source_name
 from verifier.translation import logic as L
@@ -235,6 +237,32 @@ def bind_parameters(p: Proof, val: A.ValDecl, decl: A.LetDecl, position: Optiona
     if params:
         raise Reject(f"{source_name(decl.name)} takes more parameters than its val", decl.span)
     return replace(ctx, base=len(ctx.hyps)), val_env, body, rt, terms
+
+
+def assumptions(p: Proof, val: A.ValDecl, decl: A.LetDecl) -> Optional[Obligation]:
+    """The claim's assumptions as one obligation ``assumptions ⊢ false``: the parameters bound
+    as the derivation binds them (``bind_parameters``: their types' ranges and refinements,
+    as hypotheses) with the ground axioms their terms need. It holds exactly when no pair of
+    inputs satisfies them (a vacuous claim, which must not be verified: docs/verifier.md,
+    "Vacuous assumptions"). None when no parameter is refined by more than equality."""
+    informative = False
+    for dom in arrows(val.rtype)[0]:
+        assertions = []
+        while isinstance(dom, A.RRefine):
+            assertions.append(dom.assertion)
+            dom = dom.base
+        informative |= any(not (isinstance(a, A.SameRuns) or isinstance(a, A.BoolLit) and a.value)
+                           for a in assertions)
+    if not informative:
+        return None
+    with p.name_scope():
+        ctx = bind_parameters(p, val, decl, None)[0]
+    hyps = tuple(ctx.hyps)
+    axioms = tuple((i.name, i.term) for i in instantiate([t for _, t in hyps]))
+    return Obligation(kind=ObligationKind.ENTAILMENT, hypotheses=hyps, goal=T.boolean(False),
+                      axioms=axioms, provenance=Provenance(
+                          rule="Vacuity", node="", description="the claim's assumptions "
+                          "relate no two inputs", span=None))
 
 
 def bind_first_order(p: Proof, ctx: Ctx, val_env: Env, pattern: A.Pattern, dom: A.RType

@@ -31,7 +31,7 @@ from checker.judgement import Proof, Reject
 from checker.jsonschema_subset import Subset
 from checker.lemma_records import (LemmaFacts, LemmaRecord, artifact_sha256, facts_of,
                                    record_path)
-from checker.definition import derive
+from checker.definition import assumptions, derive
 from checker.folds import infer_value
 from checker.judgement import Node
 from obligations import terms as T
@@ -365,6 +365,7 @@ class _Kernel:
         for ob in unique.values():
             self.discharge(name, ob, solvers)
         self.discharged += list(unique.values())
+        self.not_vacuous(name, val, decls[0])
         self.time("obligations", t)
         # what the proof assumes of other vals (calls, App-Val) and what the definition may
         # call: those functions must terminate and meet their claims
@@ -383,6 +384,27 @@ class _Kernel:
             raise Invalid(f"claim {name}: the disputed theorems it rests on are "
                           f"{disputed}, not {claim['disputed']}")
         return proof.lemmas
+
+    def not_vacuous(self, name: str, val: A.ValDecl, decl: A.LetDecl) -> None:
+        """A verified claim's assumptions relate some pair of inputs: the kernel states them
+        from the source (``definition.assumptions``) and refuses the claim when z3 proves them
+        unsatisfiable (it would hold of no pair and say nothing). Only ``unsat`` refuses."""
+        try:
+            ob = assumptions(Proof(self.program, self.typed, val.name, infer_value), val, decl)
+        except (Reject, NoRule, T.SortError):
+            return  # not stated here: the derivation above bound the same parameters
+        if ob is None:
+            return
+        try:
+            answer = self.solve((ob.hypotheses, ob.axioms, ob.goal), to_smtlib(ob), "z3")
+        except SmtLibError:
+            return
+        if answer == "unsat":
+            written = next(v for v in self.written.vals() if v.name == name)
+            where = f"{written.span.line}:{written.span.col}: " if written.span else ""
+            raise Invalid(f"claim {name}: {where}the assumptions relate no two inputs: the "
+                          "refinements of its parameters are unsatisfiable, so the claim holds "
+                          "vacuously and must not be verified (V011)")
 
     def discharge(self, claim: str, ob: Obligation, solvers: Set[Tuple[str, str]]) -> None:
         """``ob`` holds: trivially, or a solver answers unsat in a fresh solver."""

@@ -133,7 +133,7 @@ def test_course_programs_verify_certify_and_keep_their_coupling(path):
     assert expected.verdict == "verified" and expected.guarantees
     reports, ok = _verified(path)
     assert ok, [r.failure for r in reports]
-    # the guarantee verified is the one the header states (guarantee: NAME : (G)-DP)
+    # the guarantee verified is the one the header states (guarantee: NAME : TEXT)
     assert {r.name: r.guarantee for r in reports} == expected.guarantees
     for r in reports:
         assert all(res.verdict.value == "verified" for res in r.results.values())
@@ -353,7 +353,9 @@ def test_a_certificate_with_a_weakened_obligation_is_refused():
 
 def test_a_certificate_claiming_a_better_guarantee_is_refused():
     cert, _ = _verified_certificate(APRHL / "dummy_sum.pwhile")
-    cert["claims"][0]["guarantee"] = "(eps, 0)-DP"
+    claim = cert["claims"][0]
+    assert "(eps * n, 0)-differentially private" in claim["guarantee"]
+    claim["guarantee"] = claim["guarantee"].replace("(eps * n, 0)", "(eps, 0)")
     assert not kernel.check(cert).valid
     cert, _ = _verified_certificate(APRHL / "dummy_sum.pwhile")
     cert["source"]["text"] = cert["source"]["text"].replace("(eps * n, 0)", "(eps, 0)")
@@ -372,7 +374,8 @@ def test_a_certificate_of_a_broken_program_marked_verified_is_refused():
     cert, _ = _verified_certificate(APRHL / "mistakes" / "group_undercharged.pwhile")
     claim = cert["claims"][0]
     claim["verdict"] = "verified"
-    claim["guarantee"] = "(eps, 0)-DP"
+    prog = W.parse_while(cert["source"]["text"], cert["source"]["file"])
+    claim["guarantee"] = W.spec_guarantee(prog.proc(claim["name"]))  # the source's wording
     outcome = kernel.check(cert)
     assert not outcome.valid
 
@@ -783,7 +786,8 @@ def test_mod_takes_integers_and_names_nothing(text, code):
 
 def test_smart_sum_is_proved_with_the_owed_cost_invariant():
     [r], ok = _verified(APRHL / "smart_sum.pwhile")
-    assert ok and r.guarantee == "(2 * eps, 0)-DP"
+    assert ok and r.guarantee == ("SmartSum is (2 * eps, 0)-differentially private with "
+                                  "respect to adjWithin (q<1>, q<2>, 1), for m >= 1")
     [loop] = [n for n in r.derivation.walk() if n.rule == "AWhile"]
     assert any("owed" in d for d in loop.data["invariants"])
     # the divisor of mod is a range obligation of both runs

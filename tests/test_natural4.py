@@ -177,103 +177,103 @@ GOOD = {
     },
     'w01_clamped_sum.pwhile': {
         'ClampedSum':
-            '(eps, 0)-DP',
+            'ClampedSum is (eps, 0)-differentially private with respect to adj (data<1>, data<2>)',
     },
     'w02_count_positive_branch.pwhile': {
         'CountPositive':
-            '(eps, 0)-DP',
+            'CountPositive is (eps, 0)-differentially private with respect to adj (xs<1>, xs<2>)',
     },
     'w03_mean_from_one.pwhile': {
         'AvgScore':
-            '(eps, 0)-DP',
+            'AvgScore is (eps, 0)-differentially private with respect to adjWithin (scores<1>, scores<2>, 1), for size scores = n and n >= 1',
     },
     'w04_noisy_then_prefix.pwhile': {
         'RunningNoisy':
-            '(eps, 0)-DP',
+            'RunningNoisy is (eps, 0)-differentially private with respect to adjWithin (v<1>, v<2>, 1)',
     },
     'w05_svt_budget_count.pwhile': {
         'SparseVec':
-            '(eps, 0)-DP',
+            'SparseVec is (eps, 0)-differentially private with respect to allWithin (answers<1>, answers<2>, 1), for c >= 1 and c <= 1000 and eps >= 1 / 1000',
     },
     'w06_above_threshold_halted.pwhile': {
         'FirstHit':
-            '(eps, 0)-DP',
+            'FirstHit is (eps, 0)-differentially private with respect to allWithin (qs<1>, qs<2>, 1), for eps >= 1 / 1000',
     },
     'w07_noisy_max_first_seed.pwhile': {
         'ArgMaxNoisy':
-            '(eps, 0)-DP',
+            'ArgMaxNoisy is (eps, 0)-differentially private with respect to allWithin (scores<1>, scores<2>, 1), for eps >= 1 / 1000',
     },
     'w08_noisy_max_else.pwhile': {
         'Best':
-            '(eps, 0)-DP',
+            'Best is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for eps >= 1 / 1000',
     },
     'w09_smart_sum_blocks.pwhile': {
         'BlockSum':
-            '(2 * eps, 0)-DP',
+            'BlockSum is (2 * eps, 0)-differentially private with respect to adjWithin (x<1>, x<2>, 1), for m >= 1',
     },
     'w10_two_sums_composed.pwhile': {
         'Twice':
-            '(eps, 0)-DP',
+            'Twice is (eps, 0)-differentially private with respect to adjWithin (d<1>, d<2>, 1)',
     },
     'w11_bool_histogram.pwhile': {
         'YesNo':
-            '(2 * eps, 0)-DP',
+            'YesNo is (2 * eps, 0)-differentially private with respect to adj (col<1>, col<2>)',
     },
     'w12_gap_svt_variant.pwhile': {
         'Gaps':
-            '(eps, 0)-DP',
+            'Gaps is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for c >= 1 and c <= 1000 and eps >= 1 / 1000',
     },
     'w13_num_svt_variant.pwhile': {
         'NumericSparse':
-            '(eps, 0)-DP',
+            'NumericSparse is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for c >= 1 and c <= 1000 and eps >= 1 / 1000',
     },
     'w14_partial_sum_noise_per_step.pwhile': {
         'Total':
-            '(eps, 0)-DP',
+            'Total is (eps, 0)-differentially private with respect to adjWithin (d<1>, d<2>, 1)',
     },
     'w15_clipped_count_above.pwhile': {
         'CountOver':
-            '(eps, 0)-DP',
+            'CountOver is (eps, 0)-differentially private with respect to adj (xs<1>, xs<2>)',
     },
     'w16_svt_countdown_else_first.pwhile': {
         'SVTDown':
-            '(eps, 0)-DP',
+            'SVTDown is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for c >= 1 and c <= 1000 and eps >= 1 / 1000',
     },
     'w17_group_count.pwhile': {
         'Sum2':
-            '(eps, 0)-DP',
+            'Sum2 is (eps, 0)-differentially private with respect to adjWithin (d<1>, d<2>, 2)',
     },
     'w18_three_bin_histogram.pwhile': {
         'Hist3':
-            '(2 * eps, 0)-DP',
+            'Hist3 is (2 * eps, 0)-differentially private with respect to adj (cat<1>, cat<2>)',
     },
     'w19_clamp_with_ifs.pwhile': {
         'ClipSum':
-            '(eps, 0)-DP',
+            'ClipSum is (eps, 0)-differentially private with respect to adj (vals<1>, vals<2>)',
     },
     'w20_count_then_decide.pwhile': {
         'Alarm':
-            '(eps, 0)-DP',
+            'Alarm is (eps, 0)-differentially private with respect to adj (xs<1>, xs<2>)',
     },
     'w21_svt_noise_added.pwhile': {
         'Above':
-            '(eps, 0)-DP',
+            'Above is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for eps >= 1 / 1000',
     },
     'w22_noisy_max_ties_later.pwhile': {
         'ArgMax':
-            '(eps, 0)-DP',
+            'ArgMax is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for eps >= 1 / 1000 and size q >= 1',
     },
     'w23_valid_sum_and_count.pwhile': {
         'ValidMean':
-            '(2 * eps, 0)-DP',
+            'ValidMean is (2 * eps, 0)-differentially private with respect to adj (r<1>, r<2>)',
     },
     'w24_bounded_sum_param.pwhile': {
         'BoundedSum':
-            '(eps, 0)-DP',
+            'BoundedSum is (eps, 0)-differentially private with respect to adj (x<1>, x<2>), for b >= 1',
     },
     'w25_svt_on_counts.pwhile': {
         'FirstCut':
-            '(eps, 0)-DP',
+            'FirstCut is (eps, 0)-differentially private with respect to allWithin (a<1>, a<2>, 1), for eps >= 1 / 1000',
     },
 }
 

@@ -77,8 +77,10 @@ def test_a_judgement_without_equal_outputs_is_no_privacy_guarantee(tmp_path, nam
     assert "-DP" not in r.guarantee and "not differential privacy" in r.guarantee
     assert aprhl_kernel.check(cert).valid
     claim = cert["claims"][0]
-    spec = W.parse_while(NOT_EQUALITY[name], "a.pwhile").procs[0].spec
-    claim["guarantee"] = f"({W.pretty_expr(spec.eps)}, 0)-DP"  # the forged guarantee
+    proc = W.parse_while(NOT_EQUALITY[name], "a.pwhile").procs[0]
+    # the forged guarantee: differential privacy with respect to the precondition
+    claim["guarantee"] = (f"{proc.name} is ({W.pretty_expr(proc.spec.eps)}, 0)-differentially "
+                          f"private with respect to {W.pretty_expr(proc.spec.pre)}")
     outcome = aprhl_kernel.check(cert)
     assert not outcome.valid and "guarantee" in outcome.reason
 

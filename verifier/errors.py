@@ -80,6 +80,7 @@ CODES = {
     "V008": "the claim is false",
     "V009": "the proof uses a claim that is not verified",
     "V010": "a comparison the run cannot always decide depends on private data",
+    "V011": "the claim's assumptions relate no two inputs (unsatisfiable): it holds vacuously",
     # certificates
     "C001": "the certificate cannot be read",
     "C002": "the certificate does not match its schema",

@@ -49,6 +49,7 @@ LEMMA_HYPOTHESIS = "V004"       # the proof needs a lemma whose hypothesis is no
 MISSING_FACT = "V005"           # a candidate counterexample needed a fact the verifier lacks
 NEEDS_VAL = "V007"              # a recursive function used by verified code has no val
 UNVERIFIED_CALLEE = "V009"      # the proof uses the val of a function that is not verified
+VACUOUS_CLAIM = "V011"          # the assumptions are unsatisfiable: the claim says nothing
 
 
 @record(frozen=False)
@@ -260,8 +261,24 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
             judge(report, exact, root, val)
     if report.verdict != VERIFIED:
         refute(report, program, typed, val)
+    else:
+        vacuous(report, program, typed, val, written, rlimit, session)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def vacuous(report: ClaimReport, program: A.Program, typed, val: A.ValDecl,
+            written: A.ValDecl, rlimit, session) -> None:
+    """A verified claim whose assumptions z3 proves unsatisfiable (``verifier.vacuity``) is
+    downgraded to unknown (V011): it holds of no pair of inputs and says nothing."""
+    from verifier.vacuity import functional_vacuity
+    found = functional_vacuity(program, typed, val, written, rlimit=rlimit, session=session)
+    if found is None:
+        return
+    text, notes = found
+    report.verdict, report.code = UNKNOWN, VACUOUS_CLAIM
+    report.failure = "\n  ".join([text, *notes])
+    report.failure_span = written.span
 
 
 def _strengthened(report: ClaimReport, program: A.Program, typed, val: A.ValDecl,

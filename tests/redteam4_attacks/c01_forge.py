@@ -33,7 +33,8 @@ def forge(honest: dict) -> dict:
     loop["invariants"] = {"vocabulary": T.vocabulary_of(*inv).to_json(),
                           "terms": [T.term_to_json(t) for t in inv],
                           "text": [T.pretty(t) for t in inv]}
-    claim["verdict"], claim["guarantee"], claim["confirmation"] = "verified", "(eps, 0)-DP", None
+    claim["verdict"], claim["guarantee"], claim["confirmation"] = \
+        "verified", W.spec_guarantee(proc), None
     d = K._Derivation(proc, types[proc.name], K._hints(claim))
     try:
         d.derive()

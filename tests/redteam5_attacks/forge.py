@@ -102,10 +102,17 @@ def _verified(claim: dict, guarantee: str) -> None:
     claim["verdict"], claim["guarantee"], claim["confirmation"] = "verified", guarantee, None
 
 
+def _wording(cert: dict, claim: dict) -> str:
+    """The guarantee the source's specification states (``whilelang.spec_guarantee``): what a
+    forger records so that the kernel's check of the wording passes."""
+    prog = W.parse_while(cert["source"]["text"], cert["source"]["file"])
+    return W.spec_guarantee(prog.proc(claim["name"]))
+
+
 def onesided_streak():
     cert = _honest_while(HERE / "w03_onesided_reset.pwhile")
     claim = cert["claims"][0]
-    _verified(claim, "(eps, 0)-DP")
+    _verified(claim, _wording(cert, claim))
     claim["onesided"] = True
     good = _honest_while(APRHL / "count_positive_branch.pwhile")
     src = (HERE / "w03_onesided_reset.pwhile").read_text()
@@ -131,7 +138,7 @@ def source_halved():
     cert["source"]["text"] = text
     claim = cert["claims"][0]
     claim["statement"] = claim["statement"].replace("(eps, 0)", "(eps / 2, 0)")
-    claim["guarantee"] = "(eps / 2, 0)-DP"
+    claim["guarantee"] = _wording(cert, claim)
     return cert, "the count moves by 1 at scale 1 / eps: loss eps > eps / 2"
 
 
@@ -146,7 +153,7 @@ end
 def _half_claim():
     cert = _honest_while(HERE / "half.pwhile", HALF)
     claim = cert["claims"][0]
-    _verified(claim, "(eps, 0)-DP")
+    _verified(claim, _wording(cert, claim))
     return cert, claim
 
 

@@ -1510,7 +1510,7 @@ def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Option
     s = proc.spec
     # what the claim means in words (the guarantee it states; verified or not)
     report = ProcReport(proc.name, claim_text(proc), "unknown",
-                        guarantee=W.spec_guarantee(s))
+                        guarantee=W.spec_guarantee(proc))
     b = Builder(proc, types, session, rlimit, probe_cache)
     b.assignment = dict(assignment or {})
     b.shift_vars = shift_vars

@@ -58,7 +58,9 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
             # what the one-sided derivation (past the private ifs) could not prove
             report.failure += (" — with the one-sided rules for the ifs without sampling: "
                                + second.failure)
-    if refute and report.verdict != "verified":
+    if report.verdict == "verified":
+        _vacuous(report, proc, types, session, rlimit)
+    if refute and report.verdict != "verified" and report.code != "V011":
         witness = find_witness(proc, types)
         if witness is not None:
             report.verdict, report.code, report.confirmation = "refuted", "V008", witness
@@ -66,6 +68,21 @@ def verify_proc(proc: W.Proc, types: W.ProcTypes, session: Optional[Z3Session] =
             report.failure = f"the claim is false, {witness.text()}{why}"
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _vacuous(report: ProcReport, proc: W.Proc, types: W.ProcTypes, session: Z3Session,
+             rlimit: Optional[int]) -> None:
+    """A verified claim whose precondition z3 proves unsatisfiable (``verifier.vacuity``) is
+    downgraded to unknown (V011): it holds of no pair of inputs and says nothing. (No witness
+    is then searched: none can satisfy the precondition.)"""
+    from verifier.vacuity import VACUOUS, while_vacuity
+    found = while_vacuity(proc, types, rlimit=rlimit, session=session)
+    if found is None:
+        return
+    text, notes = found
+    report.verdict, report.code = "unknown", VACUOUS
+    report.failure = "\n  ".join([text, *notes])
+    report.failure_span = proc.spec.span
 
 
 def _private_if(proc: W.Proc) -> bool:

@@ -1032,16 +1032,83 @@ _PREC = {"=>": 1, "||": 2, "&&": 3, "=": 5, "<>": 5, "<": 5, "<=": 5, ">": 5, ">
          "++": 6, "+": 7, "-": 7, "*": 8, "/": 8, "mod": 8}
 
 
-def spec_guarantee(spec: Spec) -> str:
-    """What a verified specification guarantees, in words: ``(eps, delta)-DP`` only when its
-    output relation is ``=`` (the apRHL judgement with equal outputs is differential privacy);
-    another relation (``true``, a relation of other variables, ``result<2> = result<1> + 1``)
-    is an apRHL judgement that says nothing of the privacy of the output, and is named so."""
+def spec_guarantee(proc: Proc) -> str:
+    """What a verified specification guarantees, in words.
+
+    With the output relation ``=`` the apRHL judgement is differential privacy with respect to
+    the precondition, stated as such: "P is (eps, 0)-differentially private with respect to
+    adjWithin (d<1>, d<2>, 1), for size d >= 1". The relation is every conjunct that relates
+    the two runs (and "any change of x" for a private parameter no such conjunct names); the
+    conditions are the other conjuncts: on public parameters (they hold in both runs), on
+    the size of a list an adjacency relation of the precondition relates (equal in both runs:
+    written without a run), or on one run only, which the wording says ("for d<1>[0] = 0 in
+    run 1 only": the judgement says nothing of the pairs whose other run fails it, so it is
+    not differential privacy with respect to the relation alone).
+
+    Another output relation (``true``, a relation of other variables, ``result<2> = result<1> +
+    1``) is an apRHL judgement that says nothing of the privacy of the output, and is named so.
+    """
+    spec = proc.spec
     bound = f"({pretty_expr(spec.eps)}, {pretty_expr(spec.delta)})"
-    if spec.post is None:
-        return f"{bound}-DP"
-    return (f"the apRHL judgement at {bound} with output relation {pretty_expr(spec.post)} "
-            "(not differential privacy of the output)")
+    if spec.post is not None:
+        return (f"the apRHL judgement at {bound} with output relation {pretty_expr(spec.post)} "
+                "(not differential privacy of the output)")
+    private = [p.name for p in proc.params if not p.pub]
+    conjuncts = _and_parts(spec.pre)
+    # lists an adjacency relation relates position by position: their sizes are equal
+    related = {c.args[0].name for c in conjuncts if isinstance(c, Call) and c.fn in PREDICATES
+               and all(isinstance(a, Name) for a in c.args[:2])
+               and c.args[0].name == c.args[1].name and {c.args[0].run, c.args[1].run} == {1, 2}}
+    relations: List[str] = []
+    conditions: List[str] = []
+    mentioned = set()
+    for c in conjuncts:
+        if isinstance(c, BoolLit) and c.value:
+            continue
+        names = [n for n in names_of(c) if n.name in private]
+        runs = {n.run for n in names}
+        if isinstance(c, Call) and c.fn in PREDICATES or len(runs) > 1:
+            relations.append(pretty_expr(c))
+            mentioned |= {n.name for n in names}
+            continue
+        text = pretty_expr(c)
+        sized = {n.name for n in names if n.name in related}
+        if runs and sized == {n.name for n in names} and _reads_only_size(c, sized):
+            for name in sorted(sized):
+                text = re.sub(rf"\b{re.escape(name)}<[12]>", name, text)
+        elif runs:
+            text += f" in run {runs.pop()} only"
+        conditions.append(text)
+    relations += [f"any change of {name}" for name in private if name not in mentioned]
+    what = f"{proc.name} is {bound}-differentially private"
+    if relations:
+        what += " with respect to " + " and ".join(relations)
+    else:
+        what += " when its inputs are equal in both runs"
+    if conditions:
+        what += ", for " + " and ".join(conditions)
+    return what
+
+
+def _and_parts(e: Expr) -> List[Expr]:
+    if isinstance(e, BinOp) and e.op == "&&":
+        return _and_parts(e.left) + _and_parts(e.right)
+    return [e]
+
+
+def _reads_only_size(e, lists: set) -> bool:
+    """Every occurrence of the ``lists`` in ``e`` is under ``size``."""
+    if isinstance(e, Size) and isinstance(e.arg, Name) and e.arg.name in lists:
+        return True
+    if isinstance(e, Name):
+        return e.name not in lists
+    for f in ("left", "right", "arg", "array", "index"):
+        if hasattr(e, f) and not _reads_only_size(getattr(e, f), lists):
+            return False
+    for f in ("items", "args"):
+        if hasattr(e, f) and not all(_reads_only_size(x, lists) for x in getattr(e, f)):
+            return False
+    return True
 
 
 def pretty_expr(e: Expr, prec: int = 0) -> str:
