@@ -111,6 +111,35 @@ def test_the_broken_ones_are_never_verified(path):
         assert r.verdict != "refuted" or (r.code == "V008" and r.confirmation is not None)
 
 
+#: the broken peers refuted by an exact loss on lists of 5 or 6 answers (the search's second
+#: phase, docs/aprhl.md "Refutations"): the output where the loss exceeds eps, and the loss
+REFUTED = {
+    "peer_badsvt1_no_threshold_noise": ("[false; false; false; false; false]", "1.18048"),
+    "peer_badsvt1_stop_position": ("at the output 6)", "1.18048"),
+    "peer_badsvt2_noisy_answer_released": ("[0.0; 0.0; 0.0; 0.0; <a value in [-infinity, 0.0)>]",
+                                           "1.16847"),
+    "peer_badsvt2_noisy_answer_released_else": (
+        "[0.0; 0.0; 0.0; 0.0; <a value in [-infinity, -0.5)>]", "1.25000"),
+    "peer_badsvt3_done_flag_never_counts": ("[false; true; false; true; false]", "1.00134"),
+    "peer_badsvt3_no_count_bound_else": ("[false; true; false; true; false]", "1.00134"),
+    "peer_badsvt4_wrong_scale_count_down": ("[false; false; false; true; true]", "1.00134"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUTED))
+def test_the_broken_sparse_vectors_are_refuted_on_longer_lists(name):
+    path = APRHL / "mistakes" / f"{name}.pwhile"
+    _, _, [r], _ = _verified(path)
+    assert r.verdict == "refuted" and r.code == "V008", r.failure
+    w = r.confirmation
+    output, loss = REFUTED[name]
+    assert w.method == "exact loss" and output in w.detail
+    assert f"the privacy loss between the two runs' outputs is {loss}" in w.detail
+    assert "above the claimed eps = 1.00000" in w.detail
+    [q] = [(a, b) for p, a, b in w.inputs if p == "q"]
+    assert q[0].count(",") + 1 in (5, 6)       # longer than the first phase's lists
+
+
 # ---- the replay of Lap-Case: the oracle is not vacuous --------------------------------------
 
 SVT = APRHL / "sparse_vector.pwhile"

@@ -29,6 +29,9 @@ BROKEN = [
     ("svt_threshold_not_noised", "above"),
     ("svt_no_query_noise", "sparse"), ("svt_no_query_noise", "svt"),
     ("noisy_max_noise_too_small", "reportNoisyMax"), ("noisy_max_releases_value", "reportNoisyMax"),
+    # a public threshold: each answer below costs up to eps / 4, past eps from 5 answers on
+    # (the telling patterns of lengths 5 and 6, RELATED_LONG)
+    ("above_index_threshold_not_noised", "aboveIndex"),
 ]
 _REPORTS = {}
 
@@ -72,6 +75,20 @@ def test_a_broken_variant_is_refuted_by_an_exact_loss(name, claim):
     while hasattr(rt, "dom"):
         assert ce.holds(rt.dom.assertion, rt.dom.var, env) is True, (rt.dom.var, shown)
         rt = rt.cod
+
+
+def test_the_index_above_a_public_threshold_is_refuted_on_five_answers_moved_one_way():
+    _, rep = report("above_index_threshold_not_noised")
+    w = next(c for c in rep.claims if c.name == "aboveIndex").confirmation
+    assert "(at the output -1)" in w.detail and "0.125000" in w.detail
+    shown = {p: (a, b) for p, a, b in w.inputs}
+    assert shown["qs"] == ("[-0.5; -0.5; -0.5; -0.5; -0.5]", "[0.5; 0.5; 0.5; 0.5; 0.5]")
+
+
+def test_telling_patterns():
+    assert refutation.telling_patterns(5) == [(1, 1, 1, 1, 1), (1, -1, 1, -1, 1), (1, 1, 1, -1, -1),
+                                              (1, 0, 0, 0, 0), (0, 0, 0, 0, 1)]
+    assert refutation.telling_patterns(2) == [(1, 1), (1, -1), (1, 0), (0, 1)]
 
 
 def test_the_correct_helper_of_a_broken_variant_stays_verified():

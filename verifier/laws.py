@@ -257,7 +257,8 @@ class PairStat:
     """The directed comparison of the output laws of run 1 (``a``) and run 2 (``b``) of a pair:
     ``loss = max_o ln (P_a(o) / P_b(o))`` (``inf`` when run 1 can output what run 2 cannot),
     with its enclosure and the output where it is reached; ``exceeds``, ``hockey_exceeds``
-    and ``hockey`` compare with a claim. Two finite laws: ``_FinitePairStat``; two releases of
+    and ``hockey`` compare with a claim. Two finite laws: ``_FinitePairStat``; a release against a
+    finite law: ``_MixedPairStat``; two releases of
     ``lapMech`` / ``gaussMech``: ``_NoisePairStat``."""
 
     loss: float
@@ -416,6 +417,84 @@ class _NoisePairStat(PairStat):
         return any(pa == factor * pb for pa, pb in self.cells.values())
 
 
+class _MixedPairStat(PairStat):
+    """A release of ``lapMech`` / ``gaussMech`` (``released.Noise``: every point of its grid has
+    a positive probability) against a finite law with exact or enclosed probabilities, either
+    way round. Run 1 the release: an output on no point of run 2's finite support has an
+    infinite loss (a cell from the centre's on holds one). Run 1 the finite law: an output off
+    the release's grid has an infinite loss, one at ``k * grid`` the loss ``ln P_a(o) /
+    P_b(k)`` (the release's exact cell)."""
+
+    def __init__(self, a: Any, b: Any):
+        self.law_a, self.law_b = a, b
+        finite = b if isinstance(a, released.Noise) else a
+        self.precision = finite.precision
+        self.cells: Optional[Dict[Value, Any]] = None
+        if isinstance(a, released.Noise):
+            k = a.index_of(a.center)
+            while k * a.grid in b.probs:     # the support of b is finite
+                k += 1
+            self._set_loss(None, k * a.grid, to_float(a.cell(k)), 0.0)
+            return
+        cells: Dict[Value, Any] = {}
+        for o in a.probs:
+            k = _grid_index(o, b.grid)
+            if k is None:        # run 2 releases only points of its grid
+                self._set_loss(None, o, a.probs[o], 0.0)
+                return
+            cells[o] = b.cell(k)
+        self.cells = cells
+        with arb_context():
+            logs = {o: a.logs[o] - _ball(p).log() for o, p in cells.items()}
+            o = max(logs, key=lambda x: float(logs[x].mid()))
+            ball = logs[o]
+            for d in logs.values():
+                ball = ball.max(d)
+        self._set_loss(ball, o, a.probs[o], to_float(cells[o]))
+
+    def exceeds(self, eps: Any) -> bool:
+        if self.cells is None:
+            return True
+        factor = reals.exp(eps)
+        return any(self.law_a.bounds_of(o)[0] > reals.mul(factor, p) for o, p in self.cells.items())
+
+    def _hockey_lower(self, eps: Any) -> Any:
+        """A lower bound of ``sum_o max(0, P_a(o) - e^eps P_b(o))`` (exact for an exact finite
+        run 1): run 1 the release, its mass off run 2's support."""
+        a, b = self.law_a, self.law_b
+        if isinstance(a, released.Noise):
+            on = [k for k in {_grid_index(o, a.grid) for o in b.probs} if k is not None]
+            total: Any = Fraction(0)
+            for k in on:
+                total = reals.add(total, a.cell(k))
+            return reals.sub(Fraction(1), total)
+        factor = reals.exp(eps)
+        total = Fraction(0)
+        for o in a.probs:
+            k = _grid_index(o, b.grid)
+            p = Fraction(0) if k is None else b.cell(k)
+            total = reals.add(total, reals.maximum(0, reals.sub(a.bounds_of(o)[0],
+                                                                reals.mul(factor, p))))
+        return total
+
+    def hockey_exceeds(self, eps: Any, delta: Any) -> bool:
+        return self._hockey_lower(eps) > delta
+
+    def hockey(self, eps: float) -> float:
+        return to_float(self._hockey_lower(Fraction(eps)))
+
+    def tight(self, eps: Any) -> bool:
+        return False
+
+
+def _grid_index(o: Value, grid: Fraction) -> Optional[int]:
+    """``k`` when the output ``o`` is the number ``k * grid``, else None."""
+    if isinstance(o, bool) or not isinstance(o, (int, Fraction)):
+        return None
+    k = Fraction(o) / grid
+    return int(k) if k.denominator == 1 else None
+
+
 def _zero_ball() -> Any:
     from flint import arb
     return arb(0)
@@ -564,11 +643,15 @@ class _Incomparable(Exception):
     """Two releases of one output have different families or scales."""
 
 
-def pair_stat(law_a: Any, law_b: Any, cuts: Optional[List[Fraction]] = None) -> Optional[PairStat]:
+def pair_stat(law_a: Any, law_b: Any, cuts: Optional[List[Fraction]] = None,
+              mixed: bool = False) -> Optional[PairStat]:
     """The directed comparison of two laws, or None when there is no exact comparison of the
     pair (laws of different kinds, releases of different families or scales). With a
     ``CoarseLaw`` the comparison is of both laws binned at ``cuts`` (default: the breakpoints
-    of the two laws), and its loss (``lower_only``) a lower bound of the loss of the outputs."""
+    of the two laws), and its loss (``lower_only``) a lower bound of the loss of the outputs.
+    ``mixed``: a release against a finite law too (``_MixedPairStat``: exact cells of the
+    release, asked for by the while-language's refutations only — the audits compare many
+    such pairs, which never show a loss there)."""
     if isinstance(law_a, CoarseLaw) or isinstance(law_b, CoarseLaw):
         return _coarse_pair_stat(law_a, law_b, cuts)
     if isinstance(law_a, Law) and isinstance(law_b, Law):
@@ -576,6 +659,11 @@ def pair_stat(law_a: Any, law_b: Any, cuts: Optional[List[Fraction]] = None) -> 
     if isinstance(law_a, released.Noise) and isinstance(law_b, released.Noise):
         return _NoisePairStat(law_a, law_b) if released.comparable(law_a, law_b) else None
     if isinstance(law_a, Law) or isinstance(law_b, Law):
+        finite = law_b if isinstance(law_a, released.Noise) else law_a
+        if (mixed and any(isinstance(x, released.Noise) for x in (law_a, law_b))
+                and finite.precision != FLOAT
+                and not any(isinstance(o, (float, reals.Real)) for o in finite.probs)):
+            return _MixedPairStat(law_a, law_b)      # outputs compared by exact equality
         return None
     a, b = (ProductLaw.of_noise(x) if isinstance(x, released.Noise) else x for x in (law_a, law_b))
     try:

@@ -81,6 +81,9 @@ PROGRAM_ERRORS = ("R001", "R002", "R007", "R008")
 #: confirmations it may attempt.
 RELATED_SETTINGS, RELATED_DEEPEN = 24, 3
 RELATED_PROBE, RELATED_DEEP = (1, 2), (3, 4)
+#: ... and the lengths of the longest lists, moved in the telling patterns only
+#: (``telling_patterns``) at the settings searched deeper
+RELATED_LONG = (5, 6)
 RELATED_PATHS, RELATED_CONFIRMS = 6000, 4
 #: ... the evaluator steps one exploration (a run and its re-runs) and all of them may take,
 #: and how many pairs in a row may fail to be estimated before the search stops (a program
@@ -88,6 +91,20 @@ RELATED_PATHS, RELATED_CONFIRMS = 6000, 4
 RELATED_STEPS, RELATED_STEPS_TOTAL, RELATED_UNESTIMATED = 100_000, 1_000_000, 8
 #: pairs of a pure claim evaluated by the related search at most
 RELATED_PURE_TRIES = 120
+
+
+def telling_patterns(n: int) -> List[Tuple[int, ...]]:
+    """Sign patterns of length ``n`` where losses that add up over a list's positions are
+    largest (the other direction of each is the pair's other order): every position moved one
+    way, alternately, the first half one way and the rest the other, only the first, only the
+    last (0: not moved). Shared with the while-language's search (``verifier.aprhl.refute``)."""
+    half = (n + 1) // 2
+    out: List[Tuple[int, ...]] = []
+    for p in ((1,) * n, tuple((-1) ** i for i in range(n)), (1,) * half + (-1,) * (n - half),
+              (1,) + (0,) * (n - 1), (0,) * (n - 1) + (1,)):
+        if p not in out:
+            out.append(p)
+    return out
 
 
 @record
@@ -616,7 +633,10 @@ class _RelatedSearch:
     *The order.* The settings of the parameters other than the lists (their options taken
     diagonally: small indices first) are probed with every pattern of lengths
     ``RELATED_PROBE``; the ``RELATED_DEEPEN`` settings whose loss came closest to the claimed
-    ``eps`` (as a ratio) are then searched with the patterns of lengths ``RELATED_DEEP``.
+    ``eps`` (as a ratio) are then searched with the patterns of lengths ``RELATED_DEEP``,
+    and then with the telling patterns (``telling_patterns``: every position moved one way,
+    alternately, ...) of lengths ``RELATED_LONG``, where losses that add up over the positions
+    (each answer of a sparse vector with a public threshold charged) exceed a claim.
 
     *Pure claims.* There is no loss to estimate: each pair is confirmed (or not) by
     ``_Witnesses._witness`` at once, at most ``RELATED_PURE_TRIES`` pairs, every setting
@@ -708,6 +728,10 @@ class _RelatedSearch:
             found, _ = self._patterns(settings[k], lists, RELATED_DEEP)
             if found is not None or self._spent():
                 return found
+        for _, k in ranked[:RELATED_DEEPEN]:
+            found, _ = self._patterns(settings[k], lists, RELATED_LONG, telling=True)
+            if found is not None or self._spent():
+                return found
         return None
 
     def _diverged_here(self) -> bool:
@@ -746,14 +770,16 @@ class _RelatedSearch:
 
     # ---- lists ---------------------------------------------------------------------------
 
-    def _patterns(self, setting, lists: List[int], lengths) -> Tuple[Optional[Confirmation], float]:
-        """Every sign pattern of the given lengths on the moved lists (the first list moved,
-        the others with the first move that keeps them in their relation), at ``setting``;
-        the best ratio of estimated loss to claimed eps."""
+    def _patterns(self, setting, lists: List[int], lengths,
+                  telling: bool = False) -> Tuple[Optional[Confirmation], float]:
+        """Every sign pattern of the given lengths (``telling``: those of
+        ``telling_patterns`` only) on the moved lists (the first list moved, the others with
+        the first move that keeps them in their relation), at ``setting``; the best ratio of
+        estimated loss to claimed eps."""
         from verifier.semantics.values import ConsList
         best = 0.0
         for n in lengths:
-            for signs in itertools.product((1, -1), repeat=n):
+            for signs in (telling_patterns(n) if telling else itertools.product((1, -1), repeat=n)):
                 runs = list(setting)
                 for j, i in enumerate(lists):
                     _, binders, base = self.w.domains[i]
@@ -1011,7 +1037,8 @@ INFINITE = math.inf
 
 
 def exceeded(outputs: Sequence[Any], laws: Sequence[Any], kind: str, eps, delta,
-             approximate: bool, finite_only: bool = False) -> Optional[Tuple[str, Any]]:
+             approximate: bool, finite_only: bool = False,
+             mixed: bool = False) -> Optional[Tuple[str, Any]]:
     """Whether run 1's output is certainly further from run 2's than a claim allows (the
     comparison of ``_monadic``, shared with the refutations of while-programs,
     ``verifier.aprhl.refute``): ``outputs`` the two runs' M-values, ``laws`` their output laws
@@ -1019,8 +1046,9 @@ def exceeded(outputs: Sequence[Any], laws: Sequence[Any], kind: str, eps, delta,
     its closed form), ``kind`` ``"DP"`` or ``"SD"``, ``eps`` and ``delta`` arb balls,
     ``approximate`` for the hockey-stick divergence (or SD) against ``delta`` instead of the
     privacy loss against ``eps``; ``finite_only``: only an infinite loss counts (a float was
-    computed on the way). Returns ``(what was measured, the bound it exceeds)``, or None."""
-    gap = _distance(outputs[0], outputs[1], kind, eps, approximate, laws)
+    computed on the way); ``mixed``: a release against a finite law compared too
+    (``laws.pair_stat``). Returns ``(what was measured, the bound it exceeds)``, or None."""
+    gap = _distance(outputs[0], outputs[1], kind, eps, approximate, laws, mixed)
     if gap is None:
         return None
     amount, where = gap
@@ -1036,7 +1064,7 @@ def exceeded(outputs: Sequence[Any], laws: Sequence[Any], kind: str, eps, delta,
 
 
 def _distance(m1: Any, m2: Any, kind: str, eps, approximate: bool,
-              laws: Sequence[Any]) -> Optional[Tuple[Any, str]]:
+              laws: Sequence[Any], mixed: bool = False) -> Optional[Tuple[Any, str]]:
     """(amount, where) for the two runs' outputs (their laws ``laws``); None when they are not
     of a form computed here (a mixture with a continuous part, floats)."""
     from verifier.semantics import monad
@@ -1049,7 +1077,7 @@ def _distance(m1: Any, m2: Any, kind: str, eps, approximate: bool,
     if not all(isinstance(law, Law) for law in laws):    # releases of noise: the DP loss only
         if kind != "DP" or approximate:
             return None
-        stat = pair_stat(*laws)
+        stat = pair_stat(*laws, mixed=mixed)
         if stat is None:
             return None
         where = f" (at the output {format_value(stat.output)})"
@@ -1195,8 +1223,7 @@ def _output_shift(rt: A.RType) -> Optional[A.Expr]:
     """For a result ``{x :: real | x<1> = x<2> + k}`` (or ``x<2> = x<1> + k``, ``k + ...``,
     ``... - k``), the expression of ``k`` in ``x<1> = x<2> + k``, when it does not mention
     ``x``; else None."""
-    if not isinstance(rt, A.RRefine) or not isinstance(rt.assertion, A.BinOp) \
-            or rt.assertion.op != "=":
+    if not isinstance(rt, A.RRefine) or not isinstance(rt.assertion, A.BinOp):
         return None
     var = rt.var
 
@@ -1207,20 +1234,33 @@ def _output_shift(rt: A.RType) -> Optional[A.Expr]:
         return run_of(e) is not None or any(mentions(c) for c in A.children(e)
                                             if isinstance(c, A.Expr))
 
-    left, right = rt.assertion.left, rt.assertion.right
-    for lone, other in ((left, right), (right, left)):
+    return relation_shift(rt.assertion, run_of, mentions, lambda k: A.UnOp("-", k, k.span))
+
+
+def relation_shift(assertion: Any, run_of, mentions, negate) -> Optional[Any]:
+    """For an assertion ``x<1> = x<2> + k`` (or ``x<2> = x<1> + k``, ``k + ...``, ``... - k``)
+    with ``k`` free of ``x``, the expression of ``k`` in ``x<1> = x<2> + k``; else None. Over
+    either language's syntax (binary operators with ``op``, ``left``, ``right``): ``run_of(e)``
+    is 1 or 2 when ``e`` is ``x<1>`` or ``x<2>``, ``mentions(e)`` whether ``e`` mentions ``x``,
+    ``negate(k)`` the expression ``-k`` (also for ``verifier.aprhl.refute``)."""
+    def binary(e: Any) -> bool:
+        return hasattr(e, "left") and hasattr(e, "right") and hasattr(e, "op")
+
+    if not binary(assertion) or assertion.op != "=":
+        return None
+    for lone, other in ((assertion.left, assertion.right), (assertion.right, assertion.left)):
         run = run_of(lone)
-        if run is None or not isinstance(other, A.BinOp) or other.op not in ("+", "-"):
+        if run is None or not binary(other) or other.op not in ("+", "-"):
             continue
         a, b = other.left, other.right
         if run_of(a) == 3 - run and not mentions(b):
-            k = b if other.op == "+" else A.UnOp("-", b, b.span)
+            k = b if other.op == "+" else negate(b)
         elif other.op == "+" and run_of(b) == 3 - run and not mentions(a):
             k = a
         else:
             continue
         # x<run> = x<other> + k; x<1> = x<2> + k when run is 1, else x<1> = x<2> - k
-        return k if run == 1 else A.UnOp("-", k, k.span)
+        return k if run == 1 else negate(k)
     return None
 
 

@@ -24,7 +24,19 @@ the ``pub`` parameters (``abs (q<1> - q<2>) <= gs``: ``gs``); each private list 
 run 2). The search is bounded by counts (``MAX_INPUTS`` inputs whose law is computed, each law
 at most ``LAW_PATHS`` paths of compared noise and ``MAX_PATHS`` in all; ``MAX_WORK`` integrations
 of the screen), not by time, so its verdict does not depend on the
-machine. A claim with another output relation than ``=`` is not searched.
+machine.
+
+A second phase (``_long_pairs``, its own counts ``LONG_*``, the laws of the first kept) tries
+longer lists (``LONG_LENGTHS``: 4 to 6) moved in the telling patterns only
+(``refutation.telling_patterns``: every position one way, alternately, halves apart, the first
+or the last alone), at a few settings of the ``pub`` parameters (``_long_settings``): losses
+that add up over a list's positions (each answer of a sparse vector charged) exceed a claim
+only there.
+
+A claim ``==> result<2> = result<1> + k`` (or the converse, ``_output_shift``) is searched too,
+run 2's release moved by ``k`` (``_Search.shifted``: a lifting of the graph of ``y -> y + k``
+bounds ``P1(S)`` by ``e^eps P2(S - k) + delta``). A claim with another output relation than
+``=`` is not searched.
 """
 from __future__ import annotations
 
@@ -38,7 +50,7 @@ from verifier.aprhl.run import _conform, literal
 from verifier.errors import PrivInferError
 from verifier.language import whilelang as W
 from verifier.refutation import (EXACT_LOSS, RUN, Confirmation, amount_text, exceeded, number_ball,
-                                 usable)
+                                 relation_shift, telling_patterns, usable)
 
 #: inputs whose output law is computed at most, pairs of inputs considered at most (the
 #: precondition evaluated on each), the longest private list tried, and the integrations the
@@ -47,6 +59,12 @@ MAX_INPUTS, MAX_PAIRS, MAX_LENGTH, MAX_WORK = 160, 4000, 3, 2000
 #: settings of the ``pub`` parameters tried at most; the paths of compared noise one law may
 #: have, and all the laws together
 SETTINGS, LAW_PATHS, MAX_PATHS = 6, 256, 800
+#: the second phase (``_long_pairs``): private lists of the lengths ``LONG_LENGTHS`` moved in
+#: the telling patterns only (``_patterns``), at the first ``LONG_SETTINGS`` settings; its own
+#: counts: new laws, paths of compared noise of one law, and of all its laws together, and the
+#: integrations of the screen
+LONG_LENGTHS, LONG_SETTINGS = (4, 5, 6), 4
+LONG_INPUTS, LONG_LAW_PATHS, LONG_PATHS, LONG_WORK = 100, 256, 800, 500
 #: run-time errors that are the program's fault (not R010, the step budget, nor R003/R009:
 #: what the exact law cannot compute)
 PROGRAM_ERRORS = ("R001", "R002", "R006")
@@ -59,26 +77,44 @@ class _Budget(Exception):
 def refute(proc: W.Proc, types: W.ProcTypes) -> Optional[Confirmation]:
     """A witness that ``proc``'s claim is false, or None (see the module docstring). Never
     raises: an input whose law cannot be computed is no witness."""
-    if proc.spec is None or proc.spec.post is not None:
+    if proc.spec is None:
         return None
-    search = _Search(proc, types)
-    try:
-        for env1, env2 in _pairs(proc):
-            found = search.pair(env1, env2)
-            if found is not None:
-                return found
-    except _Budget:
-        return None
+    shift = None
+    if proc.spec.post is not None:
+        shift = _output_shift(proc.spec.post)
+        if shift is None:
+            return None
+    search = _Search(proc, types, shift)
+    for phase, pairs in enumerate((_pairs(proc), _long_pairs(proc))):
+        if phase:
+            search.next_phase(LONG_INPUTS, LONG_LAW_PATHS, LONG_PATHS, LONG_WORK)
+        try:
+            for env1, env2 in pairs:
+                found = search.pair(env1, env2)
+                if found is not None:
+                    return found
+        except _Budget:
+            continue
     return None
 
 
 class _Search:
-    def __init__(self, proc: W.Proc, types: W.ProcTypes):
-        self.proc, self.types = proc, types
+    def __init__(self, proc: W.Proc, types: W.ProcTypes, shift: Optional[W.Expr] = None):
+        self.proc, self.types, self.shift = proc, types, shift
         self.laws: Dict[str, Any] = {}
         self.work = [0]
         self.paths = 0
-        self.budget = Work()    # shared by every law of the search: a bounded search
+        self.budget = Work()    # shared by every law of the phase: a bounded search
+        self.computed, self.max_inputs = 0, MAX_INPUTS
+        self.law_paths, self.max_paths, self.max_work = LAW_PATHS, MAX_PATHS, MAX_WORK
+
+    def next_phase(self, inputs: int, law_paths: int, paths: int, work: int) -> None:
+        """Fresh counts for the next phase of the search (the laws computed are kept): at
+        most ``inputs`` new laws, each of at most ``law_paths`` paths, ``paths`` in all, and
+        ``work`` integrations of the screen."""
+        self.work, self.paths, self.budget, self.computed = [0], 0, Work(), 0
+        self.max_inputs, self.law_paths, self.max_paths = inputs, law_paths, paths
+        self.max_work = work
 
     def pair(self, env1: Dict[str, Any], env2: Dict[str, Any]) -> Optional[Confirmation]:
         spec = self.proc.spec
@@ -100,8 +136,14 @@ class _Search:
             if law is None:
                 return None
             runs.append((m, law))
+        moved = ""
+        if self.shift is not None:
+            shifted = self.shifted(runs[1][1], env1, env2)
+            if shifted is None:
+                return None
+            runs[1], moved = (runs[1][0], shifted[0]), shifted[1]
         approximate = delta != 0
-        if self.work[0] > MAX_WORK:
+        if self.work[0] > self.max_work:
             raise _Budget()
         if not approximate and not _may_exceed(runs[0][1], runs[1][1], float(eps), self.work):
             return None
@@ -109,22 +151,40 @@ class _Search:
             if approximate:
                 return self.hockey(env1, env2, runs[0][1], runs[1][1], eps, delta)
             found = exceeded([m for m, _ in runs], [law for _, law in runs], "DP",
-                             number_ball(eps), number_ball(delta), approximate)
+                             number_ball(eps), number_ball(delta), approximate, mixed=True)
         except PrivInferError:
             return None
         if found is None:
             return None
         measured, bound = found
         return Confirmation(EXACT_LOSS, self.shown(env1, env2),
-                            f"{measured}, above the claimed {W.pretty_expr(spec.eps)} = "
+                            f"{measured}{moved}, above the claimed {W.pretty_expr(spec.eps)} = "
                             f"{amount_text(bound)}")
+
+    def shifted(self, law: Any, env1, env2) -> Optional[Tuple[Any, str]]:
+        """For a claim ``result<1> = result<2> + k`` (``_output_shift``): run 2's law moved by
+        ``k`` — a lifting of the graph of ``y -> y + k`` at ``(eps, delta)`` gives ``P1(S) <=
+        e^eps P2(S - k) + delta`` (its witness's support lies on the graph), so run 1's law is
+        compared with that of run 2's output plus ``k``. Only a release of noise moved by a
+        multiple of its grid (another release on the same grid); else None (no witness)."""
+        from verifier.semantics import released
+        try:
+            k = holds(self.shift, env1, env2)
+        except (ZeroDivisionError, TypeError, KeyError, IndexError):
+            return None
+        if not isinstance(law, released.Noise) or not _number(k) \
+                or (Fraction(k) / law.grid).denominator != 1:
+            return None
+        moved = released.Noise(law.family, law.center + Fraction(k), law.scale)
+        return moved, (f" (run 2's output moved by {literal(Fraction(k))}, as the claim's "
+                       f"{W.pretty_expr(self.proc.spec.post)} relates them)")
 
     def hockey(self, env1, env2, a: Any, b: Any, eps: Any, delta: Any) -> Optional[Confirmation]:
         """The hockey-stick divergence at ``eps`` of the two laws against ``delta``, decided
         exactly (``PairStat.hockey_exceeds``: exact laws, the sampler's enclosures, or a lower
         bound of the divergence — the finite parts of a product law, a binned law)."""
         from verifier.laws import pair_stat
-        stat = pair_stat(a, b)
+        stat = pair_stat(a, b, mixed=True)
         if stat is None or not stat.hockey_exceeds(Fraction(eps), Fraction(delta)):
             return None
         return Confirmation(EXACT_LOSS, self.shown(env1, env2),
@@ -136,8 +196,9 @@ class _Search:
         """``(M-value, usable law or None, run-time error or None)`` of the run on ``env``."""
         key = "|".join(literal(env[p.name]) for p in self.proc.params)
         if key not in self.laws:
-            if len(self.laws) >= MAX_INPUTS or self.paths > MAX_PATHS:
+            if self.computed >= self.max_inputs or self.paths > self.max_paths:
                 raise _Budget()
+            self.computed += 1
             self.laws[key] = self._law(env)
         return self.laws[key]
 
@@ -151,10 +212,10 @@ class _Search:
         except Exception:  # noqa: BLE001  (no witness; SymbolicEscape and the like)
             return None, None, None
         try:
-            law = output_law(m, max_paths=LAW_PATHS)[1]()
+            law = output_law(m, max_paths=self.law_paths)[1]()
         except PrivInferError as exc:
             if exc.first.code == "R009":     # the paths explored count
-                self.paths += LAW_PATHS
+                self.paths += self.law_paths
             certain = exc.first.code in PROGRAM_ERRORS and getattr(exc, "certain", False)
             return m, None, exc.first if certain else None
         except Exception:  # noqa: BLE001
@@ -205,6 +266,23 @@ def _may_exceed(a: Any, b: Any, eps: float, work: List[int]) -> bool:
     return loss > eps * (1 - 1e-6) - 1e-9
 
 
+def _output_shift(post: Any) -> Optional[Any]:
+    """For an output relation ``result<1> = result<2> + k`` (or ``result<2> = result<1> + k``,
+    ``k + ...``, ``... - k``) with ``k`` free of ``result``: the expression of ``k`` in
+    ``result<1> = result<2> + k`` (``refutation.relation_shift``); else None."""
+    def run_of(e: Any) -> Optional[int]:
+        return e.run if isinstance(e, W.Name) and e.name == "result" else None
+
+    def mentions(e: Any) -> bool:
+        if isinstance(e, W.Name) and e.name == "result":
+            return True
+        return any(mentions(getattr(e, f)) for f in ("left", "right", "arg", "array", "index")
+                   if hasattr(e, f)) or \
+            any(mentions(x) for f in ("args", "items") for x in (getattr(e, f, ()) or ()))
+
+    return relation_shift(post, run_of, mentions, lambda k: W.UnOp("-", k, k.span))
+
+
 def _at(span: Any) -> str:
     return f" (at line {span.line}, column {span.col})" if span is not None else ""
 
@@ -244,6 +322,80 @@ def _pairs(proc: W.Proc) -> Iterator[Tuple[Dict[str, Any], Dict[str, Any]]]:
                 return
             yield ({p.name: _conform(a, types[p.name]) for p, (a, _) in zip(proc.params, order)},
                    {p.name: _conform(b, types[p.name]) for p, (_, b) in zip(proc.params, order)})
+
+
+def _long_settings(proc: W.Proc) -> List[Dict[str, Any]]:
+    """At most ``LONG_SETTINGS`` settings of the ``pub`` parameters: each at its first value
+    (``_values``), then one at a time at its second — integers first (a count bound of 2 where
+    1 is right), then the others."""
+    pubs = [p for p in proc.params if p.pub]
+    base = {p.name: _values(p.type)[0] for p in pubs}
+    out = [base]
+    for p in sorted(pubs, key=lambda p: p.type.base not in ("int", "nat")):
+        if len(_values(p.type)) > 1 and len(out) < LONG_SETTINGS:
+            out.append({**base, p.name: _values(p.type)[1]})
+    return out
+
+
+def _long_pairs(proc: W.Proc) -> Iterator[Tuple[Dict[str, Any], Dict[str, Any]]]:
+    """The second phase's pairs (both orders): the first private list of numbers, of each
+    length of ``LONG_LENGTHS``, moved in the patterns of ``_patterns`` by the largest constant
+    that keeps the pair in ``P`` (the other private parameters the same in both runs), at the
+    settings of ``_long_settings``. Order: the patterns of group 0 at every setting (each at
+    every length), then those of group 1. Losses that add up over the
+    positions of a list (each answer of the sparse vector charged, a count with no bound)
+    exceed a claim only on such lists."""
+    types = {p.name: W.wtype_simple(p.type) for p in proc.params}
+    private = [p for p in proc.params if not p.pub]
+    moved = next((p for p in private if p.type.base == "list"
+                  and p.type.elem.base in ("int", "nat", "real", "real+")), None)
+    if moved is None:
+        return
+    constants = _constants(proc.spec.pre)
+    elem = moved.type.elem
+    origin = Fraction(0) if _in_type(0, elem) else Fraction(1)
+    for group, public in itertools.product((0, 1), _long_settings(proc)):
+        moves = sorted(set(constants) | {abs(Fraction(v)) for v in public.values()
+                                         if _number(v) and v != 0}, reverse=True)
+        fixed = {}
+        for p in private:
+            if p is moved:
+                continue
+            same = [a for _, (a, b) in _moved(p.type, moves) if a == b]
+            if not same:
+                return
+            fixed[p.name] = same[0]
+        for signs in [p for k in LONG_LENGTHS for p in _patterns(k, group)]:
+            n = len(signs)
+            for m in moves:
+                if elem.base == "real":    # symmetric about 0
+                    a, b = [-s * m / 2 for s in signs], [s * m / 2 for s in signs]
+                else:
+                    a, b = [origin] * n, [origin + s * m for s in signs]
+                if not (_in_type(a, moved.type) and _in_type(b, moved.type)):
+                    continue
+                a, b = _typed(a, moved.type), _typed(b, moved.type)
+                envs = []
+                for x, y in ((a, b), (b, a)):
+                    env1, env2 = dict(public), dict(public)
+                    env1.update(fixed), env2.update(fixed)
+                    env1[moved.name], env2[moved.name] = x, y
+                    envs.append(tuple({p.name: _conform(e[p.name], types[p.name])
+                                       for p in proc.params} for e in (env1, env2)))
+                try:
+                    inside = holds(proc.spec.pre, *envs[0]) is True
+                except (ZeroDivisionError, TypeError, KeyError, IndexError):
+                    inside = False
+                if inside:       # the largest move inside P only
+                    yield from envs
+                    break
+
+
+def _patterns(n: int, group: int) -> List[Tuple[int, ...]]:
+    """``refutation.telling_patterns`` of length ``n``: group 0 every position moved one way,
+    or alternately; group 1 the others (halves, the first only, the last only)."""
+    patterns = telling_patterns(n)
+    return patterns[:2] if group == 0 else patterns[2:]
 
 
 def _product(sizes: List[int]) -> int:

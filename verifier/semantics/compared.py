@@ -39,7 +39,8 @@ exact law of the grid values of ``verifier.semantics.released``). A histogram â€
 releases returned together â€” is such a law.
 
 Refused, with the reason (``NotExact``, R003 for the callers): arithmetic on noisy values other
-than adding a constant (``x + y``, ``-x``, ``2 * x``), a noisy value tested for equality or in
+than adding a constant (``x + y``, ``-x``, ``2 * x``; ``x - y`` only as the operand of a
+comparison with a constant, ``NoisyDifference``: ``x - y > c`` is ``y + c < x``), a noisy value tested for equality or in
 a function of the language (``exp x``), noise drawn around a noisy centre, comparisons of noisy
 values that form a cycle or join Gaussian noise beyond the closed forms (``piecewise``), a
 released value that was also compared, and more than ``MAX_PATHS`` paths (R009).
@@ -99,7 +100,7 @@ class Noisy(Symbolic):
 
     def __sub__(self, other):
         if isinstance(other, Noisy):
-            raise SymbolicEscape(f"the program subtracts two noisy values ({self.what})")
+            return NoisyDifference(self, other)
         return self._shifted(reals.neg(other) if reals.is_exact_number(other) else other)
 
     def __rsub__(self, other):
@@ -131,6 +132,47 @@ class Noisy(Symbolic):
 
     def __ge__(self, other):
         return _compare(other, self, strict=False)
+
+
+class NoisyDifference(Symbolic):
+    """``left - right`` of two noisy values, which the program may only move by constants and
+    compare with exact numbers: ``th - (q + eta) > 0`` is the comparison ``q + eta < th``, a
+    difference constraint like any other. Anything else (releasing it, arithmetic with another
+    noisy value) is refused (``SymbolicEscape``: the program subtracts two noisy values)."""
+
+    __slots__ = ("left", "right")
+    numeric = True
+
+    def __init__(self, left: Noisy, right: Noisy):
+        self.left, self.right = left, right
+
+    def describe(self) -> str:
+        return f"the difference of two noisy values ({self.left.what})"
+
+    def _constant(self, c: Any) -> Any:
+        if not reals.is_exact_number(c) or isinstance(c, bool):
+            raise SymbolicEscape(f"the program subtracts two noisy values ({self.left.what})")
+        return c
+
+    def __add__(self, other):
+        return NoisyDifference(self.left._shifted(self._constant(other)), self.right)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return NoisyDifference(self.left._shifted(reals.neg(self._constant(other))), self.right)
+
+    def __lt__(self, other):      # left - right < c  iff  left < right + c
+        return _compare(self.left, self.right._shifted(self._constant(other)), strict=True)
+
+    def __le__(self, other):
+        return _compare(self.left, self.right._shifted(self._constant(other)), strict=False)
+
+    def __gt__(self, other):      # left - right > c  iff  right + c < left
+        return _compare(self.right._shifted(self._constant(other)), self.left, strict=True)
+
+    def __ge__(self, other):
+        return _compare(self.right._shifted(self._constant(other)), self.left, strict=False)
 
 
 def is_noisy(v: Any) -> bool:
