@@ -89,24 +89,13 @@ let rec cnt c l = match l with
 
 
 def test_the_kernel_refuses_a_strengthening_that_drops_the_claim(monkeypatch):
-    from obligations.records import replace
-    from verifier.language import ast as A
     from verifier.language import strengthen
     text = fold(weight=f"{EQ} /\\ {UNIT}".replace("1.0", "2.0"))  # fold's claim is false
     real = strengthen.equality_strengthened
 
     def bug(patch):  # the builder's strengthening keeps the equality case only
-        def weaker(val):
-            strong = real(val)
-            rt, doms = strong.rtype, []
-            while isinstance(rt, A.RArrow):
-                doms.append(rt.dom)
-                rt = rt.cod
-            rt = replace(rt, assertion=rt.assertion.right)
-            for d in reversed(doms):
-                rt = A.RArrow(d, rt, rt.span)
-            return replace(strong, rtype=rt)
-        patch.setattr(strengthen, "equality_strengthened", weaker)
+        patch.setattr(strengthen, "equality_strengthened",
+                      lambda val: _equality_case_only(real(val)))
     kernel_refuses(monkeypatch, text, "fold", bug, "not proved")
 
 
@@ -162,22 +151,26 @@ def test_the_strengthening_needs_one_accumulator_refined_equal():
 
 
 def test_the_kernel_refuses_an_accumulator_strengthening_that_drops_the_equality_case(monkeypatch):
-    from obligations.records import replace
-    from verifier.language import ast as A
     from verifier.language import strengthen
     text = acc_fold(bound="1.0")   # false: a step moves the total by up to 2
     real = strengthen.accumulator_strengthened
 
     def bug(patch):  # the builder's strengthening keeps only the equality case, which proves nothing
-        def weaker(val, decl):
-            strong = real(val, decl)
-            rt, doms = strong.rtype, []
-            while isinstance(rt, A.RArrow):
-                doms.append(rt.dom)
-                rt = rt.cod
-            rt = replace(rt, assertion=rt.assertion.right)
-            for d in reversed(doms):
-                rt = A.RArrow(d, rt, rt.span)
-            return replace(strong, rtype=rt)
-        patch.setattr(strengthen, "accumulator_strengthened", weaker)
+        patch.setattr(strengthen, "accumulator_strengthened",
+                      lambda val, decl: _equality_case_only(real(val, decl)))
     kernel_refuses(monkeypatch, text, "sumAcc", bug, "not proved")
+
+
+def _equality_case_only(strong):
+    """A strengthened val with its result's refinement cut to its last conjunct (the equality
+    case): a builder bug that drops the written claim."""
+    from obligations.records import replace
+    from verifier.language import ast as A
+    rt, doms = strong.rtype, []
+    while isinstance(rt, A.RArrow):
+        doms.append(rt.dom)
+        rt = rt.cod
+    rt = replace(rt, assertion=rt.assertion.right)
+    for d in reversed(doms):
+        rt = A.RArrow(d, rt, rt.span)
+    return replace(strong, rtype=rt)
