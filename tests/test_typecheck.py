@@ -218,10 +218,6 @@ def test_mlet_needs_a_distribution():
     ("gaussMech (1.0, 0.1, 3)", "M[real]"),
     ("expMech (1.0, fun (x, r) -> if r then x else 0.0, 2.0)", "M[bool]"),
     ("expMech (1.0, fun (x, r) -> x * r, 2.0, [1.0; 2.0])", "M[real]"),
-    # the range is the candidates' type: a score taking any number accepts int candidates
-    ("expMech (1.0, fun (x, r) -> x * r, 2.0, [1; 2])", "M[int]"),
-    ("expMech (1.0, fun (x, (r : real)) -> x * r, 2.0, [1; 2])", "M[int]"),
-    ("expMech (1.0, fun (x, (r : int)) -> x, 2.0, [1.0; 2.0])", None),
     ("hellingerMech (1.0, 0.1, beta (1.0, 1.0), [true])", "M[D[real]]"),
     ("hellingerMechPure (1.0, dirichlet (1.0, 1.0, 1.0), cs)", "M[D[[0,1]^3]]"),
     ("posteriors (beta (1.0, 1.0), 3)", "D[real] list"),

@@ -850,11 +850,7 @@ class _Checker:
     def exp_mech(self, e: App, args: List[Tuple[Expr, Type]]) -> Type:
         x, r = self.fresh(), self.fresh()
         expected = [REAL, Arrow(TupleType((x, r)), REAL), x, ListType(r)]
-        # the candidates (if given) before the score: the range is the candidates' type, and a
-        # score defined on a wider type (a real parameter for int candidates) accepts it
-        order = [0, 3, 2, 1] if len(args) == 4 else range(len(args))
-        for i in order:
-            (node, t), param = args[i], expected[i]
+        for i, ((node, t), param) in enumerate(zip(args, expected)):
             self.flow(t, param, node, _builtin_argument_context("expMech", i, len(args)))
         self.expmech_ranges[id(e)] = r
         if len(args) == 3:
