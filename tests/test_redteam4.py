@@ -27,7 +27,7 @@ import pytest
 from checker import aprhl as aprhl_kernel
 from checker.aprhl_certify import certificate
 from verifier.aprhl.commands import verify_file as verify_while_file
-from verifier.errors import PrivInferError
+from verify_helpers import while_attack_not_verified
 from verifier.language import whilelang as W
 from verifier.language.parser import parse_program
 from verifier.language.typecheck import typecheck_program
@@ -62,16 +62,7 @@ def _certificate(path: Path) -> dict:
 
 @pytest.mark.parametrize("path", sorted(ATTACKS.glob("*.pwhile")), ids=lambda p: p.stem)
 def test_no_while_attack_is_verified(path):
-    if path.stem in REFUSED:
-        with pytest.raises(PrivInferError):
-            verify_while_file(str(path))
-        return
-    reports, _ = verify_while_file(str(path))
-    verdicts = [r.verdict for r in reports]
-    if path.stem in PROBES:
-        assert verdicts and all(v == VERIFIED for v in verdicts), (path.name, verdicts)
-    else:
-        assert verdicts and all(v != VERIFIED for v in verdicts), (path.name, verdicts)
+    while_attack_not_verified(path, REFUSED, PROBES)
 
 
 @pytest.mark.parametrize("path", sorted(ATTACKS.glob("*.pinf")), ids=lambda p: p.stem)

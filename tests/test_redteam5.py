@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from verify_helpers import while_attack_not_verified
+
 from verifier.aprhl.commands import verify_file as verify_while_file
 from verifier.language.parser import parse_program
 from verifier.language.typecheck import typecheck_program
@@ -87,17 +89,7 @@ def test_no_functional_attack_is_verified(path):
 def test_no_while_attack_is_verified(path):
     if path.stem in ONE_SIDED:
         return
-    if path.stem in REFUSED:
-        from verifier.errors import PrivInferError
-        with pytest.raises(PrivInferError):
-            verify_while_file(str(path))
-        return
-    reports, _ = verify_while_file(str(path))
-    verdicts = [r.verdict for r in reports]
-    if path.stem in PROBES:
-        assert verdicts and all(v == VERIFIED for v in verdicts), (path.name, verdicts)
-        return
-    assert verdicts and all(v != VERIFIED for v in verdicts), (path.name, verdicts)
+    while_attack_not_verified(path, REFUSED, PROBES)
 
 
 @pytest.mark.parametrize("stem", sorted(VACUOUS))

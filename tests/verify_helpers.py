@@ -71,3 +71,20 @@ def joint_shapes(text: str):
 def verdicts(report) -> Dict[str, str]:
     """A report's verdicts by claim name."""
     return {c.name: c.verdict for c in report.claims}
+
+
+def while_attack_not_verified(path: Path, refused, probes) -> None:
+    """A red-team while-program: refused as input (``refused``), verified in full (``probes``:
+    true claims), or with no claim verified (every other attack)."""
+    import pytest
+    from verifier.aprhl.commands import verify_file
+    from verifier.errors import PrivInferError
+    if path.stem in refused:
+        with pytest.raises(PrivInferError):
+            verify_file(str(path))
+        return
+    verdicts = [r.verdict for r in verify_file(str(path))[0]]
+    if path.stem in probes:
+        assert verdicts and all(v == "verified" for v in verdicts), (path.name, verdicts)
+    else:
+        assert verdicts and all(v != "verified" for v in verdicts), (path.name, verdicts)

@@ -289,19 +289,8 @@ def _result_type(val: A.ValDecl) -> Optional[A.SimpleType]:
 
 def _renamed(e: A.Expr, old: str, new: str) -> A.Expr:
     """``e`` with the variable ``old`` (plain or of one run) renamed ``new``."""
-    if isinstance(e, (A.Var, A.RunVar)) and e.name == old:
-        return A.replace_fields(e, name=new)
-    changes = {}
-    for name in A.record_fields(e):
-        if name == "span":
-            continue
-        value = getattr(e, name)
-        if isinstance(value, A.Expr):
-            changes[name] = _renamed(value, old, new)
-        elif isinstance(value, tuple) and any(isinstance(v, A.Expr) for v in value):
-            changes[name] = tuple(_renamed(v, old, new) if isinstance(v, A.Expr) else v
-                                  for v in value)
-    return A.replace_fields(e, **changes) if changes else e
+    return A.rewrite(e, lambda n: A.replace_fields(n, name=new)
+                     if isinstance(n, (A.Var, A.RunVar)) and n.name == old else None)
 
 
 # ---- the support of a counter loop's outputs (Case-Output's disjointness) ---------------------

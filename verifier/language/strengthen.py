@@ -204,16 +204,5 @@ def _mentions(e: A.Expr, var: str) -> bool:
 def _difference_replaced(e: A.Expr, var: str, by_12: A.Expr, by_21: A.Expr) -> A.Expr:
     """``e`` with ``var<1> - var<2>`` replaced by ``by_12`` and ``var<2> - var<1>`` by
     ``by_21``."""
-    if _is_difference(e, var):
-        return by_12 if e.left.run == 1 else by_21
-    changes = {}
-    for name in A.record_fields(e):
-        if name == "span":
-            continue
-        value = getattr(e, name)
-        if isinstance(value, A.Expr):
-            changes[name] = _difference_replaced(value, var, by_12, by_21)
-        elif isinstance(value, tuple) and any(isinstance(v, A.Expr) for v in value):
-            changes[name] = tuple(_difference_replaced(v, var, by_12, by_21) if isinstance(v, A.Expr)
-                                  else v for v in value)
-    return A.replace_fields(e, **changes) if changes else e
+    return A.rewrite(e, lambda n: (by_12 if n.left.run == 1 else by_21)
+                     if _is_difference(n, var) else None)
