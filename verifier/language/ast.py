@@ -46,29 +46,6 @@ def replace_fields(node: Any, **changes: Any) -> Any:
     return type(node)(**values)
 
 
-def rewrite(e: Any, step: Callable[[Any], Optional[Any]]) -> Any:
-    """``e`` rewritten top-down: where ``step(node)`` returns a node it replaces ``node`` (and
-    is not descended into); elsewhere the node is rebuilt from its rewritten children (the
-    same object when none changed). Spans are kept."""
-    replaced = step(e)
-    if replaced is not None:
-        return replaced
-    changes = {}
-    for name in record_fields(e):
-        if name == "span":
-            continue
-        value = getattr(e, name)
-        if isinstance(value, Expr):
-            new = rewrite(value, step)
-            if new is not value:
-                changes[name] = new
-        elif isinstance(value, tuple) and any(isinstance(v, Expr) for v in value):
-            new_items = tuple(rewrite(v, step) if isinstance(v, Expr) else v for v in value)
-            if any(a is not b for a, b in zip(new_items, value)):
-                changes[name] = new_items
-    return replace_fields(e, **changes) if changes else e
-
-
 @_record
 class Span:
     """A source region: 1-based line and column of the first and one-past-last character."""

@@ -289,7 +289,7 @@ def _result_type(val: A.ValDecl) -> Optional[A.SimpleType]:
 
 def _renamed(e: A.Expr, old: str, new: str) -> A.Expr:
     """``e`` with the variable ``old`` (plain or of one run) renamed ``new``."""
-    return A.rewrite(e, lambda n: A.replace_fields(n, name=new)
+    return A.transform(e, lambda n: A.replace_fields(n, name=new)
                      if isinstance(n, (A.Var, A.RunVar)) and n.name == old else None)
 
 

@@ -204,5 +204,5 @@ def _mentions(e: A.Expr, var: str) -> bool:
 def _difference_replaced(e: A.Expr, var: str, by_12: A.Expr, by_21: A.Expr) -> A.Expr:
     """``e`` with ``var<1> - var<2>`` replaced by ``by_12`` and ``var<2> - var<1>`` by
     ``by_21``."""
-    return A.rewrite(e, lambda n: (by_12 if n.left.run == 1 else by_21)
+    return A.transform(e, lambda n: (by_12 if n.left.run == 1 else by_21)
                      if _is_difference(n, var) else None)
