@@ -371,3 +371,20 @@ def test_the_kernel_refuses_the_certificate_of_a_count_moved_to_a_false_twin():
     outcome = aprhl_kernel.check(cert)
     assert not outcome.valid, "the kernel accepted a count moving by 2 at eps"
 
+
+
+def test_the_failure_of_an_index_with_an_int_counter_names_the_outputs_that_may_coincide():
+    # f20: Case-Output is tried first and its disjointness is not proved (pos may be -1); the
+    # rule tried next fails at the if, and the message must still say why Case-Output did not
+    # apply rather than only what the if rule lacked
+    claims, _ = _pinf(HERE / "f20_first_over_threshold.pinf")
+    scan = claims["scan"]
+    assert scan.verdict == "unknown"
+    assert "Case-Output (at 9:5) was tried first and does not apply: not proved that the " \
+           "outputs run 1 reaches through the two branches of if noisyA >= cut differ" \
+           in scan.failure
+    # with a nat counter the outputs are disjoint and the same program verifies: no note
+    text = (HERE / "f20_first_over_threshold.pinf").read_text().replace(
+        "{pos :: int | =}", "{pos :: nat | =}")
+    fixed, _ = claims_and_certificate(text)
+    assert fixed["scan"].verdict == "verified"

@@ -226,8 +226,11 @@ def verify_claim(program: A.Program, typed, val: A.ValDecl, *,
         from verifier.rules.couplings import prove_by_coupling
         failed = ([ob for ob in report.obligations if ob.id in report.failing]
                   if report.derivation is not None else None)
+        why_not: List[str] = []
         found = prove_by_coupling(program, typed, val, rlimit=rlimit, session=session,
-                                  failed=failed)
+                                  failed=failed, why_not=why_not)
+        if found is None and why_not and report.failure:
+            report.failure += "".join(f"\n  ({line})" for line in why_not)
         if found is not None:
             coupled, root = found
             report = ClaimReport(written.name, report.claim, UNKNOWN, report.guarantee,

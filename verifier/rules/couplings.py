@@ -385,8 +385,12 @@ def CaseOutput(b: Builder, ctx: Ctx, e: A.MLet) -> Derivation:
     part = claim.pointwise
     disjoint = disjointness(b, ctx, e, part)
     if disjoint is None or not b.proves(disjoint[0]):
-        raise NotApplicable("the outputs of the two branches of the if may have the same "
-                            "discrete part", e.span, e)
+        why = "the outputs of the two branches of the if may have the same discrete part"
+        note = None
+        if disjoint is not None:
+            note = (f"Case-Output (at {e.span.line}:{e.span.col}) was tried first and does "
+                    f"not apply: not proved that {disjoint[0].provenance.description}")
+        raise NotApplicable(why, e.span, e, note=note)
     cond = e.body.cond
     premises = []
     for label, branch in (("then", e.body.then), ("else", e.body.else_)):
@@ -607,7 +611,8 @@ def _fresh_output(b: Builder, e: A.Expr) -> SymValue:
 # ---- the search --------------------------------------------------------------------------------
 
 def prove_by_coupling(program: A.Program, typed, val: A.ValDecl, *, rlimit=None,
-                      session=None, failed=None) -> Optional[Tuple[Builder, Derivation]]:
+                      session=None, failed=None, why_not: Optional[List[str]] = None
+                      ) -> Optional[Tuple[Builder, Derivation]]:
     """A derivation of ``val`` whose every obligation is verified, with the ``lapMech`` calls
     coupled by shifts (and, when the claim allows it, by the Pointwise rule), or None.
 
@@ -624,7 +629,9 @@ def prove_by_coupling(program: A.Program, typed, val: A.ValDecl, *, rlimit=None,
     relation other than ``=``, when an argument of a call failed a refinement of its val
     (a threshold the callee wants shifted), or when a Laplace output is the argument of another
     mechanism; the pointwise rule when the definition has the shape Case-Output splits, ``mlet
-    x = m in if C then A else B``."""
+    x = m in if C then A else B``. When none is found and ``why_not`` is a list, the notes of
+    the failures where no rule applied (what a rule tried first could not prove,
+    ``NoRule.notes``) are appended to it."""
     decl = program.find_let(val.name)
     rt = val.rtype
     while isinstance(rt, A.RArrow):
@@ -641,9 +648,12 @@ def prove_by_coupling(program: A.Program, typed, val: A.ValDecl, *, rlimit=None,
         modes.append("value")
     constants = claim_constants(val)
     for pointwise in modes:
-        found = _search(program, typed, val, pointwise, constants, rlimit, session)
+        stopped: List[str] = []
+        found = _search(program, typed, val, pointwise, constants, rlimit, session, stopped)
         if found is not None:
             return found
+        if why_not is not None:
+            why_not.extend(note for note in stopped if note not in why_not)
     return None
 
 
@@ -762,8 +772,10 @@ def _uses_laplace(program: A.Program, decl: A.LetDecl) -> bool:
 
 
 
-def _search(program, typed, val, pointwise: bool, constants, rlimit, session
-            ) -> Optional[Tuple[Builder, Derivation]]:
+def _search(program, typed, val, pointwise: bool, constants, rlimit, session,
+            stopped: List[str]) -> Optional[Tuple[Builder, Derivation]]:
+    """The shift assignments of one mode, learning nogoods (``prove_by_coupling``); where a
+    derivation stops because no rule applies, its notes are appended to ``stopped``."""
     cache: dict = {}
     assignment: Dict[Tuple, Shift] = {}
     order: List[Tuple] = []
@@ -771,7 +783,7 @@ def _search(program, typed, val, pointwise: bool, constants, rlimit, session
     nogoods: List[frozenset] = []
     for _ in range(MAX_ATTEMPTS):
         built = _build(program, typed, val, pointwise, constants, assignment, cache, rlimit,
-                       session)
+                       session, stopped=stopped)
         if built is None:
             return None
         b, root, failing = built
@@ -796,9 +808,10 @@ def _search(program, typed, val, pointwise: bool, constants, rlimit, session
 
 
 def _build(program, typed, val, pointwise, constants, assignment, cache, rlimit, session,
-           final: bool = False):
+           final: bool = False, stopped: Optional[List[str]] = None):
     """One derivation under ``assignment``: the builder, the root and the obligations that
-    are not verified (None when no rule applies)."""
+    are not verified (None when no rule applies; then the notes of that failure are appended
+    to ``stopped``)."""
     b = Builder(program, typed, rlimit=rlimit, session=session)
     b._cache = cache  # verified results are shared by content (obligation ids are digests)
     b.search = Search(assignment=dict(assignment), constants=constants, pointwise=pointwise,
@@ -808,7 +821,9 @@ def _build(program, typed, val, pointwise, constants, assignment, cache, rlimit,
             assume_point(b, program, val)
         root = b.prove_claim(val, pointwise=pointwise)
         root.premises.extend(b.root_premises())
-    except NoRule:
+    except NoRule as exc:
+        if stopped is not None:
+            stopped.extend(exc.notes)
         return None
     failing = [ob for ob in root.all_obligations() if not b.proves(ob)]
     return b, root, failing

@@ -119,6 +119,12 @@ def _dispatch(table: Dict[Type[A.Expr], List[Callable]], node: A.Expr, where: st
                 if exc.node is not e:
                     raise
                 reasons.append(exc)
+            except NoRule as exc:
+                notes = [r.note for r in reasons if r.note]
+                if not notes:
+                    raise
+                raise NoRule(exc.message, exc.span, exc.code,
+                             notes=exc.notes + tuple(notes)) from exc
         raise NoRule("; ".join(r.message for r in reasons), reasons[0].span)
     return first_that_applies
 

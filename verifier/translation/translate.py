@@ -32,11 +32,14 @@ from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, FunPara
 class NoRule(Exception):
     """No rule applies: the construct is outside what the verifier can reason about."""
 
-    def __init__(self, message: str, span: Optional[A.Span] = None, code: Optional[str] = None):
+    def __init__(self, message: str, span: Optional[A.Span] = None, code: Optional[str] = None,
+                 notes: Tuple[str, ...] = ()):
         super().__init__(message)
         self.message = message
         self.span = span
         self.code = code  # a diagnostic code of verifier.errors, when more precise than V003
+        #: what rules tried before this failure could not prove (``NotApplicable.note``)
+        self.notes = notes
 
 
 def missing_val(name: str, span: Optional[A.Span]) -> NoRule:
@@ -48,11 +51,15 @@ def missing_val(name: str, span: Optional[A.Span]) -> NoRule:
 
 class NotApplicable(NoRule):
     """A rule does not apply to ``node``: the next rule registered for the construct is tried
-    (``registry``). Raised for ``node`` only: a failure further down is a ``NoRule``."""
+    (``registry``). Raised for ``node`` only: a failure further down is a ``NoRule``.
+    ``note``, when set, says what the rule tried and could not prove: the dispatcher adds it
+    to the failure of the rule tried next, whose message would otherwise hide it."""
 
-    def __init__(self, message: str, span: Optional[A.Span], node: A.Expr):
+    def __init__(self, message: str, span: Optional[A.Span], node: A.Expr,
+                 note: Optional[str] = None):
         super().__init__(message, span)
         self.node = node
+        self.note = note
 
 
 @record
