@@ -388,3 +388,23 @@ def test_the_failure_of_an_index_with_an_int_counter_names_the_outputs_that_may_
         "{pos :: int | =}", "{pos :: nat | =}")
     fixed, _ = claims_and_certificate(text)
     assert fixed["scan"].verdict == "verified"
+
+
+def test_a_missing_fact_about_a_recursive_function_without_a_val_says_what_would_give_it():
+    claims, _ = _pinf(HERE / "f27_local_rec_total.pinf")
+    failure = claims["privateSum"].failure
+    assert "the verifier lacks a fact about go db<1>, go db<2>" in failure
+    assert "go is a recursive function without a val" in failure
+    assert "a local let rec cannot have one: define it at top level, with its val" in failure
+    # the same helper at top level: the hint does not mention local definitions
+    top = ("let rec go l = match l with\n  | [] -> 0.0\n"
+           "  | x :: xs -> max (0.0, min (1.0, x)) + go xs\n\n"
+           "val privateSum :: {db :: real list | adj (db<1>, db<2>)} -> {eps :: real+ | =}\n"
+           "               -> M[DP(eps)] {s :: real | =}\n"
+           "let privateSum db eps = lapMech (eps, go db)\n")
+    failure = claims_and_certificate(top)[0]["privateSum"].failure
+    assert "go is a recursive function without a val" in failure and "local" not in failure
+    # with its val at top level the program verifies
+    with_val = top.replace("let rec go", "val go :: {l :: real list | adj (l<1>, l<2>)} -> "
+                           "{s :: real | abs (s<1> - s<2>) <= 1.0}\nlet rec go")
+    assert claims_and_certificate(with_val)[0]["privateSum"].verdict == "verified"

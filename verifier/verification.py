@@ -369,6 +369,13 @@ def judge(report: ClaimReport, builder: Builder, root: Derivation, val: A.ValDec
     report.failing = [ob.id for ob in refuted + unknown]
     report.failure = describe_failure(first, result)
     report.code = failure_code(first, result)
+    for name, local in unvalued_in(builder.program, result.lacking):
+        report.failure += (
+            f"\n  ({name} is a recursive function without a val: the verifier knows of it only "
+            "that equal arguments give equal results. A val stating how its result moves with "
+            "its arguments (e.g. {s :: real | abs (s<1> - s<2>) <= 1.0} for adj lists) is what "
+            "the proof needs" + ("; a local let rec cannot have one: define it at top level, "
+                                 "with its val)" if local else ")"))
     lacking = lacking_hypothesis(first, builder.session, builder.rlimit)
     if lacking is not None:
         statement, lemmas, premise = lacking
@@ -378,6 +385,22 @@ def judge(report: ClaimReport, builder: Builder, root: Derivation, val: A.ValDec
     span = first.provenance.span
     report.failure_span = (A.Span(span.file, span.line, span.col, span.end_line, span.end_col)
                            if span else val.span)
+
+
+def unvalued_in(program: A.Program, lacking: Optional[str]) -> List[Tuple[str, bool]]:
+    """The recursive functions without a val whose calls the missing fact ``lacking``
+    (``Result.lacking``: ``"a fact about go db<1>, ..."``) is about: (source name, whether
+    it is a local ``let rec``)."""
+    if not lacking:
+        return []
+    vals = {v.name for v in program.vals()}
+    found = {source_name(d.name): False for d in program.lets()
+             if d.recursive and d.name not in vals}
+    found.update({source_name(n.name): True for d in program.lets()
+                  for n in A.descendants(d.body) if isinstance(n, A.LetRec)})
+    about = lacking.split("a fact about ", 1)[-1]
+    heads = {term.strip().split(" ", 1)[0] for term in about.split(",")}
+    return sorted((name, local) for name, local in found.items() if name in heads)
 
 
 def refute(report: ClaimReport, program: A.Program, typed, val: A.ValDecl) -> None:
