@@ -67,6 +67,10 @@ GOOD = {
         'majority':
             'majority is (eps, 0)-differentially private with respect to adj on its 1st argument',
     },
+    'f07_expmech_threshold_pick.pinf': {
+        'pickCutoff':
+            'pickCutoff is (eps, 0)-differentially private with respect to adj on its 1st argument',
+    },
     'f08_beta_noisy_params.pinf': {
         'posterior':
             'posterior gives equal output distributions (SD distance 0) when its inputs are equal in both runs',
@@ -276,10 +280,6 @@ GOOD = {
 #: file -> why it is still unknown (classified: a reach gap, a missing lemma, an unsupported
 #: construct, a bad error message)
 UNKNOWN = {
-    "f07_expmech_threshold_pick.pinf":
-        "(c/d) T009: the score's unannotated candidate parameter c is simply typed real (it "
-        "meets count db in a subtraction), so expMech over [0; 5; ...] returns M[real] and the "
-        "val's M[int] does not fit; with the output claimed real it verifies",
     "f20_first_over_threshold.pinf":
         "(a) V003: AboveThreshold's index helper with its position a plain int (not nat): the "
         "then branch returns pos and the else branch -1 or more than pos, which may coincide "
@@ -408,3 +408,18 @@ def test_a_missing_fact_about_a_recursive_function_without_a_val_says_what_would
     with_val = top.replace("let rec go", "val go :: {l :: real list | adj (l<1>, l<2>)} -> "
                            "{s :: real | abs (s<1> - s<2>) <= 1.0}\nlet rec go")
     assert claims_and_certificate(with_val)[0]["privateSum"].verdict == "verified"
+
+
+def test_int_candidates_of_a_real_score_are_released_as_ints_and_a_two_sensitive_twin_is_refuted():
+    # f07: the score's candidate parameter is a real (it meets count db), the candidates are
+    # ints: expMech returns one of them, an int (int <= real: the score accepts them)
+    text = (HERE / "f07_expmech_threshold_pick.pinf").read_text()
+    twin = text.replace("0.0 - abs (count db - c)", "0.0 - abs (2.0 * count db - c)")
+    assert twin != text
+    claims, _ = claims_and_certificate(twin)
+    assert claims["pickCutoff"].verdict == "refuted"
+    # real candidates keep a real release: claiming int is a type error, not a proof
+    reals = text.replace("[0; 5; 10; 20; 50]", "[0.0; 5.0; 10.0; 20.0; 50.0]")
+    with pytest.raises(Exception) as caught:
+        claims_and_certificate(reals)
+    assert "T009" in str(caught.value) or "T002" in str(caught.value)

@@ -850,6 +850,18 @@ class _Checker:
     def exp_mech(self, e: App, args: List[Tuple[Expr, Type]]) -> Type:
         x, r = self.fresh(), self.fresh()
         expected = [REAL, Arrow(TupleType((x, r)), REAL), x, ListType(r)]
+        candidates = prune(args[3][1]) if len(args) == 4 else None
+        if isinstance(candidates, ListType) and prune(candidates.elem) == INT:
+            # int candidates given to a score whose candidate parameter is a real: the score
+            # accepts them (int <= real) and the mechanism returns one of them, an int
+            for i, ((node, t), param) in enumerate(zip(args[:3], expected)):
+                self.flow(t, param, node, _builtin_argument_context("expMech", i, len(args)))
+            if prune(r) == REAL:
+                r = INT
+            self.flow(args[3][1], ListType(r), args[3][0],
+                      _builtin_argument_context("expMech", 3, len(args)))
+            self.expmech_ranges[id(e)] = r
+            return Monad(r)
         for i, ((node, t), param) in enumerate(zip(args, expected)):
             self.flow(t, param, node, _builtin_argument_context("expMech", i, len(args)))
         self.expmech_ranges[id(e)] = r
