@@ -417,7 +417,25 @@ class _NoisePairStat(PairStat):
         return any(pa == factor * pb for pa, pb in self.cells.values())
 
 
-class _MixedPairStat(PairStat):
+class _LowerBoundedHockey(PairStat):
+    """A comparison whose hockey-stick sum is known by a lower bound only
+    (``_hockey_lower``): it exceeds a delta when the bound does, and is never tight."""
+
+    def _hockey_lower(self, eps: Any) -> Any:
+        """A lower bound of ``sum_o max(0, P_a(o) - e^eps P_b(o))``, exact or a ball."""
+        raise NotImplementedError
+
+    def hockey_exceeds(self, eps: Any, delta: Any) -> bool:
+        return self._hockey_lower(eps) > delta
+
+    def hockey(self, eps: float) -> float:
+        return to_float(self._hockey_lower(Fraction(eps)))
+
+    def tight(self, eps: Any) -> bool:
+        return False
+
+
+class _MixedPairStat(_LowerBoundedHockey):
     """A release of ``lapMech`` / ``gaussMech`` (``released.Noise``: every point of its grid has
     a positive probability) against a finite law with exact or enclosed probabilities, either
     way round. Run 1 the release: an output on no point of run 2's finite support has an
@@ -476,15 +494,6 @@ class _MixedPairStat(PairStat):
             total = reals.add(total, reals.maximum(0, reals.sub(a.bounds_of(o)[0],
                                                                 reals.mul(factor, p))))
         return total
-
-    def hockey_exceeds(self, eps: Any, delta: Any) -> bool:
-        return self._hockey_lower(eps) > delta
-
-    def hockey(self, eps: float) -> float:
-        return to_float(self._hockey_lower(Fraction(eps)))
-
-    def tight(self, eps: Any) -> bool:
-        return False
 
 
 def _grid_index(o: Value, grid: Fraction) -> Optional[int]:
@@ -565,7 +574,7 @@ def _binned_law(source: "compared.ComparedLaw", cuts: Tuple[Fraction, ...]) -> L
     return found[1]
 
 
-class _ProductPairStat(PairStat):
+class _ProductPairStat(_LowerBoundedHockey):
     """Two product laws: the output ``(s, y_1, ..., y_k)`` has probability ``P(s) prod_i
     p_i(y_i)`` (the releases are independent of the finite part), so ``ln P_a / P_b`` is
     ``ln P_a(s) / P_b(s)`` plus the largest log-ratio of each release (``_NoisePairStat``: exact
@@ -606,7 +615,7 @@ class _ProductPairStat(PairStat):
         with arb_context():
             return bool(self.ball > _ball(eps))
 
-    def _finite_parts(self, eps: Any) -> Any:
+    def _hockey_lower(self, eps: Any) -> Any:
         """``sum_s max(0, P_a(s) - e^eps P_b(s))`` over the finite parts, at its lower bound: a
         lower bound of the hockey-stick sum of the whole outputs (the releases marginalised)."""
         factor = reals.exp(eps)
@@ -616,15 +625,6 @@ class _ProductPairStat(PairStat):
             total = reals.add(total, reals.maximum(0, reals.sub(
                 cell.lower, 0 if other is None else reals.mul(factor, other.upper))))
         return total
-
-    def hockey_exceeds(self, eps: Any, delta: Any) -> bool:
-        return self._finite_parts(eps) > delta
-
-    def hockey(self, eps: float) -> float:
-        return to_float(self._finite_parts(Fraction(eps)))
-
-    def tight(self, eps: Any) -> bool:
-        return False
 
 
 def _coarse_pair_stat(law_a: Any, law_b: Any, cuts: Optional[List[Fraction]]) -> Optional[PairStat]:
