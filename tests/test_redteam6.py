@@ -150,3 +150,23 @@ def test_a_while_release_is_not_stopped_by_the_step_budget():
     assert info.value.first.code == "R010"
     for d in (zero, one):
         _while_steps(d, _secure(), few)
+
+
+# ---- forged certificates (redteam6_attacks/forge.py) -----------------------------------------
+
+def _forger():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("redteam6_forge", ATTACKS / "forge.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+FORGE = _forger()
+
+
+@pytest.mark.parametrize("name", sorted(FORGE.FORGERIES))
+def test_forged_certificates_are_refused(name):
+    cert, why = FORGE.FORGERIES[name]()
+    valid, reason = FORGE.check(cert)
+    assert not valid, (name, why)
