@@ -21,6 +21,9 @@ names them, ``forge(name)`` returns (the forged certificate, why its claim is fa
   offset 1 replaced by 3 and the else case's identity replaced by an output shift of 0.
 * ``steps_source_doubled``: advanced_composition_recursive.pinf with the loop releasing
   ``2 * count db`` (false: each step costs 2 eps, claimed as k steps of eps), derivation kept.
+* ``claims_swapped``, ``premise_dropped``, ``case_output_to_then_only``:
+  above_threshold_index's two claims' roots swapped; Case-Output's else premise dropped; the
+  Case-Output node replaced by its then case.
 * ``vacuous_relabelled``: round 5's v01 (vacuous refinement, V011) relabelled verified, the
   derivation that V011 downgraded kept.
 """
@@ -154,7 +157,60 @@ def vacuous_relabelled():
     return cert, "v01: the assumptions relate no two inputs (V011), count l released raw"
 
 
+def _renumbered(cert: dict) -> dict:
+    """The nodes reachable from the claims' roots, renamed ``<claim>/n<k>`` in preorder (the
+    kernel's numbering), the others dropped: a forger's tidying, so that the kernel must
+    refuse the edit on substance."""
+    nodes = {n["id"]: n for n in cert["nodes"]}
+    out, names = [], {}
+
+    def visit(nid, claim):
+        names[nid] = f"{claim}/n{len([k for k in names if names[k].startswith(claim + '/')]) + 1}"
+        node = dict(nodes[nid])
+        out.append(node)
+        for q in node["premises"]:
+            visit(q, claim)
+    for c in cert["claims"]:
+        if c.get("root"):
+            visit(c["root"], c["name"])
+    for node in out:
+        node["id"] = names[node["id"]]
+        node["premises"] = [names[q] for q in node["premises"]]
+    for c in cert["claims"]:
+        if c.get("root"):
+            c["root"] = names[c["root"]]
+    cert["nodes"] = out
+    return cert
+
+
+def claims_swapped():
+    cert = _ati()
+    a, b = cert["claims"]
+    a["root"], b["root"] = b["root"], a["root"]
+    return _renumbered(cert), "(true claims; each root is the derivation of the other claim)"
+
+
+def premise_dropped():
+    cert = _ati()
+    for n in cert["nodes"]:
+        if n["rule"] == "Case-Output":
+            n["premises"] = n["premises"][:1]   # the else case dropped
+    return _renumbered(cert), "(a true claim; Case-Output without its else case proves nothing of those v)"
+
+
+def case_output_to_then_only():
+    """The node Case-Output replaced by its then case alone: the else case's outputs (the
+    recursive call) would never be charged."""
+    cert = _ati()
+    nodes = {n["id"]: n for n in cert["nodes"]}
+    for n in cert["nodes"]:
+        n["premises"] = [nodes[q]["premises"][0] if nodes[q]["rule"] == "Case-Output" else q
+                         for q in n["premises"]]
+    return _renumbered(cert), "(a true claim; the if's else branch is never derived)"
+
+
 FORGERIES = {f.__name__: f for f in (
+    claims_swapped, premise_dropped, case_output_to_then_only,
     acc_bound_halved, acc_step_doubled, acc_rule_renamed, acc_rule_plain,
     acc_relabelled_refuted, shift_noise_halved, shift_offset_changed, steps_source_doubled,
     vacuous_relabelled)}
