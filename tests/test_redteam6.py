@@ -35,10 +35,17 @@ PROBES = {"f01_tight_nonlinear_count", "f02_tight_thirds", "f03_tight_two_releas
           "r01_run_nat_param_negative", "r07_realinf_parameter",
           "r04_run_step_budget_leak", "r08_run_infer_limit_leak",
           "w03_stop_overwritten", "w05_run_step_budget_onesided"}
+#: refused before verification (a type or scope error)
+REFUSED = {"r09_run_dist_lengths"}
 
 
 @pytest.mark.parametrize("path", sorted(ATTACKS.glob("*.pinf")), ids=lambda p: p.stem)
 def test_no_functional_attack_is_verified(path):
+    if path.stem in REFUSED:
+        with pytest.raises(PrivInferError):
+            program = parse_program(path.read_text(), path.name)
+            verify_program(program, typecheck_program(program))
+        return
     program = parse_program(path.read_text(), path.name)
     claims = {c.name: c.verdict for c in verify_program(program, typecheck_program(program)).claims}
     if path.stem in OPEN:
