@@ -25,13 +25,13 @@ ATTACKED = {
 }
 #: true claims the verifier leaves unknown: never refuted (a refutation must be confirmed in the
 #: semantics; these are tight or need reasoning the rules lack)
-OPEN = {"a04_acc_max_step", "c01_noise_difference_count", "f04_tight_log_exp",
-        "f06_tight_loss_exp"}
+OPEN = {"a04_acc_max_step", "c01_noise_difference_count", "c09_index_sentinel_reachable",
+        "f04_tight_log_exp", "f06_tight_loss_exp"}
 #: true claims, verified: tight losses (never refuted), values run cannot produce (an infinite
 #: real+inf, a negative nat), and the repros of the finding (true of the semantics; run now
 #: releases on every input, the limits lifted)
 PROBES = {"f01_tight_nonlinear_count", "f02_tight_thirds", "f03_tight_two_releases",
-          "f05_tight_sqrt_square",
+          "f05_tight_sqrt_square", "c08_index_counter_spelled_equal",
           "r01_run_nat_param_negative", "r07_realinf_parameter",
           "r04_run_step_budget_leak", "r08_run_infer_limit_leak",
           "w03_stop_overwritten", "w05_run_step_budget_onesided"}
