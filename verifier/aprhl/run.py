@@ -8,8 +8,11 @@ post-processing of the exact continuous mechanism the derivation reasons about. 
 
 Run-time errors (R002 division by zero, R006 an index out of bounds or an unassigned variable,
 R001 a parameter outside its range, R010 the step budget) are diagnostics, never tracebacks.
-The verifier proves that none of them can happen in a verified procedure on inputs meeting its
-precondition (the range obligations), so that an error cannot reveal which run this is.
+The verifier proves that none of R001, R002, R006 can happen in a verified procedure on inputs
+meeting its precondition (the range obligations), so that an error cannot reveal which run this
+is. It does not bound the number of steps, which one-sided branches make depend on the private
+data: a release (the secure source) therefore has no step budget (red-team round 6); a
+reproducible run (``--seed``) keeps it.
 """
 from __future__ import annotations
 
@@ -43,7 +46,10 @@ class Evaluator:
 
     def tick(self, span) -> None:
         self.steps += 1
-        if self.steps > self.max_steps:
+        if self.steps > self.max_steps and not getattr(self.source, "releasable", False):
+            # a release is evaluated to its end (values.release_evaluation): a verified
+            # procedure terminates, and a budget reached on one input and not on its neighbour
+            # (one-sided branches of different lengths) would publish an error instead
             raise error("R010", f"the evaluation did not terminate within {self.max_steps} steps", span)
 
     def exec(self, s, env: Dict[str, Any]) -> None:

@@ -91,7 +91,7 @@ from verifier.semantics.distributions import (
 )
 from verifier.semantics.posterior import Posterior, likelihood_shape
 from verifier.semantics.values import (
-    Symbolic, SymbolicEscape, Value, deep_recursion, format_value, is_number,
+    Symbolic, SymbolicEscape, Value, deep_recursion, format_value, is_number, releasing,
 )
 
 #: The largest number of outcomes an exact enumeration may hold at once.
@@ -381,7 +381,7 @@ class _Budget:
     def spend(cls, amount: int, span: Optional[Span]) -> None:
         meter.charge(amount)
         cls.remaining -= amount
-        if cls.remaining < 0:
+        if cls.remaining < 0 and not releasing():
             raise error("R009", f"the enumeration is too large: more than {MAX_WORK} steps",
                         span, hint="exact enumeration is exponential in the number of independent draws")
 
@@ -494,7 +494,7 @@ def _analyse_bind(m: Bind) -> Law:
                 _Budget.spend(len(law), m.span)
                 for v, q in law.items():
                     weights[v] = weights.get(v, 0) + p * q
-            if len(weights) > MAX_SUPPORT:
+            if len(weights) > MAX_SUPPORT and not releasing():
                 raise error("R009", f"the enumeration is too large: more than {MAX_SUPPORT} outcomes", m.span)
             return weights
         if all(c == components[0][1] for _, c in components):

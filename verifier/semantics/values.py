@@ -71,14 +71,51 @@ Value = Any  # see the table above
 
 #: The recursion limit while evaluating, sampling or inferring (see ``deep_recursion``).
 RECURSION_LIMIT = 1_000_000
+#: The recursion limit while ``run`` evaluates a release (``release_evaluation``): as deep as
+#: memory allows, never a limit the private data could reach on one input and not on another.
+RELEASE_RECURSION_LIMIT = 1_000_000_000
+
+
+class _Release:
+    """Whether ``run`` is evaluating a release (``release_evaluation``)."""
+
+    active = False
+
+
+def releasing() -> bool:
+    """True while ``run`` evaluates a release: the evaluator's artificial limits (its step
+    budget, the recursion cap, the exact enumeration's bounds) do not apply."""
+    return _Release.active
 
 
 @contextmanager
-def deep_recursion(limit: int = RECURSION_LIMIT) -> Iterator[None]:
-    """Run the body with Python's recursion limit raised to at least ``limit`` (restored
-    afterwards). Recursive programs over long lists recurse deeply in the evaluator; CPython
-    3.11+ does not use the C stack for Python-to-Python calls, so only the limit matters.
-    Nested uses cost O(1)."""
+def release_evaluation() -> Iterator[None]:
+    """Evaluate the body as a release (``privinfer run`` drawing with the secure source): the
+    limits that stop a runaway evaluation with an error (R010 the step budget and the recursion
+    cap, R009 the exact enumeration's outcomes and work) are lifted. A verified program
+    terminates (its recursion is structural: the verifier proves it), but the work it does may
+    depend on the private data, so a limit reached on one input and not on its neighbour would
+    publish an error instead of a release: an observable event the verified semantics does not
+    have (red-team round 6, ``tests/redteam6_attacks/r04``, ``r08``). The running time (and the
+    memory) of a release still depend on the data: a timing channel, outside what the verifier
+    models (docs/noise.md)."""
+    saved = _Release.active
+    _Release.active = True
+    try:
+        yield
+    finally:
+        _Release.active = saved
+
+
+@contextmanager
+def deep_recursion(limit: Optional[int] = None) -> Iterator[None]:
+    """Run the body with Python's recursion limit raised to at least ``limit`` (default
+    ``RECURSION_LIMIT``, or ``RELEASE_RECURSION_LIMIT`` in a release; restored afterwards).
+    Recursive programs over long lists recurse deeply in the evaluator; CPython 3.11+ does not
+    use the C stack for Python-to-Python calls, so only the limit matters. Nested uses cost
+    O(1)."""
+    if limit is None:
+        limit = RELEASE_RECURSION_LIMIT if _Release.active else RECURSION_LIMIT
     old = sys.getrecursionlimit()
     if old >= limit:
         yield
