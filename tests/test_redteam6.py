@@ -106,7 +106,7 @@ def test_a_run_that_is_not_a_release_keeps_the_enumerations_limits():
     _run("r08_run_infer_limit_leak", [_trues(12, 13), "eps=1.0"], _seeded())
 
 
-def test_a_release_is_not_stopped_by_the_step_budget(monkeypatch):
+def test_a_release_is_not_stopped_by_the_step_budget(monkeypatch, capsys):
     """r04: burn k runs only when count l > 0 and returns 0, so the release is lapMech (eps,
     count l), verified. With a step budget between the two runs' work (here 2,000 steps, burn
     3,000 deep), run stopped with R010 on [true] and released on [false]; a release now runs to
@@ -116,6 +116,8 @@ def test_a_release_is_not_stopped_by_the_step_budget(monkeypatch):
     for l in ("l=[true]", "l=[false]"):
         result = _run("r04_run_step_budget_leak", [l, "k=3000", "eps=1.0"], _secure())
         assert result.kind == "sample"
+    # past the budget a release says, once, on standard error, that it runs to its end
+    assert capsys.readouterr().err.count("the release has run more than 2000 steps") == 1
     _run("r04_run_step_budget_leak", ["l=[false]", "k=3000", "eps=1.0"], _seeded())
     with pytest.raises(PrivInferError) as info:
         _run("r04_run_step_budget_leak", ["l=[true]", "k=3000", "eps=1.0"], _seeded())
@@ -147,7 +149,7 @@ def _while_steps(d, source, max_steps):
     return ev.steps
 
 
-def test_a_while_release_is_not_stopped_by_the_step_budget():
+def test_a_while_release_is_not_stopped_by_the_step_budget(capsys):
     """w05 (verified; count_positive_branch's shape): the one-sided branch executes one more
     statement per positive entry, so adjacent lists take different numbers of steps. With the
     budget at the smaller count, a reproducible run stops with R010 on [1, 0, 0] and not on
@@ -159,8 +161,10 @@ def test_a_while_release_is_not_stopped_by_the_step_budget():
     with pytest.raises(PrivInferError) as info:
         _while_steps(one, _seeded(), few)
     assert info.value.first.code == "R010"
+    capsys.readouterr()
     for d in (zero, one):
         _while_steps(d, _secure(), few)
+    assert capsys.readouterr().err.count(f"the release has run more than {few} steps") == 1
 
 
 # ---- forged certificates (redteam6_attacks/forge.py) -----------------------------------------

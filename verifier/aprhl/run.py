@@ -16,6 +16,7 @@ reproducible run (``--seed``) keeps it.
 """
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 from typing import Any, Dict
 
@@ -46,11 +47,17 @@ class Evaluator:
 
     def tick(self, span) -> None:
         self.steps += 1
-        if self.steps > self.max_steps and not getattr(self.source, "releasable", False):
+        if self.steps > self.max_steps:
+            if not getattr(self.source, "releasable", False):
+                raise error("R010", f"the evaluation did not terminate within {self.max_steps} "
+                                    "steps", span)
             # a release is evaluated to its end (values.release_evaluation): a verified
             # procedure terminates, and a budget reached on one input and not on its neighbour
             # (one-sided branches of different lengths) would publish an error instead
-            raise error("R010", f"the evaluation did not terminate within {self.max_steps} steps", span)
+            if self.steps == self.max_steps + 1:
+                print(f"privinfer: note: the release has run more than {self.max_steps} steps; a "
+                      "release is evaluated to its end (docs/noise.md), so interrupt it (Ctrl-C) "
+                      "if the program may not terminate", file=sys.stderr, flush=True)
 
     def exec(self, s, env: Dict[str, Any]) -> None:
         self.tick(s.span)

@@ -70,8 +70,8 @@ from verifier.semantics import meter, reals
 from verifier.semantics.distributions import Beta, Dirichlet, Distribution, Uniform
 from verifier.semantics.monad import MValue, SymDraw, SymParam
 from verifier.semantics.values import (
-    UNIT, Builtin, Closure, ConsList, Symbolic, SymbolicEscape, Value, deep_recursion, releasing,
-    format_value, a_kind, is_number, to_real, values_equal,
+    UNIT, Builtin, Closure, ConsList, Symbolic, SymbolicEscape, Value, deep_recursion,
+    release_notice, releasing, format_value, a_kind, is_number, to_real, values_equal,
 )
 
 #: The most steps (expressions evaluated) one run may take (see the module docstring).
@@ -216,9 +216,12 @@ class Evaluator:
 
     def eval(self, e: ast.Expr, env: Env) -> Value:
         self.steps += 1
-        if self.steps > self.step_budget and not releasing():
-            raise error("R010", f"the evaluation did not terminate within {self.step_budget} steps",
-                        e.span, hint="a recursive call that is not on a shorter list can loop forever")
+        if self.steps > self.step_budget:
+            if not releasing():
+                raise error("R010", f"the evaluation did not terminate within {self.step_budget} "
+                                    "steps", e.span,
+                            hint="a recursive call that is not on a shorter list can loop forever")
+            release_notice(self.step_budget)
         work = meter.CURRENT.meter   # a search's meter (meter.py): one unit per expression
         if work is not None:
             work.left -= 1

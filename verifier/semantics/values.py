@@ -80,12 +80,25 @@ class _Release:
     """Whether ``run`` is evaluating a release (``release_evaluation``)."""
 
     active = False
+    noticed = False
 
 
 def releasing() -> bool:
     """True while ``run`` evaluates a release: the evaluator's artificial limits (its step
     budget, the recursion cap, the exact enumeration's bounds) do not apply."""
     return _Release.active
+
+
+def release_notice(budget: int) -> None:
+    """Say on standard error, once per release, that it has run past ``budget`` steps (the
+    limit a run that is not a release stops at, R010): a release is evaluated to its end, so
+    a program that does not terminate (one the verifier has not verified) runs until it is
+    interrupted. The published output is unchanged."""
+    if _Release.active and not _Release.noticed:
+        _Release.noticed = True
+        print(f"privinfer: note: the release has run more than {budget} steps; a release is "
+              "evaluated to its end (docs/noise.md), so interrupt it (Ctrl-C) if the program "
+              "may not terminate", file=sys.stderr, flush=True)
 
 
 @contextmanager
@@ -99,12 +112,12 @@ def release_evaluation() -> Iterator[None]:
     have (red-team round 6, ``tests/redteam6_attacks/r04``, ``r08``). The running time (and the
     memory) of a release still depend on the data: a timing channel, outside what the verifier
     models (docs/noise.md)."""
-    saved = _Release.active
-    _Release.active = True
+    saved = _Release.active, _Release.noticed
+    _Release.active, _Release.noticed = True, False
     try:
         yield
     finally:
-        _Release.active = saved
+        _Release.active, _Release.noticed = saved
 
 
 @contextmanager
