@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from verify_helpers import while_attack_not_verified
+from verify_helpers import functional_attack_not_verified, while_attack_not_verified
 
 from verifier.aprhl.commands import verify_file as verify_while_file
 from verifier.language.parser import parse_program
@@ -68,21 +68,7 @@ def _forger():
 def test_no_functional_attack_is_verified(path):
     if path.stem in OPEN or path.stem in VACUOUS:
         return
-    if path.stem in REFUSED:
-        from verifier.errors import PrivInferError
-        with pytest.raises(PrivInferError):
-            program = parse_program(path.read_text(), path.name)
-            verify_program(program, typecheck_program(program))
-        return
-    program = parse_program(path.read_text(), path.name)
-    claims = {c.name: c.verdict for c in verify_program(program, typecheck_program(program)).claims}
-    if path.stem in PROBES:
-        assert claims and all(v == VERIFIED for v in claims.values()), (path.name, claims)
-        return
-    attacked = ATTACKED.get(path.stem, set(claims))
-    assert attacked <= set(claims), (path.name, claims)
-    for name in attacked:
-        assert claims[name] != VERIFIED, (path.name, name)
+    functional_attack_not_verified(path, ATTACKED, REFUSED, PROBES)
 
 
 @pytest.mark.parametrize("path", sorted(ATTACKS.glob("*.pwhile")), ids=lambda p: p.stem)

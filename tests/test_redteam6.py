@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from verify_helpers import while_attack_not_verified
+from verify_helpers import functional_attack_not_verified, while_attack_not_verified
 
 from verifier.errors import PrivInferError
 from verifier.language.parser import parse_program
 from verifier.language.typecheck import typecheck_program
-from verifier.verification import VERIFIED, verify_program
 
 ATTACKS = Path(__file__).resolve().parent / "redteam6_attacks"
 
@@ -41,23 +40,7 @@ REFUSED = {"r09_run_dist_lengths"}
 
 @pytest.mark.parametrize("path", sorted(ATTACKS.glob("*.pinf")), ids=lambda p: p.stem)
 def test_no_functional_attack_is_verified(path):
-    if path.stem in REFUSED:
-        with pytest.raises(PrivInferError):
-            program = parse_program(path.read_text(), path.name)
-            verify_program(program, typecheck_program(program))
-        return
-    program = parse_program(path.read_text(), path.name)
-    claims = {c.name: c.verdict for c in verify_program(program, typecheck_program(program)).claims}
-    if path.stem in OPEN:
-        assert claims and "refuted" not in claims.values(), (path.name, claims)
-        return
-    if path.stem in PROBES:
-        assert claims and all(v == VERIFIED for v in claims.values()), (path.name, claims)
-        return
-    attacked = ATTACKED.get(path.stem, set(claims))
-    assert attacked <= set(claims), (path.name, claims)
-    for name in attacked:
-        assert claims[name] != VERIFIED, (path.name, name)
+    functional_attack_not_verified(path, ATTACKED, REFUSED, PROBES, OPEN)
 
 
 @pytest.mark.parametrize("path", sorted(ATTACKS.glob("*.pwhile")), ids=lambda p: p.stem)

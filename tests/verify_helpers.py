@@ -88,3 +88,29 @@ def while_attack_not_verified(path: Path, refused, probes) -> None:
         assert verdicts and all(v == "verified" for v in verdicts), (path.name, verdicts)
     else:
         assert verdicts and all(v != "verified" for v in verdicts), (path.name, verdicts)
+
+
+def functional_attack_not_verified(path: Path, attacked: Dict[str, set], refused=(), probes=(),
+                                   open_claims=()) -> None:
+    """A red-team .pinf program: refused as input (``refused``), verified in full (``probes``:
+    true claims), never refuted (``open_claims``: true claims the rules leave unknown), or with
+    its attacked claims (``attacked[stem]``, default every claim) not verified."""
+    import pytest
+    from verifier.errors import PrivInferError
+    if path.stem in refused:
+        with pytest.raises(PrivInferError):
+            program = parse_program(path.read_text(), path.name)
+            verify_program(program, typecheck_program(program))
+        return
+    program = parse_program(path.read_text(), path.name)
+    claims = {c.name: c.verdict for c in verify_program(program, typecheck_program(program)).claims}
+    if path.stem in open_claims:
+        assert claims and "refuted" not in claims.values(), (path.name, claims)
+        return
+    if path.stem in probes:
+        assert claims and all(v == VERIFIED for v in claims.values()), (path.name, claims)
+        return
+    targets = attacked.get(path.stem, set(claims))
+    assert targets <= set(claims), (path.name, claims)
+    for name in targets:
+        assert claims[name] != VERIFIED, (path.name, name)
