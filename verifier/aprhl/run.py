@@ -16,12 +16,12 @@ reproducible run (``--seed``) keeps it.
 """
 from __future__ import annotations
 
-import sys
 from fractions import Fraction
 from typing import Any, Dict
 
 from verifier.errors import error
 from verifier.language import whilelang as W
+from verifier.semantics.values import say_release_past
 
 #: statements executed before run gives up (R010)
 MAX_STEPS = 10_000_000
@@ -55,9 +55,7 @@ class Evaluator:
             # procedure terminates, and a budget reached on one input and not on its neighbour
             # (one-sided branches of different lengths) would publish an error instead
             if self.steps == self.max_steps + 1:
-                print(f"privinfer: note: the release has run more than {self.max_steps} steps; a "
-                      "release is evaluated to its end (docs/noise.md), so interrupt it (Ctrl-C) "
-                      "if the program may not terminate", file=sys.stderr, flush=True)
+                say_release_past(self.max_steps)
 
     def exec(self, s, env: Dict[str, Any]) -> None:
         self.tick(s.span)

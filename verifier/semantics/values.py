@@ -96,9 +96,14 @@ def release_notice(budget: int) -> None:
     interrupted. The published output is unchanged."""
     if _Release.active and not _Release.noticed:
         _Release.noticed = True
-        print(f"privinfer: note: the release has run more than {budget} steps; a release is "
-              "evaluated to its end (docs/noise.md), so interrupt it (Ctrl-C) if the program "
-              "may not terminate", file=sys.stderr, flush=True)
+        say_release_past(budget)
+
+
+def say_release_past(budget: int) -> None:
+    """The notice of ``release_notice`` (the while evaluator says it too, once per run)."""
+    print(f"privinfer: note: the release has run more than {budget} steps; a release is "
+          "evaluated to its end (docs/noise.md), so interrupt it (Ctrl-C) if the program "
+          "may not terminate", file=sys.stderr, flush=True)
 
 
 @contextmanager
