@@ -51,7 +51,7 @@ from flint import arb, ctx as flint_ctx, fmpq
 
 from obligations import vocabulary as V
 from obligations.builtins import BuiltinInterpretation, DistValue, interpreted, show
-from obligations.encoding import GOAL, Problem
+from obligations.encoding import GOAL, AuxFunc, AuxVar, Problem
 from obligations.evaluate import (PRECISION, Element, Evaluator, Interpretation, Value,
                                   equal_values)
 from obligations.model import Binding, Verdict
@@ -96,21 +96,82 @@ class Unsupported(Exception):
     the lowering should have removed)."""
 
 
+def canonical_names(problem: Problem) -> Dict[Any, str]:
+    """z3 names for ``problem``'s variables, functions and sorts that do not depend on the
+    program's names: numbered by first occurrence in a left-to-right walk of the assertions
+    (then of the declarations). The encoding's own symbols (``pi!``, ``exp!1``) keep theirs:
+    they are numbered by occurrence already."""
+    names: Dict[Any, str] = {}
+
+    def sort(s: Sort) -> None:
+        if s in problem.sorts and s not in names:
+            names[s] = f"s{sum(isinstance(k, Sort) for k in names)}"
+
+    def see(x: Any) -> None:
+        if x in names:
+            return
+        if isinstance(x, (AuxVar, AuxFunc)):
+            names[x] = x.name
+        elif isinstance(x, Var):
+            sort(x.sort)
+            names[x] = f"v{sum(isinstance(k, Var) for k in names)}"
+        elif isinstance(x, FuncDecl):
+            for s in x.domain + (x.range,):
+                sort(s)
+            names[x] = f"f{sum(isinstance(k, FuncDecl) for k in names)}"
+
+    stack: List[Any] = [a.term for a in reversed(problem.assertions)]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, Var):
+            see(t)
+        elif isinstance(t, Apply):
+            see(t.func)
+            stack.extend(reversed(t.args))
+        elif isinstance(t, Quantifier):
+            for v in t.vars:
+                see(v)
+            stack.append(t.body)
+        elif isinstance(t, Op):
+            stack.extend(reversed(t.args))
+    for x in (*problem.constants, *problem.functions, *problem.sorts):
+        if isinstance(x, Sort):
+            sort(x)
+        else:
+            see(x)
+    return names
+
+
 class Z3Encoder:
-    """Renders the terms of a lowered ``Problem`` as z3 expressions in one context."""
+    """Renders the terms of a lowered ``Problem`` as z3 expressions in one context.
+
+    The z3 symbols are *canonical*: ``v0, v1...`` for the variables, ``f0...`` for the
+    functions and ``s0...`` for the sorts, numbered by first occurrence in the assertions
+    (``canonical_names``). z3's models depend on the names and the order of its
+    declarations, so without this a renamed program would get another counterexample, and
+    the witness search that starts from it another verdict. Values are read back by
+    ``Var``, never by name."""
 
     def __init__(self, problem: Problem, ctx: z3.Context):
         self.problem, self.ctx = problem, ctx
+        self.names = canonical_names(problem)
         self.sorts: Dict[Sort, z3.SortRef] = {
             REAL: z3.RealSort(ctx), INT: z3.IntSort(ctx), BOOL: z3.BoolSort(ctx)}
         for s in problem.sorts:
-            self.sorts[s] = z3.DeclareSort(problem.symbol(s), ctx)
+            self.sorts[s] = z3.DeclareSort(self.names[s], ctx)
         self.functions: Dict[FuncDecl, z3.FuncDeclRef] = {
-            f: z3.Function(problem.symbol(f), *[self.sorts[s] for s in f.domain + (f.range,)])
+            f: z3.Function(self.names[f], *[self.sorts[s] for s in f.domain + (f.range,)])
             for f in problem.functions}
+        self._fresh = 0
 
     def const(self, v: Var) -> z3.ExprRef:
-        return z3.Const(self.problem.symbol(v), self.sorts[v.sort])
+        return z3.Const(self.names[v], self.sorts[v.sort])
+
+    def fresh(self, sort: z3.SortRef, prefix: str) -> z3.ExprRef:
+        """A new constant, named by this encoder's own count (z3's ``FreshConst`` counts
+        per context, so its names would depend on what ran before)."""
+        self._fresh += 1
+        return z3.Const(f"{prefix}!{self._fresh}", sort)
 
     def expr(self, t: Term) -> z3.ExprRef:
         memo = self.__dict__.setdefault("_encoded", {})  # a term is a DAG: encode each node once
@@ -243,7 +304,7 @@ class ConcreteEncoder(Z3Encoder):
                             for i, e in enumerate(l.elems)])
         if any(_is_list(a.sort) for a in args):
             if t not in self.opaque:
-                self.opaque[t] = z3.FreshConst(self.sorts[t.sort], prefix="opaque")
+                self.opaque[t] = self.fresh(self.sorts[t.sort], "opaque")
             return self.opaque[t]
         return super()._encode(t)
 
@@ -261,8 +322,8 @@ class ConcreteEncoder(Z3Encoder):
             rep = ListRep(z3.If(c, a.length, b.length),
                           [z3.If(c, x, y) for x, y in zip(a.elems, b.elems)])
         elif isinstance(t, (Var, Apply)):
-            name = self.problem.symbol(t) if isinstance(t, Var) else "opaque"
-            length = z3.FreshConst(self.sorts[INT], prefix=f"{name}!len") \
+            name = self.names[t] if isinstance(t, Var) else "opaque"
+            length = self.fresh(self.sorts[INT], f"{name}!len") \
                 if isinstance(t, Apply) else z3.Const(f"{name}!len", self.sorts[INT])
             self.side += [length >= 0, length <= self.bound]
             rep = ListRep(length, self._fresh_elems(t.sort, name, fixed=isinstance(t, Var)))
@@ -277,7 +338,7 @@ class ConcreteEncoder(Z3Encoder):
         if elem not in self.sorts:
             raise Unsupported(f"lists of {elem}")
         zs = self.sorts[elem]
-        elems = [z3.Const(f"{name}!{i}", zs) if fixed else z3.FreshConst(zs, prefix=name)
+        elems = [z3.Const(f"{name}!{i}", zs) if fixed else self.fresh(zs, name)
                  for i in range(self.bound)]
         k = V.fin_size(key)
         if k:

@@ -16,10 +16,12 @@
    only if that is ``unsat`` as well; the core's hypothesis and
    axiom names are reported. A core without the goal means the assumptions contradict
    each other, which the reason says.
-4. ``sat``: the problem is built again through z3's Python API to obtain a model; the model's values of the program variables (and of the uninterpreted
-   functions) are read back and the *original* obligation is evaluated there with exact
-   rational and rigorous ball arithmetic (``obligations.evaluate``), with the true ``pi``,
-   ``sqrt``, ``exp`` and ``log``. ``refuted`` only if every hypothesis and axiom is true and
+4. ``sat``: the problem is built again through z3's Python API, in a new context and with
+   canonical names (``counterexamples.canonical_names``), so that the model depends on the
+   obligation alone, not on its names nor on what z3 ran before; the model's values of the
+   program variables (and of the uninterpreted functions) are read back and the *original*
+   obligation is evaluated there with exact rational and rigorous ball arithmetic
+   (``obligations.evaluate``), with the true ``pi``, ``sqrt``, ``exp`` and ``log``. ``refuted`` only if every hypothesis and axiom is true and
    the goal false; otherwise ``unknown`` with the reason (typically: the model relied on
    the encoding's incomplete knowledge of ``exp``/``log``).
 5. ``unknown``, an exhausted resource limit or a z3 error: ``unknown`` with z3's reason.
@@ -118,14 +120,16 @@ def _solve(problem: Problem, script: str, rlimit: int, confirm: bool, session: Z
 
         from obligations.counterexamples import model_check
         try:
-            return model_check(problem, rlimit, session.python_context, used, opaque)
+            return model_check(problem, rlimit, z3.Context(), used, opaque)
         except z3.Z3Exception as e:
             return Verdict.UNKNOWN, f"z3 failed while building a model: {e}", used
     undecided = (Verdict.UNKNOWN,
                  f"z3 returned unknown: {session.reason_unknown()} (rlimit {rlimit})", used)
     if confirm:
+        import z3
+
         from obligations.counterexamples import search_undecided
-        found = search_undecided(problem, rlimit, session.python_context, used, opaque)
+        found = search_undecided(problem, rlimit, z3.Context(), used, opaque)
         if found is not None:
             return found
     return undecided
