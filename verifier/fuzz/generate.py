@@ -504,7 +504,7 @@ class _Gen(PaperRules):
     def entry_result(self, ctx: Ctx) -> tuple:
         rng = self.rng
         if "refinement allWithin" in self.tags and self.chance(0.7):   # the Sparse Vector family
-            return rng.choice((M(LIST(BOOL)), M(LIST(BOOL)), M(BOOL)))
+            return rng.choice((M(LIST(BOOL)), M(LIST(BOOL)), M(BOOL), M(LIST(REAL))))
         r = rng.random()
         if r < 0.45:
             return M(BOOL)
@@ -1016,9 +1016,10 @@ class _Gen(PaperRules):
     # ---- proofs by coupling: the Sparse Vector family ----
 
     def queries(self, t: tuple) -> bool:
-        """Whether the Sparse Vector productions apply: a ``bool list`` or ``bool`` computation
-        of an entry whose private list is a list of reals refined by ``allWithin``."""
-        return t in (M(LIST(BOOL)), M(BOOL)) and "refinement allWithin" in self.tags \
+        """Whether the Sparse Vector productions apply: a ``bool list``, ``real list`` (the gaps
+        of GapSVT) or ``bool`` computation of an entry whose private list is a list of reals
+        refined by ``allWithin``."""
+        return t in (M(LIST(BOOL)), M(LIST(REAL)), M(BOOL)) and "refinement allWithin" in self.tags \
             and self.helper_depth == 0
 
     def r_sparse_vector(self, t, ctx, depth):
@@ -1026,9 +1027,12 @@ class _Gen(PaperRules):
         AboveThreshold and its broken variants, LICS 2016's coupling proofs): ``mlet t =
         lapMech (e0, thr) in above qs t eps``, where the new recursive helper ``above``
         compares each query's Laplace release with ``t`` and answers ``true`` (stopping there or
-        not) or ``false``; for a ``bool`` computation, one query compared once. The scales,
-        the comparison, the cutoff, the threshold's noise and the helper's precondition vary
-        (correct and broken variants alike); the helper's claim is calibrated as any other."""
+        not) or ``false``; for a ``bool`` computation, one query compared once; for a ``real
+        list`` computation, GapSVT: an answer above releases the gap ``x - t`` (or, broken, the
+        noisy answer ``x`` or the exact gap ``q - t``) and one below releases nothing. The
+        scales, the comparison, the cutoff, the threshold's noise and the helper's precondition
+        vary (correct and broken variants alike); the helper's claim is calibrated as any
+        other."""
         rng = self.rng
         lists = [b for b in ctx.visible().values() if b.type == LIST(REAL) and b.private]
         if not lists or not self.builtin_usable("lapMech", ctx):
@@ -1062,12 +1066,18 @@ class _Gen(PaperRules):
         rec_call = app(var(name), var(rest), var(th), var(e))
         scale = rng.choice(scales)
         noise = call("lapMech", var(e) if scale == 1 else binop("*", real(scale), var(e)), var(q))
+        released: ast.Expr = ast.BoolLit(True)
+        if t == M(LIST(REAL)):
+            self.tags.add("sparse vector: gaps released")
+            released = rng.choices((binop("-", var(x), var(th)), var(x), binop("-", var(q), var(th))),
+                                   (8, 1, 1))[0]
         if self.chance(0.8):
-            answer_true: ast.Expr = ast.Return(ast.ListLit((ast.BoolLit(True),)))
+            answer_true: ast.Expr = ast.Return(ast.ListLit((released,)))
         else:
             self.tags.add("sparse vector: no cutoff")
-            answer_true = ast.MLet(pvar(r), rec_call, ast.Return(ast.Cons(ast.BoolLit(True), var(r))))
-        answer_false = ast.MLet(pvar(r), rec_call, ast.Return(ast.Cons(ast.BoolLit(False), var(r))))
+            answer_true = ast.MLet(pvar(r), rec_call, ast.Return(ast.Cons(released, var(r))))
+        answer_false = rec_call if t == M(LIST(REAL)) else \
+            ast.MLet(pvar(r), rec_call, ast.Return(ast.Cons(ast.BoolLit(False), var(r))))
         body = ast.Match(var(qs), ast.Return(ast.ListLit(())), q, rest,
                          ast.MLet(pvar(x), noise, ast.If(binop(comparison, var(x), var(th)),
                                                          answer_true, answer_false)))

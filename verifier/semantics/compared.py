@@ -38,12 +38,21 @@ the output is then a finite part times independent releases (``Outcome.releases`
 exact law of the grid values of ``verifier.semantics.released``). A histogram — several
 releases returned together — is such a law.
 
+A released value that is also compared, negated (``q - t``) or a difference of two draws (the
+gap ``x - t`` of GapSVT) has no such product form; its law is computed *binned*
+(``ComparedLaw.coarsened``: each released value replaced by the bin of ``cuts`` it falls in, a
+post-processing, so its privacy loss is a lower bound of the output's). A bin of ``Y + o`` or
+``-Y + o`` pins the draw to an interval of whole grid cells (exact in the sampler); a bin of a
+difference ``Y_a - Y_b`` adds two difference constraints, rounded like any comparison's.
+
 Refused, with the reason (``NotExact``, R003 for the callers): arithmetic on noisy values other
-than adding a constant (``x + y``, ``-x``, ``2 * x``; ``x - y`` only as the operand of a
-comparison with a constant, ``NoisyDifference``: ``x - y > c`` is ``y + c < x``), a noisy value tested for equality or in
-a function of the language (``exp x``), noise drawn around a noisy centre, comparisons of noisy
-values that form a cycle or join Gaussian noise beyond the closed forms (``piecewise``), a
-released value that was also compared, and more than ``MAX_PATHS`` paths (R009).
+than adding a constant, negating, and subtracting one from another (``x + y``, ``2 * x``; a
+difference ``NoisyDifference`` may be moved by constants, compared with a constant — ``x - y > c``
+is ``y + c < x`` — and released), a noisy value compared with the negation of another (a sum),
+a noisy value tested for equality or in a function of the language (``exp x``), noise drawn
+around a noisy centre, comparisons of noisy values that form a cycle or join Gaussian noise
+beyond the closed forms (``piecewise``), and more than ``MAX_PATHS`` paths (R009). A binned
+output keeps the bins of its first ``MAX_BINNED`` released values and forgets the others.
 """
 from __future__ import annotations
 
@@ -74,41 +83,50 @@ Number = Any
 
 
 class Noisy(Symbolic):
-    """``Y_var + offset``: the draw ``var`` (1, 2, ... in the order of the run) of a noise
-    mechanism plus an exact constant. Comparisons are decided by the current exploration;
-    adding a constant gives another ``Noisy``; anything else is refused (``SymbolicEscape``)."""
+    """``sign * Y_var + offset``: the draw ``var`` (1, 2, ... in the order of the run) of a
+    noise mechanism, negated when ``sign`` is -1, plus an exact constant. Comparisons are
+    decided by the current exploration; adding a constant or negating gives another
+    ``Noisy``; subtracting another gives a ``NoisyDifference``; anything else is refused
+    (``SymbolicEscape``)."""
 
-    __slots__ = ("var", "offset", "what")
+    __slots__ = ("var", "offset", "what", "sign")
     numeric = True
 
-    def __init__(self, var: int, offset: Number, what: str):
-        self.var, self.offset, self.what = var, offset, what
+    def __init__(self, var: int, offset: Number, what: str, sign: int = 1):
+        self.var, self.offset, self.what, self.sign = var, offset, what, sign
 
     def describe(self) -> str:
-        return self.what
+        return self.what if self.sign > 0 else f"minus {self.what}"
 
     def _shifted(self, c: Any) -> "Noisy":
         if not reals.is_exact_number(c):
             raise SymbolicEscape(f"the program computes with {self.what} and "
                                  f"{'another noisy value' if isinstance(c, Noisy) else 'a non-number'}")
-        return Noisy(self.var, reals.add(self.offset, c), self.what)
+        return Noisy(self.var, reals.add(self.offset, c), self.what, self.sign)
 
     def __add__(self, other):
+        if isinstance(other, Noisy) and other.sign != self.sign:   # Y_a - Y_b, written as a sum
+            return NoisyDifference.of(self, -other) if self.sign > 0 else NoisyDifference.of(other, -self)
         return self._shifted(other)
 
     __radd__ = __add__
 
     def __sub__(self, other):
         if isinstance(other, Noisy):
-            return NoisyDifference(self, other)
+            return NoisyDifference.of(self, other)
         return self._shifted(reals.neg(other) if reals.is_exact_number(other) else other)
 
-    def __rsub__(self, other):
-        raise SymbolicEscape(f"the program negates {self.what}")
+    def __rsub__(self, other):            # c - (s Y + o) = (-s) Y + (c - o)
+        return (-self)._shifted(other)
+
+    def __neg__(self):
+        return Noisy(self.var, reals.neg(self.offset), self.what, -self.sign)
 
     def __mul__(self, other):
         if reals.is_exact_number(other) and reals.sign(reals.sub(other, 1)) == 0:
             return self
+        if reals.is_exact_number(other) and reals.sign(reals.add(other, 1)) == 0:
+            return -self
         raise SymbolicEscape(f"the program multiplies {self.what}")
 
     __rmul__ = __mul__
@@ -116,10 +134,9 @@ class Noisy(Symbolic):
     def __truediv__(self, other):
         if reals.is_exact_number(other) and reals.sign(reals.sub(other, 1)) == 0:
             return self
+        if reals.is_exact_number(other) and reals.sign(reals.add(other, 1)) == 0:
+            return -self
         raise SymbolicEscape(f"the program divides {self.what}")
-
-    def __neg__(self):
-        raise SymbolicEscape(f"the program negates {self.what}")
 
     def __lt__(self, other):
         return _compare(self, other, strict=True)
@@ -135,16 +152,31 @@ class Noisy(Symbolic):
 
 
 class NoisyDifference(Symbolic):
-    """``left - right`` of two noisy values, which the program may only move by constants and
-    compare with exact numbers: ``th - (q + eta) > 0`` is the comparison ``q + eta < th``, a
-    difference constraint like any other. Anything else (releasing it, arithmetic with another
-    noisy value) is refused (``SymbolicEscape``: the program subtracts two noisy values)."""
+    """``left - right`` of two noisy values (both with sign +1, ``NoisyDifference.of``), which
+    the program may move by constants, negate, compare with exact numbers (``th - (q + eta) > 0``
+    is the comparison ``q + eta < th``, a difference constraint like any other) and release (the
+    gap of GapSVT; its law is computed binned, ``_binned``). Anything else (arithmetic with
+    another noisy value) is refused (``SymbolicEscape``)."""
 
     __slots__ = ("left", "right")
     numeric = True
 
     def __init__(self, left: Noisy, right: Noisy):
         self.left, self.right = left, right
+
+    @staticmethod
+    def of(a: Noisy, b: Noisy) -> Any:
+        """``a - b``, with both draws' signs made +1: ``(-Y_a + o) - (-Y_b + p)`` is
+        ``(Y_b + o - p) - Y_a``; a draw minus itself is the difference of the offsets. Draws
+        of opposite signs (``Y_a + Y_b``) are refused."""
+        if a.sign != b.sign:
+            raise SymbolicEscape(f"the program adds two noisy values ({a.what})")
+        if a.var == b.var:                # the draw cancels: a number
+            return reals.sub(a.offset, b.offset)
+        if a.sign > 0:
+            return NoisyDifference(a, b)
+        return NoisyDifference(Noisy(b.var, reals.sub(a.offset, b.offset), b.what),
+                               Noisy(a.var, Fraction(0), a.what))
 
     def describe(self) -> str:
         return f"the difference of two noisy values ({self.left.what})"
@@ -161,6 +193,13 @@ class NoisyDifference(Symbolic):
 
     def __sub__(self, other):
         return NoisyDifference(self.left._shifted(reals.neg(self._constant(other))), self.right)
+
+    def __neg__(self):                    # -(L + o - R) = (R - o) - L
+        return NoisyDifference(self.right._shifted(reals.neg(self.left.offset)),
+                               Noisy(self.left.var, Fraction(0), self.left.what))
+
+    def __rsub__(self, other):
+        return (-self) + other
 
     def __lt__(self, other):      # left - right < c  iff  left < right + c
         return _compare(self.left, self.right._shifted(self._constant(other)), strict=True)
@@ -179,21 +218,34 @@ def is_noisy(v: Any) -> bool:
     return isinstance(v, Noisy)
 
 
-def _term(v: Any) -> Tuple[int, Number]:
-    """``(node, offset)`` of an operand of a comparison: node 0 for a constant."""
+def _term(v: Any) -> Tuple[int, int, Number]:
+    """``(node, sign, offset)`` of an operand of a comparison: node 0 for a constant."""
     if isinstance(v, Noisy):
-        return v.var, v.offset
+        return v.var, v.sign, v.offset
+    if isinstance(v, NoisyDifference):
+        raise SymbolicEscape("the difference of two noisy values is compared with a noisy value")
     if reals.is_exact_number(v):
-        return 0, v
+        return 0, 1, v
     raise SymbolicEscape("a noisy value is compared with something that is not an exact number")
 
 
 def _compare(left: Any, right: Any, strict: bool) -> bool:
-    """``left < right`` (``strict``) or ``left <= right``, decided by the current path."""
+    """``left < right`` (``strict``) or ``left <= right``, decided by the current path. A
+    negated draw is moved to the other side (``-Y_a + o < c`` is ``o - c < Y_a``); a negated
+    draw compared with a draw is a sum of draws, not a difference constraint: refused."""
     path = _Path.current
     if path is None:
         raise SymbolicEscape("a noisy value is compared outside the computation of its law")
-    (a, oa), (b, ob) = _term(left), _term(right)
+    (a, sa, oa), (b, sb, ob) = _term(left), _term(right)
+    if sa < 0 and sb < 0:            # -Y_a + oa < -Y_b + ob  iff  Y_b - ob < Y_a - oa
+        (a, oa), (b, ob) = (b, reals.neg(ob)), (a, reals.neg(oa))
+    elif sa < 0 and b == 0:          # -Y_a + oa < c  iff  oa - c < Y_a
+        (a, oa), (b, ob) = (0, reals.sub(oa, ob)), (a, Fraction(0))
+    elif sb < 0 and a == 0:          # c < -Y_b + ob  iff  Y_b < ob - c
+        (a, oa), (b, ob) = (b, Fraction(0)), (0, reals.sub(ob, oa))
+    elif sa < 0 or sb < 0:
+        raise SymbolicEscape("the program compares a noisy value with the negation of another "
+                             "(a sum of noisy values)")
     return path.decide(a, b, reals.sub(ob, oa), strict)
 
 
@@ -462,11 +514,14 @@ class Leaf:
     variables: Tuple[Tuple[str, Number, Number], ...]
     constraints: Tuple[Tuple[int, int, Number, bool], ...]
     finite: Value
-    slots: Tuple[Noisy, ...]
+    slots: Tuple[Any, ...]   # Noisy or NoisyDifference
 
     @property
     def compared_releases(self) -> bool:
-        """Whether a released value is also compared (or released twice)."""
+        """Whether the law of a released value is only computed binned: it is also compared,
+        released twice, negated or a difference of draws."""
+        if any(not isinstance(s, Noisy) or s.sign < 0 for s in self.slots):
+            return True
         released = {s.var for s in self.slots}
         return len(released) < len(self.slots) or any(a in released or b in released
                                                       for a, b, _, _ in self.constraints)
@@ -500,7 +555,10 @@ class ComparedLaw:
         being the same in both runs matters)."""
         points = set()
         for leaf in self.leaves:
-            for x in [c for _, c, _ in leaf.variables] + [w for a, b, w, _ in leaf.constraints if 0 in (a, b)]:
+            xs = [c for _, c, _ in leaf.variables] + [w for a, b, w, _ in leaf.constraints if 0 in (a, b)]
+            for slot in leaf.slots:
+                xs += _slot_points(leaf, slot)
+            for x in xs:
                 points.add(Fraction(reals.floor(reals.mul(8, x)), 8))
         return sorted(points)
 
@@ -542,7 +600,8 @@ def compared_law(m: monad.MValue, span: Optional[Span] = None,
 def _not_exact(exc: Any, span: Optional[Span]) -> Exception:
     return error("R003", f"cannot compute the law of this program exactly: {exc.reason}", span,
                  hint="the exact law covers programs whose noisy values are only compared (with "
-                      "each other, with thresholds) or released unchanged")
+                      "each other, with thresholds) or released: moved by constants, negated, or "
+                      "the difference of two")
 
 
 def coarsened(law: ComparedLaw, cuts: Sequence[Fraction], span: Optional[Span] = None) -> Dict[Value, Outcome]:
@@ -586,7 +645,8 @@ def _explore(m: monad.MValue, span: Optional[Span], drew: List[bool],
     return leaves, forks
 
 
-#: The most released values of one output a coarsened law bins together.
+#: The most released values of one output a coarsened law bins together (the others are
+#: forgotten: ``_binned``).
 MAX_BINNED = 2
 
 
@@ -596,14 +656,14 @@ def _outcomes(leaves: Sequence[Leaf], cuts: Optional[Tuple[Fraction, ...]]) -> D
     sums: Dict[Value, List[List[Any]]] = {}
     releases: Dict[Value, Tuple[Noise, ...]] = {}
     for leaf in leaves:
-        for finite, pinned in _binned(leaf, cuts):
+        for finite, pinned, binned in _binned(leaf, cuts):
             profile = () if cuts is not None else tuple(_release_law(leaf, s) for s in leaf.slots)
             if finite in releases and not _same_profile(releases[finite], profile):
                 raise NotExact(f"the output {format_value(finite)} releases noise of different laws on "
                                f"different paths (a mixture of continuous laws)")
             releases[finite] = profile
             cell = sums.setdefault(finite, [[], [], []])
-            for acc, p in zip(cell, _path_probabilities(leaf, pinned)):
+            for acc, p in zip(cell, _path_probabilities(binned, pinned)):
                 acc.append(_times(leaf.weight, p))
     outcomes: Dict[Value, Outcome] = {}
     for finite, (ps, lows, ups) in sums.items():
@@ -621,30 +681,98 @@ def _outcomes(leaves: Sequence[Leaf], cuts: Optional[Tuple[Fraction, ...]]) -> D
 
 
 def _binned(leaf: Leaf, cuts: Optional[Tuple[Fraction, ...]]):
-    """``(finite part, pinned)`` for each way the leaf's released values fall in the bins of
-    ``cuts`` (one way, unbinned, without cuts): ``pinned`` maps a variable to the interval of
-    its draw that puts the rounded release in the bin (exact: the bin's ends are moved to the
-    edges of the grid cells, ``noise.grid``)."""
+    """``(finite part, pinned, leaf)`` for each way the leaf's released values fall in the bins
+    of ``cuts`` (one way, unbinned, without cuts). ``pinned`` maps a variable to the interval of
+    its draw that puts a released ``Y + o`` or ``-Y + o`` in its bin (exact: the bin's ends are
+    moved to the edges of the grid cells, ``noise.grid``); a released difference of draws is in
+    its bin by two more constraints of the leaf returned, whose rounding the sampler's bounds
+    account for like any comparison's (``_path_probabilities``)."""
     if cuts is None:
         if leaf.compared_releases:
             raise NotExact("the program releases a noisy value that it also compares (or releases "
-                           "it twice): its law is computed only with the released values binned")
-        yield leaf.finite, {}
+                           "it twice, or a difference of noisy values): its law is computed only "
+                           "with the released values binned")
+        yield leaf.finite, {}, leaf
         return
-    if len({s.var for s in leaf.slots}) < len(leaf.slots) or len(leaf.slots) > MAX_BINNED:
-        raise NotExact(f"the output releases the same noisy value twice, or more than {MAX_BINNED} "
-                       f"noisy values")
     bins = [Bin(None, cuts[0] if cuts else None)] + [Bin(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
     if cuts:
         bins.append(Bin(cuts[-1], None))
-    for choice in itertools.product(bins, repeat=len(leaf.slots)):
-        pinned: Dict[int, Tuple[Optional[Number], Optional[Number]]] = {}
+    # past MAX_BINNED released values, each is forgotten (the one bin of the whole line): still
+    # a post-processing of the output, so still a lower bound of its loss
+    options = [bins if i < MAX_BINNED else [Bin(None, None)] for i in range(len(leaf.slots))]
+    for choice in itertools.product(*options):
+        pinned: Dict[int, List[Optional[Number]]] = {}
+        extra: List[Tuple[int, int, Number, bool]] = []
         for slot, where in zip(leaf.slots, choice):
+            if isinstance(slot, NoisyDifference):   # lo <= (Y_l + o_l) - (Y_r + o_r) < hi
+                l, r = slot.left, slot.right
+                shift = reals.sub(l.offset, r.offset)
+                if where.high is not None:
+                    extra.append((l.var, r.var, reals.sub(where.high, shift), True))
+                if where.low is not None:
+                    extra.append((r.var, l.var, reals.sub(shift, where.low), False))
+                continue
             _, _, scale = leaf.variables[slot.var - 1]
             g = noise.grid(scale)
-            pinned[slot.var] = tuple(None if x is None else _cell_edge(reals.sub(x, slot.offset), g)
-                                     for x in (where.low, where.high))
-        yield _replace_slots(leaf.finite, choice), pinned
+            if slot.sign > 0:
+                cell = [None if x is None else _cell_edge(reals.sub(x, slot.offset), g)
+                        for x in (where.low, where.high)]
+            else:    # lo <= -R(Y) + o < hi  iff  o - hi < R(Y) <= o - lo
+                cell = [None if x is None else g * (reals.floor(reals.div(reals.sub(slot.offset, x), g))
+                                                    + Fraction(1, 2))
+                        for x in (where.high, where.low)]
+            # a draw released twice (the threshold of every gap) lies in both cells
+            _tighten(pinned.setdefault(slot.var, [None, None]), *cell)
+        if extra and _empty_pair(leaf.constraints + tuple(extra)):
+            continue   # the bin contradicts a comparison of the same difference: probability 0
+        binned = leaf if not extra else Leaf(leaf.weight, leaf.variables, leaf.constraints + tuple(extra),
+                                             leaf.finite, leaf.slots)
+        yield _replace_slots(leaf.finite, choice), {v: tuple(x) for v, x in pinned.items()}, binned
+
+
+def _empty_pair(constraints: Sequence[Tuple[int, int, Number, bool]]) -> bool:
+    """Whether the constraints on one pair of draws alone leave no value of their difference.
+    Every constraint on ``Y_a - Y_b`` is, in the sampler, one on the same rounded difference
+    ``R(Y_a) - R(Y_b)``, so such a contradiction holds there too: the probability is exactly 0
+    in both (the widened bounds of ``_path_probabilities``, taken one constraint at a time,
+    would not see it)."""
+    upper: Dict[Tuple[int, int], Bound] = {}
+    for a, b, w, strict in constraints:
+        if a != 0 and b != 0:
+            old = upper.get((a, b))
+            if old is None or _below((w, strict), old):
+                upper[(a, b)] = (w, strict)
+    for (a, b), (w, strict) in upper.items():        # Y_a - Y_b <(=) w  and  Y_b - Y_a <(=) w'
+        against = upper.get((b, a))
+        if against is not None:
+            gap = reals.sign(reals.add(w, against[0]))   # the interval is (-w', w): empty when w <= -w'
+            if gap < 0 or (gap == 0 and (strict or against[1])):
+                return True
+    return False
+
+
+def _slot_points(leaf: Leaf, slot: Any) -> List[Number]:
+    """Where the law of a negated or differenced release changes shape, in the released value's
+    units: its centre, and the constants its draws are compared with."""
+    if isinstance(slot, NoisyDifference):
+        l, r = slot.left, slot.right
+        shift = reals.sub(l.offset, r.offset)
+        points = [reals.add(reals.sub(leaf.variables[l.var - 1][1], leaf.variables[r.var - 1][1]), shift)]
+        for a, b, w, _ in leaf.constraints:     # Y_l - Y_r < w, or Y_r - Y_l < w
+            if (a, b) == (l.var, r.var):
+                points.append(reals.add(w, shift))
+            elif (a, b) == (r.var, l.var):
+                points.append(reals.sub(shift, w))
+        return points
+    if slot.sign > 0:
+        return []
+    points = [reals.sub(slot.offset, leaf.variables[slot.var - 1][1])]
+    for a, b, w, _ in leaf.constraints:          # Y < w, or -Y < w
+        if (a, b) == (slot.var, 0):
+            points.append(reals.sub(slot.offset, w))
+        elif (a, b) == (0, slot.var):
+            points.append(reals.add(slot.offset, w))
+    return points
 
 
 def _cell_edge(x: Number, g: Fraction) -> Fraction:
@@ -668,7 +796,7 @@ def _released(value: Value) -> Tuple[Value, List[Noisy]]:
     slots: List[Noisy] = []
 
     def walk(v: Value) -> Value:
-        if isinstance(v, Noisy):
+        if isinstance(v, (Noisy, NoisyDifference)):
             slots.append(v)
             return Slot(len(slots) - 1)
         if isinstance(v, tuple):
@@ -838,11 +966,11 @@ def estimated_law(leaves: Sequence[Leaf], cuts: Optional[Sequence[Fraction]],
     for leaf in leaves:
         if leaf.slots and binned is None:
             raise NotExact("released values are estimated only binned")
-        ways = _binned(leaf, binned) if leaf.slots else [(leaf.finite, {})]
-        for finite, pinned in ways:
+        ways = _binned(leaf, binned) if leaf.slots else [(leaf.finite, {}, leaf)]
+        for finite, pinned, with_bins in ways:
             if work is not None:
                 work[0] += 1
-            p = _constrained(leaf, pinned, [], 0, screen=True)
+            p = _constrained(with_bins, pinned, [], 0, screen=True)
             p = float(p) * float(leaf.weight) if reals.is_rational(leaf.weight) else \
                 float(p) * float(reals.ball_of(leaf.weight, 64).mid())
             if p > 0:
