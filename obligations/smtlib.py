@@ -259,7 +259,6 @@ class Z3Session:
 
     def __init__(self, remember_rechecks: bool = False) -> None:
         self._native = NativeContext()
-        self._python_context: Any = None
         #: what callers remember about the scripts they ran here (the z3 back end's verdicts)
         self.memo: Dict[Any, Any] = {}
         #: the z3 back end also remembers the answers of unsat-core re-checks
@@ -268,15 +267,6 @@ class Z3Session:
         #: obligation's reason names) may differ, though never its answers' soundness; the
         #: while campaign, which reports verdicts only, turns it on
         self.remember_rechecks = remember_rechecks
-
-    @property
-    def python_context(self) -> Any:
-        """A ``z3.Context`` for work through z3's Python API (building a model), made on
-        first use: importing z3's Python package costs more than most verifications."""
-        if self._python_context is None:
-            import z3
-            self._python_context = z3.Context()
-        return self._python_context
 
     def _eval(self, text: str) -> str:
         try:

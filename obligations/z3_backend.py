@@ -21,9 +21,10 @@
    obligation alone, not on its names nor on what z3 ran before; the model's values of the
    program variables (and of the uninterpreted functions) are read back and the *original*
    obligation is evaluated there with exact rational and rigorous ball arithmetic
-   (``obligations.evaluate``), with the true ``pi``, ``sqrt``, ``exp`` and ``log``. ``refuted`` only if every hypothesis and axiom is true and
-   the goal false; otherwise ``unknown`` with the reason (typically: the model relied on
-   the encoding's incomplete knowledge of ``exp``/``log``).
+   (``obligations.evaluate``), with the true ``pi``, ``sqrt``, ``exp`` and ``log``.
+   ``refuted`` only if every hypothesis and axiom is true and the goal false; otherwise
+   ``unknown`` with the reason (typically: the model relied on the encoding's incomplete
+   knowledge of ``exp``/``log``).
 5. ``unknown``, an exhausted resource limit or a z3 error: ``unknown`` with z3's reason.
 
 Nonlinear real arithmetic goes to z3's default solver, whose arithmetic engine calls nlsat
