@@ -111,3 +111,52 @@ def test_the_correct_gap_svt_stays_verified():
     program = parse_program(path.read_text(), str(path))
     report = verify_program(program, typecheck_program(program))
     assert {c.name: c.verdict for c in report.claims} == {"gap": "verified", "gapSvt": "verified"}
+
+
+TRUE_GAPS = ROOT / "tests" / "released_gaps" / "true_gap_releases.pinf"
+
+
+@pytest.mark.parametrize("entry", ["negRelease", "gapRelease", "twoGaps", "gapAbove"])
+def test_the_binned_law_of_a_true_gap_release_stays_within_its_claim(entry):
+    """Binning is a post-processing: its loss is a lower bound, never above a true claim —
+    even where the claim is tight (a negated release at exactly eps)."""
+    from verifier.audit import HOLDS, audit
+    program = parse_program(TRUE_GAPS.read_text(), str(TRUE_GAPS))
+    specs = ["eps=1.0"] + (["thr=0.0"] if entry == "gapRelease" else [])
+    result = audit(program, typecheck_program(program), entry, 2, specs, verdict=None)
+    assert result.claim.status == HOLDS, result.claim.message
+
+
+def test_a_negated_release_is_pinned_to_whole_grid_cells_at_the_bins_edges():
+    """``-R(Y) + o`` in ``[lo, hi)`` is ``R(Y)`` in ``(o - hi, o - lo]``: with both ends on the
+    grid, the cell of ``o - lo`` is in and that of ``o - hi`` is out (cells ``[g(k - 1/2),
+    g(k + 1/2))``, the sampler's rounding: ``noise.grid``, ``compared._cell_edge``)."""
+    from verifier.semantics import noise
+    from verifier.semantics.compared import Leaf, Noisy, Slot, _binned
+    g = noise.grid(Fraction(1))
+    o = Fraction(3)
+    leaf = Leaf(Fraction(1), (("laplace", Fraction(0), Fraction(1)),), (), Slot(0),
+                (Noisy(1, o, "the draw", -1),))
+    lo, hi = o - 5 * g, o + 7 * g        # R(Y) in (-7g, 5g]: the cells k = -6 .. 5
+    pins = {finite: pinned for finite, pinned, _ in _binned(leaf, (lo, hi))}
+    assert pins[Bin(lo, hi)] == {1: (g * Fraction(-13, 2), g * Fraction(11, 2))}
+    assert pins[Bin(None, lo)] == {1: (g * Fraction(11, 2), None)}
+    assert pins[Bin(hi, None)] == {1: (None, g * Fraction(-13, 2))}
+
+
+def test_a_released_gap_in_its_bin_is_two_difference_constraints():
+    """``lo <= (Y_1 + 2) - Y_2 < hi`` is ``Y_1 - Y_2 < hi - 2`` and ``Y_2 - Y_1 <= 2 - lo``;
+    a bin that the path's own comparison of the same two draws excludes is skipped (exactly
+    empty in the sampler too: the same rounded difference), not an R003."""
+    from verifier.semantics.compared import Leaf, Noisy, NoisyDifference, Slot, _binned
+    two = (("laplace", Fraction(0), Fraction(1)),) * 2
+    gap = NoisyDifference(Noisy(1, Fraction(2), "x"), Noisy(2, Fraction(0), "t"))
+    cuts = (Fraction(0), Fraction(1))
+
+    def ways(constraints):
+        leaf = Leaf(Fraction(1), two, constraints, Slot(0), (gap,))
+        return {finite: binned.constraints for finite, _, binned in _binned(leaf, cuts)}
+
+    assert ways(())[Bin(0, 1)] == ((1, 2, -1, True), (2, 1, 2, False))
+    # the path compared Y_2 <= Y_1, so the gap is at least 2: only the last bin remains
+    assert ways(((2, 1, Fraction(0), False),)) == {Bin(1, None): ((2, 1, 0, False), (2, 1, 1, False))}
