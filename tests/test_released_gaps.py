@@ -116,7 +116,8 @@ def test_the_correct_gap_svt_stays_verified():
 TRUE_GAPS = ROOT / "tests" / "released_gaps" / "true_gap_releases.pinf"
 
 
-@pytest.mark.parametrize("entry", ["negRelease", "gapRelease", "twoGaps", "gapAbove"])
+@pytest.mark.parametrize("entry", ["negRelease", "gapRelease", "twoGaps", "gapAbove", "gapAndT",
+                                   "gapAndX", "negTwice"])
 def test_the_binned_law_of_a_true_gap_release_stays_within_its_claim(entry):
     """Binning is a post-processing: its loss is a lower bound, never above a true claim —
     even where the claim is tight (a negated release at exactly eps)."""
