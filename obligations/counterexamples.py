@@ -102,10 +102,11 @@ def canonical_names(problem: Problem) -> Dict[Any, str]:
     (then of the declarations). The encoding's own symbols (``pi!``, ``exp!1``) keep theirs:
     they are numbered by occurrence already."""
     names: Dict[Any, str] = {}
+    counts = {"s": itertools.count(), "v": itertools.count(), "f": itertools.count()}
 
     def sort(s: Sort) -> None:
         if s in problem.sorts and s not in names:
-            names[s] = f"s{sum(isinstance(k, Sort) for k in names)}"
+            names[s] = f"s{next(counts['s'])}"
 
     def see(x: Any) -> None:
         if x in names:
@@ -114,11 +115,11 @@ def canonical_names(problem: Problem) -> Dict[Any, str]:
             names[x] = x.name
         elif isinstance(x, Var):
             sort(x.sort)
-            names[x] = f"v{sum(isinstance(k, Var) for k in names)}"
+            names[x] = f"v{next(counts['v'])}"
         elif isinstance(x, FuncDecl):
             for s in x.domain + (x.range,):
                 sort(s)
-            names[x] = f"f{sum(isinstance(k, FuncDecl) for k in names)}"
+            names[x] = f"f{next(counts['f'])}"
 
     stack: List[Any] = [a.term for a in reversed(problem.assertions)]
     while stack:
