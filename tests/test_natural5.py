@@ -301,6 +301,16 @@ GOOD = {
         'Yeses':
             'Yeses is (eps, 0)-differentially private with respect to adj (answers<1>, answers<2>)',
     },
+    # Report Noisy Min: the argmin template of Pointwise-Value (functional) and the mirrored
+    # candidate invariants of the Pointwise rule (while)
+    'g35_noisy_argmin_loop.pinf': {
+        'cheapestIndex':
+            'cheapestIndex is (eps, 0)-differentially private with respect to allWithin (costs<1>, costs<2>, 1.0) on its 1st argument',
+    },
+    'v03_noisy_argmin.pwhile': {
+        'CheapestIndex':
+            'CheapestIndex is (eps, 0)-differentially private with respect to allWithin (costs<1>, costs<2>, 1), for eps >= 1 / 1000',
+    },
 }
 
 #: file -> why it is not verified (classified: (a) parser refuses valid syntax, (b) the type
@@ -316,14 +326,6 @@ UNKNOWN = {
         "(c) V007: a generic foldl without a val applied to a fun on the private list: the "
         "verifier does not specialise a recursive higher-order helper to its function argument "
         "(LANGUAGE.md requires a val for a recursive function used by verified code)",
-    "g35_noisy_argmin_loop.pinf":
-        "(c) V007: Report Noisy Min (noisy < best) is not recognised by the Pointwise-Value "
-        "argmax template (the same loop with noisy > best verifies without a val, g19): the "
-        "mirror (argmin) template is missing; the message asks for a val instead",
-    "v03_noisy_argmin.pwhile":
-        "(c) V002: Report Noisy Min in the while-language: the pointwise rule's candidate "
-        "invariants (i <= v => y<2> <= y<1> + 1, ...) and shifts are only the argmax "
-        "direction; with c > lowest the same procedure verifies",
 }
 
 
@@ -367,7 +369,7 @@ def test_natural_program_still_unknown(name):
 
 
 def test_the_argmax_twins_of_the_argmin_programs_verify(tmp_path):
-    # the failures of g35 and v03 are the comparison's direction only
+    # g35 and v03 and their argmax twins (the comparison reversed): both directions verify
     g35 = (HERE / "g35_noisy_argmin_loop.pinf").read_text()
     assert "noisy < bestC" in g35
     claims, _ = claims_and_certificate(g35.replace("noisy < bestC", "noisy > bestC"))

@@ -8,14 +8,14 @@ import pytest
 from checker import kernel
 from obligations import terms as T
 from verifier.language import invariants as I
-from verifier.language.parser import parse_file
+from verifier.language.parser import parse_file, parse_program
 from verifier.language.resolve import resolve
 from verifier.rules import couplings as C
 from verifier.rules import registry
 from verifier.rules import mechanism_rules
 from verifier.verification import VERIFIED
 
-from verify_helpers import checked, kernel_refuses
+from verify_helpers import checked, claims_and_certificate, kernel_refuses
 
 ROOT = Path(__file__).resolve().parent.parent / "benchmarks" / "programs"
 NOISY_MAX = (ROOT / "couplings" / "noisy_max_laplace.pinf").read_text()
@@ -149,3 +149,90 @@ def test_roles_of_the_argmax_loop():
     roles = I.argmax_roles(program.find_let("loop"))
     assert (roles.items, roles.counter, roles.index, roles.value, roles.same) == (0, 1, 2, 3, (4,))
     assert I.argmax_roles(program.find_let("reportNoisyMax")) is None
+
+
+# ---- Report Noisy Min: the argmin loop (the mirror image) ---------------------------------
+
+NOISY_MIN = (ROOT / "couplings" / "noisy_min_laplace.pinf").read_text()
+MIN_NAME = "reportNoisyMin"
+
+
+def parse_program_text(text: str):
+    return parse_program(text, "noisy_min.pinf")
+
+
+@pytest.mark.parametrize("condition", [
+    "bestC > noisy",                       # as the benchmark writes it
+    "noisy < bestC",
+    "noisy <= bestC",                      # ties have probability 0
+    "0.0 - noisy > 0.0 - bestC",           # the negated answers' argmax
+    "2.0 * noisy < 2.0 * bestC",
+])
+def test_report_noisy_min_is_verified_in_its_spellings(condition):
+    text = NOISY_MIN.replace("if bestC > noisy", f"if {condition}")
+    assert f"if {condition}" in text
+    claims, cert = checked(text)
+    assert claims[MIN_NAME].verdict == VERIFIED, claims[MIN_NAME].failure
+    assert "Pointwise-Value" in [n["rule"] for n in cert["nodes"]]
+    shifts = {n["coupling"]["offset"] for n in cert["nodes"]
+              if n.get("coupling", {}).get("at") is not None}
+    assert shifts and all(o.startswith("-") for o in shifts)  # the winner's noise shifted down
+
+
+@pytest.mark.parametrize("condition, direction", [
+    ("bestC > noisy", -1), ("noisy < bestC", -1), ("noisy >= bestC", 1), ("bestC < noisy", 1),
+    ("0.0 - noisy > 0.0 - bestC", -1), ("0.0 - noisy < 0.0 - bestC", 1),
+    ("noisy * 3.0 > bestC * 3.0", 1), ("sqrt noisy > bestC", 1),   # not linear: the default
+])
+def test_the_direction_is_read_from_the_comparison(condition, direction):
+    text = NOISY_MIN.replace("if bestC > noisy", f"if {condition}")
+    decl = resolve(parse_program_text(text)).find_let("cheapest")
+    assert I.loop_direction(decl, I.argmax_roles(decl)) == direction
+
+
+def test_the_direction_follows_the_branch_that_takes_the_new_value():
+    """The new value kept in the else branch: ``if noisy < bestC then <keep> else <take>``
+    keeps the largest."""
+    text = (NOISY_MIN.replace("then cheapest rest (i + 1) i noisy eps",
+                              "then cheapest rest (i + 1) bestI bestC eps#")
+            .replace("else cheapest rest (i + 1) bestI bestC eps",
+                     "else cheapest rest (i + 1) i noisy eps")
+            .replace("eps#", "eps"))
+    decl = resolve(parse_program_text(text)).find_let("cheapest")
+    assert I.loop_direction(decl, I.argmax_roles(decl)) == 1
+    claims, _ = checked(text)
+    assert claims[MIN_NAME].verdict == VERIFIED, claims[MIN_NAME].failure
+
+
+@pytest.mark.parametrize("change", [
+    ("lapMech (eps / 2.0, c)", "lapMech (2.0 * eps, c)"),      # noise four times too small
+    ("M[DP(eps)]", "M[DP(eps / 2.0)]"),                         # the claim eps/2
+    ("allWithin (costs<1>, costs<2>, 1.0)", "allWithin (costs<1>, costs<2>, 2.0)"),
+    ("lapMech (eps / 2.0, c)", "return c"),                     # no noise: the exact argmin
+])
+def test_broken_twins_of_noisy_min_are_not_verified(change):
+    text = NOISY_MIN.replace(*change)
+    assert text != NOISY_MIN
+    claims, _ = claims_and_certificate(text)
+    assert claims[MIN_NAME].verdict != VERIFIED
+
+
+def test_the_wrong_direction_is_not_proved(monkeypatch):
+    """The direction is a hint read from the source by the builder and by the kernel alike:
+    stated the wrong way (the argmax invariant for the argmin loop, and conversely), the
+    invariant's induction fails and nothing is verified."""
+    monkeypatch.setattr(I, "loop_direction", lambda decl, roles: 1)
+    monkeypatch.setattr(C, "loop_direction", lambda decl, roles: 1)
+    assert claims_and_certificate(NOISY_MIN)[0][MIN_NAME].verdict != VERIFIED
+    monkeypatch.setattr(I, "loop_direction", lambda decl, roles: -1)
+    monkeypatch.setattr(C, "loop_direction", lambda decl, roles: -1)
+    assert claims_and_certificate(NOISY_MAX)[0][NAME].verdict != VERIFIED
+
+
+def test_the_kernel_states_the_direction_from_the_source(monkeypatch):
+    """A certificate of Report Noisy Min checked by a kernel reading the argmax direction:
+    the induction of the invariant the kernel states fails, the certificate is refused (the
+    certificate cannot choose the invariant)."""
+    _, cert = checked(NOISY_MIN)
+    monkeypatch.setattr(I, "loop_direction", lambda decl, roles: 1)
+    assert not kernel.check(cert).valid

@@ -1,7 +1,7 @@
 """Red-team round 7 (tests/redteam7_attacks/README.md): the attacked claims of the round's
 programs stay unverified, the true probes keep their verdict (judgements with an output
-relation other than equality, worded "(not their equality)"), and the kernel refuses every
-forged certificate of ``forge.py``. No claim was found verified while false this round, so
+relation other than equality, worded "a relational lifting of that relation, not differential
+privacy of its output"), and the kernel refuses every forged certificate of ``forge.py``. No claim was found verified while false this round, so
 there is no xfail."""
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ def test_the_probes_are_worded_as_relations_not_as_dp():
         report = verify_program(program, typecheck_program(program))
         for claim in report.claims:
             assert claim.verdict == "verified", (stem, claim.verdict)
-            assert "not their equality" in claim.guarantee, (stem, claim.guarantee)
+            assert claim.guarantee.startswith("main lifts the relation") and \
+                "not differential privacy of its output" in claim.guarantee, claim.guarantee
 
 
 def _forge():

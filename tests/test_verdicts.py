@@ -687,8 +687,13 @@ def test_the_json_report_follows_its_schema():
      "its 1st argument and any change of its 2nd argument, for x <= 3.0 in run 2"),
     ("{l :: bool list | adj (l<1>, l<2>) /\\ length l<1> >= 2} "
      "-> M[DP(1.0), 0.1] {r :: bool | r<1> => r<2>}",
-     "f is (1.0, 0.1)-differentially private for the relation (r<1> => r<2>) of its outputs "
-     "(not their equality) with respect to adj on its 1st argument, for length l >= 2 in run 1"),
+     "f lifts the relation (r<1> => r<2>) to its output distributions at (1.0, 0.1) (a "
+     "relational lifting of that relation, not differential privacy of its output) for inputs "
+     "related by adj on its 1st argument, for length l >= 2 in run 1"),
+    ("{l :: bool list | adj (l<1>, l<2>)} -> M[SD, 0.5] {r :: bool | r<1> => r<2>}",
+     "f lifts the relation (r<1> => r<2>) to its output distributions at SD distance 0.5 (a "
+     "relational lifting of that relation, not a distance between its output distributions) "
+     "for inputs related by adj on its 1st argument"),
     ("{x :: real | =} -> {r :: real | =}",
      "f returns values of type {r :: real | =} when its inputs are equal in both runs"),
 ])

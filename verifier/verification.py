@@ -491,7 +491,19 @@ def guarantee_text(val: A.ValDecl) -> str:
         conditions += cond
         rt = rt.cod
     dp = isinstance(rt, A.RMonad) and rt.div.kind == "DP"
-    if isinstance(rt, A.RMonad):
+    lifted = _result_relation(rt.body) if isinstance(rt, A.RMonad) else None
+    if isinstance(rt, A.RMonad) and lifted:
+        # a lifting of another relation than equality says nothing of the privacy of the
+        # output by itself (a relation true of every pair lifts at cost 0): named as such
+        delta = pretty_expr(rt.delta) if rt.delta is not None else "0"
+        index = (f"({pretty_expr(rt.div.eps)}, {delta})" if dp
+                 else f"{rt.div.kind} distance {delta}")
+        what = (f"lifts the relation {lifted} to its output distributions at {index} (a "
+                "relational lifting of that relation, not "
+                + ("differential privacy of its output)" if dp
+                   else "a distance between its output distributions)"))
+        dp = False
+    elif isinstance(rt, A.RMonad):
         delta = pretty_expr(rt.delta) if rt.delta is not None else "0"
         if dp:
             what = f"is ({pretty_expr(rt.div.eps)}, {delta})-differentially private"
@@ -499,9 +511,6 @@ def guarantee_text(val: A.ValDecl) -> str:
             what = f"gives equal output distributions ({rt.div.kind} distance 0)"
         else:
             what = f"gives output distributions within {rt.div.kind} distance {delta}"
-        lifted = _result_relation(rt.body)
-        if lifted:
-            what += f" for the relation {lifted} of its outputs (not their equality)"
     else:
         what = _describe_result(rt)
     if relations:

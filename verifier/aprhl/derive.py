@@ -843,28 +843,33 @@ class Builder:
             y1, y2 = head.vals[y]
             if y1.sort != T.REAL:
                 continue
-            for i in counters:
-                hi = head.vals[i][0]
-                out.append((f"{y}<2> <= {y}<1> + 1 until the counter passes v",
-                            T.implies(T.le(hi, v), T.le(y2, T.add(y1, 1)))))
-                for x in carried:
-                    if head.vals[x][0].sort == v.sort and x != y:
-                        out.append((f"{y}<2> = {y}<1> + 1 after v when {x}<1> = v",
-                                    T.implies(T.and_(T.lt(v, hi), T.eq(head.vals[x][0], v)),
-                                              T.eq(y2, T.add(y1, 1)))))
+            # an argmax keeps the largest value (run 2's within 1 above run 1's, then 1 above
+            # once v is kept); an argmin the smallest: the mirror image, 1 below
+            for sign, le, ge in ((1, T.le, T.ge), (-1, T.ge, T.le)):
+                up = T.add(y1, sign)
+                s = "+ 1" if sign > 0 else "- 1"
+                for i in counters:
+                    hi = head.vals[i][0]
+                    out.append((f"{y}<2> {'<=' if sign > 0 else '>='} {y}<1> {s} until the "
+                                "counter passes v", T.implies(T.le(hi, v), le(y2, up))))
+                    for x in carried:
+                        if head.vals[x][0].sort != v.sort or x == y:
+                            continue
+                        set_v = T.and_(T.lt(v, hi), T.eq(head.vals[x][0], v))
+                        out.append((f"{y}<2> = {y}<1> {s} after v when {x}<1> = v",
+                                    T.implies(set_v, T.eq(y2, up))))
                         # the same, when the draw was shifted by more than the gap (noise
                         # centred on 0 and added to the answer: the answer moves by up to 1)
-                        out.append((f"{y}<2> >= {y}<1> + 1 after v when {x}<1> = v",
-                                    T.implies(T.and_(T.lt(v, hi), T.eq(head.vals[x][0], v)),
-                                              T.ge(y2, T.add(y1, 1)))))
+                        out.append((f"{y}<2> {'>=' if sign > 0 else '<='} {y}<1> {s} after v "
+                                    f"when {x}<1> = v", T.implies(set_v, ge(y2, up))))
                         # the same when v may be x's entry value (best := -1): x<1> = v then
                         # says that x was set at the iteration v only when v is not that value
                         set_at_v = T.and_(T.lt(v, hi), T.eq(head.vals[x][0], v),
                                           T.ne(v, st.vals[x][0]))
-                        for rel in (T.eq, T.ge):
-                            out.append((f"{y}<2> = {y}<1> + 1 after v when {x}<1> = v is not "
+                        for rel in (T.eq, ge):
+                            out.append((f"{y}<2> = {y}<1> {s} after v when {x}<1> = v is not "
                                         f"{x}'s entry value",
-                                        T.implies(set_at_v, rel(y2, T.add(y1, 1)))))
+                                        T.implies(set_at_v, rel(y2, up))))
         if has_cost:
             unit = self.cost_unit(w, st)
             if unit is not None:

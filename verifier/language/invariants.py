@@ -16,7 +16,11 @@ answers of ``l`` move by at most ``c`` (``allWithin``). With ``K`` the cost of s
 winner's noise, the invariant reads: the best indices are below the counter; before the
 counter reaches ``v``, run 2's best value is at most run 1's plus ``c``; after it, run 1's best
 index being ``v`` implies run 2's is, with run 2's best value at least run 1's plus ``c``; the
-cost is ``K`` while ``v`` is ahead and 0 once it is passed.
+cost is ``K`` while ``v`` is ahead and 0 once it is passed. The *argmin loop* (Report Noisy
+Min: the same loop keeping the smallest noisy answer) has the mirror image: run 2's best value
+at least run 1's minus ``c`` before ``v``, at most run 1's minus ``c`` after it
+(``loop_direction`` reads which from the comparison that updates the best value; a wrong
+reading costs a proof, never soundness: the invariant is proved).
 """
 from __future__ import annotations
 
@@ -91,13 +95,16 @@ def _calls(e: A.Expr, name: str):
 
 
 def argmax_invariant(decl: A.LetDecl, roles: ArgmaxRoles, bound: Fraction,
-                     types: Sequence[A.SimpleType], cost: A.Expr) -> A.ValDecl:
+                     types: Sequence[A.SimpleType], cost: A.Expr, direction: int = 1
+                     ) -> A.ValDecl:
     """The val the argmax template states for ``decl`` (module docstring): ``bound`` is ``c``,
     ``types`` the simple type of each parameter, ``cost`` the index ``K`` (an expression over
-    the parameters)."""
+    the parameters); ``direction`` -1: the argmin loop's (the mirror image)."""
     names = [p.name for p in decl.params]
     span = decl.span
     c = A.RealLit(bound, str(float(bound)), span)
+    # how far run 2's best value is from run 1's: above for an argmax, below for an argmin
+    gap = c if direction > 0 else A.RealLit(-bound, str(float(-bound)), span)
     v = A.Var(POINT, span)
     i, bi, bv = (A.Var(names[k], span) for k in (roles.counter, roles.index, roles.value))
 
@@ -117,13 +124,15 @@ def argmax_invariant(decl: A.LetDecl, roles: ArgmaxRoles, bound: Fraction,
         roles.index: A.Conj(A.Conj(op("<", run(bi, 1), i), op("<", run(bi, 2), i), span),
                             A.Implies(passed, A.Implies(kept, op("=", run(bi, 2), v), span),
                                       span), span),
-        roles.value: A.Implies(ahead, op("<=", run(bv, 2), op("+", run(bv, 1), c)), span),
+        roles.value: A.Implies(ahead, op("<=" if direction > 0 else ">=", run(bv, 2),
+                                         op("+", run(bv, 1), gap)), span),
     }
     # run 1 keeping v keeps run 2 ahead: on the later of the best index and the best value
     # (a refinement reads the parameters bound before it)
     later = max(roles.index, roles.value)
     assertions[later] = A.Conj(assertions[later], A.Implies(
-        passed, A.Implies(kept, op(">=", run(bv, 2), op("+", run(bv, 1), c)), span), span),
+        passed, A.Implies(kept, op(">=" if direction > 0 else "<=", run(bv, 2),
+                                   op("+", run(bv, 1), gap)), span), span),
         span)
     out = "r#0"
     body: A.RType = A.RRefine(out, A.RSimple(types[roles.index], span),
@@ -193,7 +202,66 @@ def argmax_val(helper: A.LetDecl, outer: A.LetDecl, val: A.ValDecl, simple_type
         types.append(t)
     cost = A.BinOp("*", epsilons[0], A.RealLit(2 * bound, str(float(2 * bound)), helper.span),
                    helper.span)
-    return argmax_invariant(helper, roles, bound, types, cost)
+    return argmax_invariant(helper, roles, bound, types, cost, loop_direction(helper, roles))
+
+
+def loop_direction(decl: A.LetDecl, roles: ArgmaxRoles) -> int:
+    """1 when the loop keeps the largest value (argmax), -1 the smallest (argmin): read from
+    the ``if`` whose branches' recursive calls differ in the best value, its condition ``l op
+    r`` taken as ``l - r op 0`` with ``l - r`` linear in the new value (``+``, ``-``, products
+    by literals). 1 when it cannot be read (the argmax, as before)."""
+    names = [p.name for p in decl.params]
+    best = names[roles.value]
+    for node in A.descendants(decl.body):
+        if not isinstance(node, A.If) or not isinstance(node.cond, A.BinOp) \
+                or node.cond.op not in ("<", "<=", ">", ">="):
+            continue
+        kept = [_value_kept(args[roles.value], best)
+                for branch in (node.then, node.else_)
+                for args in list(_calls(branch, decl.name))[:1]]
+        if len(kept) != 2 or kept[0] == kept[1]:
+            continue
+        new = next((a for args in _calls(node.then if kept[1] else node.else_, decl.name)
+                    for a in args[roles.value:roles.value + 1]), None)
+        if not isinstance(new, A.Var):
+            continue
+        coeff = _coefficient(node.cond.left, new.name)
+        other = _coefficient(node.cond.right, new.name)
+        if coeff is None or other is None or coeff == other:
+            continue
+        grows = (coeff - other > 0) == (node.cond.op in (">", ">="))
+        # the then branch takes the new value when kept[1] (the else keeps the best)
+        return 1 if grows == kept[1] else -1
+    return 1
+
+
+def _value_kept(arg: A.Expr, best: str) -> bool:
+    return isinstance(arg, A.Var) and arg.name == best
+
+
+def _coefficient(e: A.Expr, name: str) -> Optional[Fraction]:
+    """The coefficient of ``name`` in ``e`` when ``e`` is linear in it (sums, differences,
+    negations and products by numeric literals), else None."""
+    if isinstance(e, A.Var):
+        return Fraction(1) if e.name == name else Fraction(0)
+    if isinstance(e, (A.IntLit, A.RealLit)):
+        return Fraction(0)
+    if isinstance(e, A.BinOp) and e.op in ("+", "-"):
+        a, b = _coefficient(e.left, name), _coefficient(e.right, name)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "+" else a - b
+    if isinstance(e, A.BinOp) and e.op == "*":
+        for lit, other in ((e.left, e.right), (e.right, e.left)):
+            if isinstance(lit, (A.IntLit, A.RealLit)):
+                k = _coefficient(other, name)
+                return None if k is None else Fraction(lit.value) * k
+        return None
+    if isinstance(e, A.UnOp) and e.op == "-":
+        k = _coefficient(e.operand, name)
+        return None if k is None else -k
+    mentions = any(isinstance(n, A.Var) and n.name == name for n in A.descendants(e))
+    return None if mentions else Fraction(0)
 
 
 # ---- k-fold composition through a recursion (S-M-Adv over a helper) ----------------------------

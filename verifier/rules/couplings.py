@@ -49,8 +49,8 @@ from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import field, record, replace
 from verifier.language import ast as A
-from verifier.language.invariants import (POINT, argmax_val, support_helpers, support_term,
-                                          val_domains)
+from verifier.language.invariants import (POINT, argmax_roles, argmax_val, loop_direction,
+                                          support_helpers, support_term, val_domains)
 from verifier.language.pretty import pretty_expr, pretty_rtype
 from verifier.language.resolve import written
 from verifier.rules.builder import Builder
@@ -106,6 +106,9 @@ class Search:
     #: guarded by (``Shift.at``)
     point: Optional[T.Term] = None
     literals: Tuple[int, ...] = ()
+    #: under Pointwise-Value: 1 when the helpers keep the largest value (the winner's noise
+    #: shifted up), -1 the smallest (shifted down; ``invariants.loop_direction``)
+    direction: int = 1
     #: the guard terms of each site (``site_guards``)
     guards: Dict[Tuple, Dict[str, T.Term]] = field(default_factory=dict)
 
@@ -188,13 +191,15 @@ def candidates(search: Search, v1: T.Term, v2: T.Term, guards: Tuple[str, ...] =
     """The shifts a site tries, in order (``verifier.shifts.shift_templates``): the identity,
     then small offsets of the noise and of the output, then the constants of the claim (when
     the value is the same term in both runs, noise and output shifts are one thing). Under
-    Pointwise-Value, the noise's identity first, then positive offsets of the noise where v is
-    one of ``guards`` (the winner's noise shifted), then the others."""
+    Pointwise-Value, the noise's identity first, then offsets of the noise where v is one of
+    ``guards`` (the winner's noise shifted: up for an argmax, down for an argmin), then the
+    others."""
     out = list(shift_templates(v1 == v2, search.constants))
     if search.point is not None:
         noise = 0 if v1 == v2 else 1
         offsets = list(OFFSETS) + [c for c in search.constants if c not in OFFSETS]
-        guarded = [Shift(o, noise, g) for g in guards for o in offsets if o > 0]
+        guarded = [Shift(o, noise, g) for g in guards for o in offsets
+                   if o * search.direction > 0]
         out = [Shift(Fraction(0), noise)] + guarded + [s for s in out if s != Shift(0, noise)]
     return tuple(out)
 
@@ -358,6 +363,7 @@ def assume_point(b: Builder, program: A.Program, val: A.ValDecl) -> None:
         if inv is not None:
             b.invariants[helper.name] = inv
             b._vals[helper.name] = inv
+            b.search.direction = loop_direction(helper, argmax_roles(helper))
 
 
 def _drawn_type(rt: A.RMonad) -> Optional[A.SimpleType]:
@@ -660,7 +666,7 @@ def prove_by_coupling(program: A.Program, typed, val: A.ValDecl, *, rlimit=None,
 def _helper_loops(program: A.Program, decl: A.LetDecl, val: A.ValDecl) -> bool:
     """The definition reaches a recursive helper without a val that the argmax template
     fits (Pointwise-Value may then prove it)."""
-    from verifier.language.invariants import allwithin_bound, argmax_roles
+    from verifier.language.invariants import allwithin_bound
     vals = {v.name for v in program.vals()}
     return allwithin_bound(val) is not None and any(
         d is not decl and d.recursive and d.name not in vals and argmax_roles(d) is not None
