@@ -68,7 +68,7 @@ def _trivial(ob: Obligation) -> Optional[Tuple[str, Tuple[str, ...]]]:
 
 def discharge(obligation: Obligation, *, rlimit: int = DEFAULT_RLIMIT,
               confirm: bool = True, session: Optional[Z3Session] = None,
-              opaque: FrozenSet[str] = frozenset()) -> Result:
+              opaque: FrozenSet[str] = frozenset(), recheck: bool = True) -> Result:
     """Decide ``obligation`` with z3 (see the module docstring). Never raises on solver
     trouble: a z3 exception becomes an ``unknown`` result.
 
@@ -77,7 +77,12 @@ def discharge(obligation: Obligation, *, rlimit: int = DEFAULT_RLIMIT,
     as a verifier choosing between rules); ``verified`` means the same in both modes.
     ``session`` is the z3 context to run in (a new one when omitted). ``opaque`` names the
     functions whose calls are known only through their val: a counterexample must not depend
-    on the values z3 gives their calls (``counterexamples.model_check``)."""
+    on the values z3 gives their calls (``counterexamples.model_check``).
+
+    ``recheck=False`` takes z3's ``unsat`` without re-checking its core: for an inference's
+    probes only (a candidate invariant kept, a variant chosen), whose answers are never a
+    proof — what the inference keeps becomes an obligation of its own, discharged with the
+    re-check. Such answers are remembered apart: an obligation never reuses one."""
     start = time.perf_counter()
     trivial = _trivial(obligation)
     if trivial is not None:
@@ -88,7 +93,7 @@ def discharge(obligation: Obligation, *, rlimit: int = DEFAULT_RLIMIT,
     problem = encode(obligation)
     try:
         verdict, reason, extra = _check(problem, rlimit, confirm, session or Z3Session(),
-                                        opaque)
+                                        opaque, recheck)
     except (Z3Error, SmtLibError) as e:
         verdict, reason, extra = Verdict.UNKNOWN, f"z3 failed: {e}", {}
     return Result(verdict=verdict, reason=reason, elapsed=time.perf_counter() - start,
@@ -96,22 +101,32 @@ def discharge(obligation: Obligation, *, rlimit: int = DEFAULT_RLIMIT,
 
 
 def _check(problem: Problem, rlimit: int, confirm: bool, session: Z3Session,
-           opaque: FrozenSet[str] = frozenset()) -> Tuple[Verdict, str, Dict[str, Any]]:
+           opaque: FrozenSet[str] = frozenset(), recheck: bool = True
+           ) -> Tuple[Verdict, str, Dict[str, Any]]:
     """The verdict of ``problem``, remembered by the session for its script: two obligations
-    that differ only in provenance are the same SMT problem and get the same answer."""
+    that differ only in provenance are the same SMT problem and get the same answer. An
+    answer given without the core's re-check (``recheck=False``) is kept under a key of its
+    own, which only such calls read."""
     script = problem_to_smtlib(problem, comments=False)
-    for key in ((script, rlimit, confirm, opaque), (script, rlimit, True, opaque)):
+    keys = [(script, rlimit, confirm, opaque), (script, rlimit, True, opaque)]
+    if not recheck:
+        keys += [k + ("unchecked",) for k in keys]
+    for key in keys:
         if key in session.memo:
             return session.memo[key]
-    session.memo[(script, rlimit, confirm, opaque)] = found = _solve(
-        problem, script, rlimit, confirm, session, opaque)
+    mine = (script, rlimit, confirm, opaque) + (() if recheck else ("unchecked",))
+    session.memo[mine] = found = _solve(problem, script, rlimit, confirm, session, opaque,
+                                        recheck)
     return found
 
 
 def _solve(problem: Problem, script: str, rlimit: int, confirm: bool, session: Z3Session,
-           opaque: FrozenSet[str] = frozenset()) -> Tuple[Verdict, str, Dict[str, Any]]:
+           opaque: FrozenSet[str] = frozenset(), recheck: bool = True
+           ) -> Tuple[Verdict, str, Dict[str, Any]]:
     answer, spent = session.run(script, rlimit)
     used = {"resources": spent}
+    if answer == "unsat" and not recheck:
+        return Verdict.VERIFIED, "z3: unsat (an inference's probe: core not re-checked)", used
     if answer == "unsat":
         return _verified(problem, session.unsat_core(), rlimit, used, session)
     if answer == "sat" and not confirm:

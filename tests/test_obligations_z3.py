@@ -152,6 +152,23 @@ def test_a_core_of_every_assertion_is_not_run_again(monkeypatch):
     assert not calls
 
 
+def test_a_probe_skips_the_recheck_and_an_obligation_never_reuses_its_answer(monkeypatch):
+    """``recheck=False`` (an inference's probe) takes z3's unsat as it is; the same problem
+    discharged as an obligation in the same session is re-checked, not read from the probe's
+    memo (here the re-check fails, so the obligation is not verified)."""
+    from obligations.smtlib import Z3Session
+    calls = []
+    monkeypatch.setattr(z3_backend, "recheck_core", lambda *args: calls.append(args) or "sat")
+    session = Z3Session()
+    o = ob(lt(div(eps, 2), eps), {"h_eps_pos": gt(eps, 0), "h_unused": gt(x, 3)})
+    probe = discharge(o, session=session, confirm=False, recheck=False)
+    assert probe.verdict == Verdict.VERIFIED and "not re-checked" in probe.reason and not calls
+    for confirm in (False, True):
+        r = discharge(o, session=session, confirm=confirm)
+        assert r.verdict == Verdict.UNKNOWN and "re-checked as sat" in r.reason
+    assert calls
+
+
 def test_contradictory_assumptions_are_reported():
     r = discharge(ob(gt(x, 100), {"h_a": gt(eps, 1), "h_b": lt(eps, 0)}))
     assert r.verdict == Verdict.VERIFIED and "contradictory" in r.reason
