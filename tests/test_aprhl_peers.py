@@ -123,6 +123,8 @@ REFUTED = {
     "peer_badsvt3_done_flag_never_counts": ("[false; true; false; true; false]", "1.00134"),
     "peer_badsvt3_no_count_bound_else": ("[false; true; false; true; false]", "1.00134"),
     "peer_badsvt4_wrong_scale_count_down": ("[false; false; false; true; true]", "1.00134"),
+    # the gaps released with no count of the answers above: binned releases (a lower bound)
+    "peer_bad_gap_svt_no_count_bound": ("[-1.0; <a value in [0.5, infinity)>; -1.0;", "1.02603"),
 }
 
 
