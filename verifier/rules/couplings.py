@@ -793,6 +793,8 @@ def _search(program, typed, val, pointwise: bool, constants, rlimit, session,
         if built is None:
             return None
         b, root, failing = built
+        if failing and pointwise == "value" and b.invariants:
+            _note_invariants(b, failing[0], stopped)
         for key, site in b.search.sites.items():
             if key not in options:
                 order.append(key)
@@ -811,6 +813,18 @@ def _search(program, typed, val, pointwise: bool, constants, rlimit, session,
         if assignment is None:
             return None
     return None
+
+
+def _note_invariants(b: Builder, ob, stopped: List[str]) -> None:
+    """Under Pointwise-Value, what a search that fails tried: the invariant stated for the
+    helpers without a val (whose absence the first derivation's failure names) and the first
+    obligation that failed under the latest coupling (one note, the latest)."""
+    kind = "argmax" if b.search.direction > 0 else "argmin"
+    helpers = ", ".join(written(n) for n in b.invariants)
+    prefix = f"Pointwise-Value stated the {kind} loop's invariant for {helpers}"
+    stopped[:] = [line for line in stopped if not line.startswith(prefix)]
+    stopped.append(f"{prefix} (LICS 2016, section 6); no coupling the search tried proves the "
+                   f"claim with it: {ob.provenance.rule}: {ob.provenance.description}")
 
 
 def _build(program, typed, val, pointwise, constants, assignment, cache, rlimit, session,
