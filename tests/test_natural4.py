@@ -11,19 +11,15 @@ not verify, by the rules alone (no refutation) and with the refutation search.""
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 
 import pytest
 
 from checker import aprhl as aprhl_kernel
-from checker import kernel
-from checker.aprhl_certify import certificate as aprhl_certificate
 from obligations.smtlib import Z3Session
-from verifier.aprhl.commands import verify_file
 from verifier.aprhl.verify import verify_proc
 from verifier.language import whilelang as W
-from verify_helpers import claims_and_certificate
+from verify_helpers import claims_and_certificate, file_claims
 
 HERE = Path(__file__).parent / "natural4"
 
@@ -298,27 +294,14 @@ def test_every_program_is_classified():
     assert files == set(GOOD) | set(UNKNOWN)
 
 
-def _pinf(path: Path):
-    claims, cert = claims_and_certificate(path.read_text())
-    return claims, cert
-
-
-def _pwhile(path: Path):
-    reports, _ = verify_file(str(path))
-    prog = W.parse_while_file(str(path))
-    cert = json.loads(json.dumps(aprhl_certificate(prog, reports, str(path))))
-    return {r.name: r for r in reports}, cert
+def _claims(path: Path):
+    """The claims by name and the certificate (``verify_helpers.file_claims``)."""
+    return file_claims(path)[:2]
 
 
 @pytest.mark.parametrize("name", sorted(GOOD))
 def test_natural_program_verifies_with_its_guarantee(name):
-    path = HERE / name
-    if path.suffix == ".pinf":
-        claims, cert = _pinf(path)
-        outcome = kernel.check(cert)
-    else:
-        claims, cert = _pwhile(path)
-        outcome = aprhl_kernel.check(cert)
+    claims, _, outcome = file_claims(HERE / name)
     assert outcome.valid, outcome.reason
     assert {n: c.verdict for n, c in claims.items()} == {n: "verified" for n in GOOD[name]}
     assert {n: c.guarantee for n, c in claims.items()} == GOOD[name]
@@ -327,7 +310,7 @@ def test_natural_program_verifies_with_its_guarantee(name):
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=r))
                                   for n, r in sorted(UNKNOWN.items())])
 def test_natural_program_still_unknown(name):
-    claims, _ = _pinf(HERE / name)
+    claims, _ = _claims(HERE / name)
     assert all(c.verdict == "verified" for c in claims.values())
 
 
@@ -346,7 +329,7 @@ def test_false_twins_of_the_one_sided_rules_are_never_verified(path):
 
 
 def _count_certificate():
-    claims, cert = _pwhile(HERE / "w02_count_positive_branch.pwhile")
+    claims, cert = _claims(HERE / "w02_count_positive_branch.pwhile")
     assert claims["CountPositive"].verdict == "verified" and claims["CountPositive"].onesided
     assert cert["claims"][0]["onesided"] is True
     return cert
@@ -377,7 +360,7 @@ def test_the_failure_of_an_index_with_an_int_counter_names_the_outputs_that_may_
     # f20: Case-Output is tried first and its disjointness is not proved (pos may be -1); the
     # rule tried next fails at the if, and the message must still say why Case-Output did not
     # apply rather than only what the if rule lacked
-    claims, _ = _pinf(HERE / "f20_first_over_threshold.pinf")
+    claims, _ = _claims(HERE / "f20_first_over_threshold.pinf")
     scan = claims["scan"]
     assert scan.verdict == "unknown"
     assert "Case-Output (at 9:5) was tried first and does not apply: not proved that the " \
@@ -391,7 +374,7 @@ def test_the_failure_of_an_index_with_an_int_counter_names_the_outputs_that_may_
 
 
 def test_a_missing_fact_about_a_recursive_function_without_a_val_says_what_would_give_it():
-    claims, _ = _pinf(HERE / "f27_local_rec_total.pinf")
+    claims, _ = _claims(HERE / "f27_local_rec_total.pinf")
     failure = claims["privateSum"].failure
     assert "the verifier lacks a fact about go db<1>, go db<2>" in failure
     assert "go is a recursive function without a val" in failure

@@ -11,17 +11,12 @@ certificates accepted by the kernel; the others are strict expected failures wit
 classified cause (so a fix is noticed)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from checker import aprhl as aprhl_kernel
-from checker import kernel
-from checker.aprhl_certify import certificate as aprhl_certificate
 from verifier.aprhl.commands import verify_file
-from verifier.language import whilelang as W
-from verify_helpers import claims_and_certificate
+from verify_helpers import claims_and_certificate, file_claims
 
 HERE = Path(__file__).parent / "natural5"
 
@@ -335,26 +330,14 @@ def test_every_program_is_classified():
     assert not set(GOOD) & set(UNKNOWN)
 
 
-def _pinf(path: Path):
-    return claims_and_certificate(path.read_text())
-
-
-def _pwhile(path: Path):
-    reports, _ = verify_file(str(path))
-    prog = W.parse_while_file(str(path))
-    cert = json.loads(json.dumps(aprhl_certificate(prog, reports, str(path))))
-    return {r.name: r for r in reports}, cert
+def _claims(path: Path):
+    """The claims by name and the certificate (``verify_helpers.file_claims``)."""
+    return file_claims(path)[:2]
 
 
 @pytest.mark.parametrize("name", sorted(GOOD))
 def test_natural_program_verifies_with_its_guarantee(name):
-    path = HERE / name
-    if path.suffix == ".pinf":
-        claims, cert = _pinf(path)
-        outcome = kernel.check(cert)
-    else:
-        claims, cert = _pwhile(path)
-        outcome = aprhl_kernel.check(cert)
+    claims, _, outcome = file_claims(HERE / name)
     assert outcome.valid, outcome.reason
     assert {n: c.verdict for n, c in claims.items()} == {n: "verified" for n in GOOD[name]}
     assert {n: c.guarantee for n, c in claims.items()} == GOOD[name]
@@ -364,7 +347,7 @@ def test_natural_program_verifies_with_its_guarantee(name):
                                   for n, r in sorted(UNKNOWN.items())])
 def test_natural_program_still_unknown(name):
     path = HERE / name
-    claims, _ = _pinf(path) if path.suffix == ".pinf" else _pwhile(path)
+    claims, _ = _claims(path)
     assert all(c.verdict == "verified" for c in claims.values())
 
 

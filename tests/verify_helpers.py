@@ -26,6 +26,23 @@ def privinfer(*args) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
 
 
+def file_claims(path: Path) -> Tuple[Dict[str, object], dict, object]:
+    """Verify a ``.pinf`` or ``.pwhile`` file: its claims (reports) by name, its certificate
+    as JSON data, and the kernel's outcome on that certificate (the functional kernel or the
+    apRHL one, by the file's kind)."""
+    if path.suffix == ".pinf":
+        claims, cert = claims_and_certificate(path.read_text())
+        return claims, cert, kernel.check(cert)
+    from checker import aprhl as aprhl_kernel
+    from checker.aprhl_certify import certificate as aprhl_certificate
+    from verifier.aprhl.commands import verify_file
+    from verifier.language import whilelang as W
+    reports, _ = verify_file(str(path))
+    prog = W.parse_while_file(str(path))
+    cert = json.loads(json.dumps(aprhl_certificate(prog, reports, str(path))))
+    return {r.name: r for r in reports}, cert, aprhl_kernel.check(cert)
+
+
 def claims_and_certificate(text: str) -> Tuple[Dict[str, ClaimReport], dict]:
     """Verify the program ``text``: its claims by name, and its certificate as JSON data."""
     program = parse_program(text, "test.pinf")
