@@ -19,7 +19,7 @@ from checker import aprhl as aprhl_kernel
 from obligations.smtlib import Z3Session
 from verifier.aprhl.verify import verify_proc
 from verifier.language import whilelang as W
-from verify_helpers import claims_and_certificate, file_claims
+from verify_helpers import assert_verified_with, claims_and_certificate, file_claims
 
 HERE = Path(__file__).parent / "natural4"
 
@@ -301,10 +301,7 @@ def _claims(path: Path):
 
 @pytest.mark.parametrize("name", sorted(GOOD))
 def test_natural_program_verifies_with_its_guarantee(name):
-    claims, _, outcome = file_claims(HERE / name)
-    assert outcome.valid, outcome.reason
-    assert {n: c.verdict for n, c in claims.items()} == {n: "verified" for n in GOOD[name]}
-    assert {n: c.guarantee for n, c in claims.items()} == GOOD[name]
+    assert_verified_with(HERE / name, GOOD[name])
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=r))

@@ -43,6 +43,15 @@ def file_claims(path: Path) -> Tuple[Dict[str, object], dict, object]:
     return {r.name: r for r in reports}, cert, aprhl_kernel.check(cert)
 
 
+def assert_verified_with(path: Path, guarantees: Dict[str, str]) -> None:
+    """Every claim of the file verified with exactly these guarantees (by claim name), its
+    certificate accepted by the kernel."""
+    claims, _, outcome = file_claims(path)
+    assert outcome.valid, outcome.reason
+    assert {n: c.verdict for n, c in claims.items()} == {n: "verified" for n in guarantees}
+    assert {n: c.guarantee for n, c in claims.items()} == guarantees
+
+
 def claims_and_certificate(text: str) -> Tuple[Dict[str, ClaimReport], dict]:
     """Verify the program ``text``: its claims by name, and its certificate as JSON data."""
     program = parse_program(text, "test.pinf")
