@@ -1,11 +1,10 @@
 """Red-team round 8 (tests/redteam8_attacks/README.md): the attacked claims of the round's
 programs stay unverified, the true probes keep their verdict (or, when the rules cannot prove
 them, are never refuted), the kernel refuses every forged certificate of ``forge.py``, and the
-observations of the round are pinned: ``run`` does not check a val's refinements (p15, w09),
-and a false Laplace claim at a non-dyadic scale is left unknown rather than refuted (p32). No
-claim was found verified while false and no forgery was accepted, so there is no xfail for a
-soundness finding; the two ``xfail`` tests below state the observations as the behaviour one
-would want (non-strict: they pass once the behaviour changes)."""
+observations of the round are fixed and pinned: ``run`` refuses a release on arguments outside
+the conditions a claim states of one run (p15, w09: R013), and a false Laplace claim at a
+non-dyadic scale is refuted (p32, p01, p09: the scales compared exactly). No claim was found
+verified while false and no forgery was accepted, so there is no xfail."""
 from __future__ import annotations
 
 import importlib.util
@@ -63,31 +62,42 @@ def test_every_forged_certificate_is_refused(name):
     assert not valid, (name, why)
 
 
-def test_run_releases_outside_the_refinement_it_was_verified_under():
-    """Observation (not a false verdict): p15 is verified for k in [0, 1] (the guarantee says
-    "for k >= 0.0 and k <= 1.0"), yet ``run`` releases at k = 10^6 as ``releasable``."""
-    out = privinfer("run", ATTACKS / "p15_refinement_range_not_checked_by_run.pinf", "main",
-                    "--arg", "l=[true]", "--arg", "k=1000000", "--arg", "eps=1", "--json")
+def test_run_refuses_to_release_outside_the_refinement_it_was_verified_under():
+    """p15 is verified for k in [0, 1] ("for k >= 0.0 and k <= 1.0"): a release at k = 10^6
+    is refused (R013, at the conjunct), one at k = 1/2 is made, and a seeded run (not a
+    release) is evaluated with a warning."""
+    path = ATTACKS / "p15_refinement_range_not_checked_by_run.pinf"
+    out = privinfer("run", path, "main", "--arg", "l=[true]", "--arg", "k=1000000", "--arg", "eps=1")
+    assert out.returncode == 2 and "error[R013]" in out.stderr and "k<1> <= 1.0" in out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+    out = privinfer("run", path, "main", "--arg", "l=[true]", "--arg", "k=0.5", "--arg", "eps=1", "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["releasable"] is True
+    out = privinfer("run", path, "main", "--arg", "l=[true]", "--arg", "k=1000000", "--arg", "eps=1",
+                    "--seed", "1")
+    assert out.returncode == 0 and "outside the claim of main" in out.stderr
 
 
-@pytest.mark.xfail(reason="run does not check a val's refinements (p15): a release with "
-                          "k = 10^6 outside k <= 1 is neither refused nor flagged", strict=False)
-def test_run_should_refuse_arguments_outside_the_verified_refinement():
-    out = privinfer("run", ATTACKS / "p15_refinement_range_not_checked_by_run.pinf", "main",
-                    "--arg", "l=[true]", "--arg", "k=1000000", "--arg", "eps=1")
-    assert out.returncode != 0 or "outside" in out.stderr
+def test_run_refuses_data_outside_a_while_precondition():
+    """w09 is verified for lists of size 2 whose first entry is 0 in each run: other data has
+    no neighbour the guarantee speaks of, and its raw d[0] is not released."""
+    path = ATTACKS / "w09_onesided_pins_raw_release.pwhile"
+    for data, condition in (("[5, 0]", "d<1>[0] = 0"), ("[0, 7, 1]", "size d<1> = 2")):
+        out = privinfer("run", path, "Pinned", "--arg", f"d={data}", "--arg", "eps=1")
+        assert out.returncode == 2 and "error[R013]" in out.stderr and condition in out.stderr, out.stderr
+    out = privinfer("run", path, "Pinned", "--arg", "d=[0, 7]", "--arg", "eps=1")
+    assert out.returncode == 0 and out.stdout.strip() == "0.0", out.stdout
 
 
-@pytest.mark.xfail(reason="refuter: two Laplace releases at a non-dyadic scale (1/3) are "
-                          "not compared (arb `b1 <= b2` of equal inexact balls is false), so "
-                          "lapMech (3.0, count l) claimed DP(1.0) stays unknown", strict=False)
-def test_a_plainly_false_laplace_claim_at_a_non_dyadic_scale_is_refuted():
+@pytest.mark.parametrize("stem", ["p32_nondyadic_scale_not_refuted", "p01_index_constant_rebound_before_def",
+                                  "p09_pi_shadowed_in_index"])
+def test_a_plainly_false_laplace_claim_at_a_non_dyadic_scale_is_refuted(stem):
+    """Two Laplace releases at a scale such as 1/3 (no exact ball) were not compared: their
+    scales are now compared exactly (``refutation._exact_order``)."""
     from verifier.language.parser import parse_program
     from verifier.language.typecheck import typecheck_program
     from verifier.verification import verify_program
-    path = ATTACKS / "p32_nondyadic_scale_not_refuted.pinf"
+    path = ATTACKS / f"{stem}.pinf"
     program = parse_program(path.read_text(), path.name)
     report = verify_program(program, typecheck_program(program))
-    assert [c.verdict for c in report.claims] == ["refuted"]
+    assert [c.verdict for c in report.claims][-1] == "refuted"

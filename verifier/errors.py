@@ -69,6 +69,7 @@ CODES = {
     "R010": "the evaluation did not terminate within the step budget",
     "R011": "a comparison of real numbers could not be decided",
     "R012": "a posterior without a closed form cannot be drawn from or enclosed here",
+    "R013": "the arguments of a release are outside the conditions of the entry's claim",
     # verification: why a claim is not verified (``ClaimReport.code``), or a bad --only
     "V001": "an obligation is false",
     "V002": "an obligation could not be decided",

@@ -1151,8 +1151,13 @@ def _laplace(m1, m2, kind: str, eps, approximate: bool) -> Optional[Tuple[Any, s
     c1, c2, b1, b2 = (_ball(x) for x in (m1.center, m2.center, m1.scale, m2.scale))
     if None in (c1, c2, b1, b2):
         return None
+    # exact scales are compared exactly: two enclosures of 1/3 are not known to be equal
+    order = _exact_order(m1.scale, m2.scale)
+    if order == 0:
+        b2 = b1
+    same = order == 0 or (b1 - b2).is_zero()
     if kind == "SD" or approximate:
-        if not (b1 - b2).is_zero():
+        if not same:
             return None
         shift = abs(c1 - c2) / b1
         if kind == "SD":
@@ -1160,15 +1165,29 @@ def _laplace(m1, m2, kind: str, eps, approximate: bool) -> Optional[Tuple[Any, s
         if not eps < shift:
             return arb(0), ""
         return 1 - ((eps - shift) / 2).exp(), ""
-    if b1 > b2:
+    if order == 1 or (order is None and b1 > b2):
         return INFINITE, " (run 1's noise has the larger scale)"
-    if not b1 <= b2:
+    if not (same or order == -1 or b1 <= b2):
         return None
-    candidates = [-abs(y - c1) / b1 + abs(y - c2) / b2 + (b2 / b1).log() for y in (c1, c2)]
+    log_ratio = arb(0) if same else (b2 / b1).log()
+    candidates = [-abs(y - c1) / b1 + abs(y - c2) / b2 + log_ratio for y in (c1, c2)]
     return max(candidates, key=lambda v: float(v.mid())), ""
 
 
 # ---- rigorous numbers -------------------------------------------------------------------------------
+
+def _exact_order(a: Any, b: Any) -> Optional[int]:
+    """The sign of ``a - b`` when both are exact numbers of the evaluator (``int``,
+    ``Fraction``, ``Real``: never a float, which is only known up to ``FLOAT_SLACK``), decided
+    exactly; None otherwise or when undecided."""
+    from verifier.semantics import reals
+    if not (reals.is_exact_number(a) and reals.is_exact_number(b)):
+        return None
+    try:
+        return reals.sign(reals.sub(a, b))
+    except reals.Undecided:
+        return None
+
 
 def _ball(x: Any):
     """An arb ball containing the evaluator's number ``x`` (a float widened by

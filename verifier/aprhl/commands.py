@@ -63,6 +63,12 @@ def run(args) -> int:
         raise error("R005", f"missing value for {', '.join(missing)} (parameters: {expected})")
     check_ranges(proc, values)
     source = _noise_source(args.seed)
+    from verifier.run_conditions import enforce, while_violation
+    try:
+        enforce(while_violation(proc, values), proc.name, bool(source.releasable))
+    except PrivInferError as exc:
+        exc.source = prog.source
+        raise
     if args.seed is not None:
         print(f"warning: --seed {args.seed} makes the noise reproducible: this output must not be released",
               file=sys.stderr)

@@ -53,6 +53,7 @@ from verifier.errors import PrivInferError
 from verifier.language.parser import parse_file
 from verifier.language.whilelang import is_while_file
 from verifier.language.typecheck import typecheck_program
+from verifier.run_conditions import functional_check
 from verifier.semantics import reals
 from verifier.semantics.entry import _noise_source, _with_source, run_program
 from verifier.semantics.evaluator import undecided_error
@@ -83,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: --seed {args.seed} makes the noise reproducible: this output must not be released",
               file=sys.stderr)
     try:
-        result = run_program(program, typed, args.entry, args.arg, args.data, source, args.dist)
+        result = run_program(program, typed, args.entry, args.arg, args.data, source, args.dist,
+                             check=functional_check(program, typed, args.entry))
     except PrivInferError as exc:
         raise _with_source(exc, program) from None
     except reals.Undecided as exc:  # a comparison outside any located context

@@ -14,7 +14,7 @@ import csv
 import io
 import re
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from obligations.records import record
 from verifier.errors import Diagnostic, PrivInferError, error
@@ -60,26 +60,33 @@ class RunResult:
 
 
 def run_program(program: ast.Program, typed: Optional[TypedProgram], entry: str, arg_specs: Sequence[str],
-                data_specs: Sequence[str], source: Any, want_distribution: bool = False) -> RunResult:
+                data_specs: Sequence[str], source: Any, want_distribution: bool = False,
+                check: Optional[Callable[[List[Value], bool], None]] = None) -> RunResult:
     """Evaluate ``entry`` on the ``--arg`` / ``--data`` specifications (see the module
     docstring); sample an M-value with ``source`` (or infer it with ``want_distribution``).
+    ``check(arguments, releasing)``, when given, sees the bound arguments (in order) before
+    anything is evaluated, and whether the run is a release, and may refuse them by raising.
     A release (a sample drawn with a releasable source) is evaluated without the evaluator's
     artificial limits (``values.release_evaluation``): a limit reached on one input and not
     on its neighbour would publish an error that the verified semantics does not have."""
     if getattr(source, "releasable", False) and not want_distribution:
         from verifier.semantics.values import release_evaluation
         with release_evaluation():
-            return _run_program(program, typed, entry, arg_specs, data_specs, source, False)
-    return _run_program(program, typed, entry, arg_specs, data_specs, source, want_distribution)
+            return _run_program(program, typed, entry, arg_specs, data_specs, source, False, check)
+    return _run_program(program, typed, entry, arg_specs, data_specs, source, want_distribution, check)
 
 
 def _run_program(program: ast.Program, typed: Optional[TypedProgram], entry: str,
                  arg_specs: Sequence[str], data_specs: Sequence[str], source: Any,
-                 want_distribution: bool) -> RunResult:
+                 want_distribution: bool,
+                 check: Optional[Callable[[List[Value], bool], None]] = None) -> RunResult:
     evaluator = Evaluator(program, typed)
     decl = evaluator.entry(entry)
     params = entry_parameters(program, typed, decl)
     values = bind_arguments(params, decl.name, arg_specs, data_specs)
+    if check is not None:
+        check([values[p.name] for p in params],
+              bool(getattr(source, "releasable", False)) and not want_distribution)
     value = evaluator.call(entry, [values[p.name] for p in params])
     if isinstance(value, monad.MValue):
         with evaluator.terminating(decl.span):
