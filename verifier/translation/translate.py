@@ -29,6 +29,12 @@ from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, FunPara
                                            Monadic, NamedFun, Scalar, SymValue, TupleV, UnitV)
 
 
+
+#: why a name the resolver bound is not bound where it is read: the one such place is the
+#: annotation of the computation an mlet binds, which names what the mlet binds (docs/language.md)
+_NOT_YET_BOUND = (" (a shift written on the computation an mlet binds may name the value it "
+                  "binds only in the condition of [@shift if C then s1 else s2])")
+
 class NoRule(Exception):
     """No rule applies: the construct is outside what the verifier can reason about."""
 
@@ -329,7 +335,7 @@ class Translator:
                 return Builtin(name)
             if name == "pi":
                 return Scalar(T.pi())
-            raise NoRule(f"unbound name {name}", span)
+            raise NoRule(f"{source_name(name)} is not bound here{_NOT_YET_BOUND}", span)
         if run == 0:  # assertion mode: a plain name must be equal in both runs
             if pair[0] != pair[1]:
                 shown = source_name(name)
@@ -351,7 +357,7 @@ class Translator:
             raise NoRule(f"{e.name}<{e.run}> may only appear in assertions", e.span)
         pair = env.lookup(e.name)
         if pair is None:
-            raise NoRule(f"unbound name {e.name}", e.span)
+            raise NoRule(f"{source_name(e.name)} is not bound here{_NOT_YET_BOUND}", e.span)
         return pair[e.run - 1]
 
     def _unit(self, e, run, env):
