@@ -464,7 +464,7 @@ class _Derivation:
                 # a shift the builder's search chose (a hint): any function of the state
                 # before the draw couples the draws at the rule's cost, so it may mention
                 # only the terms of that state, never this draw or a later one
-                k = self.shifts[key]
+                k = self._coerce(self.shifts[key], T.REAL)   # an int shift is a real one
                 if k.sort != T.REAL:
                     raise _NoRule(f"the shift recorded at line {key[0]} is not a real")
                 known = self._state_terms(vals, z)
@@ -477,7 +477,7 @@ class _Derivation:
             elif case_if is not None:
                 # Lap-Case: the shift of the branch run 1's guard takes after the draw; each
                 # branch's shift a function of the state before the draw
-                kt, ke = self.cases[key]
+                kt, ke = (self._coerce(part, T.REAL) for part in self.cases[key])
                 known = self._state_terms(vals, z)
                 for part in (kt, ke):
                     if part.sort != T.REAL:

@@ -135,6 +135,39 @@ def test_the_undersized_noise_is_refuted_with_a_witness():
     assert reports[0].verdict == "refuted" and reports[0].code == "V008"
 
 
+INT_SVT = """proc SVTCounts (cnts : int list) (pub thr : int) (pub c : int) (pub eps : real+) : bool list
+  |- (eps, 0) : allWithin (cnts<1>, cnts<2>, 1) /\\ c >= 1 ==> =
+  th := $ Lap (2 / eps, thr);
+  got := 0;
+  ans := [];
+  i := 0;
+  while i < size cnts && got < c do
+    x := $ Lap (SCALE, cnts[i]);
+    if x < th then ans := ans ++ [false] else ans := ans ++ [true]; got := got + 1 end;
+    i := i + 1
+  end;
+  return ans
+end
+"""
+
+
+@pytest.mark.parametrize("scale, verdict", [("4 * c / eps", "verified"), ("c / eps", "refuted")])
+def test_integer_answers_within_one_are_stated_by_all_within(tmp_path, scale, verdict):
+    """``allWithin`` relates int lists too (counting queries): the sparse vector over integer
+    answers verifies at its textbook noise, its certificate accepted (an int shift is a real
+    one), and with the answers' noise 4x too small it is refuted."""
+    path = tmp_path / "svt_counts.pwhile"
+    path.write_text(INT_SVT.replace("SCALE", scale))
+    prog = W.parse_while_file(str(path))
+    reports, _ = verify_file(str(path))
+    assert reports[0].verdict == verdict, reports[0].failure
+    if verdict == "verified":
+        cert = json.loads(json.dumps(certificate(prog, reports, str(path))))
+        outcome = kernel.check(cert)
+        assert outcome.valid, outcome.reason
+        assert {c["verdict"] for c in outcome.claims} == {"verified"}
+
+
 def test_the_per_branch_cost_is_bounded_by_the_count_of_answers_above():
     _, reports = _verified(SVT)
     (info,) = reports[0].loops.values()

@@ -75,6 +75,10 @@ GOOD = {
         'noisyTotal':
             'noisyTotal is (eps, 0)-differentially private with respect to adj on its 1st argument',
     },
+    'ok_w16_svt_int_queries.pwhile': {
+        'SVTCounts':
+            'SVTCounts is (eps, 0)-differentially private with respect to allWithin (cnts<1>, cnts<2>, 1), for c >= 1',
+    },
     'ok_w01_svt_lyu1_reverse.pwhile': {
         'SVTDown':
             'SVTDown is (eps, 0)-differentially private with respect to allWithin (answers<1>, answers<2>, 1), for c >= 1',
@@ -151,13 +155,10 @@ TRUE_NOT_VERIFIED = {   'ok_p03_numsvt_pairs.pinf': "(2) V003 'the two runs may 
                                       'in between the answers above are charged as if unshifted (a '
                                       'fix: see through a local definition of the guard, or let '
                                       'Lap-Case skip assignments that do not read private data)',
-    'ok_w06_gapsvt_int_queries_noise_added.pwhile': "(2) T002 'allWithin relates lists of reals by "
-                                                    "a numeric bound' on an int list (int is a "
-                                                    'subtype of real; adjWithin is accepted on int '
-                                                    'lists): SVT/GapSVT over integer counting '
-                                                    'queries cannot be stated; beyond that, noise '
-                                                    'added later needs a shift by q<2>[i] - '
-                                                    'q<1>[i]',
+    'ok_w06_gapsvt_int_queries_noise_added.pwhile': '(2) V002: noise drawn around 0 and added '
+                                                    'to the answer later needs a shift by '
+                                                    "q<2>[i] - q<1>[i], which the templates over the "
+                                                    "draw's centre (0) do not give",
     'ok_w07_adaptive_svt_remaining.pwhile': '(2) V002 Conseq cost <= eps: Adaptive SVT whose '
                                             'budget account `remaining` goes DOWN: the inferred '
                                             'invariant cost - x<1> <= cost0 - x0<1> exists only '
@@ -178,9 +179,6 @@ TRUE_NOT_VERIFIED = {   'ok_p03_numsvt_pairs.pinf': "(2) V003 'the two runs may 
                                                  'templates are offset + scale * (e<2> - e<1>) '
                                                  "with e the draw's centre (0 here); a fix: "
                                                  'templates over the values the draw is added to',
-    'ok_w16_svt_int_queries.pwhile': "(2) T002 'allWithin relates lists of reals by a numeric "
-                                     "bound' on an int list: the sparse vector technique over "
-                                     'integer (counting) answers cannot be stated in .pwhile',
     'ok_w17_window_sums_two_eps.pwhile': '(2) V002 Conseq cost <= 2 eps: releases of q[i - 1] + '
                                          "q[i]: the inferred cost invariant is 'spent once at the "
                                          "differing position'; a position read by two iterations "

@@ -980,8 +980,9 @@ def expr_type(e: Expr, env: Dict[str, str], assertion: bool = False, span_ok: bo
                 raise error("T002", "adjWithin's bound must be a number", e.args[2].span)
             if e.fn == "adjWithin" and ts[0] != "list(real)" and ts[0] != "list(int)":
                 raise error("T002", "adjWithin relates lists of numbers", e.args[0].span)
-            if e.fn == "allWithin" and (ts[2] not in ("int", "real") or ts[0] != "list(real)"):
-                raise error("T002", "allWithin relates lists of reals by a numeric bound",
+            if e.fn == "allWithin" and (ts[2] not in ("int", "real")
+                                        or ts[0] not in ("list(real)", "list(int)")):
+                raise error("T002", "allWithin relates lists of numbers by a numeric bound",
                             e.args[0].span)
             return "bool"
         for a, t in zip(e.args, ts):
