@@ -4,12 +4,11 @@ programs stay unverified, and the kernels refuse every forged certificate of
 it is stable (``PROBES``: verified; ``OPEN``: no assertion)."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
-from verify_helpers import functional_attack_not_verified, while_attack_not_verified
+from verify_helpers import functional_attack_not_verified, while_attack_not_verified, load_module
 
 from verifier.aprhl.commands import verify_file as verify_while_file
 from verifier.language.parser import parse_program
@@ -57,13 +56,6 @@ ONE_SIDED = {"w06_asymmetric_precondition"}
 REFUSED = {"h03_fun_codomain_names_later", "w08_budget_reads_private_value"}
 
 
-def _forger():
-    spec = importlib.util.spec_from_file_location("redteam5_forge", ATTACKS / "forge.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("path", sorted(ATTACKS.glob("*.pinf")), ids=lambda p: p.stem)
 def test_no_functional_attack_is_verified(path):
     if path.stem in OPEN or path.stem in VACUOUS:
@@ -100,7 +92,7 @@ def test_a_one_sided_precondition_is_worded_as_such():
     assert "-DP" not in r.guarantee
 
 
-FORGE = _forger()
+FORGE = load_module(ATTACKS / "forge.py", "redteam5_forge")
 
 
 @pytest.mark.parametrize("name", sorted(FORGE.FORGERIES))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from verify_helpers import functional_attack_not_verified, while_attack_not_verified
+from verify_helpers import functional_attack_not_verified, while_attack_not_verified, load_module
 
 from verifier.errors import PrivInferError
 from verifier.language.parser import parse_program
@@ -152,15 +152,7 @@ def test_a_while_release_is_not_stopped_by_the_step_budget(capsys):
 
 # ---- forged certificates (redteam6_attacks/forge.py) -----------------------------------------
 
-def _forger():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("redteam6_forge", ATTACKS / "forge.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FORGE = _forger()
+FORGE = load_module(ATTACKS / "forge.py", "redteam6_forge")
 
 
 @pytest.mark.parametrize("name", sorted(FORGE.FORGERIES))

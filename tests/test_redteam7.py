@@ -5,12 +5,11 @@ privacy of its output"), and the kernel refuses every forged certificate of ``fo
 there is no xfail."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
-from verify_helpers import functional_attack_not_verified, while_attack_not_verified
+from verify_helpers import functional_attack_not_verified, while_attack_not_verified, load_module
 
 ATTACKS = Path(__file__).resolve().parent / "redteam7_attacks"
 
@@ -50,14 +49,7 @@ def test_the_probes_are_worded_as_relations_not_as_dp():
                 "not differential privacy of its output" in claim.guarantee, claim.guarantee
 
 
-def _forge():
-    spec = importlib.util.spec_from_file_location("redteam7_forge", ATTACKS / "forge.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FORGE = _forge()
+FORGE = load_module(ATTACKS / "forge.py", "redteam7_forge")
 
 
 @pytest.mark.parametrize("name", sorted(FORGE.FORGERIES))

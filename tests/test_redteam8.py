@@ -7,13 +7,12 @@ non-dyadic scale is refuted (p32, p01, p09: the scales compared exactly). No cla
 verified while false and no forgery was accepted, so there is no xfail."""
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
-from verify_helpers import functional_attack_not_verified, privinfer, while_attack_not_verified
+from verify_helpers import functional_attack_not_verified, privinfer, while_attack_not_verified, load_module
 
 ATTACKS = Path(__file__).resolve().parent / "redteam8_attacks"
 
@@ -45,14 +44,7 @@ def test_no_while_attack_is_verified(path):
     while_attack_not_verified(path, REFUSED, WHILE_PROBES)
 
 
-def _forge():
-    spec = importlib.util.spec_from_file_location("redteam8_forge", ATTACKS / "forge.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FORGE = _forge()
+FORGE = load_module(ATTACKS / "forge.py", "redteam8_forge")
 
 
 @pytest.mark.parametrize("name", sorted(FORGE.FORGERIES))

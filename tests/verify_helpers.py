@@ -1,6 +1,7 @@
 """Helpers shared by the verifier's tests (imported by name: pytest puts tests/ on the path)."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -140,3 +141,12 @@ def functional_attack_not_verified(path: Path, attacked: Dict[str, set], refused
     assert targets <= set(claims), (path.name, claims)
     for name in targets:
         assert claims[name] != VERIFIED, (path.name, name)
+
+
+def load_module(path: Path, name: str):
+    """The Python file ``path`` (a round's ``forge.py``, which is not a package module) loaded
+    as the module ``name``."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -212,7 +212,7 @@ def _candidates(p: Parameter, values: List[Value], scope: Any) -> Iterator[Tuple
     """The index pairs whose refinements are worth evaluating: every pair, or, when one of the
     conjuncts is the built-in ``adj (x<1>, x<2>)`` on lists, the pairs of lists of one length
     that differ in at most one position (the refinements are still evaluated on each)."""
-    if not any(_is_builtin_adj(c, var, scope) for var, a in p.assertions for c in _conjuncts(a)):
+    if not any(_is_builtin_adj(c, var, scope) for var, a in p.assertions for c in conjuncts(a)):
         return itertools.product(range(len(values)), repeat=2)
     if not all(isinstance(v, ConsList) for v in values):
         return itertools.product(range(len(values)), repeat=2)
@@ -239,10 +239,11 @@ def _adjacent_indices(values: List[Value]) -> Iterator[Tuple[int, int]]:
                     yield index, other
 
 
-def _conjuncts(a: ast.Expr) -> Iterator[ast.Expr]:
+def conjuncts(a: ast.Expr) -> Iterator[ast.Expr]:
+    """The conjuncts of an assertion (its ``/\\`` flattened)."""
     if isinstance(a, ast.Conj):
-        yield from _conjuncts(a.left)
-        yield from _conjuncts(a.right)
+        yield from conjuncts(a.left)
+        yield from conjuncts(a.right)
     else:
         yield a
 

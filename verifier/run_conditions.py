@@ -15,18 +15,24 @@ not checked — the check is necessary for the guarantee to apply, not sufficien
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+import sys
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from verifier.errors import PrivInferError
+from verifier.errors import PrivInferError, error
 from verifier.language import ast
+from verifier.language import whilelang as W
 from verifier.language.pretty import pretty_expr
+from verifier.pairs import conjuncts
+
+#: a condition found false: its text and its span
+Violation = Tuple[str, Any]
 
 
 def functional_violation(program: ast.Program, typed: Any, entry: str,
-                         arguments: Sequence[Any]) -> Optional[Tuple[str, Any]]:
+                         arguments: Sequence[Any]) -> Optional[Violation]:
     """The first conjunct of one run in ``entry``'s ``val`` that is false of ``arguments`` (the
-    entry's parameters in order), as its text and span; None when every such conjunct holds or cannot be
-    evaluated, or when the entry has no ``val``."""
+    entry's parameters in order); None when every such conjunct holds or cannot be evaluated,
+    or when the entry has no ``val``."""
     from verifier.audit import ClaimEvaluator, claim_scope, read_claim
     val = program.find_val(entry)
     if val is None:
@@ -36,11 +42,11 @@ def functional_violation(program: ast.Program, typed: Any, entry: str,
         evaluator = ClaimEvaluator(claim_scope(program, typed, val), claim, 0)
     except PrivInferError:
         return None
-    pairs = [(v, v) for v in arguments][:len(claim.binders)]
-    env = evaluator.bindings(pairs)
+    env = evaluator.bindings([(v, v) for v in arguments][:len(claim.binders)])
     for var, assertion in (b for binders in claim.binders for b in binders):
-        for conjunct in _functional_conjuncts(assertion):
-            if len(_functional_runs(conjunct)) > 1 or isinstance(conjunct, ast.SameRuns):
+        for conjunct in conjuncts(assertion):
+            runs = {n.run for n in ast.descendants(conjunct) if isinstance(n, ast.RunVar)}
+            if len(runs) > 1 or isinstance(conjunct, ast.SameRuns):
                 continue
             if evaluator.holds(conjunct, var, env) is False:
                 return pretty_expr(conjunct), conjunct.span
@@ -49,10 +55,11 @@ def functional_violation(program: ast.Program, typed: Any, entry: str,
 
 def functional_check(program: ast.Program, typed: Any, entry: str):
     """The ``check`` that ``semantics.entry.run_program`` calls with the bound arguments:
-    ``enforce`` of ``functional_violation``, a release being a sample of a computation the
-    ``val`` claims (its result after the parameters is ``M[...]``)."""
+    ``enforce`` of ``functional_violation``, a release being a secure sample of a computation
+    the ``val`` claims (its result after the parameters is ``M[...]``)."""
+    val = program.find_val(entry)
+
     def check(arguments: List[Any], sampling_securely: bool) -> None:
-        val = program.find_val(entry)
         if val is None:
             return
         rt = val.rtype
@@ -65,16 +72,14 @@ def functional_check(program: ast.Program, typed: Any, entry: str):
     return check
 
 
-def while_violation(proc: Any, arguments: Dict[str, Any]) -> Optional[Tuple[str, Any]]:
+def while_violation(proc: W.Proc, arguments: Dict[str, Any]) -> Optional[Violation]:
     """The first conjunct of one run in ``proc``'s precondition that is false of
-    ``arguments`` (by parameter name), as its text and span; None otherwise (see the module docstring)."""
+    ``arguments`` (by parameter name); None otherwise."""
     from verifier.aprhl.coupled import holds
-    from verifier.language import whilelang as W
-    spec = getattr(proc, "spec", None)
-    if spec is None or spec.pre is None:
+    if proc.spec is None or proc.spec.pre is None:
         return None
-    for conjunct in _while_conjuncts(spec.pre, W):
-        if len(_while_runs(conjunct, W)) > 1:
+    for conjunct in W.conjuncts(proc.spec.pre):
+        if len({n.run for n in W.names_of(conjunct) if n.run is not None}) > 1:
             continue
         try:
             value = holds(conjunct, arguments, arguments)
@@ -85,41 +90,7 @@ def while_violation(proc: Any, arguments: Dict[str, Any]) -> Optional[Tuple[str,
     return None
 
 
-def _functional_conjuncts(a: ast.Expr) -> Iterator[ast.Expr]:
-    if isinstance(a, ast.Conj):
-        yield from _functional_conjuncts(a.left)
-        yield from _functional_conjuncts(a.right)
-    else:
-        yield a
-
-
-def _functional_runs(a: ast.Expr) -> Set[int]:
-    return {n.run for n in ast.descendants(a) if isinstance(n, ast.RunVar)}
-
-
-def _while_conjuncts(e: Any, W: Any) -> Iterator[Any]:
-    if isinstance(e, W.BinOp) and e.op == "&&":
-        yield from _while_conjuncts(e.left, W)
-        yield from _while_conjuncts(e.right, W)
-    else:
-        yield e
-
-
-def _while_runs(e: Any, W: Any) -> Set[int]:
-    runs: Set[int] = set()
-    stack: List[Any] = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, W.Name) and x.run is not None:
-            runs.add(x.run)
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-        elif isinstance(x, W.WNode):
-            stack.extend(v for k, v in vars(x).items() if k != "span")
-    return runs
-
-
-def enforce(violation: Optional[Tuple[str, Any]], entry: str, releasing: bool) -> None:
+def enforce(violation: Optional[Violation], entry: str, releasing: bool) -> None:
     """Refuse a release outside the claim (R013); warn on standard error when ``run`` only
     evaluates there (a seeded sample, ``--dist``, a value)."""
     if violation is None:
@@ -128,9 +99,7 @@ def enforce(violation: Optional[Tuple[str, Any]], entry: str, releasing: bool) -
     what = (f"the arguments are outside the claim of {entry}: its condition {text} is false "
             f"of them, so the verified guarantee does not cover this run")
     if releasing:
-        from verifier.errors import error
         raise error("R013", what, span,
                     hint="give values that satisfy the claim's conditions, or verify a claim "
                          "whose conditions cover these values")
-    import sys
     print(f"warning: {what} (not a release: evaluated anyway)", file=sys.stderr)

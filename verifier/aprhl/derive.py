@@ -1444,10 +1444,7 @@ def _count_assignments(stmts, counts: Dict[str, int]) -> None:
             _count_assignments(s.body, counts)  # a nested loop's assignment is never "once"
 
 
-def _split_and(e) -> List:
-    if isinstance(e, W.BinOp) and e.op == "&&":
-        return _split_and(e.left) + _split_and(e.right)
-    return [e]
+_split_and = W.conjuncts
 
 
 def _dedup(facts: Sequence[T.Term]) -> List[T.Term]:

@@ -848,6 +848,13 @@ def _same_assignment(a: Stmt, b: Stmt) -> bool:
             and pretty_expr(a.value) == pretty_expr(b.value))
 
 
+def conjuncts(e) -> List:
+    """The conjuncts of a condition (its ``&&`` flattened)."""
+    if isinstance(e, BinOp) and e.op == "&&":
+        return conjuncts(e.left) + conjuncts(e.right)
+    return [e]
+
+
 def names_of(e) -> List[Name]:
     out: List[Name] = []
 

@@ -29,11 +29,11 @@ from verifier.translation.symbolic import (Builtin, Closure, DistV, Env, FunPara
                                            Monadic, NamedFun, Scalar, SymValue, TupleV, UnitV)
 
 
-
 #: why a name the resolver bound is not bound where it is read: the one such place is the
 #: annotation of the computation an mlet binds, which names what the mlet binds (docs/language.md)
 _NOT_YET_BOUND = (" (a shift written on the computation an mlet binds may name the value it "
                   "binds only in the condition of [@shift if C then s1 else s2])")
+
 
 class NoRule(Exception):
     """No rule applies: the construct is outside what the verifier can reason about."""
