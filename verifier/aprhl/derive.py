@@ -189,6 +189,8 @@ class Builder:
         #: the Lap statements followed at once by an ``if`` on their value (a shift per branch,
         #: ``verifier.shifts.CaseShift``, may couple them: rule ``rule_lap_case``)
         self.case_sites = set()
+        #: the draws whose noise is added to an expression later (``addends``)
+        self.addends = addends(W.common_tails_hoisted(proc.body))
 
     # ---- obligations ------------------------------------------------------------------------
 
@@ -524,14 +526,17 @@ class Builder:
         z = T.var(WL.draw_name(s.target, s.span.line, s.span.col), T.REAL)
         key = (s.span.line, s.span.col)
         searched = self.assignment.get(key) if s.shift is None else None
+        # the templates' centre: the draw's, or e + X for noise later added to X (``addends``);
+        # a template's shift of that value is the draw's shift plus X<2> - X<1>
+        e1, e2, moved = self.effective_centres(s, st, c1, c2)
         if s.shift is None:
-            self.sites.setdefault(key, c1 == c2)
+            self.sites.setdefault(key, e1 == e2)
             if self.counters:
                 self.loop_sites.add(key)
             if self.counters and self.counters[-1] is not None:
                 self.site_counters[key] = self.counters[-1]
         facts = st.facts
-        if searched is not None and (self.shift_vars or searched != IDENTITY):
+        if searched is not None and (self.shift_vars or searched != IDENTITY or e1 is not c1):
             # a shift found by the search: run 2's output is run 1's plus k
             if isinstance(searched, CaseShift):
                 if case_if is None:
@@ -542,24 +547,27 @@ class Builder:
                 probe.vals[s.target] = (WL.released(b1, z), WL.released(b1, z))
                 guard_side: List = []
                 g1 = self.expr(case_if.cond, probe, 1, guard_side)
-                k = searched.term_case(g1, c1, c2)
                 # the per-branch shifts, for the certificate (the kernel re-derives C<1>)
-                node.data["case"] = (searched.then.term(c1, c2), searched.else_.term(c1, c2))
+                node.data["case"] = (moved(searched.then.term(e1, e2)),
+                                     moved(searched.else_.term(e1, e2)))
+                k = T.ite(g1, *node.data["case"])
             elif isinstance(searched, PointShift):
                 if self.pointwise is None or key not in self.site_counters:
                     raise NoRule("a shift that depends on the output value needs the pointwise "
                                  "rule and a loop counter", s.span)
-                k = searched.term_at(self.site_counters[key], self.pointwise, c1, c2)
+                k = moved(searched.term_at(self.site_counters[key], self.pointwise, e1, e2))
             else:
-                k = searched.term(c1, c2)
+                k = moved(searched.term(e1, e2))
             if self.shift_vars:
                 sh = T.var(f"sh'{key[0]}d{key[1]}", T.REAL)
                 facts = st.facts + [T.eq(sh, k)]
                 k = sh
             node.rule = "Lap-Shift"
             out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))
+            added = self.addends.get(key) if e1 is not c1 else None
+            of = f" of {W.pretty_expr(added)} + {s.target}" if added is not None else ""
             node.text = (f"{s.target} := $ Lap ({W.pretty_expr(s.scale)}, {W.pretty_expr(s.center)}):"
-                         f" coupled by {searched.text()} (found by the shift search), cost "
+                         f" coupled by {searched.text()}{of} (found by the shift search), cost "
                          "|k + y<1> - y<2>| / b")
             node.data["shift"] = k
         elif s.shift is None:
@@ -579,6 +587,24 @@ class Builder:
         vals = dict(st.vals)
         vals[s.target] = out
         return node, State(vals, facts, T.add(st.cost, cost))
+
+    def effective_centres(self, s: W.Sample, st: State, c1: T.Term, c2: T.Term):
+        """``(e<1>, e<2>, moved)``: the centre the shift templates of draw ``s`` are taken
+        around, and the map from a template's shift of that value to the draw's. For noise
+        later added to ``X`` (``addends``) whose two runs' terms differ, the centre is ``c +
+        X`` and ``moved (k) = k + X<1> - X<2>`` (``X<2> + y<2> = X<1> + y<1> + k`` is ``y<2> =
+        y<1> + k + X<1> - X<2>``); otherwise the draw's centre and the identity. ``X`` is read
+        in the state before the draw: what the shift may depend on."""
+        added = self.addends.get((s.span.line, s.span.col)) if s.shift is None else None
+        if added is not None:
+            try:
+                a1, a2 = (_coerce(self.expr(added, st, r, []), T.REAL) for r in (1, 2))
+            except NoRule:
+                a1 = a2 = None
+            if a1 is not None and a1 != a2:
+                return (T.add(c1, a1), T.add(c2, a2),
+                        lambda k: T.add(k, T.sub(a1, a2)))
+        return c1, c2, lambda k: k
 
     def rule_lap_case(self, s: W.Sample, c: W.If, st: State) -> Tuple[Node, State]:
         """Lap-Case (the Case-Output rule of the functional language, ``verifier.rules
@@ -988,10 +1014,10 @@ class Builder:
                 continue
             e = top[x][0].value
             h1, h2 = head.vals[x]
-            if isinstance(e, W.BinOp) and e.op == "+" and isinstance(e.left, W.Name) and \
-                    e.left.name == x and h1.sort.is_numeric:
+            summand = _summand(e, x)
+            if summand is not None and h1.sort.is_numeric:
                 # a running sum: the runs differ by what the differing position added
-                rest = {n.name for n in W.names_of(e.right)}
+                rest = {n.name for n in W.names_of(summand)}
                 for i, back in [(i, False) for i in counters] + [(i, True) for i in backwards]:
                     if (rest - {i}) & modified:
                         continue
@@ -1002,8 +1028,8 @@ class Builder:
                                 st_j = State(dict(st.vals), st.facts, st.cost)
                                 at = _offset(sk.j, -o)
                                 st_j.vals[i] = (at, at)
-                                d1 = self.expr(e.right, st_j, 1, [])
-                                d2 = self.expr(e.right, st_j, 2, [])
+                                d1 = self.expr(summand, st_j, 1, [])
+                                d2 = self.expr(summand, st_j, 2, [])
                             except NoRule:
                                 continue
                             inside = self.passed(st, head, i, sk, o + a, back)
@@ -1404,6 +1430,94 @@ def _assignment_of(stmts, x: str):
             if e is not None:
                 return e
     return None
+
+
+def _summand(e, x: str) -> Optional[W.Expr]:
+    """``d`` of a running sum's step ``x + d`` or ``d + x`` (``d`` not reading ``x``), else None."""
+    if not (isinstance(e, W.BinOp) and e.op == "+"):
+        return None
+    for mine, other in ((e.left, e.right), (e.right, e.left)):
+        if isinstance(mine, W.Name) and mine.name == x and mine.run is None and \
+                x not in {n.name for n in W.names_of(other)}:
+            return other
+    return None
+
+
+def addends(stmts) -> Dict[Tuple[int, int], W.Expr]:
+    """For each draw ``x := $ Lap (b, e)`` without a written shift: the expression ``X`` of the
+    first ``X + x`` (or ``x + X``, ``X`` not reading ``x``) that the statements after it in its
+    block read, nested blocks included, before ``x`` is assigned again — noise drawn around
+    ``e`` and *added* to ``X``, as CheckDP and ShadowDP write their benchmarks (``eta := $ Lap
+    (b, 0); if q[i] + eta >= th``). The shift templates of such a draw are taken around the
+    effective centre ``e + X`` (``Builder.rule_lap``). A heuristic of the search only: any
+    shift that is a function of the state before the draw is a coupling the kernel re-derives
+    and charges, so a wrong ``X`` can only cost a proof."""
+    out: Dict[Tuple[int, int], W.Expr] = {}
+
+    def block(ss) -> None:
+        ss = list(ss)
+        for j, s in enumerate(ss):
+            if isinstance(s, W.Sample) and s.shift is None:
+                found = _first_addend(ss[j + 1:], s.target)
+                if found is not None:
+                    out[(s.span.line, s.span.col)] = found
+            if isinstance(s, W.If):
+                block(s.then)
+                block(s.else_)
+            elif isinstance(s, W.While):
+                block(s.body)
+    block(stmts)
+    return out
+
+
+def _first_addend(stmts, name: str) -> Optional[W.Expr]:
+    for s in stmts:
+        exprs = {W.Assign: lambda: [s.value], W.Sample: lambda: [s.scale, s.center],
+                 W.Return: lambda: [s.value], W.If: lambda: [s.cond],
+                 W.While: lambda: [s.cond]}.get(type(s), lambda: [])()
+        for e in exprs:
+            found = _addend_in(e, name)
+            if found is not None:
+                return found
+        if isinstance(s, (W.Assign, W.Sample)) and s.target == name:
+            return None
+        for sub in ((s.then, s.else_) if isinstance(s, W.If) else
+                    (s.body,) if isinstance(s, W.While) else ()):
+            found = _first_addend(sub, name)
+            if found is not None:
+                return found
+        if isinstance(s, (W.If, W.While)) and name in _assigned_in(s):
+            return None
+    return None
+
+
+def _addend_in(e, name: str) -> Optional[W.Expr]:
+    if isinstance(e, W.BinOp) and e.op == "+":
+        for mine, other in ((e.left, e.right), (e.right, e.left)):
+            if isinstance(mine, W.Name) and mine.name == name and mine.run is None and \
+                    name not in {n.name for n in W.names_of(other)}:
+                return other
+    for child in (getattr(e, f, None) for f in ("left", "right", "arg", "array", "index")):
+        if child is not None:
+            found = _addend_in(child, name)
+            if found is not None:
+                return found
+    for f in ("items", "args"):
+        for child in getattr(e, f, ()) or ():
+            found = _addend_in(child, name)
+            if found is not None:
+                return found
+    return None
+
+
+def _assigned_in(s) -> set:
+    out = set()
+    for x in ((s.then + s.else_) if isinstance(s, W.If) else s.body if isinstance(s, W.While) else ()):
+        if isinstance(x, (W.Assign, W.Sample)):
+            out.add(x.target)
+        elif isinstance(x, (W.If, W.While)):
+            out |= _assigned_in(x)
+    return out
 
 
 def case_pair(s, nxt) -> bool:
