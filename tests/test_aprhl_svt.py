@@ -168,6 +168,35 @@ def test_integer_answers_within_one_are_stated_by_all_within(tmp_path, scale, ve
         assert {c["verdict"] for c in outcome.claims} == {"verified"}
 
 
+PEERS2 = ROOT / "tests" / "peers2"
+
+
+@pytest.mark.parametrize("name, edit", [
+    # real answers: q[i] + eta lies on the noise's grid moved by q[i], which leaks q[i] mod the
+    # grid (docs/aprhl.md, "Noise added to a real answer after the draw"): never verified
+    ("ok_w06_gapsvt_int_queries_noise_added.pwhile", ("(q : int list)", "(q : real list)")),
+    ("ok_w10_partial_sum_int_noise_added.pwhile", ("(q : int list)", "(q : real list)")),
+    # the answers' noise 4x too small; the claim halved
+    ("ok_w06_gapsvt_int_queries_noise_added.pwhile", ("Lap (4 * c / eps, 0)", "Lap (c / eps, 0)")),
+    ("ok_w10_partial_sum_int_noise_added.pwhile", ("|- (eps, 0)", "|- (eps / 2, 0)")),
+])
+def test_noise_added_later_is_not_verified_where_it_leaks(tmp_path, name, edit):
+    """The templates around ``e + X`` for noise added to ``X`` (``derive.addends``) prove the
+    peers' spelling over integer answers (tests/peers2); their twins stay unproved."""
+    text = (PEERS2 / name).read_text()
+    assert edit[0] in text
+    path = tmp_path / name
+    path.write_text(text.replace(edit[0], edit[1]))
+    reports, _ = verify_file(str(path))
+    assert reports[0].verdict != "verified"
+
+
+def test_the_addend_of_noise_added_later_is_read_from_the_statements_after_the_draw():
+    prog = W.parse_while_file(str(PEERS2 / "ok_w06_gapsvt_int_queries_noise_added.pwhile"))
+    found = {k: W.pretty_expr(e) for k, e in derive.addends(prog.procs[0].body).items()}
+    assert sorted(found.values()) == ["q[i]", "t"]
+
+
 def test_the_per_branch_cost_is_bounded_by_the_count_of_answers_above():
     _, reports = _verified(SVT)
     (info,) = reports[0].loops.values()

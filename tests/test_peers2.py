@@ -79,6 +79,14 @@ GOOD = {
         'SVTCounts':
             'SVTCounts is (eps, 0)-differentially private with respect to allWithin (cnts<1>, cnts<2>, 1), for c >= 1',
     },
+    'ok_w06_gapsvt_int_queries_noise_added.pwhile': {
+        'GapInt':
+            'GapInt is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for c >= 1',
+    },
+    'ok_w10_partial_sum_int_noise_added.pwhile': {
+        'SumInt':
+            'SumInt is (eps, 0)-differentially private with respect to adjWithin (q<1>, q<2>, 1)',
+    },
     'ok_w01_svt_lyu1_reverse.pwhile': {
         'SVTDown':
             'SVTDown is (eps, 0)-differentially private with respect to allWithin (answers<1>, answers<2>, 1), for c >= 1',
@@ -155,10 +163,6 @@ TRUE_NOT_VERIFIED = {   'ok_p03_numsvt_pairs.pinf': "(2) V003 'the two runs may 
                                       'in between the answers above are charged as if unshifted (a '
                                       'fix: see through a local definition of the guard, or let '
                                       'Lap-Case skip assignments that do not read private data)',
-    'ok_w06_gapsvt_int_queries_noise_added.pwhile': '(2) V002: noise drawn around 0 and added '
-                                                    'to the answer later needs a shift by '
-                                                    "q<2>[i] - q<1>[i], which the templates over the "
-                                                    "draw's centre (0) do not give",
     'ok_w07_adaptive_svt_remaining.pwhile': '(2) V002 Conseq cost <= eps: Adaptive SVT whose '
                                             'budget account `remaining` goes DOWN: the inferred '
                                             'invariant cost - x<1> <= cost0 - x0<1> exists only '
@@ -173,12 +177,6 @@ TRUE_NOT_VERIFIED = {   'ok_p03_numsvt_pairs.pinf': "(2) V003 'the two runs may 
                                             '`i = 0` / `best = -1` guard; each alone blocks it '
                                             '(measured: forward with the flag, and downward with '
                                             '`i = size q - 1 ||`, both unknown)',
-    'ok_w10_partial_sum_int_noise_added.pwhile': '(2) V002 Conseq outputs equal: total + eta with '
-                                                 'eta ~ Lap(1/eps, 0) over int answers: the needed '
-                                                 "shift is s<1> - s<2> (the sum's change), but the "
-                                                 'templates are offset + scale * (e<2> - e<1>) '
-                                                 "with e the draw's centre (0 here); a fix: "
-                                                 'templates over the values the draw is added to',
     'ok_w17_window_sums_two_eps.pwhile': '(2) V002 Conseq cost <= 2 eps: releases of q[i - 1] + '
                                          "q[i]: the inferred cost invariant is 'spent once at the "
                                          "differing position'; a position read by two iterations "
