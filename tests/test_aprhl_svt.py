@@ -191,6 +191,23 @@ def test_noise_added_later_is_not_verified_where_it_leaks(tmp_path, name, edit):
     assert reports[0].verdict != "verified"
 
 
+@pytest.mark.parametrize("edit", [
+    ("        remaining := remaining - eps / (2 * c)\n", "        remaining := remaining - eps / (4 * c)\n"),
+    ("remaining >= eps / (2 * c) do", "remaining > 0 do"),
+    (";\n        remaining := remaining - eps / (2 * c)\n", "\n"),
+], ids=["middle_undercharged", "guard_lets_it_overspend", "middle_not_charged"])
+def test_a_budget_that_remains_bounds_the_cost_only_when_charged_right(tmp_path, edit):
+    """Adaptive SVT whose account counts down (tests/peers2/ok_w07: verified by the mirror
+    image of the spent-budget invariant, ``Builder.remaining_candidates``): undercharged,
+    uncharged or run below its last step, it is not verified."""
+    text = (PEERS2 / "ok_w07_adaptive_svt_remaining.pwhile").read_text()
+    assert edit[0] in text
+    path = tmp_path / "remaining.pwhile"
+    path.write_text(text.replace(*edit))
+    reports, _ = verify_file(str(path))
+    assert reports[0].verdict != "verified"
+
+
 def test_the_addend_of_noise_added_later_is_read_from_the_statements_after_the_draw():
     prog = W.parse_while_file(str(PEERS2 / "ok_w06_gapsvt_int_queries_noise_added.pwhile"))
     found = {k: W.pretty_expr(e) for k, e in derive.addends(prog.procs[0].body).items()}

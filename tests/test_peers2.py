@@ -87,6 +87,10 @@ GOOD = {
         'SumInt':
             'SumInt is (eps, 0)-differentially private with respect to adjWithin (q<1>, q<2>, 1)',
     },
+    'ok_w07_adaptive_svt_remaining.pwhile': {
+        'AdaptiveGap':
+            'AdaptiveGap is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for c >= 1',
+    },
     'ok_w01_svt_lyu1_reverse.pwhile': {
         'SVTDown':
             'SVTDown is (eps, 0)-differentially private with respect to allWithin (answers<1>, answers<2>, 1), for c >= 1',
@@ -163,13 +167,6 @@ TRUE_NOT_VERIFIED = {   'ok_p03_numsvt_pairs.pinf': "(2) V003 'the two runs may 
                                       'in between the answers above are charged as if unshifted (a '
                                       'fix: see through a local definition of the guard, or let '
                                       'Lap-Case skip assignments that do not read private data)',
-    'ok_w07_adaptive_svt_remaining.pwhile': '(2) V002 Conseq cost <= eps: Adaptive SVT whose '
-                                            'budget account `remaining` goes DOWN: the inferred '
-                                            'invariant cost - x<1> <= cost0 - x0<1> exists only '
-                                            "for a number the loop increases (peer_adaptive_svt's "
-                                            '`spent`); a fix: the mirror candidate cost + x<1> <= '
-                                            'cost0 + x0<1> for a decreasing account, with its '
-                                            'lower bound from the guard',
     'ok_w08_rnm_first_flag_reverse.pwhile': '(2) V002 Conseq cost <= eps: Report Noisy Max scanned '
                                             'downwards (i := size q - 1; i >= 0) with a `first` '
                                             'flag: the Pointwise candidate invariants (i <= v, v < '

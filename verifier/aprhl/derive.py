@@ -1203,6 +1203,42 @@ class Builder:
                     for r in (0, 1):
                         out.append((f"{x} stays within the guard's bound plus one increment",
                                     T.le(head.vals[x][r], bound[r])))
+        out += self.remaining_candidates(w, st, head, carried, modified, has_cost)
+        return out
+
+    def remaining_candidates(self, w: W.While, st: State, head: State, carried, modified,
+                             has_cost: bool) -> List[Tuple[str, T.Term]]:
+        """The mirror image of ``budget_candidates``: a number ``x`` the loop only decreases,
+        by ``x := x - e``, the budget that *remains* (Adaptive SVT with ``remaining``). The
+        cost grows by at most what ``x`` loses (``cost + x<1>`` at most its entry value), and
+        ``x`` stays above each bound ``B`` of the guard (``x >= B``, ``x > B``, ``B <= x``,
+        ``B < x``) minus one of its decrements."""
+        out: List[Tuple[str, T.Term]] = []
+        for x in carried:
+            h1 = head.vals[x][0]
+            steps = _increments(w.body, x, "-")
+            if not steps or not h1.sort.is_numeric or \
+                    any({n.name for n in W.names_of(e)} & modified for e in steps):
+                continue
+            if has_cost:
+                out.append((f"the cost grows by at most what {x} loses",
+                            T.le(T.add(head.cost, h1), T.add(st.cost, st.vals[x][0]))))
+            for c in _split_and(w.cond):
+                if not (isinstance(c, W.BinOp) and c.op in (">", ">=", "<", "<=")):
+                    continue
+                mine, other = (c.left, c.right) if c.op in (">", ">=") else (c.right, c.left)
+                if not (isinstance(mine, W.Name) and mine.name == x and
+                        not ({n.name for n in W.names_of(other)} & modified)):
+                    continue
+                for e in steps:
+                    try:
+                        bound = [T.sub(self.expr(other, head, r, []), self.expr(e, head, r, []))
+                                 for r in (1, 2)]
+                    except NoRule:
+                        continue
+                    for r in (0, 1):
+                        out.append((f"{x} stays above the guard's bound minus one decrement",
+                                    T.ge(head.vals[x][r], bound[r])))
         return out
 
     def flag_candidates(self, w: W.While, head: State, carried) -> List[Tuple[str, T.Term]]:
@@ -1335,9 +1371,10 @@ def _offset(t: T.Term, k: int) -> T.Term:
     return t if k == 0 else T.add(t, T.integer(k))
 
 
-def _increments(stmts, x: str) -> Optional[List]:
+def _increments(stmts, x: str, op: str = "+") -> Optional[List]:
     """The ``e`` of every assignment ``x := x + e`` in ``stmts`` (outside nested loops; in
-    branches or not); None when ``x`` is assigned otherwise, or in a nested loop, or never."""
+    branches or not); None when ``x`` is assigned otherwise, or in a nested loop, or never.
+    With ``op = "-"``: of every ``x := x - e`` (an account the loop only decreases)."""
     out: List = []
     for s in stmts:
         if isinstance(s, W.Sample) and s.target == x:
@@ -1346,14 +1383,14 @@ def _increments(stmts, x: str) -> Optional[List]:
             return None
         if isinstance(s, W.Assign) and s.target == x:
             e = s.value
-            if not (isinstance(e, W.BinOp) and e.op == "+" and isinstance(e.left, W.Name) and
+            if not (isinstance(e, W.BinOp) and e.op == op and isinstance(e.left, W.Name) and
                     e.left.name == x):
                 return None
             out.append(e.right)
         if isinstance(s, W.If):
             for side in (s.then, s.else_):
                 if x in names_assigned(side):
-                    more = _increments(side, x)
+                    more = _increments(side, x, op)
                     if more is None:
                         return None
                     out += more
