@@ -415,15 +415,21 @@ class _Derivation:
         while n < len(stmts):
             s = stmts[n]
             if isinstance(s, W.Sample) and (s.span.line, s.span.col) in self.cases:
-                nxt = stmts[n + 1] if n + 1 < len(stmts) else None
+                m = n + 1   # assignments may stand between the draw and the if
+                while m < len(stmts) and isinstance(stmts[m], W.Assign):
+                    m += 1
+                nxt = stmts[m] if m < len(stmts) else None
                 if not isinstance(nxt, W.If) or s.shift is not None:
                     raise _NoRule(f"the shift per branch recorded at line {s.span.line} needs "
                                   "a Lap without a written shift followed by an if")
-                vals, facts, cost = self.stmt(s, vals, facts, cost, case_if=nxt)
+                between = stmts[n + 1:m]
+                vals, facts, cost = self.stmt(s, vals, facts, cost, case_if=nxt, between=between)
+                for a in between:
+                    vals, facts, cost = self.stmt(a, vals, facts, cost)
                 # the if of Lap-Case is always synchronised: C<1> = C<2> makes the alignment
                 # injective (each branch's draws land where run 2 takes that branch)
                 vals, facts, cost = self.stmt(nxt, vals, facts, cost, synchronised=True)
-                n += 2
+                n = m + 1
                 continue
             vals, facts, cost = self.stmt(s, vals, facts, cost)
             n += 1
@@ -438,7 +444,7 @@ class _Derivation:
         known.discard(z)
         return known
 
-    def stmt(self, s, vals, facts, cost, case_if=None, synchronised=False):
+    def stmt(self, s, vals, facts, cost, case_if=None, synchronised=False, between=()):
         if isinstance(s, W.Skip):
             return vals, facts, cost
         if isinstance(s, W.Assign):
@@ -490,6 +496,10 @@ class _Derivation:
                 after = dict(vals)
                 after[s.target] = (WL.released(b1, z), WL.released(b1, z))
                 guard_conds: List = []
+                for a in between:   # run 1's guard is read after the assignments between
+                    want = self.sort(a.target)
+                    t1 = self._coerce(self.term(a.value, after, 1, guard_conds, want), want)
+                    after[a.target] = (t1, t1)
                 g1 = self.term(case_if.cond, after, 1, guard_conds)
                 k = T.ite(g1, kt, ke)
                 out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))

@@ -208,6 +208,68 @@ def test_a_budget_that_remains_bounds_the_cost_only_when_charged_right(tmp_path,
     assert reports[0].verdict != "verified"
 
 
+@pytest.mark.parametrize("name", ["ok_w05_gapsvt_gap_first.pwhile",
+                                  "ok_w06_gapsvt_int_queries_noise_added.pwhile",
+                                  "ok_w07_adaptive_svt_remaining.pwhile",
+                                  "ok_w10_partial_sum_int_noise_added.pwhile"])
+def test_the_new_couplings_replay_in_the_semantics(name):
+    """The couplings found for noise added later (around ``e + X``), for a Lap-Case with
+    assignments before its ``if`` and for a budget that remains, replayed by the exact
+    semantics in lockstep (``coupled.coupled_run``): the runs stay synchronised, the outputs
+    equal, the cost within the claim."""
+    import random
+    from verifier.aprhl.coupled import coupled_run, random_inputs, violations
+    from verifier.semantics.noise import seeded_source
+    path = PEERS2 / name
+    prog = W.parse_while_file(str(path))
+    types = W.check_program(prog)
+    reports, _ = verify_file(str(path))
+    proc, report = prog.procs[0], reports[0]
+    assert report.verdict == "verified", report.failure
+    rng, n, found = random.Random(5), 0, []
+    for t in range(25):
+        pair = random_inputs(proc, rng)
+        if pair is None:
+            continue
+        try:
+            seen = coupled_run(proc, types[proc.name], *pair, seeded_source(t), report.shifts,
+                               onesided=report.pointwise)
+        except NotImplementedError:
+            continue
+        n += 1
+        found += violations(proc, seen)
+    assert n >= 10 and found == [], (n, found[:3])
+
+
+@pytest.mark.parametrize("edit", [("Lap (4 * c / eps, q[i])", "Lap (c / eps, q[i])"),
+                                  ("gap := x - th;", "gap := x - t;")],
+                         ids=["noise_too_small", "gap_to_the_public_threshold"])
+def test_a_lap_case_with_assignments_before_its_if_is_refuted_when_false(tmp_path, edit):
+    """GapSVT computing its gap before the ``if`` (tests/peers2/ok_w05: Lap-Case past the
+    assignment) with the answers' noise 4x too small, or the gap taken to the public
+    threshold (the released gap reveals the answer's noise): refuted."""
+    text = (PEERS2 / "ok_w05_gapsvt_gap_first.pwhile").read_text()
+    assert edit[0] in text
+    path = tmp_path / "gap_first.pwhile"
+    path.write_text(text.replace(*edit))
+    reports, _ = verify_file(str(path))
+    assert reports[0].verdict == "refuted", reports[0].failure
+
+
+def test_the_kernel_reads_the_guard_of_a_lap_case_after_the_assignments_before_it(tmp_path):
+    """A certificate of ok_w05 moved onto its twin whose gap is taken to the public threshold
+    (same statements, same positions): the kernel derives the twin's guard from its source
+    and refuses the certificate."""
+    path = PEERS2 / "ok_w05_gapsvt_gap_first.pwhile"
+    cert, _ = _certificate(path)
+    assert kernel.check(json.loads(json.dumps(cert))).valid
+    forged = json.loads(json.dumps(cert))
+    assert "gap := x - th;" in forged["source"]["text"]
+    forged["source"]["text"] = forged["source"]["text"].replace("gap := x - th;", "gap := x - t; ")
+    outcome = kernel.check(forged)
+    assert not outcome.valid or {c["verdict"] for c in outcome.claims} != {"verified"}
+
+
 def test_the_addend_of_noise_added_later_is_read_from_the_statements_after_the_draw():
     prog = W.parse_while_file(str(PEERS2 / "ok_w06_gapsvt_int_queries_noise_added.pwhile"))
     found = {k: W.pretty_expr(e) for k, e in derive.addends(prog.procs[0].body).items()}

@@ -91,6 +91,10 @@ GOOD = {
         'AdaptiveGap':
             'AdaptiveGap is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for c >= 1',
     },
+    'ok_w05_gapsvt_gap_first.pwhile': {
+        'GapSparse':
+            'GapSparse is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for c >= 1',
+    },
     'ok_w01_svt_lyu1_reverse.pwhile': {
         'SVTDown':
             'SVTDown is (eps, 0)-differentially private with respect to allWithin (answers<1>, answers<2>, 1), for c >= 1',
@@ -161,12 +165,6 @@ TRUE_NOT_VERIFIED = {   'ok_p03_numsvt_pairs.pinf': "(2) V003 'the two runs may 
                                          "vals of the user's helpers state no length, and the "
                                          'verifier does not unfold them to see that a non-empty '
                                          'list gives a non-empty candidate list',
-    'ok_w05_gapsvt_gap_first.pwhile': '(2) V002 Conseq cost <= eps: GapSVT computing gap := x - th '
-                                      'before `if gap >= 0`: Lap-Case applies only to an if right '
-                                      'after the draw whose guard reads the draw; with a statement '
-                                      'in between the answers above are charged as if unshifted (a '
-                                      'fix: see through a local definition of the guard, or let '
-                                      'Lap-Case skip assignments that do not read private data)',
     'ok_w08_rnm_first_flag_reverse.pwhile': '(2) V002 Conseq cost <= eps: Report Noisy Max scanned '
                                             'downwards (i := size q - 1; i >= 0) with a `first` '
                                             'flag: the Pointwise candidate invariants (i <= v, v < '

@@ -22,7 +22,7 @@ import random
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Tuple
 
-from verifier.aprhl.derive import case_pair, deterministic
+from verifier.aprhl.derive import addends, case_group, deterministic
 from verifier.aprhl.run import Evaluator, _conform
 from verifier.errors import PrivInferError
 from verifier.semantics.noise import grid
@@ -46,6 +46,8 @@ class _Lockstep:
         self.e1 = Evaluator(proc, types, source, max_steps=200_000)
         self.e2 = Evaluator(proc, types, source, max_steps=200_000)
         self.cost = Fraction(0)
+        #: noise added to an expression later: the shift templates' centre (``derive.addends``)
+        self.addends = addends(W.common_tails_hoisted(proc.body))
 
     def run(self, env1, env2):
         body = list(self.proc.body)
@@ -64,20 +66,23 @@ class _Lockstep:
         n = 0
         while n < len(stmts):
             s = stmts[n]
-            nxt = stmts[n + 1] if n + 1 < len(stmts) else None
             shift = self.shifts.get((s.span.line, s.span.col)) if isinstance(s, W.Sample) else None
             if isinstance(shift, CaseShift):
-                if not case_pair(s, nxt):
+                m = case_group(stmts, n)
+                if m is None:
                     raise Desync(f"the shift per branch at line {s.span.line} has no if on the "
                                  "draw after it")
-                self.sample(s, env1, env2, case_if=nxt)
-                self.cond(nxt, env1, env2, synchronised=True)
-                n += 2
+                self.sample(s, env1, env2, case_if=stmts[m], between=stmts[n + 1:m])
+                for a in stmts[n + 1:m]:
+                    self.exec(a, env1, env2)
+                self.cond(stmts[m], env1, env2, synchronised=True)
+                n = m + 1
                 continue
             self.exec(s, env1, env2)
             n += 1
 
-    def sample(self, s: W.Sample, env1, env2, case_if: Optional[W.If] = None) -> None:
+    def sample(self, s: W.Sample, env1, env2, case_if: Optional[W.If] = None,
+               between=()) -> None:
         """Run 1 draws ``v`` (released on the grid of its scale); run 2 takes ``v + k``, ``k``
         the shift of the derivation (for Lap-Case: of the branch run 1's guard takes after the
         draw), charged ``|k + e<1> - e<2>| / b``. Run 2's exact draw is run 1's plus ``k``, so
@@ -92,16 +97,28 @@ class _Lockstep:
         if not b1 > 0:
             raise Desync(f"the scale of Lap at line {s.span.line} is {b1}")
         c1, c2, b1 = Fraction(c1), Fraction(c2), Fraction(b1)
+        # the templates' centre: e + X for noise added to X later (derive.effective_centres)
+        a1 = a2 = Fraction(0)
+        added = self.addends.get((s.span.line, s.span.col))
+        if added is not None:
+            try:
+                a1, a2 = Fraction(self.e1.eval(added, env1)), Fraction(self.e2.eval(added, env2))
+            except (PrivInferError, TypeError, ValueError, IndexError, KeyError):
+                raise NotImplementedError("the value the noise is added to is not defined "
+                                          "before the draw: not replayed") from None
         v = Fraction(self.source.laplace_exact(c1, b1))
         shift = self.shifts.get((s.span.line, s.span.col))
         if isinstance(shift, CaseShift):
             probe = dict(env1)
             probe[s.target] = v
+            for a in between:
+                self.e1.exec(a, probe)
             shift = shift.then if self.e1.eval(case_if.cond, probe) else shift.else_
         if shift is not None and not hasattr(shift, "offset"):
             raise NotImplementedError("the couplings of the pointwise rule depend on the "
                                       "output value: not replayed")
-        k = Fraction(0) if shift is None else shift.offset + shift.scale * (c2 - c1)
+        k = Fraction(0) if shift is None else \
+            shift.offset + shift.scale * ((c2 + a2) - (c1 + a1)) + (a1 - a2)
         if k and (k.denominator != 1 or grid(b1) > 1):
             # run 2's exact draw is run 1's plus k: its rounding is run 1's plus k only
             # when the grid divides k

@@ -191,6 +191,9 @@ class Builder:
         self.case_sites = set()
         #: the draws whose noise is added to an expression later (``addends``)
         self.addends = addends(W.common_tails_hoisted(proc.body))
+        #: the draws whose shift was taken around such an effective centre (even the
+        #: template's identity moves their noise, by X<1> - X<2>)
+        self.moved_sites = set()
 
     # ---- obligations ------------------------------------------------------------------------
 
@@ -465,13 +468,13 @@ class Builder:
         n = 0
         while n < len(stmts):
             s = stmts[n]
-            nxt = stmts[n + 1] if n + 1 < len(stmts) else None
-            if case_pair(s, nxt):
+            m = case_group(stmts, n)
+            if m is not None:
                 self.case_sites.add((s.span.line, s.span.col))
                 if isinstance(self.assignment.get((s.span.line, s.span.col)), CaseShift):
-                    child, st = self.rule_lap_case(s, nxt, st)
+                    child, st = self.rule_lap_case(s, stmts[n + 1:m], stmts[m], st)
                     node.children.append(child)
-                    n += 2
+                    n = m + 1
                     continue
             child, st = self.stmt(s, st)
             node.children.append(child)
@@ -507,11 +510,11 @@ class Builder:
         vals[s.target] = (v1, v2)
         return node, State(vals, st.facts, st.cost)
 
-    def rule_lap(self, s: W.Sample, st: State, case_if: Optional[W.If] = None
-                 ) -> Tuple[Node, State]:
+    def rule_lap(self, s: W.Sample, st: State, case_if: Optional[W.If] = None,
+                 between: Sequence[W.Assign] = ()) -> Tuple[Node, State]:
         """The Lap rule (identity of the draws, a written shift, or the search's shift);
-        ``case_if``: the ``if`` that follows the draw, whose run-1 guard picks a per-branch
-        shift (``rule_lap_case``)."""
+        ``case_if``: the ``if`` that follows the draw (after the assignments ``between``),
+        whose run-1 guard picks a per-branch shift (``rule_lap_case``)."""
         side: List = []
         b1 = self.expr(s.scale, st, 1, side)
         b2 = self.expr(s.scale, st, 2, side)
@@ -529,6 +532,8 @@ class Builder:
         # the templates' centre: the draw's, or e + X for noise later added to X (``addends``);
         # a template's shift of that value is the draw's shift plus X<2> - X<1>
         e1, e2, moved = self.effective_centres(s, st, c1, c2)
+        if e1 is not c1:
+            self.moved_sites.add(key)
         if s.shift is None:
             self.sites.setdefault(key, e1 == e2)
             if self.counters:
@@ -545,6 +550,12 @@ class Builder:
                 # run 1's guard after the draw: its value does not depend on the shift
                 probe = State(dict(st.vals), st.facts, st.cost)
                 probe.vals[s.target] = (WL.released(b1, z), WL.released(b1, z))
+                self.probing += 1
+                try:   # run 1's state when its guard is read: after the assignments between
+                    for a in between:
+                        _, probe = self.stmt(a, probe)
+                finally:
+                    self.probing -= 1
                 guard_side: List = []
                 g1 = self.expr(case_if.cond, probe, 1, guard_side)
                 # the per-branch shifts, for the certificate (the kernel re-derives C<1>)
@@ -606,7 +617,8 @@ class Builder:
                         lambda k: T.add(k, T.sub(a1, a2)))
         return c1, c2, lambda k: k
 
-    def rule_lap_case(self, s: W.Sample, c: W.If, st: State) -> Tuple[Node, State]:
+    def rule_lap_case(self, s: W.Sample, between: Sequence[W.Assign], c: W.If, st: State
+                      ) -> Tuple[Node, State]:
         """Lap-Case (the Case-Output rule of the functional language, ``verifier.rules
         .couplings``, for ``x := $ Lap (b, e); if C then A else B``; the randomness alignment
         of LightDP and ShadowDP): the draw is coupled by the *then* shift where run 1's guard
@@ -614,12 +626,18 @@ class Builder:
         cost of the shift of that branch. The ``if`` is derived by the synchronised Cond rule
         (never the one-sided ones, even under Pointwise): its obligation ``C<1> = C<2>`` —
         run 1 on a branch puts run 2 there — makes the alignment injective (the draws of
-        each branch are translated into the part of run 2's draws that takes it)."""
-        ln, st = self.rule_lap(s, st, case_if=c)
+        each branch are translated into the part of run 2's draws that takes it). Assignments
+        may stand between the draw and the ``if`` (``gap := x - th; if gap >= 0``): run 1's
+        guard is read after them, still a function of the draw and the state before it."""
+        ln, st = self.rule_lap(s, st, case_if=c, between=between)
+        children = [ln]
+        for a in between:
+            an, st = self.stmt(a, st)
+            children.append(an)
         cn, st = self.rule_cond(c, st, synchronised=True)
         node = Node("Lap-Case", f"{s.target} := $ Lap (...) coupled per branch of if "
                     f"{W.pretty_expr(c.cond)} (run 1's guard picks the shift; the guards "
-                    "synchronised)", s.span, children=[ln, cn])
+                    "synchronised)", s.span, children=children + [cn])
         return node, st
 
     def rule_cond(self, s: W.If, st: State, synchronised: bool = False) -> Tuple[Node, State]:
@@ -1557,11 +1575,24 @@ def _assigned_in(s) -> set:
     return out
 
 
-def case_pair(s, nxt) -> bool:
-    """``s`` is a ``Lap`` without a written shift and ``nxt`` an ``if`` whose guard reads the
-    draw (the statements rule ``Builder.rule_lap_case`` may couple together)."""
-    return isinstance(s, W.Sample) and s.shift is None and isinstance(nxt, W.If) and \
-        s.target in {n.name for n in W.names_of(nxt.cond)}
+def case_group(stmts, n: int) -> Optional[int]:
+    """The position ``m`` of the ``if`` that Lap-Case (``Builder.rule_lap_case``) may couple
+    with the ``Lap`` without a written shift at ``n``: the draw, then assignments only (not to
+    the draw's variable), then an ``if`` whose guard reads the draw or a variable those
+    assignments set (``gap := x - th; if gap >= 0``); None when there is no such ``if``."""
+    s = stmts[n]
+    if not (isinstance(s, W.Sample) and s.shift is None):
+        return None
+    m = n + 1
+    while m < len(stmts) and isinstance(stmts[m], W.Assign):
+        m += 1
+    if m >= len(stmts) or not isinstance(stmts[m], W.If):
+        return None
+    set_between = {a.target for a in stmts[n + 1:m]}
+    if s.target in set_between:
+        return None
+    reads = {x.name for x in W.names_of(stmts[m].cond)}
+    return m if reads & ({s.target} | set_between) else None
 
 
 def deterministic(stmts) -> bool:
@@ -1685,7 +1716,7 @@ def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Option
     report.loops = b.loops
     report.pointwise = b.pointwise is not None
     report.onesided = b.onesided
-    report.shifts = {k: v for k, v in b.assignment.items() if v != IDENTITY}
+    report.shifts = {k: v for k, v in b.assignment.items() if v != IDENTITY or k in b.moved_sites}
     report.obligations = b.obligations
     kw = {} if rlimit is None else {"rlimit": rlimit}
     failing = None
