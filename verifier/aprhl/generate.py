@@ -8,7 +8,8 @@ collect noisy values in a list, count or select by comparing noisy values (branc
 and on counters), draws after the loops, and a claim ``(m * eps, 0)`` with ``==> =``. Many are
 not private or not provable: the oracle only asks that whatever verifies keeps its coupling on
 concrete runs (``coupled.violations``). ``random_svt`` writes the sparse vector technique's
-shapes (a noisy comparison per query, coupled per branch by Lap-Case), three times in ten.
+shapes (a noisy comparison per query, coupled per branch by Lap-Case, its gap sometimes
+computed before the ``if``; real or integer answers), three times in ten.
 """
 from __future__ import annotations
 
@@ -75,15 +76,21 @@ def random_svt(rng: random.Random) -> str:
     above = [f"out := out ++ [{out}]", step]
     other = [f"out := out ++ [{below}]"]
     cond = rng.choice([f"{x} >= th", f"th <= {x}", f"th - ({x}) <= 0"])
+    before = []
+    if rng.random() < 0.2:   # the gap computed before the if (Lap-Case past an assignment)
+        before, cond = [f"g := {x} - th"], "g >= 0"
     if rng.random() < 0.5:
         then, else_ = above, other
     else:
-        cond = rng.choice([f"not ({cond})", f"{x} < th"])
+        cond = rng.choice([f"not ({cond})", f"{x} < th" if not before else "g < 0"])
         then, else_ = other, above
-    body = [draw, f"if {cond} then\n      " + ";\n      ".join(then) + "\n    else\n      " +
-            ";\n      ".join(else_) + "\n    end", "i := i + 1"]
+    body = [draw] + before + [f"if {cond} then\n      " + ";\n      ".join(then) +
+                              "\n    else\n      " + ";\n      ".join(else_) + "\n    end",
+                              "i := i + 1"]
     lines.append(f"while {guard} do\n    " + ";\n    ".join(body) + "\n  end")
-    return (f"proc S (d : real list) (pub t : real) (pub eps : real+) : {rtype}\n"
+    # integer answers (counting queries): noise added to them later moves by integers
+    elem = rng.choice(["real", "real", "int"])
+    return (f"proc S (d : {elem} list) (pub t : real) (pub eps : real+) : {rtype}\n"
             f"  |- ({rng.choice(CLAIMS)}, 0) : allWithin (d<1>, d<2>, 1) /\\ eps >= 1 / 1000 ==> =\n  "
             + ";\n  ".join(lines) + ";\n  return out\nend\n")
 
