@@ -290,8 +290,8 @@ def test_a_builder_that_drops_the_per_branch_cost_is_caught_by_the_kernel(monkey
     path = APRHL / "mistakes" / "svtc_noise_too_small.pwhile"
     real_rule = derive.Builder.rule_lap
 
-    def buggy(self, s, st, case_if=None):   # the branch's shift is charged nothing
-        node, after = real_rule(self, s, st, case_if=case_if)
+    def buggy(self, s, st, case_if=None, between=()):   # the branch's shift is charged nothing
+        node, after = real_rule(self, s, st, case_if=case_if, between=between)
         if case_if is not None:
             node.data["cost"] = T.real(0)
             after = derive.State(after.vals, after.facts, st.cost)

@@ -49,6 +49,9 @@ class Shift:
     offset: Fraction
     scale: int
     at: Optional[str] = None
+    #: taken around the value the noise is later added to (``X + y``, the while-language's
+    #: ``verifier.aprhl.derive.addends``): run 2's ``X + y`` is run 1's plus ``offset``
+    added: bool = False
 
     def term(self, v1: T.Term, v2: T.Term, guard: Optional[T.Term] = None) -> T.Term:
         """``guard``: the condition ``at = v`` (required when ``at`` is set)."""
@@ -66,6 +69,8 @@ class Shift:
         out = {"offset": fraction_text(self.offset), "scale": self.scale}
         if self.at is not None:
             out["at"] = self.at
+        if self.added:
+            out["added"] = True
         return out
 
     def text(self) -> str:
@@ -73,6 +78,8 @@ class Shift:
         if self.at is not None:
             from verifier.language.resolve import written
             offset = f"({offset} if v = {written(self.at)} else 0)"
+        if self.added:
+            return f"(X + x)<2> = (X + x)<1> + {offset}"
         if not self.scale:
             return f"x<2> = x<1> + {offset}"
         return f"noise<2> = noise<1> + {offset}"
@@ -147,3 +154,18 @@ def case_templates(same_value: bool = False) -> Tuple[CaseShift, ...]:
     shifted = [Shift(o, 0) for o in sorted(OFFSETS[1:], key=lambda o: (o < 0, abs(o)))]
     plain = (IDENTITY,) if same_value else (Shift(Fraction(0), 1), IDENTITY)
     return tuple(t for s in shifted for p in plain for t in (CaseShift(s, p), CaseShift(p, s)))
+
+
+def added_templates() -> Tuple[Shift, ...]:
+    """The templates of a draw whose noise is later added to ``X`` (``X + y``) that its own
+    templates do not already give: ``X + y`` moved by a small offset (the noise's own shifts,
+    which leave ``X<2> - X<1>`` between the two runs' sums, are ``shift_templates``)."""
+    return tuple(Shift(o, 0, added=True) for o in OFFSETS)
+
+
+def added_case_templates() -> Tuple[CaseShift, ...]:
+    """The per-branch templates of such a draw beyond ``case_templates``: ``X + y`` moved by a
+    small offset on one side, the noise's identity (or ``X + y`` kept equal) on the other."""
+    kept = (Shift(Fraction(0), 1), Shift(Fraction(0), 0, added=True))
+    shifted = [Shift(o, 0, added=True) for o in sorted(OFFSETS[1:], key=lambda o: (o < 0, abs(o)))]
+    return tuple(t for s in shifted for p in kept for t in (CaseShift(s, p), CaseShift(p, s)))

@@ -97,15 +97,6 @@ class _Lockstep:
         if not b1 > 0:
             raise Desync(f"the scale of Lap at line {s.span.line} is {b1}")
         c1, c2, b1 = Fraction(c1), Fraction(c2), Fraction(b1)
-        # the templates' centre: e + X for noise added to X later (derive.effective_centres)
-        a1 = a2 = Fraction(0)
-        added = self.addends.get((s.span.line, s.span.col))
-        if added is not None:
-            try:
-                a1, a2 = Fraction(self.e1.eval(added, env1)), Fraction(self.e2.eval(added, env2))
-            except (PrivInferError, TypeError, ValueError, IndexError, KeyError):
-                raise NotImplementedError("the value the noise is added to is not defined "
-                                          "before the draw: not replayed") from None
         v = Fraction(self.source.laplace_exact(c1, b1))
         shift = self.shifts.get((s.span.line, s.span.col))
         if isinstance(shift, CaseShift):
@@ -117,6 +108,15 @@ class _Lockstep:
         if shift is not None and not hasattr(shift, "offset"):
             raise NotImplementedError("the couplings of the pointwise rule depend on the "
                                       "output value: not replayed")
+        a1 = a2 = Fraction(0)
+        if shift is not None and shift.added:
+            # taken around e + X for noise added to X later (derive.effective_centres)
+            added = self.addends.get((s.span.line, s.span.col))
+            try:
+                a1, a2 = Fraction(self.e1.eval(added, env1)), Fraction(self.e2.eval(added, env2))
+            except (PrivInferError, TypeError, ValueError, IndexError, KeyError, AttributeError):
+                raise NotImplementedError("the value the noise is added to is not defined "
+                                          "before the draw: not replayed") from None
         k = Fraction(0) if shift is None else \
             shift.offset + shift.scale * ((c2 + a2) - (c1 + a1)) + (a1 - a2)
         if k and (k.denominator != 1 or grid(b1) > 1):

@@ -191,9 +191,9 @@ class Builder:
         self.case_sites = set()
         #: the draws whose noise is added to an expression later (``addends``)
         self.addends = addends(W.common_tails_hoisted(proc.body))
-        #: the draws whose shift was taken around such an effective centre (even the
-        #: template's identity moves their noise, by X<1> - X<2>)
-        self.moved_sites = set()
+        #: the draws whose noise is added to an X that differs between the runs: their
+        #: templates include ``verifier.shifts.added_templates``
+        self.added_sites = set()
 
     # ---- obligations ------------------------------------------------------------------------
 
@@ -529,19 +529,22 @@ class Builder:
         z = T.var(WL.draw_name(s.target, s.span.line, s.span.col), T.REAL)
         key = (s.span.line, s.span.col)
         searched = self.assignment.get(key) if s.shift is None else None
-        # the templates' centre: the draw's, or e + X for noise later added to X (``addends``);
-        # a template's shift of that value is the draw's shift plus X<2> - X<1>
+        # a template marked added is taken around e + X for noise later added to X
+        # (``addends``): the draw's shift is then the template's plus X<1> - X<2>
         e1, e2, moved = self.effective_centres(s, st, c1, c2)
         if e1 is not c1:
-            self.moved_sites.add(key)
+            self.added_sites.add(key)
+
+        def term(shift) -> T.Term:
+            return moved(shift.term(e1, e2)) if shift.added else shift.term(c1, c2)
         if s.shift is None:
-            self.sites.setdefault(key, e1 == e2)
+            self.sites.setdefault(key, c1 == c2)
             if self.counters:
                 self.loop_sites.add(key)
             if self.counters and self.counters[-1] is not None:
                 self.site_counters[key] = self.counters[-1]
         facts = st.facts
-        if searched is not None and (self.shift_vars or searched != IDENTITY or e1 is not c1):
+        if searched is not None and (self.shift_vars or searched != IDENTITY):
             # a shift found by the search: run 2's output is run 1's plus k
             if isinstance(searched, CaseShift):
                 if case_if is None:
@@ -559,16 +562,16 @@ class Builder:
                 guard_side: List = []
                 g1 = self.expr(case_if.cond, probe, 1, guard_side)
                 # the per-branch shifts, for the certificate (the kernel re-derives C<1>)
-                node.data["case"] = (moved(searched.then.term(e1, e2)),
-                                     moved(searched.else_.term(e1, e2)))
+                node.data["case"] = (term(searched.then), term(searched.else_))
                 k = T.ite(g1, *node.data["case"])
             elif isinstance(searched, PointShift):
                 if self.pointwise is None or key not in self.site_counters:
                     raise NoRule("a shift that depends on the output value needs the pointwise "
                                  "rule and a loop counter", s.span)
-                k = moved(searched.term_at(self.site_counters[key], self.pointwise, e1, e2))
+                k = T.ite(T.eq(self.site_counters[key], self.pointwise), term(searched.at),
+                          term(searched.other))
             else:
-                k = moved(searched.term(e1, e2))
+                k = term(searched)
             if self.shift_vars:
                 sh = T.var(f"sh'{key[0]}d{key[1]}", T.REAL)
                 facts = st.facts + [T.eq(sh, k)]
@@ -576,7 +579,8 @@ class Builder:
             node.rule = "Lap-Shift"
             out = (WL.released(b1, z), WL.released(b1, T.add(z, k)))
             added = self.addends.get(key) if e1 is not c1 else None
-            of = f" of {W.pretty_expr(added)} + {s.target}" if added is not None else ""
+            of = f" (X = {W.pretty_expr(added)})" if added is not None and "X + " in \
+                searched.text() else ""
             node.text = (f"{s.target} := $ Lap ({W.pretty_expr(s.scale)}, {W.pretty_expr(s.center)}):"
                          f" coupled by {searched.text()}{of} (found by the shift search), cost "
                          "|k + y<1> - y<2>| / b")
@@ -1716,7 +1720,7 @@ def attempt(proc: W.Proc, types: W.ProcTypes, session: Z3Session, rlimit: Option
     report.loops = b.loops
     report.pointwise = b.pointwise is not None
     report.onesided = b.onesided
-    report.shifts = {k: v for k, v in b.assignment.items() if v != IDENTITY or k in b.moved_sites}
+    report.shifts = {k: v for k, v in b.assignment.items() if v != IDENTITY}
     report.obligations = b.obligations
     kw = {} if rlimit is None else {"rlimit": rlimit}
     failing = None

@@ -22,7 +22,8 @@ from typing import Dict, FrozenSet, List, Tuple
 from obligations import terms as T
 from verifier.aprhl.derive import attempt
 from verifier.language import whilelang as W
-from verifier.shifts import IDENTITY, case_templates, point_templates, shift_templates
+from verifier.shifts import (IDENTITY, added_case_templates, added_templates, case_templates,
+                             point_templates, shift_templates)
 
 #: at most this many derivations are built by one search
 MAX_ATTEMPTS = 24
@@ -47,7 +48,12 @@ def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, poin
         point = point_templates() if pointwise and in_loop and index_output(proc) else ()
         # a Lap followed by an if on its value: a shift per branch (Lap-Case), after them
         case = case_templates(first.sites[k]) if k in first.case_sites else ()
-        options[k] = plain[:1] + point + case + plain[1:]
+        # noise later added to a value that differs between the runs: that sum moved, after
+        # every template of the draw's own (which keep their ranks)
+        added = ()
+        if k in first.added_sites:
+            added = added_templates() + (added_case_templates() if k in first.case_sites else ())
+        options[k] = plain[:1] + point + case + plain[1:] + added
     nogoods: List[FrozenSet] = []
     order = _assignments(sites, options)
     for _ in range(MAX_ATTEMPTS):
