@@ -164,7 +164,7 @@ class Builder:
         #: the probes' answers, by (facts, goal, resource limit); shared by the derivations
         #: of one claim (``attempt``'s ``probe_cache``): the shift search rebuilds the same
         #: loops under other shifts, and most probes recur
-        self.cache: Dict[Tuple, bool] = {} if probe_cache is None else probe_cache
+        self.cache: Dict[Tuple, Verdict] = {} if probe_cache is None else probe_cache
         #: loop (line, col) -> (invariant terms, variant term) actually used
         self.loops: Dict[Tuple[int, int], dict] = {}
         #: the shift search (verifier.aprhl.search): the template chosen for each unannotated
@@ -194,6 +194,8 @@ class Builder:
         #: the draws whose noise is added to an X that differs between the runs: their
         #: templates include ``verifier.shifts.added_templates``
         self.added_sites = set()
+        #: those whose noise is added to an int (its moves are whole: on the draws' grid)
+        self.int_added_sites = set()
 
     # ---- obligations ------------------------------------------------------------------------
 
@@ -217,6 +219,12 @@ class Builder:
 
     def holds(self, facts: Sequence[T.Term], goal: T.Term) -> bool:
         """z3 proves ``facts => goal`` (the inference: never a proof by itself)."""
+        return self.probe(facts, goal) == Verdict.VERIFIED
+
+    def probe(self, facts: Sequence[T.Term], goal: T.Term) -> Verdict:
+        """What z3 says of ``facts => goal`` within the probes' resource limit: VERIFIED,
+        or UNKNOWN when it ran out (a candidate worth a second look under fewer facts), or
+        another verdict."""
         self.probes += 1
         limit = PROBE_RLIMIT if self.rlimit is None else min(self.rlimit, PROBE_RLIMIT)
         key = (tuple(_dedup(facts)), goal, limit)
@@ -226,8 +234,8 @@ class Builder:
         # the id names no report: the digest of the content is not computed
         ob = self.make(st, ENT, goal, "probe", None, "probe", ob_id="probe")
         r = discharge(ob, confirm=False, session=self.session, rlimit=limit, recheck=False)
-        self.cache[key] = r.verdict == Verdict.VERIFIED
-        return r.verdict == Verdict.VERIFIED
+        self.cache[key] = r.verdict
+        return r.verdict
 
     # ---- terms ------------------------------------------------------------------------------
 
@@ -613,10 +621,13 @@ class Builder:
         added = self.addends.get((s.span.line, s.span.col)) if s.shift is None else None
         if added is not None:
             try:
-                a1, a2 = (_coerce(self.expr(added, st, r, []), T.REAL) for r in (1, 2))
+                raw = [self.expr(added, st, r, []) for r in (1, 2)]
             except NoRule:
-                a1 = a2 = None
+                raw = None
+            a1, a2 = (None, None) if raw is None else (_coerce(t, T.REAL) for t in raw)
             if a1 is not None and a1 != a2:
+                if raw[0].sort == T.INT:
+                    self.int_added_sites.add((s.span.line, s.span.col))
                 return (T.add(c1, a1), T.add(c2, a2),
                         lambda k: T.add(k, T.sub(a1, a2)))
         return c1, c2, lambda k: k
@@ -761,19 +772,7 @@ class Builder:
         cands = self.candidates(w, st, head, carried, has_cost, entry_map)
         # Houdini: drop the candidates that do not hold on entry, then those not preserved
         cands = [(d, c) for d, c in cands if self.holds(st.facts, T.substitute(c, entry_map))]
-        for _ in range(MAX_ROUNDS):
-            inv_terms = [c for _, c in user + cands]
-            self.probing += 1
-            try:
-                body_state = State(dict(head.vals), head.facts + inv_terms + [g1, g2], head.cost)
-                _, end = self.rule_seq(list(w.body), body_state)
-            finally:
-                self.probing -= 1
-            back = self.back_map(carried, head, end, has_cost)
-            kept = [(d, c) for d, c in cands if self.holds(end.facts, T.substitute(c, back))]
-            if len(kept) == len(cands):
-                break
-            cands = kept
+        cands = self.houdini(w, head, user, cands, g1, g2, carried, has_cost)
         invariants = user + cands
         inv_terms = [c for _, c in invariants]
         variant = self.choose_variant(w, head, inv_terms, g1, carried, has_cost)
@@ -809,6 +808,39 @@ class Builder:
         after = State(dict(head.vals), head.facts + inv_terms + [T.not_(g1), T.not_(g2)],
                       head.cost)
         return node, after
+
+    def houdini(self, w: W.While, head: State, user, cands, g1, g2, carried, has_cost):
+        """The largest subset of ``cands`` the body preserves (with the ``user`` invariants),
+        by dropping the candidates not proved preserved until none is. A candidate dropped
+        because z3 ran out of resources (not refuted) gets one second chance once the fixpoint
+        is reached: the false candidates gone, its proof may have become easy; a first
+        fixpoint's candidate that fails then is dropped for good."""
+        retry: List = []
+        for second in (False, True):
+            for _ in range(MAX_ROUNDS):
+                inv_terms = [c for _, c in user + cands]
+                self.probing += 1
+                try:
+                    body_state = State(dict(head.vals), head.facts + inv_terms + [g1, g2],
+                                       head.cost)
+                    _, end = self.rule_seq(list(w.body), body_state)
+                finally:
+                    self.probing -= 1
+                back = self.back_map(carried, head, end, has_cost)
+                kept = []
+                for d, c in cands:
+                    verdict = self.probe(end.facts, T.substitute(c, back))
+                    if verdict == Verdict.VERIFIED:
+                        kept.append((d, c))
+                    elif verdict == Verdict.UNKNOWN and not second:
+                        retry.append((d, c))
+                if len(kept) == len(cands):
+                    break
+                cands = kept
+            if second or not retry:
+                break
+            cands = cands + [dc for dc in retry if dc not in cands]
+        return cands
 
     def back_map(self, carried, head: State, end: State, has_cost: bool) -> Dict[T.Var, T.Term]:
         back: Dict[T.Var, T.Term] = {}

@@ -48,12 +48,17 @@ def search_shifts(proc: W.Proc, types: W.ProcTypes, session, rlimit, first, poin
         point = point_templates() if pointwise and in_loop and index_output(proc) else ()
         # a Lap followed by an if on its value: a shift per branch (Lap-Case), after them
         case = case_templates(first.sites[k]) if k in first.case_sites else ()
-        # noise later added to a value that differs between the runs: that sum moved, after
-        # every template of the draw's own (which keep their ranks)
+        # noise later added to a value that differs between the runs: that sum moved. Added
+        # to an int (counting queries), its moves are whole and come first; added to a real,
+        # they are seldom on the draws' grid and come after every template of the draw's own
         added = ()
         if k in first.added_sites:
-            added = added_templates() + (added_case_templates() if k in first.case_sites else ())
-        options[k] = plain[:1] + point + case + plain[1:] + added
+            # per branch first, as the draw's own
+            added = (added_case_templates() if k in first.case_sites else ()) + added_templates()
+        if k in first.int_added_sites:
+            options[k] = plain[:1] + point + added + case + plain[1:]
+        else:
+            options[k] = plain[:1] + point + case + plain[1:] + added
     nogoods: List[FrozenSet] = []
     order = _assignments(sites, options)
     for _ in range(MAX_ATTEMPTS):
