@@ -30,6 +30,7 @@ from typing import List, Optional, Tuple
 from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import replace
+from obligations import vocabulary as V
 from verifier.language import ast as A
 from verifier.language.invariants import (POINT, argmax_val, support_helpers, support_term,
                                           val_domains)
@@ -61,10 +62,12 @@ def countable(t: Optional[A.SimpleType]) -> bool:
 
 
 def countable_part(t: Optional[A.SimpleType]) -> Optional[Tuple[Optional[int], ...]]:
-    """``D``: ``(None,)`` when ``t`` is countable, the countable components of a tuple type,
-    or None (the pointwise rule does not apply)."""
+    """``D``: ``(None,)`` when ``t`` is countable, the countable components of a tuple type
+    or of the tuples of a list type (D maps the list), or None (the pointwise rule does not apply)."""
     if countable(t):
         return (None,)
+    if isinstance(t, A.TList):  # D maps each tuple of the list to its countable components
+        t = t.elem
     if isinstance(t, A.TTuple):
         return tuple(i for i, item in enumerate(t.items) if countable(item)) or None
     return None
@@ -76,6 +79,10 @@ def part_terms(value: SymValue, part) -> Optional[List[T.Term]]:
         items = [value]
     elif isinstance(value, TupleV):
         items = [value.items[i] for i in part if i < len(value.items)]
+    elif isinstance(value, Scalar) and V.tuple_components(V.list_key_of(value.term.sort)):
+        if max(part) >= len(V.tuple_components(V.list_key_of(value.term.sort))):
+            return None
+        return [V.list_part(value.term, i) for i in part]
     else:
         return None
     out: List[T.Term] = []

@@ -87,6 +87,23 @@ def tuple_get(key: str, index: int, element: T.Term) -> T.Term:
     return _fn(f"get{index + 1}_{_ident(key)}", (element.sort,), comp)(element)
 
 
+def list_part(lst: T.Term, index: int) -> T.Term:
+    """The list of components ``index`` (from 0) of a list of tuples ``lst`` (``map (fun t ->
+    t.index) lst``): read off a ``cons`` / ``[]`` directly (the map's defining equations), an
+    uninterpreted ``partI_K`` of ``lst`` otherwise. The projection of an output of type
+    ``(bool * real) list`` on its countable part (the Pointwise rule's ``D``)."""
+    key = list_key_of(lst.sort)
+    components = tuple_components(key)
+    if components is None or not 0 <= index < len(components):
+        raise ValueError(f"{lst.sort.name} is not a list of tuples with a component {index + 1}")
+    out = list_sort(components[index])
+    if isinstance(lst, T.Apply) and lst.func.name == "cons":
+        return cons(tuple_get(key, index, lst.args[0]), list_part(lst.args[1], index))
+    if isinstance(lst, T.Apply) and lst.func.name == nil_name(key):
+        return nil(out)
+    return _fn(f"part{index + 1}_{_ident(key)}", (lst.sort,), out)(lst)
+
+
 def fin_size(key: Optional[str]) -> Optional[int]:
     """3 for ``fin3``; None for other element keys."""
     return int(key[3:]) if key and key.startswith("fin") else None

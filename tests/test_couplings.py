@@ -325,3 +325,103 @@ def test_dumps_is_deterministic_with_couplings():
     b = claims_and_certificate(text)[1]
     a.pop("timings"), b.pop("timings")
     assert certify.dumps(a) == certify.dumps(b)
+
+
+# ---- the pointwise rule over a list of tuples ---------------------------------------------------
+
+NUM_SVT = f"""
+val num :: {CLOSE} -> {{th :: real | th<2> = th<1> + 1.0}} -> {{n :: nat | =}} -> {{e :: real+ | =}}
+        -> M[DP(3.0 * e * n)] {{r :: (bool * real) list | =}}
+let rec num qs th n e = match qs with
+  | [] -> return []
+  | q :: rest ->
+    if n = 0 then return []
+    else
+      mlet x = lapMech (e, q) in
+      if x >= th then
+        mlet y = lapMech (e, q) in
+        mlet r = num rest th (n - 1) e in
+        return ((true, y) :: r)
+      else
+        mlet r = num rest th n e in
+        return ((false, 0.0) :: r)
+"""
+
+GAP_SVT = f"""
+val gap :: {CLOSE} -> {{th :: real | th<2> = th<1> + 1.0}} -> {{n :: nat | =}} -> {{e :: real+ | =}}
+        -> M[DP(2.0 * e * n)] {{r :: (bool * real) list | =}}
+let rec gap qs th n e = match qs with
+  | [] -> return []
+  | q :: rest ->
+    if n = 0 then return []
+    else
+      mlet x = lapMech (e, q) in
+      if x >= th then
+        mlet r = gap rest th (n - 1) e in
+        return ((true, x - th) :: r)
+      else
+        mlet r = gap rest th n e in
+        return ((false, 0.0) :: r)
+
+val gapSvt :: {CLOSE} -> {{thr :: real | =}} -> {{c :: nat | =}} -> {EPS}
+           -> M[DP(eps)] {{r :: (bool * real) list | =}}
+let gapSvt qs thr c eps =
+  if c = 0 then return []
+  else
+    mlet th = lapMech (eps / 2.0, thr) in
+    gap qs th c (eps / (4.0 * c))
+"""
+
+
+def test_list_part_unfolds_on_constructors_only():
+    from obligations import vocabulary as V
+    key = V.tuple_key(["bool", "real"])
+    a, b = T.var("a", T.BOOL), T.var("b", T.REAL)
+    rest = T.var("rest", V.list_sort(key))
+    lst = V.cons(V.tuple_make(key, [a, b]), rest)
+    assert V.list_part(lst, 0) == V.cons(a, V.list_part(rest, 0))
+    assert V.list_part(V.nil(V.list_sort(key)), 1) == V.nil(V.list_sort("real"))
+    assert V.list_part(rest, 0).sort == V.list_sort("bool")
+    with pytest.raises(ValueError):
+        V.list_part(T.var("l", V.list_sort("bool")), 0)
+
+
+def test_outputs_that_are_lists_of_pairs_split_on_their_countable_components():
+    """NumSVT and GapSVT returning one (bool * real) list: D maps each pair to its flag."""
+    claims, cert, _ = verified(NUM_SVT)
+    assert "Case-Output" in rules(cert, "num")
+    assert "Pointwise" in rules(cert, "num")
+    verified(GAP_SVT)
+
+
+@pytest.mark.parametrize("edit", [
+    ("return ((true, y) :: r)", "return ((true, x) :: r)"),           # the noisy answer released
+    ("return ((false, 0.0) :: r)", "return ((false, x) :: r)"),       # ... in the other branch
+    ("M[DP(3.0 * e * n)]", "M[DP(2.0 * e * n)]"),                     # the budget undercharged
+    ("return ((false, 0.0) :: r)", "return ((true, 0.0) :: r)"),      # the flags no longer differ
+])
+def test_broken_twins_of_the_pairs_are_not_verified(edit):
+    text = NUM_SVT.replace(*edit)
+    assert text != NUM_SVT
+    not_verified(text, "num")
+
+
+def test_gap_svt_pairs_releasing_the_noisy_answer_are_not_verified():
+    text = GAP_SVT.replace("(true, x - th)", "(true, x)")
+    assert text != GAP_SVT
+    not_verified(text, "gap")
+
+
+def test_case_output_over_pairs_whose_flags_overlap_is_refused(monkeypatch):
+    """The kernel recomputes the pairs' countable part: flags equal in both branches are caught."""
+    overlap = NUM_SVT.replace("return ((false, 0.0) :: r)", "return ((true, 0.0) :: r)")
+
+    def bug(patch):
+        real = couplings.disjointness
+
+        def wishful(b, ctx, e, part):
+            obs = real(b, ctx, e, part)
+            return None if obs is None else [b.oblige(ctx, obs[0].kind, T.TRUE, "wishful",
+                                                      e.span, "Case-Output")] + obs[1:]
+        patch.setattr(couplings, "disjointness", wishful)
+    kernel_refuses(monkeypatch, overlap, "num", bug, "differ in their discrete part")

@@ -79,6 +79,12 @@ GOOD = {
         'SVTCounts':
             'SVTCounts is (eps, 0)-differentially private with respect to allWithin (cnts<1>, cnts<2>, 1), for c >= 1',
     },
+    'ok_p03_numsvt_pairs.pinf': {
+        'num':
+            'num is (3.0 * e * n, 0)-differentially private with respect to allWithin (qs<1>, qs<2>, 1.0) on its 1st argument and th<2> = th<1> + 1.0 on its 2nd argument',
+        'numericSvt':
+            'numericSvt is (eps, 0)-differentially private with respect to allWithin (qs<1>, qs<2>, 1.0) on its 1st argument',
+    },
     'ok_w06_gapsvt_int_queries_noise_added.pwhile': {
         'GapInt':
             'GapInt is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for c >= 1',
@@ -146,12 +152,7 @@ GOOD = {
 }
 
 #: true claims not verified today (class 2): file -> the rule / message that blocks them
-TRUE_NOT_VERIFIED = {   'ok_p03_numsvt_pairs.pinf': "(2) V003 'the two runs may take different branches of this if; "
-                                "its branches do not apply the same function': NumSVT returning "
-                                'one (bool * real) list: Case-Output needs a discrete part of the '
-                                'output to split on, and projects none from a list of tuples (the '
-                                'same program returning bool list * real list verifies)',
-    'ok_p04_gapsvt_minus_one.pinf': '(2) V003 as ok_p03: GapSVT returning one real list with -1.0 '
+TRUE_NOT_VERIFIED = {   'ok_p04_gapsvt_minus_one.pinf': '(2) V003: GapSVT returning one real list with -1.0 '
                                     "for a query below: the branches' outputs are disjoint only "
                                     'through the guard (x - th >= 0 > -1), and a real list has no '
                                     'discrete part for Case-Output',

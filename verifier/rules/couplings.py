@@ -48,6 +48,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import field, record, replace
+from obligations.vocabulary import list_key_of, list_part, tuple_components
 from verifier.language import ast as A
 from verifier.language.invariants import (POINT, argmax_roles, argmax_val, loop_direction,
                                           support_helpers, support_term, val_domains)
@@ -244,10 +245,13 @@ def discrete(t: Optional[A.SimpleType]) -> bool:
 def discrete_part(t: Optional[A.SimpleType]) -> Optional[Tuple[Optional[int], ...]]:
     """The discrete part ``D`` of the outputs of type ``t`` the Pointwise rule ranges over:
     ``(None,)`` for a countable type (D is the identity), the positions of the countable
-    components of a tuple (the others must then be equal in both runs wherever D is ``v``),
-    or None when there is no such part."""
+    components of a tuple or of the tuples of a list (D maps each tuple of the list to those
+    components; the others must then be equal in both runs wherever D is ``v``), or None when
+    there is no such part."""
     if discrete(t):
         return (None,)
+    if isinstance(t, A.TList):  # a list of tuples: the lists of their countable components
+        t = t.elem
     if isinstance(t, A.TTuple):
         positions = tuple(i for i, item in enumerate(t.items) if discrete(item))
         return positions or None
@@ -262,6 +266,8 @@ def project(value: SymValue, part: Tuple[Optional[int], ...]) -> Optional[List[T
         items = [value]
     elif isinstance(value, TupleV):
         items = [value.items[i] for i in part]
+    elif isinstance(value, Scalar) and tuple_components(list_key_of(value.term.sort)):
+        return [list_part(value.term, i) for i in part]
     else:
         return None
     out: List[T.Term] = []
