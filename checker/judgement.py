@@ -739,17 +739,20 @@ class Proof:
         if len(doms) < len(args):
             return None
         same, pre, witnesses, inside, diagonal = env, [], [], [], []
+        parts = [refinement_parts(dom) for dom in doms]
         try:
-            for dom, a in zip(doms, args):
-                var, base, assertions = refinement_parts(dom)
+            for k, a in enumerate(args):
+                var, base, assertions = parts[k]
                 if isinstance(base, (A.RMonad, A.RArrow)):
                     continue
                 if a is None or not isinstance(base, A.RSimple):
                     return None
                 pre += _facts(base.type, a)
                 b = a
+                later = [e for _, _, es in parts[k + 1:] for e in es]
                 if var is not None and isinstance(a, Scalar) and \
-                        a.term.sort in (T.REAL, T.INT, T.BOOL) and _reads_both(var, assertions):
+                        a.term.sort in (T.REAL, T.INT, T.BOOL) \
+                        and _reads_both(var, assertions, later):
                     w = self.fresh(f"{source_name(var)}_w", a.term.sort)
                     witnesses.append(w)
                     b = Scalar(w)
@@ -768,14 +771,14 @@ class Proof:
         return [c for c in pre if c != T.TRUE]
 
 
-def _reads_both(var: str, assertions: Sequence[A.Expr]) -> bool:
-    """A conjunct of ``var``'s refinement (or the conclusion of an implication) relates an
-    expression of ``var<1>`` to one of ``var<2>`` by = or an inequality (not ``var<1> =
-    var<2>``, and no conjunct says the runs are equal): the diagonal
-    ``(a, a)`` may not satisfy it."""
+def _reads_both(var: str, assertions: Sequence[A.Expr], later: Sequence[A.Expr] = ()) -> bool:
+    """A conjunct of ``var``'s refinement or of a later parameter's (``later``; or the
+    conclusion of an implication) relates an expression of ``var<1>`` to one of ``var<2>`` by
+    = or an inequality (not ``var<1> = var<2>``, and no conjunct of ``var``'s own refinement
+    says the runs are equal): the diagonal ``(a, a)`` may not satisfy it."""
     if says_equal(var, assertions):
         return False
-    todo = list(assertions)
+    todo = list(assertions) + list(later)
     while todo:
         a = todo.pop()
         if isinstance(a, A.Conj):

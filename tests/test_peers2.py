@@ -85,6 +85,10 @@ GOOD = {
         'numericSvt':
             'numericSvt is (eps, 0)-differentially private with respect to allWithin (qs<1>, qs<2>, 1.0) on its 1st argument',
     },
+    'ok_p05_noisy_max_started_flag.pinf': {
+        'noisyMax':
+            'noisyMax is (eps, 0)-differentially private with respect to allWithin (scores<1>, scores<2>, 1.0) on its 1st argument',
+    },
     'ok_w06_gapsvt_int_queries_noise_added.pwhile': {
         'GapInt':
             'GapInt is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for c >= 1',
@@ -156,11 +160,6 @@ TRUE_NOT_VERIFIED = {   'ok_p04_gapsvt_minus_one.pinf': '(2) V003: GapSVT return
                                     "for a query below: the branches' outputs are disjoint only "
                                     'through the guard (x - th >= 0 > -1), and a real list has no '
                                     'discrete part for Case-Output',
-    'ok_p05_noisy_max_started_flag.pinf': "(2) V007 'the recursive function best needs a val': "
-                                          'Report Noisy Max as one loop from index 0 with a '
-                                          "`started` flag: Pointwise-Value's argmax template fits "
-                                          'only the loop called after the first answer is peeled '
-                                          'off',
     'ok_p08_expmech_max_countdown.pinf': "(2) V005 'the candidate list of expMech is not empty': "
                                          'candidates indicesBelow (size qs) under `_ :: _`: the '
                                          "vals of the user's helpers state no length, and the "

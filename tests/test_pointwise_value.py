@@ -236,3 +236,51 @@ def test_the_kernel_states_the_direction_from_the_source(monkeypatch):
     _, cert = checked(NOISY_MIN)
     monkeypatch.setattr(I, "loop_direction", lambda decl, roles: 1)
     assert not kernel.check(cert).valid
+
+
+# ---- one loop from index 0 with a `started` flag -------------------------------------------
+
+STARTED = """
+let rec best scores (i : int) (bi : int) (bv : real) (started : bool) eps = match scores with
+  | [] -> return bi
+  | s :: more ->
+    mlet y = lapMech (eps / 2.0, s) in
+    if (not started) || y > bv then best more (i + 1) i y true eps
+    else best more (i + 1) bi bv true eps
+
+val noisyMax :: {scores :: real list | allWithin (scores<1>, scores<2>, 1.0)} -> {eps :: real+ | =}
+             -> M[DP(eps)] {r :: int | =}
+let noisyMax scores eps = best scores 0 0 0.0 false eps
+"""
+
+
+def test_roles_of_a_loop_with_a_started_flag():
+    program = resolve(parse_program(STARTED, "started.pinf"))
+    roles = I.argmax_roles(program.find_let("best"))
+    assert (roles.items, roles.counter, roles.index, roles.value, roles.flag) == (0, 1, 2, 3, 4)
+    assert roles.same == (5,)
+
+
+@pytest.mark.parametrize("condition", ["y > bv", "bv < y", "y >= bv"])
+def test_noisy_max_with_a_started_flag_is_verified(condition):
+    claims, cert = checked(STARTED.replace("y > bv", condition))
+    assert claims["noisyMax"].verdict == VERIFIED, claims["noisyMax"].failure
+    assert "Pointwise-Value" in [n["rule"] for n in cert["nodes"]]
+
+
+def test_noisy_min_with_a_started_flag_is_verified():
+    claims, _ = checked(STARTED.replace("y > bv", "y < bv"))
+    assert claims["noisyMax"].verdict == VERIFIED, claims["noisyMax"].failure
+
+
+@pytest.mark.parametrize("change", [
+    ("lapMech (eps / 2.0, s)", "lapMech (eps, s)"),                          # noise too small
+    ("(not started) || y > bv", "(not started) || s > bv"),                  # the exact score
+    ("best more (i + 1) i y true eps", "best more (i + 1) i s true eps"),    # kept exactly
+    ("M[DP(eps)]", "M[DP(eps / 2.0)]"),                                      # undercharged
+])
+def test_broken_twins_of_the_started_flag_loop_are_not_verified(change):
+    text = STARTED.replace(*change)
+    assert text != STARTED
+    claims, _ = checked(text)
+    assert claims["noisyMax"].verdict != VERIFIED

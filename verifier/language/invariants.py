@@ -45,6 +45,9 @@ class ArgmaxRoles:
     index: int
     value: int
     same: tuple
+    #: a boolean "started" parameter every recursive call passes ``true`` (the first answer
+    #: is taken whatever it is, instead of being peeled off before the loop), or None
+    flag: Optional[int] = None
 
 
 def argmax_roles(decl: A.LetDecl) -> Optional[ArgmaxRoles]:
@@ -62,7 +65,7 @@ def argmax_roles(decl: A.LetDecl) -> Optional[ArgmaxRoles]:
     calls = [args for args in _calls(m.cons_body, decl.name) if len(args) == len(names)]
     if not calls or len(calls) != sum(1 for _ in _calls(m.cons_body, decl.name)):
         return None
-    counter, same, updated = None, [], []
+    counter, flag, same, updated = None, None, [], []
     for k, name in enumerate(names):
         at = [args[k] for args in calls]
         if k == items:
@@ -74,12 +77,14 @@ def argmax_roles(decl: A.LetDecl) -> Optional[ArgmaxRoles]:
                  and a.left.name == name and isinstance(a.right, A.IntLit)
                  and a.right.value == 1 for a in at) and counter is None:
             counter = k
+        elif all(isinstance(a, A.BoolLit) and a.value for a in at) and flag is None:
+            flag = k
         else:
             updated.append(k)
     if counter is None or index not in updated or len(updated) != 2:
         return None
     value = updated[0] if updated[1] == index else updated[1]
-    return ArgmaxRoles(items, counter, index, value, tuple(same))
+    return ArgmaxRoles(items, counter, index, value, tuple(same), flag)
 
 
 def _calls(e: A.Expr, name: str):
@@ -134,6 +139,20 @@ def argmax_invariant(decl: A.LetDecl, roles: ArgmaxRoles, bound: Fraction,
         passed, A.Implies(kept, op(">=" if direction > 0 else "<=", run(bv, 2),
                                    op("+", run(bv, 1), gap)), span), span),
         span)
+    if roles.flag is not None:
+        # before the first answer (the flag false in both runs) the best index is equal in
+        # the runs and nothing is known of the best value; after it, the invariant above
+        later = max(later, roles.flag)
+        f = A.Var(names[roles.flag], span)
+        started = A.Conj(assertions[roles.index], assertions[roles.value], span)
+        waiting = op("=", run(bi, 1), run(bi, 2))
+        together = op("=", run(f, 1), run(f, 2))
+        combined = A.Conj(together, A.Conj(
+            A.Implies(run(f, 1), started, span),
+            A.Implies(A.UnOp("not", run(f, 1), span), waiting, span), span), span)
+        true = A.BoolLit(True, span)
+        assertions[roles.index] = assertions[roles.value] = true
+        assertions[later] = combined
     out = "r#0"
     body: A.RType = A.RRefine(out, A.RSimple(types[roles.index], span),
                               A.Implies(op("=", A.RunVar(out, 1, span), v),
@@ -142,7 +161,7 @@ def argmax_invariant(decl: A.LetDecl, roles: ArgmaxRoles, bound: Fraction,
     rt: A.RType = A.RMonad(A.Divergence("DP", index, span), None, body, span)
     for k in reversed(range(len(names))):
         assertion = A.SameRuns(span) if k in roles.same or k == roles.counter \
-            else assertions[k]
+            else assertions.get(k, A.SameRuns(span))
         rt = A.RArrow(A.RRefine(names[k], A.RSimple(types[k], span), assertion, span), rt, span)
     return A.ValDecl(decl.name, rt, span)
 
@@ -213,8 +232,9 @@ def loop_direction(decl: A.LetDecl, roles: ArgmaxRoles) -> int:
     names = [p.name for p in decl.params]
     best = names[roles.value]
     for node in A.descendants(decl.body):
-        if not isinstance(node, A.If) or not isinstance(node.cond, A.BinOp) \
-                or node.cond.op not in ("<", "<=", ">", ">="):
+        cond = _comparison(node.cond, names[roles.flag] if roles.flag is not None else None) \
+            if isinstance(node, A.If) else None
+        if cond is None:
             continue
         kept = [_value_kept(args[roles.value], best)
                 for branch in (node.then, node.else_)
@@ -225,14 +245,26 @@ def loop_direction(decl: A.LetDecl, roles: ArgmaxRoles) -> int:
                     for a in args[roles.value:roles.value + 1]), None)
         if not isinstance(new, A.Var):
             continue
-        coeff = _coefficient(node.cond.left, new.name)
-        other = _coefficient(node.cond.right, new.name)
+        coeff = _coefficient(cond.left, new.name)
+        other = _coefficient(cond.right, new.name)
         if coeff is None or other is None or coeff == other:
             continue
-        grows = (coeff - other > 0) == (node.cond.op in (">", ">="))
+        grows = (coeff - other > 0) == (cond.op in (">", ">="))
         # the then branch takes the new value when kept[1] (the else keeps the best)
         return 1 if grows == kept[1] else -1
     return 1
+
+
+def _comparison(cond: A.Expr, flag: Optional[str]) -> Optional[A.BinOp]:
+    """The comparison ``l op r`` of an if's condition that decides the best value: the
+    condition itself, or with a started flag ``f``, the comparison of ``not f || l op r``."""
+    if flag is not None and isinstance(cond, A.BinOp) and cond.op == "||" \
+            and isinstance(cond.left, A.UnOp) and cond.left.op == "not" \
+            and isinstance(cond.left.operand, A.Var) and cond.left.operand.name == flag:
+        cond = cond.right
+    if isinstance(cond, A.BinOp) and cond.op in ("<", "<=", ">", ">="):
+        return cond
+    return None
 
 
 def _value_kept(arg: A.Expr, best: str) -> bool:

@@ -465,17 +465,20 @@ def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], ru
     witnesses: List[T.Var] = []
     related: List[T.Term] = []   # P(a, w), with w existential
     reflexive: List[T.Term] = []  # P(a, a)
+    parts = [refinement_parts(dom) for dom in doms]
     try:
-        for dom, a in zip(doms, args):
-            var, base, assertions = refinement_parts(dom)
+        for k, a in enumerate(args):
+            var, base, assertions = parts[k]
             if isinstance(base, (A.RMonad, A.RArrow)):
                 continue
             if a is None or not isinstance(base, A.RSimple):
                 return None
             pre += _ranges(simple_of(base), a)
             other = a
+            later = [x for _, _, xs in parts[k + 1:] for x in xs]
             if var is not None and isinstance(a, Scalar) and \
-                    a.term.sort in (T.REAL, T.INT, T.BOOL) and _relates_runs(var, assertions):
+                    a.term.sort in (T.REAL, T.INT, T.BOOL) \
+                    and _relates_runs(var, assertions, later):
                 w = builder.fresh(f"{source_name(var)}_w", a.term.sort)
                 witnesses.append(w)
                 other = Scalar(w)
@@ -494,14 +497,18 @@ def call_precondition(builder, name: str, args: Sequence[Optional[SymValue]], ru
     return [c for c in pre if c != T.boolean(True)]
 
 
-def _relates_runs(var: str, assertions: Sequence[A.Expr]) -> bool:
-    """Some conjunct of the refinement of ``var`` (or the conclusion of an implication) is an
-    equation or an inequality between an expression of ``var<1>`` and one of ``var<2>`` other
-    than ``var<1> = var<2>`` (``t<2> = t<1> + 1.0``: a coupled threshold), which the diagonal ``(a, a)`` does not satisfy: the other run's value is
-    then an existential witness (and none when a conjunct says the runs are equal)."""
+def _relates_runs(var: str, assertions: Sequence[A.Expr], later: Sequence[A.Expr] = ()
+                  ) -> bool:
+    """Some conjunct of the refinement of ``var`` or of a later parameter's (``later``; or
+    the conclusion of an implication, or a branch of a conjunction) is an equation or an
+    inequality between an expression of ``var<1>`` and one of ``var<2>`` other than
+    ``var<1> = var<2>`` (``t<2> = t<1> + 1.0``: a coupled threshold; a best value that a
+    later flag's refinement relates), which the diagonal ``(a, a)`` does not satisfy: the
+    other run's value is then an existential witness (and none when a conjunct of ``var``'s
+    own refinement says the runs are equal)."""
     if _shared(var, assertions):
         return False
-    todo = list(assertions)
+    todo = list(assertions) + list(later)
     while todo:
         a = todo.pop()
         if isinstance(a, A.Conj):
