@@ -131,7 +131,11 @@ def assume_point(p: Proof, val: A.ValDecl, decl: A.LetDecl, node: Node) -> None:
     drawn = base.type if isinstance(base, A.RSimple) else None
     if countable_part(drawn) != (None,):
         raise Reject("Pointwise-Value proves a claim whose output is countable", decl.span)
-    point = p.fresh("v", translated(lambda: L.sort_of_type(drawn), decl.span))
+    sort = translated(lambda: L.sort_of_type(drawn), decl.span)
+    if sort is None:
+        raise Reject("Pointwise-Value names the output value: its type needs one sort "
+                     "(not a tuple)", decl.span)
+    point = p.fresh("v", sort)
     p.point = point
     p.top_env = p.top_env.bind(POINT, Scalar(point), Scalar(point))
     for helper_node in node.premises[1:]:

@@ -665,3 +665,14 @@ def test_one_program_can_be_replayed(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["generated"] == 1 and code in (0, 1)
     assert check_case(program_seed(3, 5), Config()).text
+
+
+@pytest.mark.parametrize("seed", [4471, 4731, 6624, 8031])
+def test_noisy_max_programs_are_generated_and_judged_without_failure(seed):
+    """Report Noisy Max (started flag or peeled first answer, broken scales and kept values)
+    is generated for entries over an allWithin list and judged without failure."""
+    draft = generate(seed)
+    assert "noisy max" in draft.tags
+    case = check_case(seed)
+    assert case.status == "checked" and case.failures == [], case.failures
+    assert "let rec best" in case.text

@@ -284,3 +284,25 @@ def test_broken_twins_of_the_started_flag_loop_are_not_verified(change):
     assert text != STARTED
     claims, _ = checked(text)
     assert claims["noisyMax"].verdict != VERIFIED
+
+
+def test_an_argmax_loop_under_a_tuple_output_is_unknown_not_a_crash():
+    """Found by `privinfer fuzz` (noisy max programs): Pointwise-Value names the output value,
+    which a tuple output has no one sort for; the claim is left unknown."""
+    text = """
+let rec best (qs : real list) (i : int) (bi : int) (bv : real) (eps : real) = match qs with
+  | [] -> return bi
+  | s :: more ->
+    mlet y = lapMech (0.5 * eps, s) in
+    if y > bv then best more (i + 1) i y eps else best more (i + 1) bi bv eps
+
+val main :: {l :: real list | allWithin (l<1>, l<2>, 1.0)} -> {eps :: real+ | =}
+         -> M[DP(eps)] {r :: bool * bool | =}
+let main db eps =
+  mlet w = match db with
+    | [] -> return 0
+    | q :: qs -> mlet y = lapMech (0.5 * eps, q) in best qs 1 0 y eps
+  in return (true, false)
+"""
+    claims, _ = checked(text)
+    assert claims["main"].verdict != VERIFIED

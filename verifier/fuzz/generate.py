@@ -504,7 +504,7 @@ class _Gen(PaperRules):
     def entry_result(self, ctx: Ctx) -> tuple:
         rng = self.rng
         if "refinement allWithin" in self.tags and self.chance(0.7):   # the Sparse Vector family
-            return rng.choice((M(LIST(BOOL)), M(LIST(BOOL)), M(BOOL), M(LIST(REAL))))
+            return rng.choice((M(LIST(BOOL)), M(LIST(BOOL)), M(BOOL), M(LIST(REAL)), M(INT)))
         r = rng.random()
         if r < 0.45:
             return M(BOOL)
@@ -693,6 +693,8 @@ class _Gen(PaperRules):
             holes += [(1.0, self.r_return_of_hole), (0.8, self.r_mechanism), (0.4, self.r_hellinger)]
             if self.queries(t):
                 holes.append((3.0, self.r_sparse_vector))
+            if t == M(INT) and "refinement allWithin" in self.tags:
+                holes.append((3.0, self.r_noisy_max))
             holes += [(1.2, self.r_higher_order), (0.8, self.r_posterior), (2.0, self.r_parallel)]
         else:
             holes += [(1.5, self.r_rec_helper), (0.8, self.r_range_call)]
@@ -725,6 +727,8 @@ class _Gen(PaperRules):
         ranges = [(1.2, self.r_range_call), (0.2, self.r_range_let)]
         if tag == "M":
             couplings = [(4.0, self.r_sparse_vector)] if self.queries(t) else []
+            if t == M(INT) and "refinement allWithin" in self.tags and self.helper_depth == 0:
+                couplings.append((3.0, self.r_noisy_max))
             return generic + couplings + [(2.0, self.r_return), (1.6, self.r_mlet), (2.4, self.r_mechanism),
                               (1.8, self.r_let_computation), (0.4, self.r_observe), (0.3, self.r_ran_infer),
                               (0.12, self.r_local_rec_m), (0.5, self.r_var), (0.35, self.r_hellinger),
@@ -1100,6 +1104,63 @@ class _Gen(PaperRules):
             self.tops.append(TopDef(name, fn_type, 3, has_val=False))
         eps_arg = self.eps_expr(ctx)
         return ast.MLet(pvar(tn), threshold, app(var(name), var(source.name), var(tn), eps_arg))
+
+    def r_noisy_max(self, t, ctx, depth):
+        """Report Noisy Max over a private list of reals refined by ``allWithin`` (LICS 2016
+        §6): a new recursive helper without a val keeps the index of the largest (or smallest)
+        Laplace release, either started from index 0 with a ``started`` flag (``not started ||
+        y > bv``) or called after the first answer is peeled off. The noise scale (``eps / 2``
+        correct, ``eps`` broken), the comparison and what is kept as the best value (the noisy
+        answer, or, broken, the exact one) vary."""
+        rng = self.rng
+        lists = [b for b in ctx.visible().values() if b.type == LIST(REAL) and b.private]
+        if t != M(INT) or not lists or "refinement allWithin" not in self.tags \
+                or not self.builtin_usable("lapMech", ctx) or self.helper_depth != 0:
+            return None
+        source = rng.choice(lists)
+        self.tags.add("noisy max")
+        name = self.fresh("best")
+        qs, i, bi, bv, flag, e, s_, more, y = (self.fresh(n) for n in (
+            "qs", "i", "bi", "bv", "started", "eps", "s", "more", "y"))
+        scale = rng.choices((Fraction(1, 2), Fraction(1)), (5, 1))[0]
+        if scale != Fraction(1, 2):
+            self.tags.add("noisy max: noise too small")
+        noise = call("lapMech", var(e) if scale == 1 else binop("*", real(scale), var(e)), var(s_))
+        comparison = rng.choices((">", ">=", "<", "<="), (4, 2, 2, 1))[0]
+        kept = var(y)
+        if self.chance(0.1):
+            self.tags.add("noisy max: exact value kept")
+            kept = var(s_)
+        started = self.chance(0.5)
+        test: ast.Expr = binop(comparison, var(y), var(bv))
+        if started:
+            self.tags.add("noisy max: started flag")
+            test = binop("||", ast.UnOp("not", var(flag)), test)
+        tail_flag = (ast.BoolLit(True),) if started else ()
+
+        def again(best_i, best_v):
+            return app(var(name), var(more), binop("+", var(i), intlit(1)), best_i, best_v,
+                       *tail_flag, var(e))
+        body = ast.Match(var(qs), ast.Return(var(bi)), s_, more,
+                         ast.MLet(pvar(y), noise,
+                                  ast.If(test, again(var(i), kept), again(var(bi), var(bv)))))
+        params = [(qs, LIST(REAL)), (i, INT), (bi, INT), (bv, REAL)] \
+            + ([(flag, BOOL)] if started else []) + [(e, REAL)]
+        self.before.append(ast.LetDecl(name, tuple(pvar(p, pt) for p, pt in params), body,
+                                       recursive=True))
+        fn_type = t
+        for _, pt in reversed(params):
+            fn_type = FUN(pt, fn_type)
+        self.tops.append(TopDef(name, fn_type, len(params), has_val=False))
+        eps_arg = self.eps_expr(ctx)
+        if started:
+            return app(var(name), var(source.name), intlit(0), intlit(0), real(Fraction(0)),
+                       ast.BoolLit(False), eps_arg)
+        first, rest, y0 = self.fresh("q"), self.fresh("qs"), self.fresh("y")
+        e0 = binop("*", real(scale), eps_arg)
+        peeled = ast.MLet(pvar(y0), call("lapMech", e0, var(first)),
+                          app(var(name), var(rest), intlit(1), intlit(0), var(y0), eps_arg))
+        return ast.Match(var(source.name), ast.Return(intlit(0)), first, rest, peeled)
 
     def r_learner(self, t, ctx, depth):
         """The posterior mean after an observe-fold over a list: a new top-level recursive

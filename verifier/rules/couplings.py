@@ -656,7 +656,8 @@ def prove_by_coupling(program: A.Program, typed, val: A.ValDecl, *, rlimit=None,
         modes.append(False)
     if _pointwise_applies(rt) and _splits(program, decl):
         modes.append(True)
-    if POINTWISE_VALUE and _pointwise_applies(rt) and _helper_loops(program, decl, val):
+    if POINTWISE_VALUE and _pointwise_applies(rt) and _point_sort(rt) is not None \
+            and _helper_loops(program, decl, val):
         modes.append("value")
     constants = claim_constants(val)
     for pointwise in modes:
@@ -831,6 +832,13 @@ def _note_invariants(b: Builder, ob, stopped: List[str]) -> None:
     stopped[:] = [line for line in stopped if not line.startswith(prefix)]
     stopped.append(f"{prefix} (LICS 2016, section 6); no coupling the search tried proves the "
                    f"claim with it: {ob.provenance.rule}: {ob.provenance.description}")
+
+
+def _point_sort(rt: A.RMonad):
+    """The sort of the output value ``v`` Pointwise-Value names: None for an output the logic
+    has no one sort for (a tuple)."""
+    from verifier.translation import logic as L
+    return L.sort_of_type(_drawn_type(rt))
 
 
 def _build(program, typed, val, pointwise, constants, assignment, cache, rlimit, session,
