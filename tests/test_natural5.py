@@ -316,8 +316,8 @@ UNKNOWN = {
         "(b) T009: the local `let rec upto i = if i <= 0 then [0] else i :: upto (i - 1)` is "
         "inferred real -> real list (arithmetic on an unannotated parameter defaults to real, "
         "OCaml would give int), so expMech over its candidates returns M[real], not the val's "
-        "M[int]; with (i : int) it then fails V005: the candidate list's non-emptiness is not "
-        "known of a local let rec without a val",
+        "M[int]; with (i : int) it verifies (the helper's every path ends in a non-empty "
+        "list: NonEmpty-Induction)",
     "g29_generic_fold_no_val.pinf":
         "(c) V007: a generic foldl without a val applied to a fun on the private list: the "
         "verifier does not specialise a recursive higher-order helper to its function argument "
