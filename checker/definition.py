@@ -83,12 +83,23 @@ def derive(p: Proof, val: A.ValDecl, decl: A.LetDecl, root: Node, steps: bool = 
             raise Reject("Pointwise-Value is not nested", decl.span)
         assume_point(p, val, decl, premises[1])
     ctx, val_env, body, rt, _ = bind_parameters(p, val, decl, position)
-    expect(premises[0], ("Safety",), body, "the Safety premise", premises=0)
+    shapes = expect(premises[0], ("Safety",), body, "the Safety premise")
     monadic = isinstance(rt, A.RMonad)
-    with p.name_scope():
-        result = _result_type(rt.body if monadic else rt)
-        S.check_safety(p, ctx, body, monadic, result, _parameter_patterns(decl),
-                       definition=decl)
+    saved = p.nonempty_claimed, p.nonempty_used
+    p.nonempty_claimed, p.nonempty_used = S.nonempty_premises(shapes), set()
+    try:
+        with p.name_scope():
+            result = _result_type(rt.body if monadic else rt)
+            S.check_safety(p, ctx, body, monadic, result, _parameter_patterns(decl),
+                           definition=decl)
+        unused = set(p.nonempty_claimed) - p.nonempty_used
+        if unused:
+            at = min(unused)
+            raise Reject(f"node {p.nonempty_claimed[at]}: NonEmpty-Induction at "
+                         f"{at[0]}:{at[1]} is not the candidate list of an expMech the Safety "
+                         "walk meets", decl.span)
+    finally:
+        p.nonempty_claimed, p.nonempty_used = saved
     if decl.recursive:
         every_recursive_call_terminates(p, val, decl)
     if monadic:

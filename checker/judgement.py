@@ -366,6 +366,10 @@ class Proof:
         #: those whose derivation (S-M-Steps) was checked
         self.steps: Dict[str, Tuple[int, A.Expr]] = {}
         self.steps_derived: Set[str] = set()
+        #: where the certificate's Safety premise says an expMech candidate list is non-empty
+        #: by its shape (NonEmpty-Induction nodes, by ``at``), and those the walk met
+        self.nonempty_claimed: Dict[Tuple[int, int, int, int], str] = {}
+        self.nonempty_used: Set[Tuple[int, int, int, int]] = set()
         self.witnesses: Set[T.Var] = set()
         #: the inductions of observe-folds and the observes the proof used: key -> (rule,
         #: where), the root's premises after the body

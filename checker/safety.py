@@ -24,6 +24,7 @@ from verifier.language.parser import parse_simple_type
 from verifier.language.pretty import pretty_type
 from verifier.language.free_vars import free_vars
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
+from verifier.language.shapes import nonempty_call
 from verifier.translation import logic as L
 from verifier.translation.calls import element_value
 from verifier.language.supports import family_support
@@ -716,8 +717,9 @@ class Safety:
             tags = self.dec.of_value(values[3])  # one of rational candidates is rational
             cands = self.p.translator.as_term(values[3], args[3])
             if not (isinstance(cands, T.Apply) and cands.func.name in ("cons", "posteriors")):
-                self.require(ctx, T.ge(L.length(cands), 1),
-                             "the candidate list of expMech is not empty", args[3].span)
+                if not self._nonempty_by_shape(ctx, args[3]):
+                    self.require(ctx, T.ge(L.length(cands), 1),
+                                 "the candidate list of expMech is not empty", args[3].span)
             member = posterior_member(self.p, cands)
             if member is not None:
                 r, facts = member
@@ -732,6 +734,29 @@ class Safety:
         inner = ctx.assume("h_candidate", T.and_(*facts)) if facts else ctx
         self.apply(inner, score, [TupleV((x, r))], e.span)
         return Elem(lambda p, name: (r, list(facts)), rational=tags)
+
+    def _nonempty_by_shape(self, ctx: Ctx, e: A.Expr) -> bool:
+        """The certificate says (NonEmpty-Induction at ``e``) that the candidate list ``e``
+        is a call of a local recursive function that always returns a non-empty list: the
+        kernel reads that shape itself from the source (``verifier.language.shapes``) or
+        rejects the certificate. False when the certificate says nothing here."""
+        span = e.span
+        at = (span.line, span.col, span.end_line, span.end_col)
+        node = self.p.nonempty_claimed.get(at)
+        if node is None:
+            return False
+        head = e
+        while isinstance(head, A.App):
+            head = head.fn
+        pair = ctx.env.lookup(head.name) if isinstance(head, A.Var) else None
+        fn = pair[self.run - 1] if pair is not None else None
+        if not (isinstance(fn, LocalRec) and fn.name == head.name
+                and nonempty_call(e, fn.name, fn.params, fn.body)):
+            raise Reject(f"node {node}: NonEmpty-Induction, but the kernel cannot show from "
+                         "the source that this candidate list of expMech is a call of a local "
+                         "recursive function that always returns a non-empty list", span)
+        self.p.nonempty_used.add(at)
+        return True
 
     def _mech_hellingerMech(self, ctx, e, args):
         self._arity(e, args, 4, "hellingerMech")
@@ -889,6 +914,18 @@ class Safety:
             self.require(ctx, T.and_(*pre) if pre else T.FALSE,
                          what if pre else what + ", which the logic cannot state", e.span)
         return elem_of_rtype(cod)
+
+
+def nonempty_premises(nodes: Sequence) -> dict:
+    """The premises of a Safety node: NonEmpty-Induction leaves, each at a candidate list of
+    expMech (``Safety._nonempty_by_shape``), by where they are."""
+    out = {}
+    for n in nodes:
+        if n.rule != "NonEmpty-Induction" or n.premises or n.at is None or n.at in out:
+            raise Reject(f"node {n.id}: the premises of Safety are NonEmpty-Induction leaves, "
+                         "each at its own candidate list of expMech", None)
+        out[n.at] = n.id
+    return out
 
 
 def check_safety(p: Proof, ctx: Ctx, body: A.Expr, monadic: bool,

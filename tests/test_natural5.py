@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from checker import kernel
 from verifier.aprhl.commands import verify_file
 from verify_helpers import assert_verified_with, claims_and_certificate, file_claims
 
@@ -315,8 +316,8 @@ UNKNOWN = {
         "(b) T009: the local `let rec upto i = if i <= 0 then [0] else i :: upto (i - 1)` is "
         "inferred real -> real list (arithmetic on an unannotated parameter defaults to real, "
         "OCaml would give int), so expMech over its candidates returns M[real], not the val's "
-        "M[int]; with (i : int) it then fails V005: the candidate list's non-emptiness is not "
-        "known of a local let rec without a val",
+        "M[int]; with (i : int) it verifies (the helper's every path ends in a non-empty "
+        "list: NonEmpty-Induction)",
     "g29_generic_fold_no_val.pinf":
         "(c) V007: a generic foldl without a val applied to a fun on the private list: the "
         "verifier does not specialise a recursive higher-order helper to its function argument "
@@ -363,14 +364,16 @@ def test_the_argmax_twins_of_the_argmin_programs_verify(tmp_path):
 
 
 def test_the_candidates_helper_verifies_with_an_int_parameter_and_a_val():
-    # g14's two layers: the int annotation fixes T009; a val stating non-emptiness fixes V005
+    # g14's two layers: the int annotation fixes T009; the helper's shape (every path ends in
+    # a non-empty list: NonEmpty-Induction) fixes V005, as would a val stating non-emptiness
     text = (HERE / "g14_local_candidates.pinf").read_text()
     annotated = text.replace("let rec upto i =", "let rec upto (i : int) =")
     assert annotated != text
-    claims, _ = claims_and_certificate(annotated)
-    assert claims["nearCount"].verdict == "unknown"
-    failure = claims["nearCount"].failure
-    assert "the candidate list of expMech is not empty" in failure and "upto k" in failure
+    claims, cert = claims_and_certificate(annotated)
+    assert claims["nearCount"].verdict == "verified", claims["nearCount"].failure
+    assert "NonEmpty-Induction" in [n["rule"] for n in cert["nodes"]]
+    outcome = kernel.check(cert)
+    assert outcome.valid, outcome.reason
     top = ("val upto :: {i :: int | =} -> {l :: int list | l<1> = l<2> /\\ length l<1> >= 1}\n"
            "let rec upto i = if i <= 0 then [0] else i :: upto (i - 1)\n"
            "let closeness (d, c) = 0.0 - abs (count d - c)\n"

@@ -27,6 +27,7 @@ from verifier.rules.registry import judgement_rule
 from verifier.translation.symbolic import (Closure, DistV, FunParam, LocalRec, Monadic,
                                            NamedFun, Scalar, SymValue, TupleV)
 from verifier.language.resolve import call_sites, counted_parameter, matched_parameter, source_name
+from verifier.language.shapes import nonempty_call
 from verifier.translation.calls import element_value
 from verifier.language.supports import family_support
 from verifier.translation.inferred import draws_refused
@@ -96,6 +97,9 @@ class Safety:
         self._walked: set = set()
         #: the spans of the calls of local recursive functions met on the way
         self._local_calls: set = set()
+        #: the candidate lists of expMech shown non-empty by their shape (NonEmpty-Induction:
+        #: calls of local recursive functions that always return a non-empty list)
+        self.nonempty: set = set()
         #: walking the model of an ``infer`` (its observes are inferred, not drawn from)
         self._inferring = False
 
@@ -702,9 +706,14 @@ class Safety:
             if not (isinstance(candidates, T.Apply)
                     and candidates.func.name in ("cons", "posteriors")):
                 # a cons is non-empty, and posteriors (p, n) has at least n + 1 >= 1 elements
-                # (n >= 0 is its own range condition): anything else must be shown non-empty
-                self.require(ctx, T.ge(L.length(candidates), 1),
-                             "the candidate list of expMech is not empty", args[3].span)
+                # (n >= 0 is its own range condition); a call of a local recursive function
+                # whose every path ends in a non-empty list is non-empty (NonEmpty-Induction):
+                # anything else must be shown non-empty
+                if self._nonempty_call(ctx, args[3]):
+                    self.nonempty.add(args[3].span)
+                else:
+                    self.require(ctx, T.ge(L.length(candidates), 1),
+                                 "the candidate list of expMech is not empty", args[3].span)
             member = posterior_member(self.b, candidates)
             r, facts = member[:2] if member else fresh_value(self.b, _element_type(candidates),
                                                              "r")
@@ -717,6 +726,19 @@ class Safety:
         inner = ctx.assume("h_candidate", T.and_(*facts)) if facts else ctx
         self.apply(inner, score, [TupleV((x, r))], e.span)
         return Elem(lambda b, name: (r, list(facts)), rational=tags)
+
+    def _nonempty_call(self, ctx: Ctx, e: A.Expr) -> bool:
+        """``e`` is a full call of a local recursive function (no val) that always returns
+        a non-empty list, by its shape (``verifier.language.shapes``)."""
+        head = e
+        while isinstance(head, A.App):
+            head = head.fn
+        if not isinstance(head, A.Var):
+            return False
+        pair = ctx.env.lookup(head.name)
+        fn = pair[self.run - 1] if pair is not None else None
+        return isinstance(fn, LocalRec) and fn.name == head.name and \
+            nonempty_call(e, fn.name, fn.params, fn.body)
 
     def _mech_hellingerMech(self, ctx: Ctx, e: A.App, args: List[A.Expr]) -> Elem:
         self._arity(e, args, 4, "hellingerMech")
@@ -1043,6 +1065,7 @@ def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
     computed instead (the parameters its decisions need rational are added to it, and no
     decision is rejected)."""
     obligations: List[Obligation] = []
+    nonempty: set = set()
     entry = definition is not None and relied is None and is_entry(b.program, definition)
     rational_draws = True
     for run in (1, 2):
@@ -1063,6 +1086,7 @@ def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
         else:
             rational_draws &= _pure_cases(s, ctx, body, result)
         obligations += s.obligations
+        nonempty |= s.nonempty
         if relied is not None:
             relied |= dec.relied
     if relied is not None:  # the contract's computation: whether what it returns is rational
@@ -1072,8 +1096,13 @@ def check_safety(b: Builder, ctx: Ctx, body: A.Expr, monadic: bool,
         if ob.id not in seen:
             seen.add(ob.id)
             unique.append(ob)
+    # the candidate lists of expMech shown non-empty by their shape: the kernel re-reads each
+    # shape from the source (checker.safety)
+    shapes = [b.node("NonEmpty-Induction", None, span, "every value this call of a local "
+                     "recursive function returns is a non-empty list (by its shape)")
+              for span in sorted(nonempty, key=lambda s: (s.line, s.col, s.end_line, s.end_col))]
     return b.node("Safety", ctx, body.span, "every range condition holds in each run",
-                  obligations=unique)
+                  premises=shapes, obligations=unique)
 
 
 def _pure_cases(s: Safety, ctx: Ctx, e: A.Expr, result: Optional[A.SimpleType] = None) -> bool:
