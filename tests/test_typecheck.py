@@ -103,8 +103,9 @@ def test_names_given_to_typecheck_expr():
     ("fun (x : nat) -> x", "int -> int"),
     ("fun (c : [3]) -> c", "[3] -> [3]"),
     ("fun () -> 1", "unit -> int"),
-    # the unknown result of len t, an operand of +, is taken to be real
-    ("let rec len l = match l with | [] -> 0 | _ :: t -> 1 + len t in len", "'a list -> real"),
+    # the unknown result of len t, an operand of +, is an undecided number, decided int by
+    # the join with the 0 of the other branch (as in OCaml)
+    ("let rec len l = match l with | [] -> 0 | _ :: t -> 1 + len t in len", "'a list -> int"),
     ("let (a, b) = (1, true) in b", "bool"),
     ("let (x : real) = 1 in x", "real"),
 ])
@@ -129,7 +130,7 @@ def test_lambda_bound_names_are_not_polymorphic():
     ("1 < 2.5", "bool"), ("not (1 = 2)", "bool"), ("true && false || true", "bool"),
     ("[1] = [2.0]", "bool"), ("(1, true) <> (2, false)", "bool"),
     ("beta (1.0, 1.0) = beta (2.0, 2.0)", "bool"),
-    ("fun x -> x + 1", "real -> real"),  # an unknown operand of arithmetic is real
+    ("fun x -> x + 1", "real -> real"),  # an unknown operand of arithmetic, left undecided, is real
     ("fun x y -> x * y", "real -> real -> real"),
     ("fun x -> x < 1", "real -> bool"),
     ("fun x -> x = 1", "int -> bool"),  # equality binds the unknown side to the other
@@ -169,6 +170,131 @@ def test_equality_checked_once_an_unknown_type_is_known():
     d = failure("let f x = (x = x) && (x 1 = 1)")
     assert d.code == "T010"
     assert d.message == "cannot compare values of type int -> int with =: there is no equality on functions"
+
+
+# ---- undecided numbers ------------------------------------------------------------------------
+# An unknown operand of arithmetic is an undecided number: int or real, decided by a later use in
+# its declaration, real when nothing decides it.
+
+NATURAL5 = Path(__file__).resolve().parent / "natural5"
+
+
+@pytest.mark.parametrize("text, t", [
+    # the join of the two branches decides int, as in OCaml
+    ("let rec upto i = if i <= 0 then [0] else i :: upto (i - 1)", "int -> int list"),
+    ("let f n = let rec upto i = if i <= 0 then [0] else i :: upto (i - 1) in upto n",
+     "int -> int list"),
+    # a helper adding 1, its result used where an int is expected
+    ("let g n = let f x = x + 1 in let (y : int) = f n in y", "int -> int"),
+    ("let g n = let f x = x + 1 in [f n; 0]", "int -> int list"),
+    # a real operand decides real
+    ("let f x = x + 1.0", "real -> real"),
+    ("let f x = x * 0.5 + 1", "real -> real"),
+    # nothing decides: real, as without undecided numbers
+    ("let f x = x + x", "real -> real"),
+    ("let f x = x + 1", "real -> real"),
+    ("let f x y = x * y - 1", "real -> real -> real"),
+    ("let f x = abs (- x)", "real -> real"),
+    # decided int by a later use in the same declaration
+    ("let f x = (x + 1, x = 0)", "int -> int * bool"),
+    ("let f x = let y = x * 2 in if y > 3 then y else 0", "int -> int"),
+    ("let f x = (min (x, 3), [x; 2])", "int -> int * int list"),
+    # an int flows into an undecided number without deciding it
+    ("let g u = let f x = x + 1 in f 1", "'a -> real"),
+    # an undecided number flows into a real without being decided: an int passed to sqrt
+    ("let f x = (sqrt (x + 1), x = 0)", "int -> real * bool"),
+    # two undecided operands of arithmetic are one number
+    ("let f x y = (x + y, y = 0)", "int -> int -> int * bool"),
+    # compared with a real: real
+    ("let f x = (x - 1 < 0.5, x)", "real -> bool * real"),
+])
+def test_undecided_number_types(text, t):
+    name = text.split()[2] if text.startswith("let rec") else text.split()[1]
+    assert schemes(text)[name] == t
+
+
+def test_an_undecided_number_is_not_generalised():
+    # one x for both uses: the real argument decides real for both, in either order
+    assert schemes("let g u = let f x = x + 1 in (f 1, f 2.5)")["g"] == "'a -> real * real"
+    assert schemes("let g u = let f x = x + 1 in (f 2.5, f 1)")["g"] == "'a -> real * real"
+    # decided int by the first use, the helper cannot take a real: never int applied to 2.5
+    d = failure("let g u = let f x = x + 1 in (if u then f 1 else 0, f 2.5)")
+    assert (d.code, d.message) == ("T002", "expected int, found real in the 1st argument of f")
+    assert (d.span.line, d.span.col) == (1, 55)
+    # an int use elsewhere decides every use
+    got = schemes("let g u = let f x = x + 1 in let a = f 1 in let (b : int) = f 2 in a")
+    assert got["g"] == "'a -> int"
+    # other variables of the definition are still generalised
+    got = schemes("let g u = let p y x = (y, x + 1) in (p true 1, p 3 2.5)")
+    assert got["g"] == "'a -> (bool * real) * (int * real)"
+
+
+def test_an_undecided_number_defaults_to_real_at_the_end_of_its_declaration():
+    got = schemes("let f x = x + 1\nlet a = (f 1, f 2.5)")
+    assert (got["f"], got["a"]) == ("real -> real", "real * real")
+    d = failure("let f x = x + 1\nlet b = let (n : int) = f 1 in n")
+    assert (d.code, d.message) == ("T002", "expected int, found real in the value bound to n by let")
+
+
+def test_a_val_decides_an_undecided_number():
+    text = "val h :: {n :: int | =} -> {y :: int | =}\nlet h n = let f x = x + 1 in f n"
+    assert schemes(text)["h"] == "int -> int"
+
+
+def test_the_local_candidates_of_g14_are_int():
+    typed = typecheck_program(parse_file(NATURAL5 / "g14_local_candidates.pinf"))
+    assert str(typed.schemes["nearCount"]) == "bool list -> int -> real -> M[int]"
+
+
+def test_an_undecided_number_flowing_into_a_finite_type_is_an_int_with_a_range_to_show():
+    typed = typecheck_program(parse_program("let f (g : [3] -> bool) x = g (x + 1)", "t.pinf"))
+    assert str(typed.schemes["f"]) == "([3] -> bool) -> int -> bool"
+    (decl,) = typed.program.lets()
+    call = decl.body
+    assert [(kind, pretty(t)) for _, kind, t in typed.narrowings(call.arg)] == [("value", "[3]")]
+
+
+@pytest.mark.parametrize("text, message, col", [
+    ("let f x = (x + 1, if x then 1 else 2)", "expected bool, found number in the condition of if", 22),
+    ("let f x = (x - 1, match x with | [] -> 0 | h :: t -> h)",
+     "expected 'a list, found number in the scrutinee of match", 25),
+    ("let f x = (x + 1) :: x", "expected 'a list, found number in the tail of ::", 22),
+    ("let f x = (x * 2, x && true)", "expected bool, found number in the left operand of &&", 19),
+    ("let f x = (x + 1, (x, 1) = x)", "expected number * int, found number in the right operand of =", 28),
+    ("let f x = (x + 1, lapMech (1.0, 2.0) = x)", "expected M[real], found number in the right operand of =", 40),
+    ("let f x = (x + 1, mlet y = x in return y)", "expected M['a], found number in the value bound to y by mlet", 28),
+    ("let f x = (x + 1, getParams x)", "expected D['a], found number in the argument of getParams", 29),
+])
+def test_an_undecided_number_is_only_a_number(text, message, col):
+    d = failure(text)
+    assert (d.code, d.message) == ("T002", message)
+    assert (d.span.file, d.span.line, d.span.col) == ("t.pinf", 1, col)
+
+
+def test_an_undecided_number_is_not_a_function():
+    d = failure("let f x = (x + 1, x 3)")
+    assert (d.code, d.message) == ("T004", "x is not a function: it has type number")
+    assert (d.span.line, d.span.col) == (1, 19)
+    d = failure("let f x = (x + 1, beta x)")
+    assert d.code == "T003"
+
+
+@pytest.mark.parametrize("text", [
+    "let f x = let h = x / 2 in let (n : int) = x in n",          # / is real division
+    "let f x = let h = 2 / x in let (n : int) = x in n",
+    "let f x = let h = x + 0.5 in let (n : int) = x in n",        # a real literal
+    "let f x = let h = x < 0.5 in let (n : int) = x in n",        # compared with a real
+    "let f x = let h = max (x, 1.5) in let (n : int) = x in n",
+])
+def test_real_only_operations_decide_real(text):
+    d = failure(text)
+    assert (d.code, d.message) == ("T002", "expected int, found real in the value bound to n by let")
+
+
+def test_real_only_operations_give_real_without_a_later_use():
+    assert schemes("let f x = x / 2")["f"] == "real -> real"
+    assert schemes("let f x = (x / 2, x = 0)")["f"] == "real -> real * bool"
+    assert schemes("let f x = (x + 0.5, x = 0)")["f"] == "real -> real * bool"
 
 
 # ---- the probability monad and distributions ----------------------------------------------

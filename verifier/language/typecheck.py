@@ -11,9 +11,15 @@ order ``[k] <= int <= real`` where values flow:
 * an annotated pattern ``(x : T)`` accepts a value of any type ``<= T`` and gives ``x`` type ``T``.
 
 Where a type variable meets a type it is bound to it. One exception: an operand of arithmetic,
-of a comparison or of ``min``/``max``/``abs`` whose type is still unknown is taken to be
-``real`` (the top of the order), so that ``fun eps -> eps * n`` with ``n : int`` accepts any
-number rather than only integers.
+of a comparison or of ``min``/``max``/``abs`` whose type is still unknown becomes an *undecided
+number* (a numeric ``TypeVar``, see ``types``): ``int`` or ``real``, to be decided by a later use
+(flowing into an ``int``, joined with an ``int`` as in ``if i <= 0 then [0] else i :: ...``, or
+meeting a ``real``); an ``int`` may flow into it without deciding it, so that ``fun eps -> eps *
+n`` with ``n : int`` still accepts any number. The sum of an undecided number and an ``int`` is
+the undecided number; with a ``real`` (``x + 0.5``) it is decided ``real``, and so are the
+operands of ``/`` (real division) and those compared with a ``real``. An undecided number is
+never generalised by ``let`` (the uses of ``let g x = x + 1`` all share one ``x``), and whatever
+is still undecided at the end of a top-level declaration is ``real``.
 
 Built-ins (``verifier.language.builtins``) are looked up after every binding, so a program may
 shadow them. Applications of a built-in to a tuple check the arity (T003) and report the
@@ -49,7 +55,8 @@ from verifier.language.parser import recursion_headroom
 from verifier.language.types import (
     BOOL, INT, REAL, UNIT, Arrow, Dist, Fin, ListType, Monad, Namer, OccursCheck, Scheme, Simplex,
     TupleType, Type, TypeClash, TypeVar, arrows, bind, erase_rtype, flows, free_vars, from_syntax,
-    generalize, instantiate, is_numeric, join, narrowing, pretty, prune, resolve, simplex, unify,
+    generalize, instantiate, is_numeric, is_undecided, join, narrowing, pretty, prune, resolve,
+    simplex, unify,
 )
 
 #: Names in scope, innermost first; built-ins are not in it (they are looked up last).
@@ -259,6 +266,8 @@ class _Checker:
         self.flows: List[Tuple[int, Optional[int], Type, Type]] = []
         #: checks that wait for the end of the current declaration (types still unknown)
         self.pending: List[Callable[[], None]] = []
+        #: the variables made undecided numbers in the current declaration (some since bound)
+        self.undecided: List[TypeVar] = []
         self.rules: Dict[type, Callable[[Expr, Env], Type]] = {
             Var: self.var, RunVar: self.run_var,
             UnitLit: lambda e, env: UNIT, BoolLit: lambda e, env: BOOL,
@@ -356,9 +365,16 @@ class _Checker:
         self.level = 1
         self.in_assertion = in_assertion
         self.pending = []
+        self.undecided = []
 
     def flush(self) -> None:
-        """Run the checks that waited for the end of the declaration."""
+        """Default the numbers still undecided to ``real``, then run the checks that waited
+        for the end of the declaration."""
+        undecided, self.undecided = self.undecided, []
+        for v in undecided:
+            v = prune(v)
+            if isinstance(v, TypeVar):
+                bind(v, REAL)
         pending, self.pending = self.pending, []
         for check in pending:
             check()
@@ -512,10 +528,13 @@ class _Checker:
         return prune(result) if result is not None else prune(actual)
 
     def numeric(self, t: Type, node: Node, context: str) -> Type:
-        """Check that ``t`` is a number; a still unknown type becomes ``real``."""
+        """Check that ``t`` is a number; a still unknown type becomes an undecided number
+        (defaulted to ``real`` by ``flush``)."""
         t = prune(t)
         if isinstance(t, TypeVar):
-            bind(t, REAL)
+            if not t.numeric:
+                t.numeric = True
+                self.undecided.append(t)
         elif not is_numeric(t):
             raise error("T002", f"expected a number, found {pretty(t)} in {context}", node.span)
         return prune(t)
@@ -670,6 +689,8 @@ class _Checker:
         if builtin is not None and builtin.kind != CONSTANT:
             return self.builtin_call(builtin, e, env)
         fn = prune(self.infer(e.fn, env))
+        if is_undecided(fn):
+            raise self.not_a_function(e, fn)
         if isinstance(fn, TypeVar):
             arrow = Arrow(self.fresh(), self.fresh())
             bind(fn, arrow)
@@ -720,7 +741,7 @@ class _Checker:
                 args = [(_Component(arg, i), item) for i, item in enumerate(t.items)]
             elif t == UNIT:
                 args = []
-            elif isinstance(t, TypeVar) and builtin.max_args == n:
+            elif isinstance(t, TypeVar) and not t.numeric and builtin.max_args == n:
                 parts = [self.fresh() for _ in range(n)]
                 bind(t, TupleType(tuple(parts)) if n else UNIT)
                 args = [(_Component(arg, i), part) for i, part in enumerate(parts)]
@@ -787,13 +808,33 @@ class _Checker:
         left = self.numeric(self.infer(e.left, env), e.left, f"the left operand of {e.op}")
         right = self.numeric(self.infer(e.right, env), e.right, f"the right operand of {e.op}")
         if e.op == "/":
+            for t in (left, right):
+                if is_undecided(t):
+                    bind(t, REAL)  # / is real division: an unknown operand is a real
             return REAL
-        result = join(left, right)
+        result = self.numeric_join(left, right)
         return INT if isinstance(prune(result), Fin) else result
 
+    def numeric_join(self, a: Type, b: Type) -> Type:
+        """The least number type above the numbers ``a`` and ``b`` (pruned, as ``numeric``
+        gives them). An undecided number with an ``int`` or a ``[k]`` gives the undecided
+        number (whichever it becomes is above both), with a ``real`` it is decided ``real``;
+        two undecided numbers become one."""
+        for x, y in ((a, b), (b, a)):
+            if is_undecided(x):
+                if is_undecided(y):
+                    unify(x, y)
+                elif y == REAL:
+                    bind(x, REAL)
+                return prune(x)
+        return join(a, b)
+
     def order(self, e: BinOp, env: Env) -> Type:
-        self.numeric(self.infer(e.left, env), e.left, f"the left operand of {e.op}")
-        self.numeric(self.infer(e.right, env), e.right, f"the right operand of {e.op}")
+        left = self.numeric(self.infer(e.left, env), e.left, f"the left operand of {e.op}")
+        right = self.numeric(self.infer(e.right, env), e.right, f"the right operand of {e.op}")
+        for x, y in ((left, right), (right, left)):
+            if is_undecided(x) and y == REAL:
+                bind(x, REAL)
         return BOOL
 
     def equality(self, e: BinOp, env: Env) -> Type:
@@ -887,7 +928,7 @@ class _Checker:
         ((node, t),) = args
         elem = self.fresh()
         self.flow(t, Dist(elem), node, "the argument of getParams")
-        family = prune(elem)
+        family = self.decide_real(elem)
         if family == REAL:  # beta or normal: two parameters
             return TupleType((REAL, REAL))
         if family == BOOL:
@@ -901,12 +942,21 @@ class _Checker:
                     hint="getParams applies to D[[0,1]] (beta), D[real] (normal), D[[0,1]^k] "
                          "(dirichlet, k known), D[bool] (bernoulli) and D[[k]] (categorical)")
 
+    def decide_real(self, t: Type) -> Type:
+        """``t`` pruned, ``real`` if it was an undecided number (the family of a distribution
+        is needed at once: the number takes its default now)."""
+        t = prune(t)
+        if is_undecided(t):
+            bind(t, REAL)
+            return REAL
+        return t
+
     def min_max(self, e: App, args: List[Tuple[Expr, Type]]) -> Type:
         name = e.fn.name  # type: ignore[attr-defined]
         (a_node, a), (b_node, b) = args
         a = self.numeric(a, a_node, f"the 1st argument of {name}")
         b = self.numeric(b, b_node, f"the 2nd argument of {name}")
-        return join(a, b)
+        return self.numeric_join(a, b)
 
     def abs_(self, e: App, args: List[Tuple[Expr, Type]]) -> Type:
         ((node, t),) = args
@@ -917,7 +967,7 @@ class _Checker:
         node, t = prior
         elem = self.fresh()
         self.flow(t, Dist(elem), node, f"the prior of {name}")
-        family = prune(elem)
+        family = self.decide_real(elem)
         if family == REAL:  # beta, observed through bool data
             return Dist(family), BOOL
         if isinstance(family, Simplex):  # dirichlet, observed through categories

@@ -20,6 +20,15 @@ Neither builds a constraint: wherever a type variable meets a type, the variable
 (the order is only used between types that are known). They raise ``TypeClash`` or
 ``OccursCheck``; partial bindings made before the failure are not undone.
 
+A type variable may be *numeric* (an undecided number, OCaml's ``'_weak`` number): it stands
+for ``int`` or ``real``, not yet known which. It is never bound to anything else (``TypeClash``),
+never to ``[k]`` either (arithmetic on it has its own type, which must not become a range), and
+the order decides it only where it has to: flowing into ``int`` or ``[k]``, or joined with
+``int`` or ``[k]``, it becomes ``int``; meeting a ``real`` it becomes ``real``; an ``int`` may flow
+into it, and it into a ``real``, without deciding it. Whoever marks a variable numeric must
+default it to ``real`` when inference has nothing more to say (``typecheck``: the end of each
+top-level declaration), and ``generalize`` never quantifies it.
+
 Let-polymorphism uses levels: every variable records the ``let`` depth at which it was
 created, binding lowers the levels of the variables it captures, and ``generalize`` quantifies
 the variables deeper than the current level.
@@ -49,16 +58,18 @@ class TypeVar(Type):
     ``link`` is the type it has been bound to, or ``None``. ``level`` is the let depth at which
     it was created (lowered when it is captured by a binding of a shallower variable).
     ``is_size`` marks a size variable, which is only ever bound to a ``Size`` or another size
-    variable. Equality is identity.
+    variable. ``numeric`` marks an undecided number, only ever bound to ``int``, ``real`` or
+    another variable (which becomes numeric in turn). Equality is identity.
     """
 
-    __slots__ = ("id", "level", "link", "is_size")
+    __slots__ = ("id", "level", "link", "is_size", "numeric")
 
-    def __init__(self, level: int, is_size: bool = False):
+    def __init__(self, level: int, is_size: bool = False, numeric: bool = False):
         self.id = next(_ids)
         self.level = level
         self.link: Optional[Type] = None
         self.is_size = is_size
+        self.numeric = numeric
 
     def __repr__(self) -> str:
         state = f" = {self.link!r}" if self.link is not None else ""
@@ -258,10 +269,15 @@ def _size_value(size: Type) -> Optional[int]:
 
 
 def generalize(t: Type, level: int) -> Scheme:
-    """Quantify the unbound variables of ``t`` created deeper than ``level``."""
+    """Quantify the unbound variables of ``t`` created deeper than ``level``, except the
+    undecided numbers: they stay shared by every use (a later decision, or the default to
+    ``real``, must hold for all of them) and are moved to ``level``, as if they belonged to
+    the enclosing scope."""
     quantified: Dict[int, TypeVar] = {}
     for v in free_vars(t):
-        if v.level > level:
+        if v.numeric:
+            v.level = min(v.level, level)
+        elif v.level > level:
             quantified.setdefault(v.id, v)
     return Scheme(tuple(quantified.values()), t)
 
@@ -302,13 +318,25 @@ def _substitute(t: Type, fresh: Dict[int, TypeVar]) -> Type:
 # --------------------------------------------------------------------------------------
 
 
+def is_undecided(t: Type) -> bool:
+    """Whether ``t`` (pruned) is an unbound numeric variable."""
+    return isinstance(t, TypeVar) and t.numeric
+
+
 def bind(var: TypeVar, t: Type) -> None:
-    """Link the unbound ``var`` to ``t`` (occurs check, level adjustment)."""
+    """Link the unbound ``var`` to ``t`` (occurs check, level adjustment); ``TypeClash`` if
+    ``var`` is numeric and ``t`` is neither ``int``, ``real`` nor a variable (which then
+    becomes numeric)."""
     t = prune(t)
     if t is var:
         return
     if var.is_size and not isinstance(t, (Size, TypeVar)):
         raise TypeError(f"size variable bound to a type: {t!r}")
+    if var.numeric:
+        if isinstance(t, TypeVar) and not t.is_size:
+            t.numeric = True
+        elif t != INT and t != REAL:
+            raise TypeClash()
     for v in free_vars(t):
         if v is var:
             raise OccursCheck(var, t)
@@ -361,6 +389,18 @@ def flows(actual: Type, expected: Type) -> None:
     verifier), not a simple-typing matter."""
     a, e = prune(actual), prune(expected)
     if a is e:
+        return
+    if is_undecided(a) and not isinstance(e, TypeVar):
+        if e == INT or isinstance(e, Fin):
+            bind(a, INT)  # into a [k]: an int, the range an obligation (see above)
+        elif e != REAL:
+            raise TypeClash()
+        return
+    if is_undecided(e) and not isinstance(a, TypeVar):
+        if a == REAL:
+            bind(e, REAL)
+        elif a != INT and not isinstance(a, Fin):
+            raise TypeClash()
         return
     if isinstance(a, TypeVar) or isinstance(e, TypeVar):
         unify(a, e)
@@ -429,11 +469,18 @@ def narrowing(actual: Type, expected: Type) -> Optional[str]:
 def join(a: Type, b: Type) -> Type:
     """The least common supertype of ``a`` and ``b``; a variable meeting a type is bound to it.
 
-    Distinct finite types join to ``int``; arrows must have equal domains.
+    Distinct finite types join to ``int``, and so do an undecided number and ``int`` or
+    ``[k]``; arrows must have equal domains.
     """
     a, b = prune(a), prune(b)
     if a is b:
         return a
+    for x, y in ((a, b), (b, a)):
+        if is_undecided(x) and not isinstance(y, TypeVar):
+            if y != REAL and _rank(y) is not None:
+                y = INT
+            bind(x, y)
+            return y
     if isinstance(a, TypeVar) or isinstance(b, TypeVar):
         unify(a, b)
         return prune(a)
@@ -532,7 +579,8 @@ class Namer:
 
 
 def pretty(t: Type, namer: Optional[Namer] = None) -> str:
-    """``t`` in the surface syntax: ``'a * 'a -> real``, ``bool list -> M[real]``, ``[3]``, ``[0,1]^3``."""
+    """``t`` in the surface syntax: ``'a * 'a -> real``, ``bool list -> M[real]``, ``[3]``,
+    ``[0,1]^3``; an undecided number is ``number`` (met only in error messages)."""
     return _pretty(t, namer or Namer(), 0)
 
 
@@ -541,7 +589,7 @@ def pretty(t: Type, namer: Optional[Namer] = None) -> str:
 def _pretty(t: Type, namer: Namer, ctx: int) -> str:
     t = prune(t)
     if isinstance(t, TypeVar):
-        return namer.name(t)
+        return "number" if t.numeric else namer.name(t)
     if isinstance(t, Base):
         return t.name
     if isinstance(t, Size):
