@@ -97,6 +97,10 @@ GOOD = {
         'majority':
             'majority is (eps, 0)-differentially private with respect to adj on its 1st argument',
     },
+    'g14_local_candidates.pinf': {
+        'nearCount':
+            'nearCount is (eps, 0)-differentially private with respect to adj on its 1st argument',
+    },
     'g15_senior_income.pinf': {
         'seniorTotal':
             'seniorTotal returns values of type {s :: real | abs (s<1> - s<2>) <= 100.0} for inputs related by adj on its 1st argument',
@@ -312,12 +316,6 @@ GOOD = {
 #: file -> why it is not verified (classified: (a) parser refuses valid syntax, (b) the type
 #: checker refuses a well-typed program, (c) a missing rule or lemma, (d) the program was wrong)
 UNKNOWN = {
-    "g14_local_candidates.pinf":
-        "(b) T009: the local `let rec upto i = if i <= 0 then [0] else i :: upto (i - 1)` is "
-        "inferred real -> real list (arithmetic on an unannotated parameter defaults to real, "
-        "OCaml would give int), so expMech over its candidates returns M[real], not the val's "
-        "M[int]; with (i : int) it verifies (the helper's every path ends in a non-empty "
-        "list: NonEmpty-Induction)",
     "g29_generic_fold_no_val.pinf":
         "(c) V007: a generic foldl without a val applied to a fun on the private list: the "
         "verifier does not specialise a recursive higher-order helper to its function argument "
@@ -364,7 +362,8 @@ def test_the_argmax_twins_of_the_argmin_programs_verify(tmp_path):
 
 
 def test_the_candidates_helper_verifies_with_an_int_parameter_and_a_val():
-    # g14's two layers: the int annotation fixes T009; the helper's shape (every path ends in
+    # g14's two layers, each fixed (it verifies as written): the int annotation once fixed
+    # T009 (now an undecided number, decided int by the candidates); the helper's shape (every path ends in
     # a non-empty list: NonEmpty-Induction) fixes V005, as would a val stating non-emptiness
     text = (HERE / "g14_local_candidates.pinf").read_text()
     annotated = text.replace("let rec upto i =", "let rec upto (i : int) =")
