@@ -239,17 +239,21 @@ let pick qs t eps = match qs with
 """
 
 
+def _wishful_disjointness(patch):
+    """Simulated builder bug: the disjointness of Case-Output's branches stated as true."""
+    real = couplings.disjointness
+
+    def wishful(b, ctx, e, part):
+        obs = real(b, ctx, e, part)
+        return None if obs is None else [b.oblige(ctx, obs[0].kind, T.TRUE, "wishful",
+                                                  e.span, "Case-Output")] + obs[1:]
+    patch.setattr(couplings, "disjointness", wishful)
+
+
 def test_case_output_without_disjoint_branches_is_refused(monkeypatch):
     """Run 1's other branch is vacuous only if it cannot reach the same output."""
-    def bug(patch):
-        real = couplings.disjointness
-
-        def wishful(b, ctx, e, part):
-            obs = real(b, ctx, e, part)
-            return None if obs is None else [b.oblige(ctx, obs[0].kind, T.TRUE, "wishful",
-                                                      e.span, "Case-Output")] + obs[1:]
-        patch.setattr(couplings, "disjointness", wishful)
-    kernel_refuses(monkeypatch, OVERLAP, "pick", bug, "differ in their discrete part")
+    kernel_refuses(monkeypatch, OVERLAP, "pick", _wishful_disjointness,
+                   "differ in their discrete part")
 
 
 def test_a_shift_charged_without_the_change_of_the_value_is_refused(monkeypatch):
@@ -415,13 +419,5 @@ def test_gap_svt_pairs_releasing_the_noisy_answer_are_not_verified():
 def test_case_output_over_pairs_whose_flags_overlap_is_refused(monkeypatch):
     """The kernel recomputes the pairs' countable part: flags equal in both branches are caught."""
     overlap = NUM_SVT.replace("return ((false, 0.0) :: r)", "return ((true, 0.0) :: r)")
-
-    def bug(patch):
-        real = couplings.disjointness
-
-        def wishful(b, ctx, e, part):
-            obs = real(b, ctx, e, part)
-            return None if obs is None else [b.oblige(ctx, obs[0].kind, T.TRUE, "wishful",
-                                                      e.span, "Case-Output")] + obs[1:]
-        patch.setattr(couplings, "disjointness", wishful)
-    kernel_refuses(monkeypatch, overlap, "num", bug, "differ in their discrete part")
+    kernel_refuses(monkeypatch, overlap, "num", _wishful_disjointness,
+                   "differ in their discrete part")
