@@ -347,3 +347,17 @@ def test_a_release_against_a_finite_law_is_compared_exactly():
     back = pair_stat(release, at_zero, mixed=True)
     assert back.loss == math.inf and back.output != 0 and back.exceeds(Fraction(1000))
     assert back.hockey_exceeds(Fraction(1), Fraction(99, 100))
+
+
+def test_the_third_phase_moves_each_public_real_far_from_its_first_value():
+    """SVT with the threshold's noise drawn afresh per query is false only in the tails: its
+    loss passes eps with the threshold far below the answers (peers2/bad_w16)."""
+    from verifier.aprhl.refute import FAR, _far_settings
+    (proc, types), = _procs(ROOT / "tests" / "peers2"
+                            / "bad_w16_svt_threshold_resampled_each_query.pwhile")
+    settings = _far_settings(proc)
+    assert {s["t"] for s in settings} == {-FAR, FAR}
+    assert all(s["c"] == 1 and s["eps"] == 1 for s in settings)
+    found = refute(proc, types)
+    assert found is not None
+    assert dict((name, a) for name, a, _ in found.inputs)["t"] in ("-6", "-6.0")

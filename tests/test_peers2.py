@@ -215,6 +215,7 @@ REFUTED = {   'bad_p01_noisy_max_noise_too_small.pinf': ['noisyMax'],
     'bad_w20_svt_two_passes_same_threshold.pwhile': ['TwoPasses'],
     'bad_w23_gap_svt_public_threshold.pwhile': ['GapPublic'],
     'bad_w24_noisy_max_of_histogram_small_noise.pwhile': ['ModeBinSmall'],
+    'bad_w16_svt_threshold_resampled_each_query.pwhile': ['SVTResample'],
     'bad_w25_svt_guard_reads_exact_answer.pwhile': ['SVTLeak']}
 
 #: broken claims left unknown today (class 3): file -> (claims, why)
@@ -223,16 +224,7 @@ BROKEN_UNKNOWN = {   'bad_w06_adaptive_svt_budget_not_charged.pwhile': (   ['Bad
                                                           'BadAdaptiveSVT releasing gaps y - th in '
                                                           'its uncharged branch; a difference of '
                                                           'two noisy values has no exact law, so '
-                                                          'the refutation has no witness'),
-    'bad_w16_svt_threshold_resampled_each_query.pwhile': (   ['SVTResample'],
-                                                             '(3) unknown (V002 Conseq cost <= '
-                                                             'eps): threshold resampled for every '
-                                                             'query; false (audit: loss 1.1759 > 1 '
-                                                             'at t = -6, c = 1, eps = 1, five '
-                                                             'answers -0.5 vs 0.5), but the '
-                                                             'refutation tries t in {0, ...} only, '
-                                                             'where the loss at five or six '
-                                                             'answers stays below eps')}
+                                                          'the refutation has no witness')}
 
 
 def test_every_program_is_classified():

@@ -66,6 +66,9 @@ SETTINGS, LAW_PATHS, MAX_PATHS = 6, 256, 800
 #: alternate pattern of length 5 at the first settings)
 LONG_LENGTHS, LONG_SETTINGS = (4, 5, 6), 4
 LONG_INPUTS, LONG_LAW_PATHS, LONG_PATHS, LONG_WORK = 100, 256, 800, 3000
+#: the third phase (``_far_settings``): the second's lists and telling patterns (group 0),
+#: each ``pub`` real moved this far from its first value, with the second phase's counts
+FAR = Fraction(6)
 #: run-time errors that are the program's fault (not R010, the step budget, nor R003/R009:
 #: what the exact law cannot compute)
 PROGRAM_ERRORS = ("R001", "R002", "R006")
@@ -86,7 +89,8 @@ def refute(proc: W.Proc, types: W.ProcTypes) -> Optional[Confirmation]:
         if shift is None:
             return None
     search = _Search(proc, types, shift)
-    for phase, pairs in enumerate((_pairs(proc), _long_pairs(proc))):
+    phases = (_pairs(proc), _long_pairs(proc), _long_pairs(proc, far=True))
+    for phase, pairs in enumerate(phases):
         if phase:
             search.next_phase(LONG_INPUTS, LONG_LAW_PATHS, LONG_PATHS, LONG_WORK)
         try:
@@ -338,7 +342,20 @@ def _long_settings(proc: W.Proc) -> List[Dict[str, Any]]:
     return out
 
 
-def _long_pairs(proc: W.Proc) -> Iterator[Tuple[Dict[str, Any], Dict[str, Any]]]:
+def _far_settings(proc: W.Proc) -> List[Dict[str, Any]]:
+    """The settings of the third phase: each ``pub`` real (a threshold, a centre) in turn
+    ``FAR`` below and above its first value, the others at theirs. The loss of a noisy
+    comparison grows towards its bound in the tails of the noise, where the answers are far
+    from the value compared with (a threshold far below answers near 0: every answer below it
+    is then charged almost its whole bound)."""
+    pubs = [p for p in proc.params if p.pub]
+    base = {p.name: _values(p.type)[0] for p in pubs}
+    return [{**base, p.name: base[p.name] + sign * FAR} for p in pubs
+            if p.type.base == "real" for sign in (-1, 1)]
+
+
+def _long_pairs(proc: W.Proc, far: bool = False
+                ) -> Iterator[Tuple[Dict[str, Any], Dict[str, Any]]]:
     """The second phase's pairs (both orders): the first private list of numbers, of each
     length of ``LONG_LENGTHS``, moved in the patterns of ``_patterns`` by the largest constant
     that keeps the pair in ``P`` (the other private parameters the same in both runs), at the
@@ -355,7 +372,8 @@ def _long_pairs(proc: W.Proc) -> Iterator[Tuple[Dict[str, Any], Dict[str, Any]]]
     constants = _constants(proc.spec.pre)
     elem = moved.type.elem
     origin = Fraction(0) if _in_type(0, elem) else Fraction(1)
-    for group, public in itertools.product((0, 1), _long_settings(proc)):
+    settings = _far_settings(proc) if far else _long_settings(proc)
+    for group, public in itertools.product((0,) if far else (0, 1), settings):
         moves = sorted(set(constants) | {abs(Fraction(v)) for v in public.values()
                                          if _number(v) and v != 0}, reverse=True)
         fixed = {}
