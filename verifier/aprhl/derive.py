@@ -755,7 +755,8 @@ class Builder:
         if has_cost:
             entry_map[head_cost] = st.cost
         head = State(head_vals, list(st.facts), head_cost)
-        counters = loop_counters(w, carried, head)
+        # the counter (up, or down: a scan from the last position) a pointwise shift reads
+        counters = loop_counters(w, carried, head) or loop_counters(w, carried, head, down=True)
         self.counters.append(head.vals[counters[0]][0] if counters else None)
         try:
             return self._rule_while(w, st, head, head_cost, has_cost, carried, entry_map)
@@ -887,38 +888,60 @@ class Builder:
                 return v
         return None
 
-    def pointwise_candidates(self, st: State, head: State, carried, counters, has_cost, w):
+    def pointwise_candidates(self, st: State, head: State, carried, counters, has_cost, w,
+                             backwards=()):
         """Candidate invariants under the Pointwise rule (v the output value, i a counter, x0
         a variable's value on entry): ``x<1> = v => x<2> = v``; ``x`` unchanged in run 1
         while the counter has not passed v (or v is the entry value) keeps it unchanged in run
-        2; ``x`` is its entry value or a value the counter passed; two values compared
-        within 1 before v, equal up to 1 after v when ``x<1>`` is v; and the cost spent once,
-        at the iteration ``i = v``."""
+        2; ``x`` is its entry value or a value the counter passed; a flag or a number keeps
+        its entry value until the first iteration only (``first := false``, ``best := -1``);
+        two values compared within 1 before v, equal up to 1 after v when ``x<1>`` is v; and
+        the cost spent once, at the iteration ``i = v``. ``counters`` count up,
+        ``backwards`` down (a scan from the last position: "passed v" is then ``i < v``)."""
         v = self.pointwise
         out: List[Tuple[str, T.Term]] = []
+        loops = [(i, False) for i in counters] + [(i, True) for i in backwards]
         if v.sort != T.INT:
             # the shapes comparing a counter with v are for an index output
-            counters = []
+            loops = []
+
+        def before(hi: T.Term) -> T.Term:   # the counter has not passed v
+            return T.ge(hi, v) if back else T.le(hi, v)
+
+        def after(hi: T.Term) -> T.Term:    # it has
+            return T.lt(hi, v) if back else T.lt(v, hi)
+
         for x in carried:
             h1, h2 = head.vals[x]
             e1, e2 = st.vals[x]
+            for i, back in loops:
+                if h1.sort == T.BOOL or (h1.sort == T.INT and h1.sort == v.sort):
+                    # a flag (first := false) or a number (best := -1) set at the first
+                    # iteration
+                    for r in (0, 1):
+                        out.append((f"{x} keeps its entry value until the first "
+                                    "iteration only",
+                                    T.eq(T.eq(head.vals[x][r], st.vals[x][r]),
+                                         T.eq(head.vals[i][r], st.vals[i][r]))))
             if h1.sort == v.sort:
                 out.append((f"{x}<1> = v => {x}<2> = v", T.implies(T.eq(h1, v), T.eq(h2, v))))
-                for i in counters:
+                for i, back in loops:
                     hi = head.vals[i][0]
                     out.append((f"{x} is set in run 2 only once run 1's counter passed v",
-                                T.implies(T.and_(T.eq(h1, e1), T.or_(T.le(hi, v), T.eq(v, e1))),
+                                T.implies(T.and_(T.eq(h1, e1), T.or_(before(hi), T.eq(v, e1))),
                                           T.eq(h2, e2))))
                     if h1.sort == T.INT:
+                        passed = T.gt if back else T.lt
                         for r in (0, 1):
                             out.append((f"{x} is its entry value or one {i} passed",
                                         T.or_(T.eq(head.vals[x][r], st.vals[x][r]),
-                                              T.lt(head.vals[x][r], head.vals[i][r]))))
-                            # best := -1 before the loop, set at the first iteration
-                            out.append((f"{x} keeps its entry value until the first "
-                                        "iteration only",
-                                        T.eq(T.eq(head.vals[x][r], st.vals[x][r]),
-                                             T.eq(head.vals[i][r], st.vals[i][r]))))
+                                              passed(head.vals[x][r], head.vals[i][r]))))
+                            # set at the first iteration (best := 0 with a flag first)
+                            out.append((f"{x} is its entry value before the first iteration "
+                                        f"only, then one {i} passed",
+                                        T.or_(T.and_(T.eq(head.vals[x][r], st.vals[x][r]),
+                                                     T.eq(head.vals[i][r], st.vals[i][r])),
+                                              passed(head.vals[x][r], head.vals[i][r]))))
         for y in carried:
             y1, y2 = head.vals[y]
             if y1.sort != T.REAL:
@@ -928,14 +951,14 @@ class Builder:
             for sign, le, ge in ((1, T.le, T.ge), (-1, T.ge, T.le)):
                 up = T.add(y1, sign)
                 s = "+ 1" if sign > 0 else "- 1"
-                for i in counters:
+                for i, back in loops:
                     hi = head.vals[i][0]
                     out.append((f"{y}<2> {'<=' if sign > 0 else '>='} {y}<1> {s} until the "
-                                "counter passes v", T.implies(T.le(hi, v), le(y2, up))))
+                                "counter passes v", T.implies(before(hi), le(y2, up))))
                     for x in carried:
                         if head.vals[x][0].sort != v.sort or x == y:
                             continue
-                        set_v = T.and_(T.lt(v, hi), T.eq(head.vals[x][0], v))
+                        set_v = T.and_(after(hi), T.eq(head.vals[x][0], v))
                         out.append((f"{y}<2> = {y}<1> {s} after v when {x}<1> = v",
                                     T.implies(set_v, T.eq(y2, up))))
                         # the same, when the draw was shifted by more than the gap (noise
@@ -944,18 +967,25 @@ class Builder:
                                     f"when {x}<1> = v", T.implies(set_v, ge(y2, up))))
                         # the same when v may be x's entry value (best := -1): x<1> = v then
                         # says that x was set at the iteration v only when v is not that value
-                        set_at_v = T.and_(T.lt(v, hi), T.eq(head.vals[x][0], v),
+                        set_at_v = T.and_(after(hi), T.eq(head.vals[x][0], v),
                                           T.ne(v, st.vals[x][0]))
+                        # or once an iteration ran (a scan down from the last position
+                        # passes v = 0 on an empty list, where x keeps its entry value 0)
+                        ran = T.and_(after(hi), T.eq(head.vals[x][0], v),
+                                     T.ne(hi, st.vals[i][0]))
                         for rel in (T.eq, ge):
                             out.append((f"{y}<2> = {y}<1> {s} after v when {x}<1> = v is not "
                                         f"{x}'s entry value",
                                         T.implies(set_at_v, rel(y2, up))))
+                            out.append((f"{y}<2> = {y}<1> {s} after v when {x}<1> = v, once "
+                                        "an iteration ran", T.implies(ran, rel(y2, up))))
         if has_cost:
             unit = self.cost_unit(w, st)
             if unit is not None:
-                for i in counters:
+                for i, back in loops:
                     i0, hi = st.vals[i][0], head.vals[i][0]
-                    inside = T.and_(T.le(i0, v), T.lt(v, hi))
+                    inside = T.and_(T.lt(hi, v), T.le(v, i0)) if back else \
+                        T.and_(T.le(i0, v), T.lt(v, hi))
                     for m in (1, 2):
                         out.append(("the cost is spent once, at the iteration v",
                                     T.le(head.cost, T.add(st.cost, T.ite(inside, T.mul(m, unit),
@@ -1045,7 +1075,8 @@ class Builder:
             out.append((f"{x}<1> = {x}<2>", T.eq(h1, h2)))
         modified = set(names_assigned(w.body))
         if self.pointwise is not None:
-            out += self.pointwise_candidates(st, head, carried, counters, has_cost, w)
+            out += self.pointwise_candidates(st, head, carried, counters, has_cost, w,
+                                             backwards)
         steps = step_counters(w, carried, head)
         downs = step_counters(w, carried, head, down=True)
         ups = counters + [x for x in steps if x not in counters]
