@@ -149,6 +149,18 @@ GOOD = {
         'CountCapped':
             'CountCapped is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for c >= 1',
     },
+    'ok_w08_rnm_first_flag_reverse.pwhile': {
+        'ArgMaxDown':
+            'ArgMaxDown is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1)',
+    },
+    'ok_w20_svt_stops_after_c_below.pwhile': {
+        'SVTWrongCount':
+            'SVTWrongCount is (eps, 0)-differentially private with respect to allWithin (q<1>, q<2>, 1), for c >= 1',
+    },
+    'ok_w17_window_sums_two_eps.pwhile': {
+        'WindowSums2':
+            'WindowSums2 is (2 * eps, 0)-differentially private with respect to adjWithin (q<1>, q<2>, 1)',
+    },
     'ok_w19_noisy_max_of_histogram.pwhile': {
         'ModeBin':
             'ModeBin is (eps, 0)-differentially private with respect to adj (codes<1>, codes<2>)',
@@ -164,25 +176,7 @@ TRUE_NOT_VERIFIED = {   'ok_p04_gapsvt_minus_one.pinf': '(2) V003: GapSVT return
                                          'candidates indicesBelow (size qs) under `_ :: _`: the '
                                          "vals of the user's helpers state no length, and the "
                                          'verifier does not unfold them to see that a non-empty '
-                                         'list gives a non-empty candidate list',
-    'ok_w08_rnm_first_flag_reverse.pwhile': '(2) V002 Conseq cost <= eps: Report Noisy Max scanned '
-                                            'downwards (i := size q - 1; i >= 0) with a `first` '
-                                            'flag: the Pointwise candidate invariants (i <= v, v < '
-                                            'i, x = x0 <=> i = i0) assume an upward counter and an '
-                                            '`i = 0` / `best = -1` guard; each alone blocks it '
-                                            '(measured: forward with the flag, and downward with '
-                                            '`i = size q - 1 ||`, both unknown)',
-    'ok_w17_window_sums_two_eps.pwhile': '(2) V002 Conseq cost <= 2 eps: releases of q[i - 1] + '
-                                         "q[i]: the inferred cost invariant is 'spent once at the "
-                                         "differing position'; a position read by two iterations "
-                                         '(two windows) has no candidate (a fix: the cost spent at '
-                                         'the iterations whose reads include the position, one per '
-                                         'index expression)',
-    'ok_w20_svt_stops_after_c_below.pwhile': '(2) V002 Conseq cost <= eps: SVT counting the '
-                                             'answers BELOW the threshold (Algorithm 1 on the '
-                                             'negated answers): the proof needs the threshold '
-                                             "shifted by -1 and Lap-Case's shift on the else side "
-                                             'with the count there; the search does not find it'}
+                                         'list gives a non-empty candidate list'}
 
 #: broken files refuted today: file -> the false claims in it (true helpers are not listed)
 REFUTED = {   'bad_p01_noisy_max_noise_too_small.pinf': ['noisyMax'],

@@ -1157,7 +1157,8 @@ class Builder:
                                     T.le(head.cost, T.add(c0, T.mul(m, unit, n_iter)))))
                 for i, back in [(i, False) for i in counters] + [(i, True) for i in backwards]:
                     for sk in self.skolems:
-                        for o, a in read_offsets(w, i, sk.list_name, back):
+                        offsets = read_offsets(w, i, sk.list_name, back)
+                        for o, a in offsets:
                             inside = self.passed(st, head, i, sk, o + a, back)
                             for m in scales:
                                 out.append((f"the cost is spent once, at the position "
@@ -1166,6 +1167,14 @@ class Builder:
                                                                             T.real(0))))))
                             out += self.potential_candidates(st, head, carried, c0, per, unit,
                                                              scales, inside, sk)
+                        if len(offsets) > 1:
+                            # the position is read by several iterations (q[i - 1] + q[i]: a
+                            # window): the cost is spent at each iteration that reads it
+                            spent = [T.ite(self.passed(st, head, i, sk, o + a, back), unit,
+                                           T.real(0)) for o, a in offsets]
+                            out.append((f"the cost is spent at each iteration that reads the "
+                                        f"position {sk.list_name}'j",
+                                        T.le(head.cost, T.add(c0, *spent))))
                 for x in steps:
                     if x in counters:
                         continue
