@@ -351,3 +351,43 @@ def test_the_kernel_refuses_what_a_builder_without_ranges_verifies(monkeypatch, 
     refuses the certificate (and the fixed builder does not verify it)."""
     from test_binding import UNSOUND, kernel_refuses_buggy_builder
     kernel_refuses_buggy_builder(monkeypatch, UNSOUND / file, claim, bug, "[Range] is not proved")
+
+
+# ---- one [k] into another -------------------------------------------------------------------------
+
+def test_a_narrower_k_flows_into_a_wider_one_and_a_wider_one_is_a_condition():
+    """LANGUAGE.md: ``[k]`` is a range of ``int`` and simple typing treats it as ``int``; a
+    ``[2]`` is a ``[3]`` (no condition), a ``[4]`` where a ``[3]`` is expected is a range
+    condition where it flows, as an ``int`` is (once a type error T002)."""
+    fin2, fin3, fin4 = ty.fin(2), ty.fin(3), ty.fin(4)
+    assert ty.narrowing(fin2, fin3) is None
+    assert ty.narrowing(fin4, fin3) == ty.VALUE
+    assert ty.narrowing(ty.ListType(fin4), ty.ListType(fin3)) == ty.VALUE
+    assert ty.narrowing(ty.Arrow(fin3, ty.BOOL), ty.Arrow(fin4, ty.BOOL)) == ty.FUNCTION
+    assert ty.narrowing(ty.Arrow(fin4, ty.BOOL), ty.Arrow(fin3, ty.BOOL)) is None
+    claims = verified("""
+val pick :: {l :: [3] list | adj (l<1>, l<2>)} -> {r :: real | abs (r<1> - r<2>) <= 1.0}
+let rec pick (l : [3] list) = match l with
+  | [] -> 0.0
+  | x :: xs -> (if x = 2 then 1.0 else 0.0) + pick xs
+val small :: {l :: [2] list | adj (l<1>, l<2>)} -> M[DP(1.0)] {r :: real | =}
+let small (l : [2] list) = lapMech (1.0, pick l)
+val one :: {x :: [2] | =} -> {r :: bool | =}
+let one (x : [2]) = (fun (y : [3]) -> y = 2) x
+val guarded :: {x :: [4] | =} -> {z :: [3] | =}
+let guarded (x : [4]) = if x < 3 then (let (z : [3]) = x in z) else 0
+""")
+    assert set(claims) == {"pick", "small", "one", "guarded"}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("val k :: {x :: [3] | =} -> {z :: [2] | =}\nlet k (x : [3]) = let (z : [2]) = x in z", "k"),
+    ("val k :: {x :: [3] | =} -> {z :: [2] | =}\nlet k x = x", "k"),
+    ("val k :: {x :: [3] list | =} -> {z :: [2] list | =}\nlet k x = x", "k"),
+    ("let pick (l : [3] list) = length l\n"
+     "val wide :: {l :: [4] list | adj (l<1>, l<2>)} -> M[DP(1.0)] {r :: real | =}\n"
+     "let wide (l : [4] list) = lapMech (1.0, pick l)", "wide"),
+])
+def test_a_wider_k_where_a_narrower_is_expected_is_never_verified(text, name):
+    claim = rejected(text, name)
+    assert claim.verdict in (REFUTED, UNKNOWN)

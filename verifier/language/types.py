@@ -384,9 +384,9 @@ def is_numeric(t: Type) -> bool:
 def flows(actual: Type, expected: Type) -> None:
     """Check ``actual <= expected`` in the numeric order, binding variables where they meet a type.
 
-    An ``int`` may flow where a ``[k]`` is expected: LANGUAGE.md makes ``[k]`` a range of
-    ``int``, so ``0 <= v < k`` is a range condition (checked by ``run`` and proved by the
-    verifier), not a simple-typing matter."""
+    An ``int`` (or a ``[j]``) may flow where a ``[k]`` is expected: LANGUAGE.md makes ``[k]`` a
+    range of ``int``, so ``0 <= v < k`` is a range condition (checked by ``run`` and proved by
+    the verifier), not a simple-typing matter."""
     a, e = prune(actual), prune(expected)
     if a is e:
         return
@@ -412,6 +412,10 @@ def flows(actual: Type, expected: Type) -> None:
         if ra > re_:
             raise TypeClash()
         if ra == re_ == 0:
+            if a.k is not None and e.k is not None:  # type: ignore[attr-defined]
+                # [k] into [m]: both ranges of int; a narrower range (m < k) is an
+                # obligation, as an int into [m] (``narrowing``)
+                return
             unify(a.size, e.size)  # type: ignore[attr-defined]
         return
     if isinstance(a, Arrow) and isinstance(e, Arrow):
@@ -434,7 +438,7 @@ VALUE, COMPUTATION, FUNCTION = "value", "computation", "function"
 
 def narrowing(actual: Type, expected: Type) -> Optional[str]:
     """Where ``actual <= expected`` holds only by the exception of ``flows`` — an ``int``
-    where a ``[k]`` is expected, which simple typing allows and leaves the range ``0 <= v <
+    (or a wider ``[j]``, j > k) where a ``[k]`` is expected, which simple typing allows and leaves the range ``0 <= v <
     k`` to be shown: ``VALUE`` when the ``int`` is carried by the value itself (the value, an
     element of a list, a component of a tuple: checkable where the value flows), ``COMPUTATION``
     under ``M`` or ``D`` (checkable on the draws where the computation runs), ``FUNCTION``
@@ -446,7 +450,8 @@ def narrowing(actual: Type, expected: Type) -> Optional[str]:
         a, e = prune(a), prune(e)
         if isinstance(a, TypeVar) or isinstance(e, TypeVar):
             return
-        if a == INT and isinstance(e, Fin):
+        if isinstance(e, Fin) and (a == INT or isinstance(a, Fin) and a.k is not None
+                                   and e.k is not None and a.k > e.k):
             found.add(under or VALUE)
         elif isinstance(a, Arrow) and isinstance(e, Arrow):
             walk(e.dom, a.dom, FUNCTION)

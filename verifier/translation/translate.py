@@ -292,9 +292,9 @@ class Translator:
         if n.kind != "value" or n.expected is None:
             what = {"function": "a function whose arguments or results", "computation":
                     "a computation whose draws"}.get(n.kind, "a value that")
-            raise NoRule(f"{_short(e)} is {what} must have a narrower type here (an int where a "
-                         "[k] is expected), which the verifier cannot show where it flows",
-                         e.span)
+            raise NoRule(f"{_short(e)} is {what} must have a narrower type here (an int or a "
+                         "wider [j] where a [k] is expected), which the verifier cannot show "
+                         "where it flows", e.span)
         if n.component is not None:
             if not (isinstance(value, TupleV) and n.component < len(value.items)):
                 raise NoRule("a component of a tuple of unknown shape flows into a narrower "
@@ -303,7 +303,7 @@ class Translator:
         from verifier.translation.ranges import value_facts
         facts = value_facts(n.expected, value)
         what = (f"the value {_short(e)} has type {_type_text(n.expected)} where it flows "
-                f"(an int where a [k] is expected)")
+                f"(an int or a wider [j] where a [k] is expected)")
         if facts is None:
             self._check(T.boolean(False), what + " (the verifier cannot name the value to "
                         "show it)", e.span, run)
