@@ -61,11 +61,23 @@ def countable(t: Optional[A.SimpleType]) -> bool:
     return False
 
 
-def countable_part(t: Optional[A.SimpleType]) -> Optional[Tuple[Optional[int], ...]]:
-    """``D``: ``(None,)`` when ``t`` is countable, the countable components of a tuple type
-    or of the tuples of a list type (D maps the list), or None (the pointwise rule does not apply)."""
+#: ``D`` of a real or a list of reals: the sign of each number, ``x >= 0``
+SIGNS = ("signs",)
+
+
+def _real(t: Optional[A.SimpleType]) -> bool:
+    return isinstance(t, A.TBase) and t.name in ("real", "real+", "real+inf", "[0,1]")
+
+
+def countable_part(t: Optional[A.SimpleType]) -> Optional[Tuple]:
+    """``D``: ``(None,)`` when ``t`` is countable, ``SIGNS`` for a real or a list of reals
+    (D maps each number to ``x >= 0``: two values, so countably many cells), the countable
+    components of a tuple type or of the tuples of a list type (D maps the list), or None
+    (the pointwise rule does not apply)."""
     if countable(t):
         return (None,)
+    if _real(t) or isinstance(t, A.TList) and _real(t.elem):
+        return SIGNS
     if isinstance(t, A.TList):  # D maps each tuple of the list to its countable components
         t = t.elem
     if isinstance(t, A.TTuple):
@@ -75,6 +87,14 @@ def countable_part(t: Optional[A.SimpleType]) -> Optional[Tuple[Optional[int], .
 
 def part_terms(value: SymValue, part) -> Optional[List[T.Term]]:
     """The terms of ``D(value)``; None when they cannot be named."""
+    if part == SIGNS:
+        if not isinstance(value, Scalar):
+            return None
+        if value.term.sort == T.REAL:
+            return [T.ge(value.term, T.real(0))]
+        if V.list_key_of(value.term.sort) == "real":
+            return [V.list_signs(value.term)]
+        return None
     if part == (None,):
         items = [value]
     elif isinstance(value, TupleV):

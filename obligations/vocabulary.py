@@ -104,6 +104,21 @@ def list_part(lst: T.Term, index: int) -> T.Term:
     return _fn(f"part{index + 1}_{_ident(key)}", (lst.sort,), out)(lst)
 
 
+def list_signs(lst: T.Term) -> T.Term:
+    """The signs of the elements of a ``real list`` (``map (fun x -> x >= 0) lst``, a ``bool
+    list``): read off a ``cons`` / ``[]`` directly (the map's defining equations), an
+    uninterpreted ``signs_real`` of ``lst`` otherwise. The projection of a real list output
+    on a countable part (the Pointwise rule's ``D``: GapSVT's gaps, ``>= 0``, against its
+    marker ``-1.0`` for an answer below)."""
+    if list_key_of(lst.sort) != "real":
+        raise ValueError(f"{lst.sort.name} is not a list of reals")
+    if isinstance(lst, T.Apply) and lst.func.name == "cons":
+        return cons(T.ge(lst.args[0], T.real(0)), list_signs(lst.args[1]))
+    if isinstance(lst, T.Apply) and lst.func.name == nil_name("real"):
+        return nil(list_sort("bool"))
+    return _fn("signs_real", (lst.sort,), list_sort("bool"))(lst)
+
+
 def fin_size(key: Optional[str]) -> Optional[int]:
     """3 for ``fin3``; None for other element keys."""
     return int(key[3:]) if key and key.startswith("fin") else None

@@ -421,3 +421,70 @@ def test_case_output_over_pairs_whose_flags_overlap_is_refused(monkeypatch):
     overlap = NUM_SVT.replace("return ((false, 0.0) :: r)", "return ((true, 0.0) :: r)")
     kernel_refuses(monkeypatch, overlap, "num", _wishful_disjointness,
                    "differ in their discrete part")
+
+
+# ---- a real list split on the signs of its numbers ---------------------------------------------
+
+GAP_MARKER = f"""
+val gaps :: {CLOSE} -> {{th :: real | th<2> = th<1> + 1.0}} -> {{left :: nat | =}} -> {{e :: real+ | =}}
+         -> M[DP(2.0 * e * left)] {{r :: real list | =}}
+let rec gaps qs th left e = match qs with
+  | [] -> return []
+  | q :: rest ->
+    if left = 0 then return []
+    else
+      mlet x = lapMech (e, q) in
+      if x - th >= 0.0 then
+        mlet r = gaps rest th (left - 1) e in
+        return ((x - th) :: r)
+      else
+        mlet r = gaps rest th left e in
+        return ((0.0 - 1.0) :: r)
+
+val gapSparse :: {CLOSE} -> {{thr :: real | =}} -> {{c :: nat | =}} -> {EPS}
+              -> M[DP(eps)] {{r :: real list | =}}
+let gapSparse qs thr c eps =
+  if c = 0 then return []
+  else
+    mlet th = lapMech (eps / 2.0, thr) in
+    gaps qs th c (eps / (4.0 * c))
+"""
+
+
+def test_list_signs_unfold_on_constructors_only():
+    from obligations import vocabulary as V
+    x, rest = T.var("x", T.REAL), T.var("rest", V.list_sort("real"))
+    assert V.list_signs(V.cons(x, rest)) == V.cons(T.ge(x, T.real(0)), V.list_signs(rest))
+    assert V.list_signs(V.nil(V.list_sort("real"))) == V.nil(V.list_sort("bool"))
+    assert V.list_signs(rest).sort == V.list_sort("bool")
+    with pytest.raises(ValueError):
+        V.list_signs(T.var("l", V.list_sort("int")))
+
+
+def test_a_real_list_with_a_negative_marker_splits_on_the_signs_of_its_numbers():
+    """GapSVT releasing its gaps (>= 0) and -1.0 for an answer below, in one real list: D maps
+    each number to ``x >= 0``, which the two branches' outputs differ in."""
+    claims, cert, _ = verified(GAP_MARKER)
+    assert "Case-Output" in rules(cert, "gaps") and "Pointwise" in rules(cert, "gaps")
+
+
+@pytest.mark.parametrize("edit", [
+    ("return ((x - th) :: r)", "return ((q - th) :: r)"),               # the exact answer
+    ("return ((x - th) :: r)", "return (x :: r)"),                      # the noisy answer
+    ("return ((0.0 - 1.0) :: r)", "return ((th - x) :: r)"),            # the gap below, > 0
+    ("return ((0.0 - 1.0) :: r)", "return (x :: r)"),                   # the noisy answer below
+    ("gaps rest th (left - 1) e", "gaps rest th left e"),               # never counts down
+    ("mlet th = lapMech (eps / 2.0, thr) in", "let th = thr in"),       # a public threshold
+    ("gaps qs th c (eps / (4.0 * c))", "gaps qs th c (eps / (2.0 * c))"),   # noise too small
+])
+def test_the_twins_of_the_marker_list_are_not_verified(edit):
+    text = GAP_MARKER.replace(*edit)
+    assert text != GAP_MARKER
+    not_verified(text, "gapSparse")
+
+
+def test_case_output_over_signs_that_overlap_is_refused(monkeypatch):
+    """The kernel recomputes the signs: a marker 0.0, which a gap may equal, is caught."""
+    overlap = GAP_MARKER.replace("return ((0.0 - 1.0) :: r)", "return (0.0 :: r)")
+    kernel_refuses(monkeypatch, overlap, "gaps", _wishful_disjointness,
+                   "differ in their discrete part")

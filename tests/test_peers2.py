@@ -85,6 +85,12 @@ GOOD = {
         'numericSvt':
             'numericSvt is (eps, 0)-differentially private with respect to allWithin (qs<1>, qs<2>, 1.0) on its 1st argument',
     },
+    'ok_p04_gapsvt_minus_one.pinf': {
+        'gaps':
+            'gaps is (2.0 * e * left, 0)-differentially private with respect to allWithin (qs<1>, qs<2>, 1.0) on its 1st argument and th<2> = th<1> + 1.0 on its 2nd argument',
+        'gapSparse':
+            'gapSparse is (eps, 0)-differentially private with respect to allWithin (qs<1>, qs<2>, 1.0) on its 1st argument',
+    },
     'ok_p05_noisy_max_started_flag.pinf': {
         'noisyMax':
             'noisyMax is (eps, 0)-differentially private with respect to allWithin (scores<1>, scores<2>, 1.0) on its 1st argument',
@@ -168,10 +174,7 @@ GOOD = {
 }
 
 #: true claims not verified today (class 2): file -> the rule / message that blocks them
-TRUE_NOT_VERIFIED = {   'ok_p04_gapsvt_minus_one.pinf': '(2) V003: GapSVT returning one real list with -1.0 '
-                                    "for a query below: the branches' outputs are disjoint only "
-                                    'through the guard (x - th >= 0 > -1), and a real list has no '
-                                    'discrete part for Case-Output',
+TRUE_NOT_VERIFIED = {
     'ok_p08_expmech_max_countdown.pinf': "(2) V005 'the candidate list of expMech is not empty': "
                                          'candidates indicesBelow (size qs) under `_ :: _`: the '
                                          "vals of the user's helpers state no length, and the "

@@ -48,7 +48,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from obligations import terms as T
 from obligations.model import ObligationKind
 from obligations.records import field, record, replace
-from obligations.vocabulary import list_key_of, list_part, tuple_components
+from obligations.vocabulary import list_key_of, list_part, list_signs, tuple_components
 from verifier.language import ast as A
 from verifier.language.invariants import (POINT, argmax_roles, argmax_val, loop_direction,
                                           support_helpers, support_term, val_domains)
@@ -242,14 +242,23 @@ def discrete(t: Optional[A.SimpleType]) -> bool:
     return False
 
 
-def discrete_part(t: Optional[A.SimpleType]) -> Optional[Tuple[Optional[int], ...]]:
+#: the discrete part of a real or a real list: the sign of each number (``x >= 0``)
+SIGNS = ("signs",)
+
+
+def discrete_part(t: Optional[A.SimpleType]) -> Optional[Tuple]:
     """The discrete part ``D`` of the outputs of type ``t`` the Pointwise rule ranges over:
     ``(None,)`` for a countable type (D is the identity), the positions of the countable
     components of a tuple or of the tuples of a list (D maps each tuple of the list to those
-    components; the others must then be equal in both runs wherever D is ``v``), or None when
-    there is no such part."""
+    components; the others must then be equal in both runs wherever D is ``v``), ``SIGNS``
+    for a real or a list of reals (D maps each number to ``x >= 0``; the outputs must be
+    equal wherever D is ``v``), or None when there is no such part. Any D with countably many
+    values gives the rule: the claim's outputs split into the cells ``D = v``, each coupled on
+    its own."""
     if discrete(t):
         return (None,)
+    if _real(t) or isinstance(t, A.TList) and _real(t.elem):
+        return SIGNS
     if isinstance(t, A.TList):  # a list of tuples: the lists of their countable components
         t = t.elem
     if isinstance(t, A.TTuple):
@@ -258,10 +267,20 @@ def discrete_part(t: Optional[A.SimpleType]) -> Optional[Tuple[Optional[int], ..
     return None
 
 
+def _real(t: Optional[A.SimpleType]) -> bool:
+    return isinstance(t, A.TBase) and t.name in ("real", "real+", "real+inf", "[0,1]")
+
+
 def project(value: SymValue, part: Tuple[Optional[int], ...]) -> Optional[List[T.Term]]:
     """The terms of ``D(value)`` (the discrete part of an output); None when the value is
     not first-order."""
     from verifier.translation.symbolic import value_terms
+    if part == SIGNS:
+        if not isinstance(value, Scalar):
+            return None
+        if value.term.sort == T.REAL:
+            return [T.ge(value.term, T.real(0))]
+        return [list_signs(value.term)] if list_key_of(value.term.sort) == "real" else None
     if part == (None,):
         items = [value]
     elif isinstance(value, TupleV):
@@ -300,6 +319,7 @@ def Pointwise(b: Builder, ctx: Ctx, body: A.Expr, rt: A.RMonad) -> Derivation:
                      "up over the outputs)", body.span)
     inner = b.check_monadic(replace(ctx, claim=replace(claim, pointwise=part)), body)
     what = ("the output" if part == (None,) else
+            "the signs (x >= 0) of the output" if part == SIGNS else
             "components " + ", ".join(str(i + 1) for i in part) + " of the output")
     return b.node("Pointwise", ctx, body.span,
                   f"for every value v of {what}: x<1> has it => x<1> = x<2>", [inner],
