@@ -13,7 +13,7 @@ import pytest
 from checker import aprhl as kernel
 from checker.aprhl_certify import certificate
 from obligations import terms as T
-from verifier.aprhl.commands import verify_file
+from verifier.aprhl.verify import verify_proc
 from verifier.language import whilelang as W
 
 WINDOWS = Path(__file__).resolve().parent / "peers2" / "ok_w17_window_sums_two_eps.pwhile"
@@ -29,13 +29,15 @@ def _text(*edits) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _verified(text: str):
+def _verified(text: str, refute: bool = True):
     from tempfile import TemporaryDirectory
     with TemporaryDirectory() as d:
         path = Path(d) / "w.pwhile"
         path.write_text(text)
-        reports, _ = verify_file(str(path))
         prog = W.parse_while_file(str(path))
+        types = W.check_program(prog)
+        # the twins are only required not to be verified: no witness searched for them
+        reports = [verify_proc(p, types[p.name], refute=refute) for p in prog.procs]
         return reports, json.dumps(certificate(prog, reports, str(path)))
 
 
@@ -62,8 +64,13 @@ def test_window_sums_verify_at_the_cost_of_the_windows_a_position_enters(edits, 
     (("i := 1;", "i := 0;"),),
 ], ids=["charged_once", "three_at_2eps", "every_answer_moves", "bound_two", "reads_before_the_list"])
 def test_the_twins_of_window_sums_are_not_verified(edits):
-    reports, _ = _verified(_text(*edits))
+    reports, _ = _verified(_text(*edits), refute=False)
     assert reports[0].verdict != "verified"
+
+
+def test_window_sums_charged_once_are_refuted():
+    reports, _ = _verified(_text(("|- (2 * eps, 0)", "|- (eps, 0)")))
+    assert reports[0].verdict == "refuted", reports[0].failure
 
 
 def test_the_certificate_moved_onto_three_windows_at_the_same_cost_is_refused():

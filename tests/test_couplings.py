@@ -303,7 +303,9 @@ def test_case_output_outside_pointwise_is_refused(monkeypatch):
 
 
 def test_pointwise_over_real_outputs_is_refused(monkeypatch):
-    """The pointwise rule sums over the output values: the discrete part must be countable."""
+    """The pointwise rule sums over the values of a countable part of the output: of a real
+    list, the kernel takes the signs of its numbers (``x >= 0``), which 1.0 and 0.0 share; a
+    builder that took the reals themselves as countable is refused."""
     text = ABOVE.replace("{r :: bool list | =}", "{r :: real list | =}") \
         .replace("return [true]", "return [1.0]").replace("return (false :: r)",
                                                           "return (0.0 :: r)")
@@ -311,7 +313,7 @@ def test_pointwise_over_real_outputs_is_refused(monkeypatch):
     def bug(patch):
         patch.setattr(couplings, "discrete", lambda t: True)
         patch.setattr(couplings, "discrete_part", lambda t: (None,))
-    kernel_refuses(monkeypatch, text, "above", bug, "countable")
+    kernel_refuses(monkeypatch, text, "above", bug, "differ in their discrete part")
 
 
 def test_the_certificate_format_refuses_a_malformed_shift():

@@ -139,7 +139,7 @@ def test_flows_along_the_order(small, big):
 
 
 @pytest.mark.parametrize("big, small", [
-    (REAL, INT), (REAL, fin(3)), (fin(3), fin(4)), (ListType(REAL), ListType(INT)),
+    (REAL, INT), (REAL, fin(3)), (ListType(REAL), ListType(INT)),
     (Arrow(INT, REAL), Arrow(REAL, INT)), (BOOL, INT), (simplex(3), REAL),
 ])
 def test_flows_refuses_against_the_order(big, small):
@@ -148,8 +148,12 @@ def test_flows_refuses_against_the_order(big, small):
 
 
 def test_an_int_flows_into_a_finite_type():
-    """[k] is a range of int (LANGUAGE.md): 0 <= v < k is a range condition, not a type error."""
+    """[k] is a range of int (LANGUAGE.md): 0 <= v < k is a range condition, not a type error;
+    so is a [j] where a [k] is expected (none when j <= k)."""
     flows(INT, fin(3))
+    flows(fin(2), fin(3))
+    flows(fin(4), fin(3))
+    flows(ListType(fin(4)), ListType(fin(3)))
 
 
 def test_flows_binds_a_variable_to_the_type_it_meets():

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Iterable, Optional, Tuple
 
 from obligations import terms as T
-from obligations.records import record, replace
+from obligations.records import record
 
 #: the offsets every Lap site tries, in order of preference (then the claim's constants)
 OFFSETS = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2))
@@ -169,25 +169,3 @@ def added_case_templates() -> Tuple[CaseShift, ...]:
     kept = (Shift(Fraction(0), 1), Shift(Fraction(0), 0, added=True))
     shifted = [Shift(o, 0, added=True) for o in sorted(OFFSETS[1:], key=lambda o: (o < 0, abs(o)))]
     return tuple(t for s in shifted for p in kept for t in (CaseShift(s, p), CaseShift(p, s)))
-
-
-def negated(template):
-    """The mirror image of a template (a ``Shift``, ``PointShift`` or ``CaseShift``): every
-    offset negated. Laplace noise is symmetric, so a program whose noisy comparisons are
-    flipped (``x < th`` for ``x >= th``, the threshold moved down instead of up) is proved by
-    the mirror image of its twin's coupling."""
-    if isinstance(template, Shift):
-        return replace(template, offset=-template.offset)
-    if isinstance(template, PointShift):
-        return PointShift(negated(template.at), negated(template.other))
-    return CaseShift(negated(template.then), negated(template.else_))
-
-
-def direction(template) -> int:
-    """The sign of a template's nonzero offsets: 1, -1, or 0 when it has none (the identity
-    of the draw or of the noise). Every template has offsets of one sign."""
-    parts = {Shift: lambda t: (t,), PointShift: lambda t: (t.at, t.other),
-             CaseShift: lambda t: (t.then, t.else_)}[type(template)](template)
-    signs = {(p.offset > 0) - (p.offset < 0) for p in parts if p.offset}
-    return signs.pop() if len(signs) == 1 else 0
-

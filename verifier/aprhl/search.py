@@ -23,7 +23,7 @@ from obligations import terms as T
 from verifier.aprhl.derive import attempt
 from verifier.language import whilelang as W
 from verifier.shifts import (IDENTITY, added_case_templates, added_templates, case_templates,
-                             direction, negated, point_templates, shift_templates)
+                             point_templates, shift_templates)
 
 #: at most this many derivations are built by one search
 MAX_ATTEMPTS = 24
@@ -98,34 +98,12 @@ def dependencies(ob, sites, loop_sites) -> List[Tuple[int, int]]:
 
 
 def _assignments(sites, options):
-    """Every assignment of templates to the sites. A template and its mirror image
-    (``verifier.shifts.negated``) rank alike: the earliest first (the sum of their ranks; the
-    identity is the first template of every site); among those of one rank, the assignments
-    whose shifts all go up, then those whose shifts all go down (the couplings of a program
-    and of its mirror image, whose noisy comparisons are flipped, are found after about as
-    many builds), then the mixed ones; then the fewest shifts."""
-    ranked = [[(rank, t) for rank, group in enumerate(_mirror_classes(options[k]))
-               for t in group] for k in sites]
-    combos = sorted(itertools.product(*ranked),
-                    key=lambda c: (sum(r for r, _ in c), _one_way_first([t for _, t in c]),
-                                   sum(1 for r, _ in c if r)))
-    for combo in combos:
-        yield {k: t for k, (_, t) in zip(sites, combo)}
-
-
-def _mirror_classes(templates) -> List[List]:
-    """The templates grouped with their mirror images, in the order of their first
-    appearance (each group: its templates in their order)."""
-    groups: Dict = {}
-    for t in templates:
-        key = t if negated(t) not in groups else negated(t)
-        groups.setdefault(key, []).append(t)
-    return list(groups.values())
-
-
-def _one_way_first(combo) -> int:
-    signs = {direction(t) for t in combo} - {0}
-    return {frozenset(): 0, frozenset({1}): 0, frozenset({-1}): 1}.get(frozenset(signs), 2)
+    """Every assignment of templates to the sites, the earliest templates first (the sum of
+    their ranks; the identity is the first template of every site), then the fewest shifts."""
+    ranked = sorted(itertools.product(*(range(len(options[k])) for k in sites)),
+                    key=lambda idx: (sum(idx), sum(1 for i in idx if i)))
+    for idx in ranked:
+        yield {k: options[k][i] for k, i in zip(sites, idx)}
 
 
 def _ruled_out(assignment, nogoods) -> bool:
