@@ -2,7 +2,6 @@
 candidates read a counter counting down (Report Noisy Max scanned from the last position) and
 a `first` flag. Each verified program's certificate is re-derived by the kernel; its broken
 twins are never verified, and the kernel refuses a certificate built with a builder bug."""
-import functools
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -13,9 +12,9 @@ from checker import aprhl as kernel
 from checker.aprhl_certify import certificate
 from obligations.smtlib import Z3Session
 from verifier.aprhl import derive
-from verifier.aprhl.verify import verify_proc
 from verifier.language import whilelang as W
 from verifier.shifts import PointShift, Shift
+from verify_helpers import while_reports
 
 PEERS2 = Path(__file__).resolve().parent / "peers2"
 RNM_DOWN = PEERS2 / "ok_w08_rnm_first_flag_reverse.pwhile"
@@ -57,18 +56,7 @@ end
 """
 
 
-@functools.lru_cache(maxsize=None)
-def _verified(text: str, refute: bool = True):
-    """The reports of a program (its text), verified once per test process."""
-    from tempfile import TemporaryDirectory
-    with TemporaryDirectory() as d:
-        path = Path(d) / "p.pwhile"
-        path.write_text(text)
-        prog = W.parse_while_file(str(path))
-        types = W.check_program(prog)
-        # the twins are only required not to be verified: no witness searched for them
-        reports = [verify_proc(p, types[p.name], refute=refute) for p in prog.procs]
-        return reports, json.dumps(certificate(prog, reports, str(path)))
+_verified = while_reports
 
 
 def _edited(path: Path, old: str, new: str) -> str:

@@ -4,17 +4,14 @@ iteration whose reads include the differing position — twice for a window of t
 times for a window of three (``Builder.candidates``: one ``ite`` per read offset). Verified
 at that cost, with the kernel re-deriving the certificate; the twins charged less, with every
 answer moving, with a larger bound or reading before the list: never verified."""
-import functools
 import json
 from pathlib import Path
 
 import pytest
 
 from checker import aprhl as kernel
-from checker.aprhl_certify import certificate
 from obligations import terms as T
-from verifier.aprhl.verify import verify_proc
-from verifier.language import whilelang as W
+from verify_helpers import while_reports
 
 WINDOWS = Path(__file__).resolve().parent / "peers2" / "ok_w17_window_sums_two_eps.pwhile"
 THREE = [("i := 1;", "i := 2;"), ("q[i - 1] + q[i]", "q[i - 2] + q[i - 1] + q[i]")]
@@ -28,17 +25,7 @@ def _text(*edits) -> str:
     return text
 
 
-@functools.lru_cache(maxsize=None)
-def _verified(text: str, refute: bool = True):
-    from tempfile import TemporaryDirectory
-    with TemporaryDirectory() as d:
-        path = Path(d) / "w.pwhile"
-        path.write_text(text)
-        prog = W.parse_while_file(str(path))
-        types = W.check_program(prog)
-        # the twins are only required not to be verified: no witness searched for them
-        reports = [verify_proc(p, types[p.name], refute=refute) for p in prog.procs]
-        return reports, json.dumps(certificate(prog, reports, str(path)))
+_verified = while_reports
 
 
 @pytest.mark.parametrize("edits, width", [

@@ -1,6 +1,7 @@
 """Helpers shared by the verifier's tests (imported by name: pytest puts tests/ on the path)."""
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -150,3 +151,21 @@ def load_module(path: Path, name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@functools.lru_cache(maxsize=None)
+def while_reports(text: str, refute: bool = True):
+    """The reports of every procedure of a while-program (its text) and its certificate (as
+    JSON text: a test tampering with it loads a fresh copy), verified once per test process;
+    ``refute=False``: no witness searched (for twins only required not to be verified)."""
+    from tempfile import TemporaryDirectory
+    from checker.aprhl_certify import certificate as while_certificate
+    from verifier.aprhl.verify import verify_proc
+    from verifier.language import whilelang as W
+    with TemporaryDirectory() as d:
+        path = Path(d) / "p.pwhile"
+        path.write_text(text)
+        prog = W.parse_while_file(str(path))
+        types = W.check_program(prog)
+        reports = [verify_proc(p, types[p.name], refute=refute) for p in prog.procs]
+        return reports, json.dumps(while_certificate(prog, reports, str(path)))
