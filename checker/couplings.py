@@ -66,7 +66,7 @@ SIGNS = ("signs",)
 
 
 def _real(t: Optional[A.SimpleType]) -> bool:
-    return isinstance(t, A.TBase) and t.name in ("real", "real+", "real+inf", "[0,1]")
+    return isinstance(t, A.TBase) and L.sort_of_type(t) == T.REAL
 
 
 def countable_part(t: Optional[A.SimpleType]) -> Optional[Tuple]:

@@ -905,10 +905,10 @@ class Builder:
             # the shapes comparing a counter with v are for an index output
             loops = []
 
-        def before(hi: T.Term) -> T.Term:   # the counter has not passed v
+        def before(hi: T.Term, back: bool) -> T.Term:   # the counter has not passed v
             return T.ge(hi, v) if back else T.le(hi, v)
 
-        def after(hi: T.Term) -> T.Term:    # it has
+        def after(hi: T.Term, back: bool) -> T.Term:    # it has
             return T.lt(hi, v) if back else T.lt(v, hi)
 
         for x in carried:
@@ -928,7 +928,8 @@ class Builder:
                 for i, back in loops:
                     hi = head.vals[i][0]
                     out.append((f"{x} is set in run 2 only once run 1's counter passed v",
-                                T.implies(T.and_(T.eq(h1, e1), T.or_(before(hi), T.eq(v, e1))),
+                                T.implies(T.and_(T.eq(h1, e1),
+                                                 T.or_(before(hi, back), T.eq(v, e1))),
                                           T.eq(h2, e2))))
                     if h1.sort == T.INT:
                         passed = T.gt if back else T.lt
@@ -954,11 +955,11 @@ class Builder:
                 for i, back in loops:
                     hi = head.vals[i][0]
                     out.append((f"{y}<2> {'<=' if sign > 0 else '>='} {y}<1> {s} until the "
-                                "counter passes v", T.implies(before(hi), le(y2, up))))
+                                "counter passes v", T.implies(before(hi, back), le(y2, up))))
                     for x in carried:
                         if head.vals[x][0].sort != v.sort or x == y:
                             continue
-                        set_v = T.and_(after(hi), T.eq(head.vals[x][0], v))
+                        set_v = T.and_(after(hi, back), T.eq(head.vals[x][0], v))
                         out.append((f"{y}<2> = {y}<1> {s} after v when {x}<1> = v",
                                     T.implies(set_v, T.eq(y2, up))))
                         # the same, when the draw was shifted by more than the gap (noise
@@ -967,11 +968,11 @@ class Builder:
                                     f"when {x}<1> = v", T.implies(set_v, ge(y2, up))))
                         # the same when v may be x's entry value (best := -1): x<1> = v then
                         # says that x was set at the iteration v only when v is not that value
-                        set_at_v = T.and_(after(hi), T.eq(head.vals[x][0], v),
+                        set_at_v = T.and_(after(hi, back), T.eq(head.vals[x][0], v),
                                           T.ne(v, st.vals[x][0]))
                         # or once an iteration ran (a scan down from the last position
                         # passes v = 0 on an empty list, where x keeps its entry value 0)
-                        ran = T.and_(after(hi), T.eq(head.vals[x][0], v),
+                        ran = T.and_(after(hi, back), T.eq(head.vals[x][0], v),
                                      T.ne(hi, st.vals[i][0]))
                         for rel in (T.eq, ge):
                             out.append((f"{y}<2> = {y}<1> {s} after v when {x}<1> = v is not "
@@ -1157,9 +1158,9 @@ class Builder:
                                     T.le(head.cost, T.add(c0, T.mul(m, unit, n_iter)))))
                 for i, back in [(i, False) for i in counters] + [(i, True) for i in backwards]:
                     for sk in self.skolems:
-                        offsets = read_offsets(w, i, sk.list_name, back)
-                        for o, a in offsets:
-                            inside = self.passed(st, head, i, sk, o + a, back)
+                        insides = [self.passed(st, head, i, sk, o + a, back)
+                                   for o, a in read_offsets(w, i, sk.list_name, back)]
+                        for inside in insides:
                             for m in scales:
                                 out.append((f"the cost is spent once, at the position "
                                             f"{sk.list_name}'j",
@@ -1167,11 +1168,10 @@ class Builder:
                                                                             T.real(0))))))
                             out += self.potential_candidates(st, head, carried, c0, per, unit,
                                                              scales, inside, sk)
-                        if len(offsets) > 1:
+                        if len(insides) > 1:
                             # the position is read by several iterations (q[i - 1] + q[i]: a
                             # window): the cost is spent at each iteration that reads it
-                            spent = [T.ite(self.passed(st, head, i, sk, o + a, back), unit,
-                                           T.real(0)) for o, a in offsets]
+                            spent = [T.ite(inside, unit, T.real(0)) for inside in insides]
                             out.append((f"the cost is spent at each iteration that reads the "
                                         f"position {sk.list_name}'j",
                                         T.le(head.cost, T.add(c0, *spent))))

@@ -438,11 +438,11 @@ VALUE, COMPUTATION, FUNCTION = "value", "computation", "function"
 
 def narrowing(actual: Type, expected: Type) -> Optional[str]:
     """Where ``actual <= expected`` holds only by the exception of ``flows`` — an ``int``
-    (or a wider ``[j]``, j > k) where a ``[k]`` is expected, which simple typing allows and leaves the range ``0 <= v <
-    k`` to be shown: ``VALUE`` when the ``int`` is carried by the value itself (the value, an
-    element of a list, a component of a tuple: checkable where the value flows), ``COMPUTATION``
-    under ``M`` or ``D`` (checkable on the draws where the computation runs), ``FUNCTION``
-    under an arrow (the narrowing happens at every call of the function: not checkable where
+    (or a wider ``[j]``, j > k) where a ``[k]`` is expected, which simple typing allows and
+    leaves the range ``0 <= v < k`` to be shown: ``VALUE`` when the ``int`` is carried by the
+    value itself (the value, an element of a list, a component of a tuple: checkable where the
+    value flows), ``COMPUTATION`` under ``M`` or ``D`` (checkable on the draws where the
+    computation runs), ``FUNCTION`` under an arrow (the narrowing happens at every call of the function: not checkable where
     it flows); the strongest found, or None when there is none. Both types resolved."""
     found = set()
 

@@ -268,7 +268,8 @@ def discrete_part(t: Optional[A.SimpleType]) -> Optional[Tuple]:
 
 
 def _real(t: Optional[A.SimpleType]) -> bool:
-    return isinstance(t, A.TBase) and t.name in ("real", "real+", "real+inf", "[0,1]")
+    from verifier.translation import logic as L
+    return isinstance(t, A.TBase) and L.sort_of_type(t) == T.REAL
 
 
 def project(value: SymValue, part: Tuple[Optional[int], ...]) -> Optional[List[T.Term]]:
